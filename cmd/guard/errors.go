@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// exitError carries an exit code and the hints to print after the error.
+// Every failure reaches the user as `guard: error: …` plus `guard: hint: …`
+// lines; silent is set when the message was already printed (denied,
+// pending) and only the exit code is left to apply.
+type exitError struct {
+	code   int
+	err    error
+	hints  []string
+	silent bool
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// failf is a guard failure (exit 125) with hints.
+func failf(hints []string, format string, args ...any) error {
+	return &exitError{code: exitGuardFailed, err: fmt.Errorf(format, args...), hints: hints}
+}
+
+// usagef is a usage error (exit 125) with hints.
+func usagef(hint string, format string, args ...any) error {
+	var hints []string
+	if hint != "" {
+		hints = []string{hint}
+	}
+	return &exitError{code: exitGuardFailed, err: fmt.Errorf(format, args...), hints: hints}
+}
+
+// exitCode is an outcome that is not an error to report: a child's status or
+// a check level. The message, if any, was printed already.
+func exitCode(code int) error {
+	return &exitError{code: code, err: fmt.Errorf("exit %d", code), silent: true}
+}
+
+// report prints err in guard's voice and returns the exit code for it.
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.silent {
+			fmt.Fprintf(stderr, "guard: error: %v\n", ee.err)
+			for _, h := range ee.hints {
+				fmt.Fprintf(stderr, "guard: hint: %s\n", h)
+			}
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown flags, wrong argument counts.
+	fmt.Fprintf(stderr, "guard: error: %v\n", err)
+	fmt.Fprintf(stderr, "guard: hint: run 'guard help' for usage\n")
+	return exitGuardFailed
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// run is main without the os.Exit: argv includes the program name (so a
+// guard-sh link can behave as `guard shell`), and the return value is the
+// exit code. Tests and testscript call it directly.
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A panic is a bug. It never decides anything: report it and fail
+		// closed. Nothing has run at this point unless the child already
+		// started, in which case its status was lost and 125 is honest.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "guard: error: internal error: %v\n", r)
+			fmt.Fprintf(stderr, "guard: hint: this is a bug in guard; please report it with the output of 'guard version'\n")
+			if debugEnabled() {
+				stderr.Write(debug.Stack())
+			}
+			code = exitGuardFailed
+		}
+	}()
+	s := &streams{in: stdin, out: stdout, err: stderr}
+	args := argv[1:]
+	if len(argv) > 0 && filepath.Base(argv[0]) == "guard-sh" {
+		args = append([]string{"shell"}, args...)
+	}
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return report(stderr, root.Execute())
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "guard [flags] -- COMMAND [ARG...]",
+		Short: "Review shell commands, then run them in a Landlock sandbox",
+		Long: `guard stands between a coding agent and your machine. Every command is
+parsed, profiled (what it would read, write, delete, send and run) and given a
+review level: A runs at once, B asks for your consent, C asks for consent and
+your PIN. Approved commands run under a Landlock sandbox derived from the same
+profile, and every decision is written to a tamper-evident audit log.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       version,
+	}
+	root.SetVersionTemplate("guard {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%v", err)
+	})
+	root.AddCommand(
+		newCheckCmd(s, nil),
+		newVersionCmd(s),
+	)
+	return root
+}
