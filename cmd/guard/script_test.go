@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"guard": func() {
+			os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+		},
+		// guard-sh is guard reached through a link of that name.
+		"guard-sh": func() {
+			os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+// scriptParams is the common setup: a fresh HOME and XDG dirs under $WORK,
+// the exitcode command and the [landlock] condition.
+func scriptParams(t *testing.T, dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, "home")
+			for _, d := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".local", "state"), filepath.Join(home, ".cache")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return err
+				}
+			}
+			e.Setenv("HOME", home)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("USER", "tester")
+			for _, k := range []string{"PATH", "GOCACHE", "GOPATH", "GOROOT", "GOMODCACHE"} {
+				if v, ok := os.LookupEnv(k); ok {
+					e.Setenv(k, v)
+				}
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "landlock":
+				return landlockABI() >= 6, nil
+			case "root":
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+	}
+}
+
+// cmdExitcode runs a command and asserts its exact exit status:
+//
+//	exitcode 126 guard -- rm -rf build
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: bad status %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ok bool
+		got, ok = exitStatusOf(err)
+		if !ok {
+			ts.Fatalf("exitcode: %v", err)
+		}
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}

@@ -1,0 +1,400 @@
+package parse
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits bound the analysis so a hostile input is decided quickly.
+type Limits struct {
+	MaxBytes int // input size
+	MaxDepth int // nesting of blocks, subshells and substitutions
+	MaxNodes int // statements and words in the tree
+	MaxWords int // words one brace expansion may produce
+}
+
+// DefaultLimits are generous for real command lines and scripts and small
+// enough that a line over them is decided in milliseconds.
+var DefaultLimits = Limits{MaxBytes: 512 << 10, MaxDepth: 64, MaxNodes: 50_000, MaxWords: 256}
+
+// SyntaxError is text bash would not accept.
+type SyntaxError struct {
+	Pos       int // byte offset
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// LimitError is input over an analysis limit.
+type LimitError struct {
+	What  string // "size", "depth", "nodes"
+	Limit int
+}
+
+func (e *LimitError) Error() string {
+	switch e.What {
+	case "size":
+		return fmt.Sprintf("input is larger than %d bytes", e.Limit)
+	case "depth":
+		return fmt.Sprintf("input nests deeper than %d levels", e.Limit)
+	}
+	return fmt.Sprintf("input has more than %d %s", e.Limit, e.What)
+}
+
+// Bash parses text as bash with the default limits.
+func Bash(text string) (*Script, error) { return DefaultLimits.Bash(text) }
+
+// Bash parses text as bash within the limits.
+func (l Limits) Bash(text string) (*Script, error) {
+	if len(text) > l.MaxBytes {
+		return nil, &LimitError{What: "size", Limit: l.MaxBytes}
+	}
+	if roughDepth(text) > l.MaxDepth*4 {
+		// The parser recurses on nesting; refuse absurd depth before it.
+		return nil, &LimitError{What: "depth", Limit: l.MaxDepth}
+	}
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f, err := p.Parse(strings.NewReader(text), "")
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &SyntaxError{Pos: int(pe.Pos.Offset()), Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Msg: pe.Text}
+		}
+		var le syntax.LangError
+		if errors.As(err, &le) {
+			return nil, &SyntaxError{Pos: int(le.Pos.Offset()), Line: int(le.Pos.Line()), Col: int(le.Pos.Col()), Msg: le.Error()}
+		}
+		return nil, &SyntaxError{Line: 1, Col: 1, Msg: err.Error()}
+	}
+	c := &conv{limits: l, text: text}
+	s := c.stmts(f.Stmts)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return s, nil
+}
+
+// roughDepth is the deepest run of unmatched opening brackets, ignoring
+// quoting: an over-estimate that is cheap and only used as a guard.
+func roughDepth(text string) int {
+	d, max := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '(', '{':
+			d++
+			if d > max {
+				max = d
+			}
+		case ')', '}':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return max
+}
+
+type conv struct {
+	limits Limits
+	text   string
+	nodes  int
+	depth  int
+	err    error
+}
+
+func (c *conv) tick() bool {
+	c.nodes++
+	if c.nodes > c.limits.MaxNodes && c.err == nil {
+		c.err = &LimitError{What: "nodes", Limit: c.limits.MaxNodes}
+	}
+	return c.err == nil
+}
+
+func (c *conv) enter() bool {
+	c.depth++
+	if c.depth > c.limits.MaxDepth && c.err == nil {
+		c.err = &LimitError{What: "depth", Limit: c.limits.MaxDepth}
+	}
+	return c.err == nil
+}
+
+func (c *conv) leave() { c.depth-- }
+
+func (c *conv) stmts(list []*syntax.Stmt) *Script {
+	s := &Script{}
+	if !c.enter() {
+		return s
+	}
+	defer c.leave()
+	for _, st := range list {
+		if c.err != nil {
+			break
+		}
+		s.Stmts = append(s.Stmts, c.stmt(st))
+	}
+	return s
+}
+
+func (c *conv) stmt(st *syntax.Stmt) *Stmt {
+	out := &Stmt{Pos: off(st.Pos()), End: off(st.End()), Background: st.Background || st.Disown, Negated: st.Negated}
+	if !c.tick() {
+		return out
+	}
+	for _, r := range st.Redirs {
+		out.Redirs = append(out.Redirs, c.redirect(r))
+	}
+	if st.Coprocess {
+		out.Cmd = &Unsupported{Pos: out.Pos, What: "mksh coprocess"}
+		return out
+	}
+	if st.Cmd == nil {
+		out.Cmd = &Call{}
+		return out
+	}
+	out.Cmd = c.command(st.Cmd)
+	return out
+}
+
+func (c *conv) block(kind string, subshell bool, list ...[]*syntax.Stmt) *Block {
+	b := &Block{Kind: kind, Subshell: subshell}
+	for _, l := range list {
+		b.Stmts = append(b.Stmts, c.stmts(l).Stmts...)
+	}
+	return b
+}
+
+func (c *conv) command(cmd syntax.Command) Node {
+	switch x := cmd.(type) {
+	case *syntax.CallExpr:
+		call := &Call{}
+		for _, a := range x.Assigns {
+			call.Assigns = append(call.Assigns, c.assign(a))
+		}
+		call.Args = c.words(x.Args)
+		return call
+	case *syntax.Block:
+		return c.block("group", false, x.Stmts)
+	case *syntax.Subshell:
+		return c.block("subshell", true, x.Stmts)
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			p := &Pipeline{}
+			c.flattenPipe(x, p)
+			return p
+		default: // && and ||: both sides may run, in this shell
+			return &Block{Kind: "list", Stmts: []*Stmt{c.stmt(x.X), c.stmt(x.Y)}}
+		}
+	case *syntax.IfClause:
+		b := &Block{Kind: "if"}
+		for ic := x; ic != nil; ic = ic.Else {
+			b.Stmts = append(b.Stmts, c.stmts(ic.Cond).Stmts...)
+			b.Stmts = append(b.Stmts, c.stmts(ic.Then).Stmts...)
+		}
+		return b
+	case *syntax.WhileClause:
+		return c.block("while", false, x.Cond, x.Do)
+	case *syntax.ForClause:
+		kind := "for"
+		if x.Select {
+			kind = "select"
+		}
+		b := &Block{Kind: kind}
+		switch l := x.Loop.(type) {
+		case *syntax.WordIter:
+			b.Var = l.Name.Value
+			b.Stmts = append(b.Stmts, &Stmt{Pos: off(l.Pos()), End: off(l.End()), Cmd: &Words{Kind: "for-list", Words: c.words(l.Items)}})
+		case *syntax.CStyleLoop:
+			var ws []*syntax.Word
+			for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
+				ws = arithWords(e, ws)
+			}
+			b.Stmts = append(b.Stmts, &Stmt{Pos: off(l.Pos()), End: off(l.End()), Cmd: &Words{Kind: "arith", Words: c.words(ws)}})
+		default:
+			return &Unsupported{Pos: off(x.Pos()), What: fmt.Sprintf("for loop form %T", l)}
+		}
+		b.Stmts = append(b.Stmts, c.stmts(x.Do).Stmts...)
+		return b
+	case *syntax.CaseClause:
+		b := &Block{Kind: "case"}
+		ws := []*syntax.Word{x.Word}
+		for _, it := range x.Items {
+			ws = append(ws, it.Patterns...)
+		}
+		b.Stmts = append(b.Stmts, &Stmt{Pos: off(x.Pos()), End: off(x.End()), Cmd: &Words{Kind: "case", Words: c.words(ws)}})
+		for _, it := range x.Items {
+			b.Stmts = append(b.Stmts, c.stmts(it.Stmts).Stmts...)
+		}
+		return b
+	case *syntax.FuncDecl:
+		return &FuncDecl{Name: x.Name.Value, Body: c.stmt(x.Body)}
+	case *syntax.ArithmCmd:
+		return &Words{Kind: "arith", Words: c.words(arithWords(x.X, nil))}
+	case *syntax.TestClause:
+		return &Words{Kind: "test", Words: c.words(testWords(x.X, nil))}
+	case *syntax.LetClause:
+		var ws []*syntax.Word
+		for _, e := range x.Exprs {
+			ws = arithWords(e, ws)
+		}
+		return &Words{Kind: "let", Words: c.words(ws)}
+	case *syntax.DeclClause:
+		d := &Decl{Variant: x.Variant.Value}
+		for _, a := range x.Args {
+			if a.Naked && a.Name == nil {
+				d.Opts = append(d.Opts, c.words([]*syntax.Word{a.Value})...)
+				continue
+			}
+			d.Assigns = append(d.Assigns, c.assign(a))
+		}
+		return d
+	case *syntax.TimeClause:
+		if x.Stmt == nil {
+			return &Call{}
+		}
+		return &Block{Kind: "group", Stmts: []*Stmt{c.stmt(x.Stmt)}}
+	case *syntax.CoprocClause:
+		return &Block{Kind: "coproc", Subshell: true, Stmts: []*Stmt{c.stmt(x.Stmt)}}
+	default:
+		return &Unsupported{Pos: off(cmd.Pos()), What: fmt.Sprintf("%T", cmd)}
+	}
+}
+
+func (c *conv) flattenPipe(x *syntax.BinaryCmd, p *Pipeline) {
+	if l, ok := x.X.Cmd.(*syntax.BinaryCmd); ok && (l.Op == syntax.Pipe || l.Op == syntax.PipeAll) && len(x.X.Redirs) == 0 && !x.X.Negated && !x.X.Background {
+		c.flattenPipe(l, p)
+	} else {
+		p.Stmts = append(p.Stmts, c.stmt(x.X))
+	}
+	p.Stmts = append(p.Stmts, c.stmt(x.Y))
+}
+
+func (c *conv) assign(a *syntax.Assign) *Assign {
+	out := &Assign{Pos: off(a.Pos()), Append: a.Append}
+	if a.Name != nil {
+		out.Name = a.Name.Value
+	}
+	if a.Value != nil {
+		ws := c.wordAssign(a.Value)
+		if len(ws) == 1 {
+			out.Value = ws[0]
+		} else {
+			// Brace expansion does not apply to assignment values; a
+			// split here means we could not model it: keep it unknown.
+			out.Value = &Word{Pos: off(a.Value.Pos()), End: off(a.Value.End()), Parts: []Part{{Kind: Dynamic, Raw: c.raw(a.Value)}}}
+		}
+	}
+	if a.Array != nil {
+		for _, el := range a.Array.Elems {
+			if el.Value != nil {
+				out.Array = append(out.Array, c.words([]*syntax.Word{el.Value})...)
+			}
+		}
+	}
+	if a.Index != nil {
+		// NAME[$(cmd)]=x runs cmd.
+		idx := c.words(arithWords(a.Index, nil))
+		out.Array = append(out.Array, idx...)
+	}
+	return out
+}
+
+func (c *conv) redirect(r *syntax.Redirect) *Redirect {
+	out := &Redirect{Pos: off(r.Pos()), Op: r.Op.String()}
+	if r.N != nil {
+		out.Fd = r.N.Value
+	}
+	if r.Word != nil {
+		if ws := c.words([]*syntax.Word{r.Word}); len(ws) > 0 {
+			out.Target = ws[0]
+		}
+	}
+	if r.Hdoc != nil {
+		out.Heredoc = c.heredoc(r.Hdoc, r.Word != nil && quotedDelim(r.Word))
+	}
+	return out
+}
+
+// quotedDelim reports whether a heredoc delimiter is quoted, which makes the
+// body literal.
+func quotedDelim(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.Contains(x.Value, `\`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *conv) heredoc(w *syntax.Word, literal bool) *Word {
+	out := &Word{Pos: off(w.Pos()), End: off(w.End())}
+	if !c.tick() {
+		return out
+	}
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			v := lit.Value
+			if !literal {
+				v = unescapeDouble(v)
+			}
+			out.Parts = appendLit(out.Parts, v, true)
+			continue
+		}
+		out.Parts = append(out.Parts, c.part(p, true)...)
+	}
+	return out
+}
+
+// raw returns the source text of a node.
+func (c *conv) raw(n syntax.Node) string {
+	a, b := off(n.Pos()), off(n.End())
+	if a >= 0 && b <= len(c.text) && a <= b {
+		return c.text[a:b]
+	}
+	return ""
+}
+
+func off(p syntax.Pos) int { return int(p.Offset()) }
+
+func arithWords(e syntax.ArithmExpr, acc []*syntax.Word) []*syntax.Word {
+	switch x := e.(type) {
+	case nil:
+	case *syntax.Word:
+		acc = append(acc, x)
+	case *syntax.BinaryArithm:
+		acc = arithWords(x.X, acc)
+		acc = arithWords(x.Y, acc)
+	case *syntax.UnaryArithm:
+		acc = arithWords(x.X, acc)
+	case *syntax.ParenArithm:
+		acc = arithWords(x.X, acc)
+	}
+	return acc
+}
+
+func testWords(e syntax.TestExpr, acc []*syntax.Word) []*syntax.Word {
+	switch x := e.(type) {
+	case nil:
+	case *syntax.Word:
+		acc = append(acc, x)
+	case *syntax.BinaryTest:
+		acc = testWords(x.X, acc)
+		acc = testWords(x.Y, acc)
+	case *syntax.UnaryTest:
+		acc = testWords(x.X, acc)
+	case *syntax.ParenTest:
+		acc = testWords(x.X, acc)
+	}
+	return acc
+}

@@ -1,0 +1,238 @@
+package profile
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// args is a command's argument list split into options and operands with
+// the option grammar from its table row.
+type args struct {
+	all   []field
+	flags map[string][]field // "-f" → values (one empty field for a flag without value)
+	order []string           // flags in order of appearance
+	ops   []field
+	dyn   bool // some argument is not static: it may be any option
+	rest  []field
+}
+
+// parseArgs splits fs. val lists the options that take a value
+// ("-o --output"). posix stops option parsing at the first operand, for
+// wrappers whose operands start another command.
+func parseArgs(fs []field, val string, posix bool) args {
+	a := args{all: fs, flags: map[string][]field{}}
+	takes := map[string]bool{}
+	for _, v := range strings.Fields(val) {
+		takes[v] = true
+	}
+	addFlag := func(name string, v field) {
+		if _, ok := a.flags[name]; !ok {
+			a.order = append(a.order, name)
+		}
+		a.flags[name] = append(a.flags[name], v)
+	}
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
+		if !f.known {
+			a.dyn = true
+		}
+		s := f.val
+		switch {
+		case !f.known || s == "-" || !strings.HasPrefix(s, "-"):
+			a.ops = append(a.ops, f)
+			if posix {
+				a.rest = fs[i:]
+				return a
+			}
+		case s == "--":
+			a.ops = append(a.ops, fs[i+1:]...)
+			a.rest = fs[i+1:]
+			return a
+		case strings.HasPrefix(s, "--"):
+			name, v, hasV := strings.Cut(s, "=")
+			if hasV {
+				addFlag(name, field{val: v, known: true, pos: f.pos, end: f.end})
+			} else if takes[name] && i+1 < len(fs) {
+				addFlag(name, fs[i+1])
+				i++
+			} else {
+				addFlag(name, field{known: true})
+			}
+		case takes[s]: // a multi-letter single-dash option: -name x, -exec
+			if i+1 < len(fs) {
+				addFlag(s, fs[i+1])
+				i++
+			} else {
+				addFlag(s, field{known: true})
+			}
+		default:
+			// A cluster of short options: -rf, -n19, -o file. The whole
+			// token is recorded too, for single-dash long options
+			// (-auto-approve, -delete).
+			if len(s) > 2 {
+				addFlag(s, field{known: true})
+			}
+			for j := 1; j < len(s); j++ {
+				name := "-" + string(s[j])
+				if takes[name] {
+					if j+1 < len(s) {
+						addFlag(name, field{val: s[j+1:], known: true, pos: f.pos, end: f.end})
+					} else if i+1 < len(fs) {
+						addFlag(name, fs[i+1])
+						i++
+					} else {
+						addFlag(name, field{known: true})
+					}
+					break
+				}
+				addFlag(name, field{known: true})
+			}
+		}
+	}
+	return a
+}
+
+func (a args) has(names ...string) bool {
+	for _, n := range names {
+		if _, ok := a.flags[n]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (a args) values(names ...string) []field {
+	var out []field
+	for _, n := range names {
+		out = append(out, a.flags[n]...)
+	}
+	return out
+}
+
+var (
+	reMu    sync.Mutex
+	reCache = map[string]*regexp.Regexp{}
+)
+
+func re(expr string) *regexp.Regexp {
+	reMu.Lock()
+	defer reMu.Unlock()
+	if r, ok := reCache[expr]; ok {
+		return r
+	}
+	r := regexp.MustCompile("(?i)" + expr)
+	reCache[expr] = r
+	return r
+}
+
+// holds evaluates a row condition: space-separated terms that must all
+// hold. Terms:
+//
+//	-f|--force        one of these options is present (or an argument is not static)
+//	-X=~REGEX         an option's value matches
+//	op~REGEX          some operand matches;  op0~REGEX  operand 0 matches
+//	any~REGEX         some argument (option values too) matches
+//	ops / noops       there are operands / there are none
+//	!TERM             negation
+func (a args) holds(cond string) bool {
+	for _, t := range strings.Fields(cond) {
+		neg := strings.HasPrefix(t, "!")
+		t = strings.TrimPrefix(t, "!")
+		if a.term(t) == neg {
+			return false
+		}
+	}
+	return true
+}
+
+func (a args) term(t string) bool {
+	switch {
+	case t == "ops":
+		return len(a.ops) > 0
+	case t == "noops":
+		return len(a.ops) == 0
+	case strings.HasPrefix(t, "any~"):
+		r := re(t[4:])
+		for _, f := range a.all {
+			if f.known && r.MatchString(f.val) {
+				return true
+			}
+		}
+		return false
+	case strings.HasPrefix(t, "op"):
+		name, expr, _ := strings.Cut(t, "~")
+		r := re(expr)
+		if name == "op" {
+			for _, f := range a.ops {
+				if f.known && r.MatchString(f.val) {
+					return true
+				}
+			}
+			return false
+		}
+		i := int(name[2] - '0')
+		return i < len(a.ops) && a.ops[i].known && r.MatchString(a.ops[i].val)
+	case strings.HasPrefix(t, "-"):
+		names, expr, hasExpr := strings.Cut(t, "=~")
+		for _, n := range strings.Split(names, "|") {
+			vs, ok := a.flags[n]
+			if !ok {
+				continue
+			}
+			if !hasExpr {
+				return true
+			}
+			for _, v := range vs {
+				if !v.known || re(expr).MatchString(v.val) {
+					return true
+				}
+			}
+		}
+		// An argument guard cannot see may be this very option.
+		return a.dyn && !hasExpr
+	}
+	return false
+}
+
+// selectTargets picks the fields a row acts on:
+//
+//	ops, ops1, ops2   operands (from index 1 or 2)
+//	last, init        the last operand, all but the last
+//	-o|--output       values of these options
+//	kv:of             dd-style key=value operands
+func (a args) selectTargets(sel string) []field {
+	var out []field
+	for _, s := range strings.Fields(sel) {
+		switch {
+		case s == "ops":
+			out = append(out, a.ops...)
+		case s == "ops1" && len(a.ops) > 1:
+			out = append(out, a.ops[1:]...)
+		case s == "ops2" && len(a.ops) > 2:
+			out = append(out, a.ops[2:]...)
+		case s == "last" && len(a.ops) > 0:
+			out = append(out, a.ops[len(a.ops)-1])
+		case s == "init" && len(a.ops) > 1:
+			out = append(out, a.ops[:len(a.ops)-1]...)
+		case strings.HasPrefix(s, "kv:"):
+			key := s[3:] + "="
+			for _, f := range a.ops {
+				if f.known && strings.HasPrefix(f.val, key) {
+					g := f
+					g.val = strings.TrimPrefix(f.val, key)
+					out = append(out, g)
+				}
+			}
+		case strings.HasPrefix(s, "-"):
+			for _, n := range strings.Split(s, "|") {
+				out = append(out, a.flags[n]...)
+			}
+		}
+	}
+	return out
+}
+
+// base strips a directory from a program name.
+func base(p string) string { return path.Base(p) }

@@ -1,0 +1,595 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/guard-sh/guard/parse"
+)
+
+// Budget bounds nested analysis (bash -c inside eval inside a script…).
+const (
+	maxNesting = 12
+	maxCalls   = 20_000
+)
+
+// Build profiles a command line. It never fails: text that does not parse,
+// is over a limit or uses a construct guard does not model becomes an
+// effect that the review fails closed on.
+func Build(text string, ctx *Context) *Profile {
+	b := newBuilder(ctx)
+	b.src = text
+	b.text(text, b.initialState(), stream{}, "", span{0, len(text)})
+	b.finish()
+	return b.prof
+}
+
+type builder struct {
+	ctx    *Context
+	prof   *Profile
+	depth  int
+	calls  int
+	active map[string]bool // functions being analysed (recursion guard)
+	anchor *span           // nested text reports positions of the outer word
+	seen   map[string]bool // effect dedupe
+	src    string          // the top-level text
+}
+
+type span struct{ pos, end int }
+
+func newBuilder(ctx *Context) *builder {
+	return &builder{ctx: ctx, prof: &Profile{Commands: []Command{}, Effects: []Effect{}}, active: map[string]bool{}, seen: map[string]bool{}}
+}
+
+// state is what a shell knows while running a line: the directory and the
+// variables and functions defined so far.
+type state struct {
+	cwd   string // "" when unknown
+	vars  map[string]*string
+	globs map[string]bool // variables whose value is a glob pattern (for f in *.go)
+	funcs map[string]*parse.Stmt
+}
+
+func (b *builder) initialState() *state {
+	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}}
+	for k, v := range b.ctx.Env {
+		v := v
+		st.vars[k] = &v
+	}
+	if b.ctx.Home != "" {
+		h := b.ctx.Home
+		st.vars["HOME"] = &h
+	}
+	if b.ctx.Cwd != "" {
+		c := b.ctx.Cwd
+		st.vars["PWD"] = &c
+	}
+	if b.ctx.User != "" {
+		u := b.ctx.User
+		st.vars["USER"] = &u
+	}
+	return st
+}
+
+func (s *state) clone() *state {
+	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs))}
+	for k, v := range s.vars {
+		n.vars[k] = v
+	}
+	for k, v := range s.globs {
+		n.globs[k] = v
+	}
+	for k, v := range s.funcs {
+		n.funcs[k] = v
+	}
+	return n
+}
+
+func (s *state) set(name string, v *string) {
+	s.vars[name] = v
+	delete(s.globs, name)
+	if name == "PWD" && v != nil {
+		s.cwd = *v
+	}
+}
+
+// streamKind is what flows through a pipe or comes out of a substitution.
+type streamKind int
+
+const (
+	streamNone    streamKind = iota // nothing (output went to a file)
+	streamText                      // known text
+	streamPaths                     // file names under dir (find, ls)
+	streamUnknown                   // data guard cannot see
+	streamDecoded                   // decoded data (base64 -d, xxd -r)
+	streamNetwork                   // bytes from the network
+)
+
+type stream struct {
+	kind streamKind
+	text string
+	dir  string
+}
+
+// tainted reports whether the data came from the network or decoding.
+func (s stream) tainted() bool { return s.kind == streamDecoded || s.kind == streamNetwork }
+
+func worse(a, b stream) stream {
+	if b.kind > a.kind {
+		return b
+	}
+	return a
+}
+
+// text parses and profiles nested shell text (the whole line, bash -c,
+// eval, a script file).
+func (b *builder) text(text string, st *state, in stream, via string, sp span) stream {
+	if b.depth > maxNesting {
+		b.add(Effect{Cap: CapLimit, Rule: "limit.nesting", Msg: fmt.Sprintf("nested execution deeper than %d levels", maxNesting)}, sp)
+		return stream{kind: streamUnknown}
+	}
+	lim := parse.DefaultLimits
+	s, err := lim.Bash(text)
+	if err != nil {
+		var se *parse.SyntaxError
+		var le *parse.LimitError
+		switch {
+		case errors.As(err, &se):
+			at := sp
+			if b.depth == 0 && b.anchor == nil {
+				at = span{se.Pos, se.Pos}
+			}
+			where := ""
+			if via != "" {
+				where = " in the text run by " + via
+			}
+			b.add(Effect{Cap: CapUnparsed, Rule: "parse.error", Msg: fmt.Sprintf("does not parse%s: %v", where, se)}, at)
+		case errors.As(err, &le):
+			b.add(Effect{Cap: CapLimit, Rule: "limit." + le.What, Msg: "over an analysis limit: " + le.Error()}, sp)
+		default:
+			b.add(Effect{Cap: CapUnparsed, Rule: "parse.error", Msg: "does not parse: " + err.Error()}, sp)
+		}
+		return stream{kind: streamUnknown}
+	}
+	b.depth++
+	defer func() { b.depth-- }()
+	if b.depth > 1 && b.anchor == nil {
+		b.anchor = &sp
+		defer func() { b.anchor = nil }()
+	}
+	return b.script(s, st, in, via)
+}
+
+func (b *builder) script(s *parse.Script, st *state, in stream, via string) stream {
+	out := stream{}
+	for _, stmt := range s.Stmts {
+		out = b.stmt(stmt, st, in, via)
+	}
+	return out
+}
+
+func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
+	sp := span{s.Pos, s.End}
+	redirOut := false
+	for _, r := range s.Redirs {
+		var rin stream
+		var wrote bool
+		rin, wrote = b.redirect(r, st, in, sp)
+		if rin.kind != streamNone {
+			in = rin
+		}
+		redirOut = redirOut || wrote
+	}
+	var out stream
+	switch c := s.Cmd.(type) {
+	case *parse.Call:
+		out = b.call(c, st, in, via, sp)
+	case *parse.Decl:
+		out = b.decl(c, st, sp)
+	case *parse.Block:
+		inner := st
+		if c.Subshell {
+			inner = st.clone()
+		}
+		if c.Var != "" {
+			out = b.loop(c, inner, in, via, sp)
+			break
+		}
+		for _, x := range c.Stmts {
+			out = worse(out, b.stmt(x, inner, in, via))
+		}
+	case *parse.Pipeline:
+		cur := in
+		for _, x := range c.Stmts {
+			cur = b.stmt(x, st.clone(), cur, via)
+		}
+		out = cur
+	case *parse.FuncDecl:
+		st.funcs[c.Name] = c.Body
+	case *parse.Words:
+		for _, w := range c.Words {
+			b.fields(w, st, sp)
+		}
+	case *parse.Unsupported:
+		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: "uses a construct guard does not analyse: " + c.What}, sp)
+		out = stream{kind: streamUnknown}
+	default:
+		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: fmt.Sprintf("uses a construct guard does not analyse: %T", c)}, sp)
+		out = stream{kind: streamUnknown}
+	}
+	if redirOut {
+		return stream{}
+	}
+	return out
+}
+
+// redirect records what a redirection reads or writes. It returns the
+// stdin it provides (heredoc, here-string, < file) and whether stdout
+// goes to a file.
+func (b *builder) redirect(r *parse.Redirect, st *state, in stream, sp span) (stream, bool) {
+	switch r.Op {
+	case "<<", "<<-":
+		if r.Heredoc == nil {
+			return stream{kind: streamText}, false
+		}
+		fs := b.fields(r.Heredoc, st, sp)
+		return joinStream(fs), false
+	case "<<<":
+		fs := b.fields(r.Target, st, sp)
+		return joinStream(fs), false
+	case ">&", "<&":
+		if r.Target != nil {
+			if v, ok := r.Target.Value(); ok && (v == "-" || isDigits(v)) {
+				return stream{}, false
+			}
+		}
+	}
+	if r.Target == nil {
+		return stream{}, false
+	}
+	fs := b.fields(r.Target, st, sp)
+	tsp := span{r.Target.Pos, r.Target.End}
+	switch r.Op {
+	case "<":
+		for _, f := range fs {
+			b.pathEffect(CapRead, "redirect.read", "", f, st, tsp, "reads")
+		}
+		return b.fileStream(fs, st), false
+	case ">", ">>", ">|", "&>", "&>>", ">&", "<>":
+		for _, f := range fs {
+			b.pathEffect(CapWrite, "redirect.write", "", f, st, tsp, "writes")
+		}
+		return stream{}, r.Fd == "" || r.Fd == "1" || strings.HasPrefix(r.Op, "&")
+	}
+	return stream{}, false
+}
+
+// fileStream is the stdin read from a file: its text when it can be read.
+func (b *builder) fileStream(fs []field, st *state) stream {
+	if len(fs) != 1 || !fs[0].known || b.ctx.ReadFile == nil || b.ctx.Remote {
+		return stream{kind: streamUnknown}
+	}
+	p, ok := b.ctx.Resolve(st.cwd, fs[0].val)
+	if !ok {
+		return stream{kind: streamUnknown}
+	}
+	data, err := b.ctx.ReadFile(p)
+	if err != nil || len(data) > parse.DefaultLimits.MaxBytes {
+		return stream{kind: streamUnknown}
+	}
+	return stream{kind: streamText, text: string(data)}
+}
+
+func joinStream(fs []field) stream {
+	var sb strings.Builder
+	out := stream{kind: streamText}
+	for i, f := range fs {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		if !f.known {
+			out.kind = streamUnknown
+		}
+		if f.taint.tainted() {
+			out = worse(out, f.taint)
+		}
+		sb.WriteString(f.val)
+	}
+	if out.kind == streamText {
+		out.text = sb.String()
+	}
+	return out
+}
+
+func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
+	var opts []string
+	for _, w := range d.Opts {
+		for _, f := range b.fields(w, st, sp) {
+			opts = append(opts, f.val)
+			if !f.known {
+				b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: d.Variant, Msg: d.Variant + " of a name that is not static"}, sp)
+			}
+		}
+	}
+	if len(d.Assigns) == 0 && (d.Variant == "export" || d.Variant == "declare" || d.Variant == "typeset") {
+		// export -p, declare -p, bare declare: print variables.
+		printsAll := len(opts) == 0
+		for _, o := range opts {
+			if strings.Contains(o, "p") || strings.Contains(o, "x") {
+				printsAll = true
+			}
+		}
+		if printsAll {
+			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables, which may hold secrets"}, sp)
+		}
+	}
+	for _, a := range d.Assigns {
+		b.assign(a, st, sp, true)
+	}
+	return stream{kind: streamText}
+}
+
+// sensitiveVars change what later commands run or load.
+var sensitiveVars = map[string]struct {
+	rule string
+	cap  Cap
+	msg  string
+	code bool // the value is itself a command line
+}{
+	"PATH":                  {"env.path", CapEnvHijack, "changes PATH, which decides which programs later commands run", false},
+	"LD_PRELOAD":            {"env.ld-preload", CapPersistence, "sets LD_PRELOAD, which loads code into every program started later", false},
+	"LD_LIBRARY_PATH":       {"env.ld-library-path", CapEnvHijack, "sets LD_LIBRARY_PATH, which changes the libraries programs load", false},
+	"LD_AUDIT":              {"env.ld-audit", CapPersistence, "sets LD_AUDIT, which loads code into every program started later", false},
+	"BASH_ENV":              {"env.bash-env", CapPersistence, "sets BASH_ENV, a file every later bash script runs first", false},
+	"ENV":                   {"env.env", CapPersistence, "sets ENV, a file every later sh runs first", false},
+	"PROMPT_COMMAND":        {"env.prompt-command", CapPersistence, "sets PROMPT_COMMAND, code the shell runs before every prompt", true},
+	"PS1":                   {"env.ps1", CapDynamic, "sets PS1, which can run command substitutions at every prompt", false},
+	"GIT_SSH_COMMAND":       {"env.git-ssh-command", CapDynamic, "sets GIT_SSH_COMMAND, a command git runs", true},
+	"GIT_SSH":               {"env.git-ssh", CapDynamic, "sets GIT_SSH, a program git runs", false},
+	"GIT_PAGER":             {"env.git-pager", CapDynamic, "sets GIT_PAGER, a command git runs", true},
+	"PAGER":                 {"env.pager", CapDynamic, "sets PAGER, a command many programs run", true},
+	"GIT_EDITOR":            {"env.git-editor", CapDynamic, "sets GIT_EDITOR, a command git runs", true},
+	"EDITOR":                {"env.editor", CapDynamic, "sets EDITOR, a command many programs run", true},
+	"VISUAL":                {"env.visual", CapDynamic, "sets VISUAL, a command many programs run", true},
+	"GIT_EXTERNAL_DIFF":     {"env.git-external-diff", CapDynamic, "sets GIT_EXTERNAL_DIFF, a program git runs", true},
+	"GIT_ASKPASS":           {"env.git-askpass", CapDynamic, "sets GIT_ASKPASS, a program git runs", false},
+	"SSH_ASKPASS":           {"env.ssh-askpass", CapDynamic, "sets SSH_ASKPASS, a program ssh runs", false},
+	"GIT_CONFIG_GLOBAL":     {"env.git-config", CapDynamic, "points git at another config file", false},
+	"GIT_CONFIG_PARAMETERS": {"env.git-config", CapDynamic, "injects git configuration", false},
+	"GIT_DIR":               {"env.git-dir", CapDynamic, "points git at another repository", false},
+	"PYTHONSTARTUP":         {"env.pythonstartup", CapDynamic, "sets PYTHONSTARTUP, code python runs", false},
+	"NODE_OPTIONS":          {"env.node-options", CapDynamic, "sets NODE_OPTIONS, which can load code into node", false},
+	"PERL5OPT":              {"env.perl5opt", CapDynamic, "sets PERL5OPT, which can load code into perl", false},
+	"IFS":                   {"env.ifs", CapDynamic, "changes IFS, which changes how words split", false},
+}
+
+// assign evaluates NAME=VALUE. persist is true when it changes the shell
+// (a bare assignment or a declaration), false for a prefix to a command.
+func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
+	var val *string
+	if a.Value != nil {
+		fs := b.assignFields(a.Value, st, sp)
+		if len(fs) == 1 && fs[0].known {
+			v := fs[0].val
+			if a.Append {
+				if old := st.vars[a.Name]; old != nil {
+					v = *old + v
+				} else {
+					val = nil
+					goto set
+				}
+			}
+			val = &v
+		}
+		if sv, ok := sensitiveVars[a.Name]; ok {
+			at := span{a.Pos, a.Value.End}
+			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: a.Name, Msg: sv.msg}, at)
+			if sv.code {
+				if val != nil {
+					b.text(*val, st.clone(), stream{}, a.Name, at)
+				} else {
+					b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: a.Name, Msg: a.Name + " is set to a command that is not static"}, at)
+				}
+			}
+		}
+	} else {
+		v := ""
+		if old := st.vars[a.Name]; old != nil {
+			v = *old
+		}
+		val = &v
+	}
+	for _, w := range a.Array {
+		b.fields(w, st, sp)
+	}
+set:
+	if persist {
+		st.set(a.Name, val)
+	}
+}
+
+// add records an effect once, at the anchor when inside nested text.
+func (b *builder) add(e Effect, sp span) {
+	if b.anchor != nil {
+		sp = *b.anchor
+	}
+	e.Pos, e.End = sp.pos, sp.end
+	key := fmt.Sprintf("%s|%s|%s|%s|%d", e.Cap, e.Rule, e.Target, e.Class, e.Pos)
+	if b.seen[key] {
+		return
+	}
+	b.seen[key] = true
+	b.prof.Effects = append(b.prof.Effects, e)
+}
+
+func (b *builder) finish() {
+	sort.SliceStable(b.prof.Effects, func(i, j int) bool { return b.prof.Effects[i].Pos < b.prof.Effects[j].Pos })
+}
+
+// pathEffect records cap on the path a field names.
+func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp span, verb string) {
+	target, class := b.classify(f, st)
+	e := Effect{Cap: c, Rule: rule, Program: prog, Target: target, Class: class}
+	e.Msg = fmt.Sprintf("%s %s", verb, describeTarget(target, class))
+	b.add(e, sp)
+}
+
+// classify resolves a field to a path and its class. Globs class by their
+// directory; unknown words are unknown.
+func (b *builder) classify(f field, st *state) (string, Class) {
+	if b.ctx.Remote {
+		return f.display(), ClassRemote
+	}
+	if f.proc {
+		return "a process substitution", ClassNull
+	}
+	if !f.known {
+		return f.display(), ClassUnknown
+	}
+	p := f.val
+	if f.glob {
+		p = globDir(f.val)
+	}
+	abs, ok := b.ctx.Resolve(st.cwd, p)
+	if !ok {
+		return f.display(), ClassUnknown
+	}
+	class := b.ctx.Classify(abs)
+	shown := abs
+	if f.glob {
+		shown = path.Join(abs, path.Base(f.val))
+		if globDir(f.val) == f.val || strings.HasSuffix(f.val, "/") {
+			shown = abs
+		}
+		// A glob that matches everything in a directory is as broad as
+		// the directory.
+		if class == ClassWorkspace && abs == path.Clean(b.ctx.Workspace) {
+			class = ClassWorkspace
+		}
+	}
+	return shown, class
+}
+
+// globDir is the directory part of a glob pattern before the first
+// pattern character.
+func globDir(p string) string {
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return p
+	}
+	d := path.Dir(p[:i] + "x")
+	return d
+}
+
+func describeTarget(target string, c Class) string {
+	switch c {
+	case ClassUnknown:
+		return fmt.Sprintf("%s, a path guard cannot resolve", target)
+	case ClassWorkspace:
+		return fmt.Sprintf("%s in the workspace", target)
+	case ClassTemp:
+		return fmt.Sprintf("%s in a temporary directory", target)
+	case ClassHome:
+		return fmt.Sprintf("%s, your whole home directory", target)
+	case ClassRoot:
+		return "/, the whole file system"
+	case ClassSystem:
+		return fmt.Sprintf("%s, a system location", target)
+	case ClassSecret:
+		return fmt.Sprintf("%s, which holds credentials", target)
+	case ClassSensitive:
+		return fmt.Sprintf("%s, which may hold secrets", target)
+	case ClassGuard:
+		return fmt.Sprintf("%s, guard's own files", target)
+	case ClassPersistence:
+		return fmt.Sprintf("%s, which runs code later (startup file, hook or config)", target)
+	case ClassTTY:
+		return fmt.Sprintf("%s, another terminal", target)
+	case ClassDevice:
+		return fmt.Sprintf("%s, a device", target)
+	case ClassRemote:
+		return fmt.Sprintf("%s on the remote machine", target)
+	case ClassOutside:
+		return fmt.Sprintf("%s outside the workspace", target)
+	}
+	return target
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// call profiles a simple command: prefix assignments, then the program.
+func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span) stream {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			b.assign(a, st, sp, true)
+		}
+		return stream{}
+	}
+	// VAR=x cmd: the assignment is only in cmd's environment, and $VAR in
+	// cmd's arguments still expands to the old value.
+	for _, a := range c.Assigns {
+		b.assign(a, st.clone(), sp, false)
+	}
+	var argv []field
+	for _, w := range c.Args {
+		argv = append(argv, b.fields(w, st, sp)...)
+	}
+	return b.exec(argv, st, in, via, sp)
+}
+
+// maxLoopItems bounds how many values of a for loop are analysed one by
+// one; with more, the variable is unknown.
+const maxLoopItems = 16
+
+// loop profiles for/select: the body once per item the list expands to,
+// so `for d in build ~; do rm -rf $d; done` sees both targets.
+func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span) stream {
+	var items []field
+	body := c.Stmts
+	if len(body) > 0 {
+		if w, ok := body[0].Cmd.(*parse.Words); ok && w.Kind == "for-list" {
+			for _, x := range w.Words {
+				items = append(items, b.fields(x, st, sp)...)
+			}
+			body = body[1:]
+		}
+	}
+	usable := len(items) > 0 && len(items) <= maxLoopItems
+	for _, it := range items {
+		if !it.known {
+			usable = false
+		}
+	}
+	if !usable {
+		items = []field{{}}
+	}
+	out := stream{}
+	for _, it := range items {
+		if usable {
+			v := it.val
+			st.set(c.Var, &v)
+			if it.glob {
+				st.globs[c.Var] = true
+			}
+		} else {
+			st.set(c.Var, nil)
+		}
+		for _, x := range body {
+			out = worse(out, b.stmt(x, st, in, via))
+		}
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package profile
+
+import (
+	"path"
+	"strings"
+)
+
+// Context is every fact about the world the profile may use. It is the only
+// way the outside enters this package, so tests pass fakes and a verdict
+// can be replayed from the facts recorded with it.
+type Context struct {
+	Cwd       string `json:"cwd"`
+	Workspace string `json:"workspace"` // "" when there is none: everything is outside
+	Home      string `json:"home"`
+	User      string `json:"user"`
+	// Env holds the variables the context knows (HOME, PWD, TMPDIR, USER…).
+	// Any other variable is unknown.
+	Env map[string]string `json:"env,omitempty"`
+	// ConfigDir and StateDir are guard's own directories.
+	ConfigDir string `json:"config_dir"`
+	StateDir  string `json:"state_dir"`
+	// Remote is set while analysing the remote command of ssh: paths there
+	// are not on this machine.
+	Remote bool `json:"-"`
+
+	// ReadFile reads a script handed to bash/sh/source so its contents
+	// can be reviewed. nil: scripts cannot be read (reviewed as unknown).
+	ReadFile func(path string) ([]byte, error) `json:"-"`
+	// EvalSymlinks resolves symlinks in an absolute path. nil: none.
+	EvalSymlinks func(path string) (string, error) `json:"-"`
+}
+
+// Class is what a path is to the user.
+type Class string
+
+const (
+	ClassWorkspace   Class = "workspace"
+	ClassTemp        Class = "temp"
+	ClassOutside     Class = "outside" // the user's files outside the workspace
+	ClassHome        Class = "home"    // the home directory itself
+	ClassRoot        Class = "root"    // "/"
+	ClassSystem      Class = "system"  // /etc, /usr, /boot, /var, /opt, …
+	ClassDevice      Class = "device"  // a disk or other device node
+	ClassNull        Class = "null"    // /dev/null and friends: harmless
+	ClassTTY         Class = "tty"     // another terminal: /dev/pts/N
+	ClassSecret      Class = "secret"
+	ClassSensitive   Class = "sensitive" // .env and key files in the workspace
+	ClassGuard       Class = "guard"     // guard's own config and state
+	ClassPersistence Class = "persistence"
+	ClassUnknown     Class = "unknown" // could not be resolved
+	ClassRemote      Class = "remote"  // a path on another machine
+)
+
+// secretRel are secret locations relative to the home directory. The
+// sandbox hides the same list (see SecretLocations).
+var secretRel = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub",
+	".kube", ".docker", ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".password-store",
+	".local/share/keyrings", ".pgpass", ".my.cnf", ".vault-token", ".terraform.d/credentials.tfrc.json",
+	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".sqlite_history", ".lesshst", ".config/op", ".cargo/credentials.toml",
+	".cargo/credentials",
+}
+
+// secretAbs are secret locations outside the home directory.
+var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key"}
+
+// persistRel are files under home that run code at login, in new shells
+// or on the user's behalf.
+var persistRel = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+	".zshenv", ".zlogin", ".zlogout", ".config/fish", ".ssh/authorized_keys", ".ssh/rc", ".ssh/config",
+	".config/autostart", ".config/systemd", ".local/share/systemd", ".gitconfig", ".config/git",
+	".vimrc", ".config/nvim", ".emacs", ".emacs.d", ".inputrc", ".xprofile", ".xinitrc", ".xsession",
+	".pam_environment", ".config/environment.d",
+}
+
+// persistAbs are system locations that run code later.
+var persistAbs = []string{"/etc/cron.d", "/etc/cron.daily", "/etc/cron.hourly", "/etc/cron.weekly", "/etc/cron.monthly", "/etc/crontab", "/var/spool/cron", "/etc/systemd", "/lib/systemd", "/usr/lib/systemd", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/environment", "/etc/ld.so.preload", "/etc/rc.local", "/etc/init.d", "/etc/sudoers"}
+
+// systemDirs are the system trees.
+var systemDirs = []string{"/etc", "/usr", "/boot", "/var", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/srv", "/sys", "/proc", "/snap", "/root", "/dev", "/run", "/nix", "/efi"}
+
+// tempDirs are shared temporary directories; TMPDIR is added from Env.
+var tempDirs = []string{"/tmp", "/var/tmp", "/dev/shm"}
+
+// nullDevices are harmless to read and write.
+var nullDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd", "/proc/self/fd"}
+
+// sensitiveNames are workspace files that usually hold secrets: reading
+// them may reveal secrets (B).
+var sensitiveNames = []string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "credentials*", "secrets.*", "*.p12", "*.pfx", "*.keystore", "*.jks", ".npmrc", ".pypirc", "*.tfvars", ".git-credentials", ".netrc"}
+
+// SecretLocations lists the absolute paths the sandbox must hide for this
+// home directory: the secret table, shell histories and guard's own dirs.
+func (c *Context) SecretLocations() []string {
+	var out []string
+	if c.Home != "" {
+		for _, r := range secretRel {
+			out = append(out, path.Join(c.Home, r))
+		}
+	}
+	for _, d := range []string{c.ConfigDir, c.StateDir} {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ProtectedLocations lists what must stay unchanged even inside writable
+// trees: shell rc files and the workspace's git hooks and config.
+func (c *Context) ProtectedLocations() []string {
+	var out []string
+	if c.Home != "" {
+		for _, r := range persistRel {
+			out = append(out, path.Join(c.Home, r))
+		}
+	}
+	if c.hasWorkspace() {
+		out = append(out, path.Join(c.Workspace, ".git/hooks"), path.Join(c.Workspace, ".git/config"))
+	}
+	return out
+}
+
+func (c *Context) hasWorkspace() bool {
+	return c.Workspace != "" && c.Workspace != "/" && path.Clean(c.Workspace) != path.Clean(c.Home)
+}
+
+func (c *Context) tempDirs() []string {
+	out := tempDirs
+	if t := c.Env["TMPDIR"]; strings.HasPrefix(t, "/") {
+		out = append(append([]string(nil), tempDirs...), path.Clean(t))
+	}
+	return out
+}
+
+// Resolve makes p absolute against dir and resolves symlinks where the
+// context can. dir "" means the directory is unknown: a relative path then
+// cannot be resolved.
+func (c *Context) Resolve(dir, p string) (string, bool) {
+	if !strings.HasPrefix(p, "/") {
+		if dir == "" {
+			return "", false
+		}
+		p = path.Join(dir, p)
+	}
+	p = path.Clean(p)
+	if c.EvalSymlinks != nil {
+		p = c.resolveExisting(p)
+	}
+	return p, true
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p.
+func (c *Context) resolveExisting(p string) string {
+	rest := ""
+	cur := p
+	for i := 0; i < 64; i++ {
+		if r, err := c.EvalSymlinks(cur); err == nil {
+			return path.Join(r, rest)
+		}
+		if cur == "/" || cur == "." {
+			break
+		}
+		rest = path.Join(path.Base(cur), rest)
+		cur = path.Dir(cur)
+	}
+	return p
+}
+
+// Classify says what an absolute, cleaned path is to the user.
+func (c *Context) Classify(p string) Class {
+	if c.Remote {
+		return ClassRemote
+	}
+	if p == "" || !strings.HasPrefix(p, "/") {
+		return ClassUnknown
+	}
+	for _, d := range []string{c.ConfigDir, c.StateDir} {
+		if d != "" && within(p, d) {
+			return ClassGuard
+		}
+	}
+	for _, n := range nullDevices {
+		if within(p, n) {
+			return ClassNull
+		}
+	}
+	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
+		return ClassTTY
+	}
+	if c.Home != "" {
+		for _, r := range persistRel {
+			if within(p, path.Join(c.Home, r)) {
+				return ClassPersistence
+			}
+		}
+		for _, r := range secretRel {
+			if within(p, path.Join(c.Home, r)) {
+				return ClassSecret
+			}
+		}
+	}
+	for _, s := range secretAbs {
+		if within(p, s) {
+			return ClassSecret
+		}
+	}
+	for _, s := range persistAbs {
+		if within(p, s) {
+			return ClassPersistence
+		}
+	}
+	if i := strings.Index(p+"/", "/.git/hooks/"); i >= 0 || strings.HasSuffix(p, "/.git/config") || strings.HasSuffix(p, "/.git/hooks") {
+		return ClassPersistence
+	}
+	if strings.HasPrefix(p, "/dev/") {
+		return ClassDevice
+	}
+	// The most specific of workspace, temp dirs and home wins, so a home
+	// or workspace under /tmp (as in tests) is still what it is.
+	best, bestClass := "", Class("")
+	consider := func(dir string, class Class) {
+		if dir != "" && within(p, dir) && len(path.Clean(dir)) > len(best) {
+			best, bestClass = path.Clean(dir), class
+		}
+	}
+	if c.hasWorkspace() {
+		consider(c.Workspace, ClassWorkspace)
+	}
+	for _, t := range c.tempDirs() {
+		consider(t, ClassTemp)
+	}
+	consider(c.Home, ClassOutside)
+	switch bestClass {
+	case ClassWorkspace:
+		if isSensitive(path.Base(p)) {
+			return ClassSensitive
+		}
+		return ClassWorkspace
+	case ClassTemp:
+		return ClassTemp
+	case ClassOutside:
+		if p == path.Clean(c.Home) {
+			return ClassHome
+		}
+		return ClassOutside
+	}
+	if p == "/" {
+		return ClassRoot
+	}
+	for _, s := range systemDirs {
+		if within(p, s) {
+			return ClassSystem
+		}
+	}
+	if path.Dir(p) == "/" {
+		// A new top-level directory is a system change.
+		return ClassSystem
+	}
+	return ClassOutside
+}
+
+func isSensitive(base string) bool {
+	for _, pat := range sensitiveNames {
+		if ok, _ := path.Match(pat, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	dir = path.Clean(dir)
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

@@ -1,0 +1,399 @@
+package profile
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/guard-sh/guard/parse"
+)
+
+// spec is what guard knows about one program: its option grammar, the
+// effects it has (rows, each with a rule id), its subcommands, and for the
+// few programs that run other programs or code, a handler.
+type spec struct {
+	val    string           // options that take a value
+	posix  bool             // options end at the first operand
+	rows   []row            // effects
+	subs   map[string]*spec // subcommands by name ("*": any other)
+	fn     handler          // special knowledge (wrappers, shells, find, git…)
+	out    streamKind       // what it writes to stdout, when not plain data
+	filter bool             // passes stdin through to stdout (taint flows on)
+}
+
+// row is one effect of a program: when Cond holds, Cap applies to the
+// targets On selects (or to the command as a whole when On is empty).
+type row struct {
+	id   string
+	cap  Cap
+	cond string
+	on   string
+	msg  string // a verb ("deletes") for path targets, else a sentence
+}
+
+// call is one invocation being profiled.
+type call struct {
+	prog string
+	sub  string // subcommand path, "push" or "s3 rm"
+	fs   []field
+	a    args
+	st   *state
+	in   stream
+	sp   span
+	via  string
+}
+
+type handler func(b *builder, c *call) stream
+
+// binDirs are where programs live; /bin/rm is rm.
+var binDirs = []string{"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/go/bin", "/opt/homebrew/bin", "/snap/bin"}
+
+// exec profiles running argv (already expanded) with stdin in.
+func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) stream {
+	if len(argv) == 0 {
+		return stream{}
+	}
+	b.calls++
+	if b.calls > maxCalls {
+		b.add(Effect{Cap: CapLimit, Rule: "limit.calls", Msg: fmt.Sprintf("more than %d commands to analyse", maxCalls)}, sp)
+		return stream{kind: streamUnknown}
+	}
+	name := argv[0]
+	if !name.known || name.glob {
+		if name.taint.tainted() {
+			b.add(Effect{Cap: CapNetCode, Rule: "exec.name-from-network", Target: name.display(), Msg: "runs a command whose name comes from the network or from decoded data"}, sp)
+		} else {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: name.display(), Msg: fmt.Sprintf("runs a command whose name is not static (%s)", name.display())}, sp)
+		}
+		b.record(name.display(), argv, via, sp)
+		return stream{kind: streamUnknown}
+	}
+	if name.exp || name.brace {
+		how := "a variable or substitution"
+		if name.brace {
+			how = "brace expansion"
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: name.display(), Msg: fmt.Sprintf("runs a command whose name comes from %s (%s)", how, name.val)}, sp)
+	}
+	b.lookalikes(argv, sp)
+	prog := name.val
+	if strings.Contains(prog, "/") {
+		abs, ok := b.ctx.Resolve(st.cwd, prog)
+		dir := path.Dir(abs)
+		if ok && b.ctx.Remote {
+			abs = prog
+		}
+		known := specFor(path.Base(prog)) != nil || strings.HasPrefix(path.Base(prog), "git-")
+		if ok && known && (inBinDir(dir) || b.ctx.Remote) {
+			prog = path.Base(prog)
+		} else {
+			return b.runScript(prog, abs, ok, argv, st, in, via, sp)
+		}
+	}
+	if body, ok := st.funcs[prog]; ok {
+		return b.callFunc(prog, body, argv, st, in, via, sp)
+	}
+	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
+		// Dashed git helpers: git-reset is git reset.
+		sub := staticField(strings.TrimPrefix(prog, "git-"), span{name.pos, name.end})
+		argv = append([]field{staticField("git", sp), sub}, argv[1:]...)
+		prog = "git"
+	}
+	b.record(prog, argv, via, sp)
+	sp2 := sp
+	s := specFor(prog)
+	if s == nil {
+		return b.unknownProgram(prog, argv[1:], st, in, sp2)
+	}
+	return b.apply(s, &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via})
+}
+
+func inBinDir(dir string) bool {
+	for _, d := range binDirs {
+		if dir == d {
+			return true
+		}
+	}
+	return strings.HasSuffix(dir, "/bin") || strings.HasSuffix(dir, "/sbin")
+}
+
+func (b *builder) record(name string, argv []field, via string, sp span) {
+	cmd := Command{Name: name, Pos: sp.pos, End: sp.end, Depth: b.depth - 1, Via: via}
+	if b.anchor != nil {
+		cmd.Pos, cmd.End = b.anchor.pos, b.anchor.end
+	}
+	if cmd.Depth < 0 {
+		cmd.Depth = 0
+	}
+	for _, f := range argv {
+		cmd.Argv = append(cmd.Argv, f.display())
+	}
+	b.prof.Commands = append(b.prof.Commands, cmd)
+}
+
+// apply runs a program's table row set: options, subcommand, rows, handler.
+func (b *builder) apply(s *spec, c *call) stream {
+	c.a = parseArgs(c.fs, s.val, s.posix)
+	if len(s.subs) > 0 && len(c.a.ops) > 0 {
+		first := c.a.ops[0]
+		sub := s.subs[first.val]
+		if !first.known {
+			sub = nil
+			b.add(Effect{Cap: CapDynamic, Rule: c.prog + ".dynamic-subcommand", Program: c.prog, Target: first.display(), Msg: fmt.Sprintf("runs %s with a subcommand that is not static (%s)", c.prog, first.display())}, c.sp)
+		} else if sub == nil {
+			sub = s.subs["*"]
+		}
+		if sub != nil {
+			// Arguments after the subcommand word belong to it.
+			idx := indexOf(c.fs, first)
+			nc := *c
+			nc.fs = c.fs[idx+1:]
+			if c.sub != "" {
+				nc.sub = c.sub + " " + first.val
+			} else {
+				nc.sub = first.val
+			}
+			return b.apply(sub, &nc)
+		}
+	}
+	b.rows(s, c)
+	out := stream{kind: streamText}
+	if s.out != streamNone {
+		out = stream{kind: s.out}
+	} else {
+		out = stream{kind: streamUnknown}
+	}
+	if s.filter && c.in.kind != streamNone {
+		out = worse(out, c.in)
+		if c.in.kind == streamText && len(c.a.ops) == 0 {
+			out = c.in
+		}
+	}
+	if s.fn != nil {
+		if o := s.fn(b, c); o.kind != streamNone {
+			out = o
+		}
+	}
+	return out
+}
+
+func indexOf(fs []field, f field) int {
+	for i := range fs {
+		if fs[i].pos == f.pos && fs[i].val == f.val && fs[i].end == f.end {
+			return i
+		}
+	}
+	return 0
+}
+
+func (b *builder) rows(s *spec, c *call) {
+	for _, r := range s.rows {
+		if !c.a.holds(r.cond) {
+			continue
+		}
+		if r.on == "" {
+			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)
+			continue
+		}
+		targets := c.a.selectTargets(r.on)
+		for _, t := range targets {
+			if r.cap == CapFetch || r.cap == CapSend || r.cap == CapPublish {
+				b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Target: t.display(), Msg: r.msg}, c.sp)
+				continue
+			}
+			b.pathEffect(r.cap, r.id, c.prog, t, c.st, c.sp, r.msg)
+		}
+		if len(targets) == 0 && r.cap != CapRead && r.cap != CapWrite && r.cap != CapDelete {
+			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)
+		}
+	}
+}
+
+// unknownProgram: guard has no table row for it. It runs in the sandbox
+// (workspace writes, no network); arguments that name secret or guard
+// files still count as reads of them.
+func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, sp span) stream {
+	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
+	for _, f := range fs {
+		if !f.known {
+			continue
+		}
+		v := f.val
+		if i := strings.IndexByte(v, '='); i >= 0 && strings.HasPrefix(v, "-") {
+			v = v[i+1:]
+		}
+		if strings.HasPrefix(v, "-") {
+			continue
+		}
+		g := f
+		g.val = v
+		if t, cl := b.classify(g, st); cl == ClassSecret || cl == ClassGuard {
+			b.add(Effect{Cap: CapRead, Rule: "exec.program-reads", Program: prog, Target: t, Class: cl, Msg: "passes " + describeTarget(t, cl)}, sp)
+		}
+	}
+	return stream{kind: streamUnknown}
+}
+
+// runScript runs a program named by path: a script in the workspace is
+// read and reviewed by its contents when it is a shell script.
+func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, in stream, via string, sp span) stream {
+	b.record(prog, argv, via, sp)
+	class := ClassUnknown
+	if ok {
+		class = b.ctx.Classify(abs)
+	}
+	b.add(Effect{Cap: CapExec, Rule: "exec.path", Program: prog, Target: abs, Class: class, Msg: "runs " + describeTarget(abs, class)}, sp)
+	return b.reviewScriptFile(abs, ok, st, in, "script "+path.Base(prog), sp, false)
+}
+
+// reviewScriptFile reads a shell script and profiles its contents. source
+// runs it in the current shell.
+func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) stream {
+	if !ok || b.ctx.ReadFile == nil || b.ctx.Remote {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
+		return stream{kind: streamUnknown}
+	}
+	data, err := b.ctx.ReadFile(abs)
+	if err != nil {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
+		return stream{kind: streamUnknown}
+	}
+	text := string(data)
+	if !isShellScript(text) {
+		// Another interpreter (or a binary): it runs in the sandbox; guard
+		// does not review its language.
+		return stream{kind: streamUnknown}
+	}
+	inner := st
+	if !source {
+		inner = st.clone()
+	}
+	return b.text(text, inner, in, via, sp)
+}
+
+func isShellScript(text string) bool {
+	if strings.HasPrefix(text, "\x7fELF") {
+		return false
+	}
+	if !strings.HasPrefix(text, "#!") {
+		return true
+	}
+	line, _, _ := strings.Cut(text, "\n")
+	f := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(f) == 0 {
+		return true
+	}
+	interp := path.Base(f[0])
+	if interp == "env" && len(f) > 1 {
+		interp = path.Base(f[len(f)-1])
+		for _, x := range f[1:] {
+			if !strings.HasPrefix(x, "-") {
+				interp = path.Base(x)
+				break
+			}
+		}
+	}
+	switch interp {
+	case "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh":
+		return true
+	}
+	return false
+}
+
+// callFunc profiles a call of a function defined earlier on the line.
+func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *state, in stream, via string, sp span) stream {
+	if b.active[name] {
+		// A function that calls itself; with a pipe or & that is a fork bomb.
+		b.add(Effect{Cap: CapSystem, Rule: "shell.recursive-function", Program: name, Msg: "defines a function that calls itself (a fork bomb when piped or backgrounded), exhausting the machine"}, sp)
+		return stream{kind: streamUnknown}
+	}
+	b.active[name] = true
+	defer delete(b.active, name)
+	b.record(name, argv, via, sp)
+	return b.stmt(body, st, in, "function "+name)
+}
+
+// lookalikes flags Unicode dashes, quotes, zero-width and bidi characters in
+// a command name or an option.
+func (b *builder) lookalikes(argv []field, sp span) {
+	for i, f := range argv {
+		if !f.known {
+			continue
+		}
+		if i > 0 && !looksLikeOption(f.val) {
+			if !hasInvisible(f.val) {
+				continue
+			}
+		}
+		if bad, what := lookalike(f.val, i == 0); bad {
+			b.add(Effect{Cap: CapLookalike, Rule: "text.lookalike", Target: f.val, Msg: fmt.Sprintf("contains %s in %q; it may not be what it looks like", what, f.val)}, sp)
+		}
+	}
+}
+
+func looksLikeOption(s string) bool {
+	if s == "" {
+		return false
+	}
+	r := []rune(s)[0]
+	return r == '-' || isDash(r)
+}
+
+func isDash(r rune) bool {
+	return r >= 0x2010 && r <= 0x2015 || r == 0x2212 || r == 0xFE58 || r == 0xFE63 || r == 0xFF0D
+}
+
+func isInvisible(r rune) bool {
+	return r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2060 && r <= 0x2069 || r == 0xFEFF || r == 0x00AD
+}
+
+func hasInvisible(s string) bool {
+	for _, r := range s {
+		if isInvisible(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func lookalike(s string, name bool) (bool, string) {
+	for _, r := range s {
+		switch {
+		case isInvisible(r):
+			return true, "an invisible or direction-changing character"
+		case isDash(r):
+			return true, "a Unicode dash"
+		case r >= 0x2018 && r <= 0x201F || r == 0xFF02 || r == 0xFF07:
+			return true, "a Unicode quote"
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return true, "a full-width character"
+		case name && r > unicode.MaxASCII:
+			return true, "a non-ASCII character"
+		}
+	}
+	return false, ""
+}
+
+// specFor finds a program's table entry, folding versioned names
+// (python3.12, mkfs.ext4, pip3.11) onto their family.
+func specFor(prog string) *spec {
+	if s := specs[prog]; s != nil {
+		return s
+	}
+	for _, fam := range []string{"mkfs", "fsck"} {
+		if strings.HasPrefix(prog, fam+".") {
+			return specs["mkfs"]
+		}
+	}
+	trimmed := strings.TrimRight(prog, "0123456789.")
+	if trimmed != prog && trimmed != "" {
+		if s := specs[trimmed]; s != nil {
+			return s
+		}
+		if s := specs[trimmed+"3"]; s != nil {
+			return s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package profile
+
+import (
+	"strings"
+
+	"github.com/guard-sh/guard/parse"
+)
+
+// field is one argument after expansion, as bash would pass it, or as much
+// of it as the context knows.
+type field struct {
+	val   string // the value when known; the pattern for globs
+	known bool
+	glob  bool
+	taint stream // what flowed into it from substitutions
+	raw   string // the source text, for messages about unknown words
+	proc  bool   // a process substitution: /dev/fd/N, not a path in the tree
+	exp   bool   // some part came from an expansion (not literal on the tree)
+	brace bool   // produced by brace expansion
+	pos   int
+	end   int
+}
+
+func (f field) display() string {
+	if f.known || f.glob {
+		return f.val
+	}
+	if f.raw != "" {
+		return f.raw
+	}
+	return "(unknown)"
+}
+
+// staticField makes a known field (for words guard synthesises).
+func staticField(v string, sp span) field {
+	return field{val: v, known: true, pos: sp.pos, end: sp.end}
+}
+
+// fields expands a word into the arguments bash would pass: variables the
+// context knows are substituted (and split when unquoted), substitutions are
+// profiled (they run first), and what stays unknown is marked so.
+func (b *builder) fields(w *parse.Word, st *state, sp span) []field {
+	return b.expand(w, st, sp, true)
+}
+
+// assignFields expands an assignment value: no field splitting.
+func (b *builder) assignFields(w *parse.Word, st *state, sp span) []field {
+	return b.expand(w, st, sp, false)
+}
+
+func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field {
+	if w == nil {
+		return nil
+	}
+	raw := ""
+	if b.anchor == nil && w.End <= len(b.sourceText()) && w.Pos <= w.End {
+		raw = b.sourceText()[w.Pos:w.End]
+	}
+	fresh := func() field { return field{known: true, pos: w.Pos, end: w.End, raw: raw, brace: w.Brace} }
+	cur := fresh()
+	var out []field
+	started := false // the current field has content (or quotes)
+	push := func() {
+		out = append(out, cur)
+		cur = fresh()
+		started = false
+	}
+	appendText := func(s string, quoted bool) {
+		if !split || quoted {
+			cur.val += s
+			started = started || quoted || s != ""
+			return
+		}
+		// Unquoted expansion: split on blanks.
+		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
+		if len(parts) == 0 {
+			if s != "" && started {
+				push()
+			}
+			return
+		}
+		leading := s[0] == ' ' || s[0] == '\t' || s[0] == '\n'
+		trailing := s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\n'
+		for i, p := range parts {
+			if i > 0 || (leading && started) {
+				push()
+			}
+			cur.val += p
+			started = true
+		}
+		if trailing {
+			push()
+		}
+	}
+	for _, p := range w.Parts {
+		switch p.Kind {
+		case parse.Lit:
+			cur.val += p.Text
+			started = true
+		case parse.Glob:
+			cur.val += p.Text
+			cur.glob = true
+			started = true
+		case parse.Tilde:
+			home := ""
+			if p.Text == "" || p.Text == b.ctx.User {
+				if v := st.vars["HOME"]; v != nil {
+					home = *v
+				}
+			}
+			if home == "" {
+				cur.known = false
+			}
+			cur.val += home
+			started = true
+		case parse.Var:
+			cur.exp = true
+			if st.globs[p.Text] {
+				cur.glob = true
+			}
+			v, ok := st.vars[p.Text]
+			if !ok || v == nil {
+				cur.known = false
+				cur.val += "$" + p.Text
+				started = true
+				continue
+			}
+			appendText(*v, p.Quoted)
+		case parse.CmdSubst:
+			cur.exp = true
+			out := b.substitute(p.Script, st, "$(…)", span{w.Pos, w.End})
+			cur.taint = worse(cur.taint, out)
+			if out.kind == streamText {
+				appendText(strings.TrimRight(out.text, "\n"), p.Quoted)
+			} else {
+				cur.known = false
+				cur.val += p.Raw
+				started = true
+			}
+		case parse.ProcSubst:
+			out := b.substitute(p.Script, st, "<(…)", span{w.Pos, w.End})
+			if !p.Out {
+				cur.taint = worse(cur.taint, out)
+				if out.kind == streamText {
+					cur.taint = stream{kind: streamText, text: out.text}
+				}
+			}
+			cur.proc = true
+			cur.exp = true
+			cur.known = false
+			cur.val += "/dev/fd/63"
+			started = true
+		default: // Dynamic
+			cur.exp = true
+			for _, s := range p.Nested {
+				cur.taint = worse(cur.taint, b.substitute(s, st, "$(…)", span{w.Pos, w.End}))
+			}
+			cur.known = false
+			cur.val += p.Raw
+			started = true
+		}
+	}
+	if started || len(out) == 0 && !split {
+		out = append(out, cur)
+	} else if len(out) == 0 && len(w.Parts) == 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// substitute profiles a command or process substitution: it runs in a
+// subshell and its output is what it writes to stdout.
+func (b *builder) substitute(s *parse.Script, st *state, via string, sp span) stream {
+	if s == nil {
+		return stream{kind: streamText}
+	}
+	inner := st.clone()
+	prev := b.anchor
+	if prev == nil && b.depth > 1 {
+		b.anchor = &sp
+	}
+	out := b.script(s, inner, stream{}, via)
+	b.anchor = prev
+	return out
+}
+
+// sourceText is the top-level text, for raw word text in messages.
+func (b *builder) sourceText() string { return b.src }

@@ -1,0 +1,714 @@
+package profile
+
+import (
+	"fmt"
+
+	"github.com/guard-sh/guard/parse"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Handlers hold the knowledge that does not fit a row: programs that run
+// other programs (wrappers, shells, find, xargs), change the directory, or
+// carry code in an argument. Each is named in the table in rules.go.
+
+// hCd changes the directory for the rest of the line (cd, pushd).
+func hCd(b *builder, c *call) stream {
+	switch {
+	case len(c.a.ops) == 0:
+		if v := c.st.vars["HOME"]; v != nil {
+			c.st.cwd = *v
+		} else {
+			c.st.cwd = ""
+		}
+	case !c.a.ops[0].known || c.a.ops[0].val == "-":
+		c.st.cwd = ""
+	default:
+		if p, ok := b.ctx.Resolve(c.st.cwd, c.a.ops[0].val); ok {
+			c.st.cwd = p
+		} else {
+			c.st.cwd = ""
+		}
+	}
+	if c.st.cwd != "" {
+		v := c.st.cwd
+		c.st.vars["PWD"] = &v
+	} else {
+		c.st.vars["PWD"] = nil
+	}
+	return stream{}
+}
+
+// hPopd returns to a directory guard did not track.
+func hPopd(b *builder, c *call) stream {
+	c.st.cwd = ""
+	c.st.vars["PWD"] = nil
+	return stream{}
+}
+
+// wrap runs the command that follows the wrapper's options after skipping
+// skip positional words (timeout's duration, flock's file).
+func wrap(skip int) handler {
+	return func(b *builder, c *call) stream {
+		inner := c.a.rest
+		if len(inner) <= skip {
+			return stream{}
+		}
+		return b.exec(inner[skip:], c.st, c.in, c.prog, c.sp)
+	}
+}
+
+// hEnv: env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE…] [CMD…].
+func hEnv(b *builder, c *call) stream {
+	st := c.st
+	if dirs := c.a.values("-C", "--chdir"); len(dirs) > 0 {
+		st = st.clone()
+		if d := dirs[0]; d.known {
+			if p, ok := b.ctx.Resolve(st.cwd, d.val); ok {
+				st.cwd = p
+			}
+		} else {
+			st.cwd = ""
+		}
+	}
+	if ss := c.a.values("-S", "--split-string"); len(ss) > 0 {
+		s := ss[0]
+		if !s.known {
+			b.add(Effect{Cap: CapDynamic, Rule: "env.split-dynamic", Program: "env", Msg: "runs env -S with a command that is not static"}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		var argv []field
+		home := ""
+		if v := st.vars["HOME"]; v != nil {
+			home = *v
+		}
+		for _, w := range strings.Fields(s.val) {
+			w = strings.Trim(w, `'"`)
+			// env -S expands ${VAR}; guard also treats ~ as home, erring
+			// on the side of the more dangerous reading.
+			if home != "" && (w == "~" || strings.HasPrefix(w, "~/")) {
+				w = home + w[1:]
+			}
+			w = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(w)
+			argv = append(argv, staticField(w, span{s.pos, s.end}))
+		}
+		argv = append(argv, c.a.rest...)
+		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
+	}
+	inner := skipAssigns(c.a.rest)
+	if len(inner) == 0 {
+		if len(c.a.rest) == 0 {
+			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables, which may hold secrets"}, c.sp)
+		}
+		return stream{kind: streamText}
+	}
+	return b.exec(inner, st, c.in, "env", c.sp)
+}
+
+func skipAssigns(fs []field) []field {
+	for i, f := range fs {
+		if !f.known || !strings.Contains(f.val, "=") || strings.HasPrefix(f.val, "=") || strings.HasPrefix(f.val, "-") {
+			return fs[i:]
+		}
+		name := f.val[:strings.IndexByte(f.val, '=')]
+		if strings.ContainsAny(name, "/ ") {
+			return fs[i:]
+		}
+	}
+	return nil
+}
+
+// hWatch: watch runs its arguments joined as shell text, repeatedly.
+func hWatch(b *builder, c *call) stream {
+	return b.shellText(c.a.rest, c, "watch")
+}
+
+// shellText joins words the way `sh -c "$*"` would and profiles them.
+func (b *builder) shellText(fs []field, c *call, via string) stream {
+	if len(fs) == 0 {
+		return stream{}
+	}
+	var parts []string
+	for _, f := range fs {
+		if !f.known {
+			return b.dynamicCode(f, c, via)
+		}
+		parts = append(parts, f.val)
+	}
+	return b.text(strings.Join(parts, " "), c.st.clone(), c.in, via, span{fs[0].pos, fs[len(fs)-1].end})
+}
+
+// dynamicCode records code guard cannot see: C when it comes from the
+// network or decoding, else B.
+func (b *builder) dynamicCode(f field, c *call, via string) stream {
+	if f.taint.tainted() {
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("runs code (%s) that comes from the network or from decoded data", via)}, c.sp)
+	} else {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("runs code (%s) that is not static, so guard cannot review it", via)}, c.sp)
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hShell: bash/sh/zsh -c TEXT, bash SCRIPT, or a shell reading stdin.
+func hShell(b *builder, c *call) stream {
+	if codes := c.a.values("-c"); len(codes) > 0 {
+		code := codes[0]
+		if !code.known {
+			return b.dynamicCode(code, c, c.prog+" -c")
+		}
+		return b.text(code.val, c.st.clone(), c.in, c.prog+" -c", span{code.pos, code.end})
+	}
+	if len(c.a.ops) > 0 && !c.a.has("-s") {
+		return b.scriptOperand(c.a.ops[0], c, false)
+	}
+	return b.stdinCode(c, c.prog+" reading stdin")
+}
+
+// stdinCode profiles code a shell reads from its stdin.
+func (b *builder) stdinCode(c *call, via string) stream {
+	switch c.in.kind {
+	case streamText:
+		return b.text(c.in.text, c.st.clone(), stream{}, via, c.sp)
+	case streamNetwork, streamDecoded:
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.pipe-to-shell", Program: c.prog, Msg: fmt.Sprintf("runs data from the network or from decoding as code (piped into %s) that nobody has reviewed", c.prog)}, c.sp)
+	case streamNone:
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog)}, c.sp)
+	default:
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
+	}
+	return stream{kind: streamUnknown}
+}
+
+// scriptOperand reviews a script file handed to a shell or source.
+func (b *builder) scriptOperand(f field, c *call, source bool) stream {
+	if !f.known || f.proc {
+		if f.taint.kind == streamText {
+			return b.text(f.taint.text, c.st.clone(), c.in, c.prog+" <(…)", c.sp)
+		}
+		return b.dynamicCode(f, c, c.prog+" "+f.display())
+	}
+	abs, ok := b.ctx.Resolve(c.st.cwd, f.val)
+	class := ClassUnknown
+	if ok {
+		class = b.ctx.Classify(abs)
+	}
+	if class == ClassSensitive && source {
+		b.add(Effect{Cap: CapReveal, Rule: "shell.source-secrets", Program: c.prog, Target: abs, Class: class, Msg: "loads " + describeTarget(abs, class) + " into the shell"}, c.sp)
+	}
+	if class == ClassSecret || class == ClassGuard {
+		b.add(Effect{Cap: CapRead, Rule: "shell.script-read", Program: c.prog, Target: abs, Class: class, Msg: "reads " + describeTarget(abs, class)}, c.sp)
+	}
+	b.add(Effect{Cap: CapExec, Rule: "exec.script", Program: c.prog, Target: abs, Class: class, Msg: "runs the script " + describeTarget(abs, class)}, c.sp)
+	return b.reviewScriptFile(abs, ok, c.st, c.in, c.prog+" "+path.Base(f.val), c.sp, source)
+}
+
+// hSource: source FILE / . FILE runs the file in this shell.
+func hSource(b *builder, c *call) stream {
+	if len(c.a.ops) == 0 {
+		return stream{}
+	}
+	return b.scriptOperand(c.a.ops[0], c, true)
+}
+
+// hEval: eval joins its arguments and runs them as shell text.
+func hEval(b *builder, c *call) stream {
+	return b.shellText(c.fs, c, "eval")
+}
+
+// hInterp: python -c, node -e, perl -e, ruby -e…: inline code is not
+// reviewed (B; C when it comes from the network); a script runs as a
+// program; stdin from the network is C.
+func hInterp(codeFlags string) handler {
+	return func(b *builder, c *call) stream {
+		if codes := c.a.values(strings.Fields(codeFlags)...); len(codes) > 0 {
+			f := codes[0]
+			if f.taint.tainted() {
+				return b.dynamicCode(f, c, c.prog+" inline code")
+			}
+			b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(f.display()), Msg: fmt.Sprintf("runs inline %s code, which guard does not review", c.prog)}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		if mods := c.a.values("-m"); len(mods) > 0 {
+			m := mods[0]
+			if m.known && specFor(m.val) != nil {
+				// python -m pip install …: the module is the program.
+				idx := indexOf(c.fs, m)
+				return b.exec(append([]field{m}, c.fs[idx+1:]...), c.st, c.in, c.prog+" -m", c.sp)
+			}
+			b.add(Effect{Cap: CapExec, Rule: "interp.module", Program: c.prog, Target: m.display(), Msg: "runs the " + c.prog + " module " + m.display()}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		if len(c.a.ops) > 0 && c.a.ops[0].val != "-" {
+			f := c.a.ops[0]
+			if !f.known {
+				if f.taint.tainted() {
+					return b.dynamicCode(f, c, c.prog)
+				}
+				b.add(Effect{Cap: CapDynamic, Rule: "interp.dynamic-script", Program: c.prog, Target: f.display(), Msg: "runs a " + c.prog + " script whose name is not static"}, c.sp)
+				return stream{kind: streamUnknown}
+			}
+			t, class := b.classify(f, c.st)
+			b.add(Effect{Cap: CapExec, Rule: "interp.script", Program: c.prog, Target: t, Class: class, Msg: "runs the " + c.prog + " script " + describeTarget(t, class)}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		switch c.in.kind {
+		case streamNetwork, streamDecoded:
+			return b.stdinCode(c, c.prog)
+		case streamNone:
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: "starts an interactive " + c.prog}, c.sp)
+		default:
+			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
+		}
+		return stream{kind: streamUnknown}
+	}
+}
+
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "…"
+	}
+	return s
+}
+
+var awkSystem = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+
+// hAwk: awk programs that call system() or pipe to commands run code.
+func hAwk(b *builder, c *call) stream {
+	if c.a.has("-f") {
+		for _, f := range c.a.values("-f") {
+			b.pathEffect(CapRead, "awk.program-file", "awk", f, c.st, c.sp, "reads its program from")
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "awk.program-file", Program: c.prog, Msg: "runs an awk program from a file, which guard does not review"}, c.sp)
+		return stream{kind: streamUnknown}
+	}
+	if len(c.a.ops) == 0 {
+		return stream{kind: streamUnknown}
+	}
+	prog := c.a.ops[0]
+	for _, f := range c.a.ops[1:] {
+		if !strings.Contains(f.val, "=") {
+			b.pathEffect(CapRead, "awk.read", "awk", f, c.st, c.sp, "reads")
+		}
+	}
+	if !prog.known {
+		return b.dynamicCode(prog, c, "an awk program")
+	}
+	body := awkSystem.ReplaceAllStringFunc(prog.val, func(m string) string {
+		sub := awkSystem.FindStringSubmatch(m)
+		b.text(strings.ReplaceAll(sub[1], `\"`, `"`), c.st.clone(), stream{}, "awk system()", span{prog.pos, prog.end})
+		return ""
+	})
+	if re(`\bsystem\s*\(|\|\s*"|"\s*\|\s*getline|\|&`).MatchString(body) {
+		b.add(Effect{Cap: CapDynamic, Rule: "awk.runs-commands", Program: "awk", Msg: "runs an awk program that starts commands guard cannot see"}, c.sp)
+	}
+	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		b.pathEffect(CapWrite, "awk.write", "awk", staticField(m[1], c.sp), c.st, c.sp, "writes")
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hSed: sed -i edits files; the e command and s///e flag run commands.
+func hSed(b *builder, c *call) stream {
+	ops := c.a.ops
+	scripts := c.a.values("-e", "--expression")
+	if len(scripts) == 0 && len(ops) > 0 && !c.a.has("-f", "--file") {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	for _, s := range scripts {
+		if !s.known {
+			continue
+		}
+		if re(`(^|[;\n{}]\s*)e(\s|$)|/[gpiImMw0-9]*e[gpiImMw0-9]*\s*($|;|})`).MatchString(s.val) {
+			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes commands (e)"}, c.sp)
+		}
+		for _, m := range regexp.MustCompile(`(?:^|[;\n]|/[gpiI0-9]*)\s*w\s+(\S+)`).FindAllStringSubmatch(s.val, -1) {
+			b.pathEffect(CapWrite, "sed.write", "sed", staticField(m[1], c.sp), c.st, c.sp, "writes")
+		}
+	}
+	verb, cp := "reads", CapRead
+	rule := "sed.read"
+	if c.a.has("-i", "--in-place") {
+		verb, cp, rule = "edits", CapWrite, "sed.in-place"
+	}
+	for _, f := range ops {
+		b.pathEffect(cp, rule, "sed", f, c.st, c.sp, verb)
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hFind: find's start paths, -delete, -exec and friends.
+func hFind(b *builder, c *call) stream {
+	var starts []field
+	i := 0
+	for ; i < len(c.fs); i++ {
+		v := c.fs[i].val
+		if c.fs[i].known && (strings.HasPrefix(v, "-") || v == "(" || v == "!") {
+			break
+		}
+		starts = append(starts, c.fs[i])
+	}
+	if len(starts) == 0 {
+		starts = []field{staticField(".", c.sp)}
+	}
+	under := func(s field) field {
+		g := s
+		if s.known {
+			g.val = strings.TrimSuffix(s.val, "/") + "/*"
+			g.glob = true
+		}
+		return g
+	}
+	for _, s := range starts {
+		b.pathEffect(CapRead, "find.read", "find", s, c.st, c.sp, "searches")
+	}
+	for ; i < len(c.fs); i++ {
+		f := c.fs[i]
+		if !f.known {
+			b.add(Effect{Cap: CapDynamic, Rule: "find.dynamic", Program: "find", Target: f.display(), Msg: "runs find with an expression that is not static"}, c.sp)
+			continue
+		}
+		switch f.val {
+		case "-delete":
+			for _, s := range starts {
+				b.pathEffect(CapDelete, "find.delete", "find", under(s), c.st, c.sp, "deletes files under")
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(c.fs) && !(c.fs[j].known && (c.fs[j].val == ";" || c.fs[j].val == "+")) {
+				j++
+			}
+			inner := append([]field(nil), c.fs[i+1:min(j, len(c.fs))]...)
+			for k := range inner {
+				if inner[k].known && strings.Contains(inner[k].val, "{}") {
+					inner[k] = under(starts[0])
+				}
+			}
+			b.exec(inner, c.st.clone(), stream{}, "find "+f.val, c.sp)
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(c.fs) {
+				b.pathEffect(CapWrite, "find.write", "find", c.fs[i+1], c.st, c.sp, "writes")
+			}
+		}
+	}
+	return stream{kind: streamPaths, dir: starts[0].val}
+}
+
+// hXargs: xargs runs a command with items from stdin as arguments.
+func hXargs(b *builder, c *call) stream {
+	inner := c.a.rest
+	if len(inner) == 0 {
+		inner = []field{staticField("echo", c.sp)}
+	}
+	var items []field
+	switch c.in.kind {
+	case streamText:
+		for _, w := range strings.Fields(c.in.text) {
+			items = append(items, staticField(w, c.sp))
+			if len(items) >= 64 {
+				break
+			}
+		}
+	case streamPaths:
+		items = []field{{val: strings.TrimSuffix(c.in.dir, "/") + "/*", glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
+	default:
+		items = []field{{raw: "(input)", taint: c.in, pos: c.sp.pos, end: c.sp.end}}
+	}
+	repl := c.a.values("-I", "-i", "--replace")
+	if len(repl) > 0 {
+		r := repl[0].val
+		if r == "" {
+			r = "{}"
+		}
+		var out stream
+		for _, it := range items {
+			argv := make([]field, len(inner))
+			for k, f := range inner {
+				argv[k] = f
+				if f.known && strings.Contains(f.val, r) {
+					if it.known {
+						argv[k].val = strings.ReplaceAll(f.val, r, it.val)
+						argv[k].glob = it.glob
+					} else {
+						argv[k] = it
+					}
+				}
+			}
+			out = b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
+		}
+		return out
+	}
+	argv := append(append([]field(nil), inner...), items...)
+	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
+}
+
+// hParallel: parallel CMD ::: ARGS runs CMD once per argument.
+func hParallel(b *builder, c *call) stream {
+	fs := c.a.rest
+	var cmd, items []field
+	for i, f := range fs {
+		if f.known && (f.val == ":::" || f.val == "::::") {
+			cmd, items = fs[:i], fs[i+1:]
+			break
+		}
+	}
+	if cmd == nil {
+		cmd = fs
+		items = []field{{raw: "(input)", taint: c.in}}
+	}
+	if len(items) == 0 {
+		items = []field{staticField("", c.sp)}
+	}
+	for _, it := range items {
+		var argv []field
+		placed := false
+		for _, f := range cmd {
+			g := f
+			if f.known && strings.Contains(f.val, "{}") {
+				placed = true
+				if it.known {
+					g.val = strings.ReplaceAll(f.val, "{}", it.val)
+				} else {
+					g = it
+				}
+			}
+			argv = append(argv, g)
+		}
+		if !placed {
+			argv = append(argv, it)
+		}
+		b.shellText(argv, &call{prog: "parallel", st: c.st, in: stream{}, sp: c.sp}, "parallel")
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hSu: su [-] [user] [-c CMD].
+func hSu(b *builder, c *call) stream {
+	if codes := c.a.values("-c", "--command"); len(codes) > 0 {
+		if !codes[0].known {
+			return b.dynamicCode(codes[0], c, "su -c")
+		}
+		return b.text(codes[0].val, c.st.clone(), c.in, "su -c", span{codes[0].pos, codes[0].end})
+	}
+	return stream{}
+}
+
+// hSSH: the remote command of ssh runs on another machine; guard reviews
+// it as shell text there. ProxyCommand and LocalCommand run here.
+func hSSH(b *builder, c *call) stream {
+	for _, o := range c.a.values("-o") {
+		if !o.known {
+			continue
+		}
+		k, v, _ := strings.Cut(o.val, "=")
+		if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
+			b.text(v, c.st.clone(), stream{}, "ssh "+k, span{o.pos, o.end})
+		}
+	}
+	if len(c.a.rest) < 2 {
+		return stream{kind: streamNetwork}
+	}
+	prev := b.ctx.Remote
+	b.ctx.Remote = true
+	defer func() { b.ctx.Remote = prev }()
+	remote := &call{prog: "ssh", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+	b.shellText(c.a.rest[1:], remote, "ssh "+c.a.rest[0].display())
+	return stream{kind: streamNetwork}
+}
+
+// hKill: a signal to pid -1 reaches every process the user may signal.
+func hKill(b *builder, c *call) stream {
+	if n := len(c.fs); n > 0 && c.fs[n-1].known && c.fs[n-1].val == "-1" {
+		b.add(Effect{Cap: CapSystem, Rule: "kill.all", Program: c.prog, Msg: "signals every process you can reach (pid -1), which takes the whole session down"}, c.sp)
+	}
+	return stream{}
+}
+
+// hChmod: setuid/setgid bits are privilege; -R outside the workspace is a
+// system change; otherwise it modifies its operands.
+func hChmod(b *builder, c *call) stream {
+	ops := c.a.ops
+	if c.prog == "chmod" && len(ops) > 0 {
+		mode := ops[0]
+		if mode.known && re(`(^|,)[ugoa]*[+=][rwxXt]*s|^[0-7]*[2467][0-7]{3}$`).MatchString(mode.val) {
+			b.add(Effect{Cap: CapPrivilege, Rule: "chmod.setuid", Program: c.prog, Target: mode.val, Msg: "sets the setuid/setgid bit, letting the program run with its owner's privileges"}, c.sp)
+		}
+		ops = ops[1:]
+	} else if len(ops) > 0 {
+		ops = ops[1:] // chown/chgrp owner
+	}
+	recursive := c.a.has("-R", "--recursive")
+	for _, f := range ops {
+		t, class := b.classify(f, c.st)
+		if recursive && class != ClassWorkspace && class != ClassTemp {
+			b.add(Effect{Cap: CapSystem, Rule: c.prog + ".recursive-outside", Program: c.prog, Target: t, Class: class, Msg: fmt.Sprintf("changes permissions recursively on %s", describeTarget(t, class))}, c.sp)
+			continue
+		}
+		b.pathEffect(CapWrite, c.prog+".modify", c.prog, f, c.st, c.sp, "changes permissions of")
+	}
+	return stream{}
+}
+
+// hDD: dd if=… of=…; of= a device is a system change.
+func hDD(b *builder, c *call) stream {
+	for _, f := range c.a.selectTargets("kv:if") {
+		b.pathEffect(CapRead, "dd.read", "dd", f, c.st, c.sp, "reads")
+	}
+	for _, f := range c.a.selectTargets("kv:of") {
+		t, class := b.classify(f, c.st)
+		if class == ClassDevice {
+			b.add(Effect{Cap: CapSystem, Rule: "dd.device", Program: "dd", Target: t, Class: class, Msg: "writes raw data to the device " + t + ", destroying what is on it"}, c.sp)
+			continue
+		}
+		b.pathEffect(CapWrite, "dd.write", "dd", f, c.st, c.sp, "writes")
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hTar: -x extracts (writes into -C DIR or the cwd), -c creates -f FILE.
+func hTar(b *builder, c *call) stream {
+	// tar accepts a bundled first word without a dash: tar xzf a.tgz.
+	a := c.a
+	if len(c.fs) > 0 && c.fs[0].known && !strings.HasPrefix(c.fs[0].val, "-") {
+		fs := append([]field{{val: "-" + c.fs[0].val, known: true}}, c.fs[1:]...)
+		a = parseArgs(fs, specs["tar"].val, false)
+	}
+	files := a.values("-f", "--file")
+	if a.has("-x", "--extract", "--get") {
+		dir := staticField(".", c.sp)
+		if ds := a.values("-C", "--directory"); len(ds) > 0 {
+			dir = ds[0]
+		}
+		b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+		for _, f := range files {
+			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
+		}
+	} else if a.has("-c", "--create", "-r", "--append", "-u", "--update") {
+		for _, f := range files {
+			b.pathEffect(CapWrite, "tar.create", "tar", f, c.st, c.sp, "writes")
+		}
+		for _, f := range a.ops {
+			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
+		}
+	} else {
+		for _, f := range files {
+			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
+		}
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hSQL: SQL text from -c/-e/--command, stdin or a here-string; DROP,
+// TRUNCATE and unqualified DELETE destroy remote state.
+func hSQL(flags string) handler {
+	return func(b *builder, c *call) stream {
+		var texts []field
+		texts = append(texts, c.a.values(strings.Fields(flags)...)...)
+		if c.in.kind == streamText {
+			texts = append(texts, staticField(c.in.text, c.sp))
+		}
+		if c.prog == "redis-cli" {
+			texts = append(texts, c.a.ops...)
+		}
+		for _, t := range texts {
+			if !t.known {
+				continue
+			}
+			if re(`\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|delete\s+from\s+\w+\s*(;|$)|flushall|flushdb|dropdatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\))`).MatchString(t.val) {
+				b.add(Effect{Cap: CapPublish, Rule: c.prog + ".destroy", Program: c.prog, Target: shorten(t.val), Msg: "destroys database data (DROP, TRUNCATE, DELETE without WHERE, FLUSHALL), which cannot be undone"}, c.sp)
+			}
+		}
+		return stream{kind: streamNetwork}
+	}
+}
+
+// hGuard: guard's read-only subcommands are A; anything else changes
+// guard itself or runs through it and is C.
+func hGuard(b *builder, c *call) stream {
+	sub := ""
+	if len(c.a.ops) > 0 {
+		sub = c.a.ops[0].val
+		if !c.a.ops[0].known {
+			sub = "?"
+		}
+	}
+	switch sub {
+	case "check", "log", "version", "help", "":
+		if sub == "log" && len(c.a.ops) > 1 && c.a.ops[1].val != "verify" && c.a.ops[1].val != "summary" {
+			break
+		}
+		if sub == "" && (len(c.fs) == 0 || c.a.has("--help", "-h", "--version")) {
+			return stream{kind: streamText}
+		}
+		if sub != "" {
+			return stream{kind: streamText}
+		}
+	}
+	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: sub, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
+	return stream{kind: streamUnknown}
+}
+
+// hEcho: the output of echo and printf with static arguments is known
+// text (so `echo 'rm -rf ~' | sh` is reviewed as rm -rf ~).
+func hEcho(b *builder, c *call) stream {
+	var parts []string
+	for _, f := range c.fs {
+		if !f.known {
+			out := stream{kind: streamUnknown}
+			return worse(out, f.taint)
+		}
+		parts = append(parts, f.val)
+	}
+	if c.prog == "echo" {
+		for len(parts) > 0 && (parts[0] == "-n" || parts[0] == "-e" || parts[0] == "-E" || parts[0] == "-ne" || parts[0] == "-en") {
+			parts = parts[1:]
+		}
+		return stream{kind: streamText, text: unescapeC(strings.Join(parts, " ")) + "\n"}
+	}
+	if len(parts) == 0 {
+		return stream{kind: streamText}
+	}
+	// printf FORMAT ARGS: good enough for reviewing what a shell would run:
+	// the format with its escapes, then the arguments.
+	return stream{kind: streamText, text: unescapeC(strings.ReplaceAll(parts[0], "%s", " ")) + " " + strings.Join(parts[1:], " ")}
+}
+
+// unescapeC turns \n and \t into the characters (echo -e, printf).
+func unescapeC(s string) string {
+	return strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(s)
+}
+
+// hCat: cat of readable files outputs their text, so `cat x.sh | bash`
+// is reviewed by the file's contents.
+func hCat(b *builder, c *call) stream {
+	if len(c.a.ops) == 0 {
+		return c.in
+	}
+	if len(c.a.ops) == 1 {
+		return b.fileStream(c.a.ops, c.st)
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hCurl: data options that name files (-d @file, -F name=@file or <file)
+// read those files to send them.
+func hCurl(b *builder, c *call) stream {
+	for _, v := range c.a.values("-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form") {
+		if !v.known {
+			continue
+		}
+		val := v.val
+		if i := strings.IndexAny(val, "@<"); i >= 0 && (i == 0 || strings.Contains(val[:i], "=")) {
+			f := v
+			f.val = val[i+1:]
+			if j := strings.IndexByte(f.val, ';'); j >= 0 {
+				f.val = f.val[:j]
+			}
+			if f.val != "-" && f.val != "" {
+				b.pathEffect(CapRead, "net.send-file", c.prog, f, c.st, c.sp, "reads, to send,")
+			}
+		}
+	}
+	return stream{}
+}

@@ -1,0 +1,236 @@
+package profile
+
+// The command table: what guard knows about each program. A new program is
+// a new entry; a new behaviour is a new row with its own rule id. Rule ids
+// are stable: policies, allowances and audit records refer to them.
+
+var specs map[string]*spec
+
+func init() { specs = table() }
+
+// Shorthands for common row shapes.
+func reader(id string, val string) *spec {
+	return &spec{val: val, rows: []row{{id, CapRead, "", "ops", "reads"}}, filter: true}
+}
+
+func readerAfterPattern(id string, val string) *spec {
+	// grep PATTERN FILE…; with -e/-f the pattern is an option.
+	return &spec{val: val, filter: true, rows: []row{
+		{id, CapRead, "-e|--regexp|-f|--file", "ops", "reads"},
+		{id, CapRead, "!-e !--regexp !-f !--file", "ops1", "reads"},
+	}}
+}
+
+func plain() *spec { return &spec{filter: true} }
+
+func whole(id string, c Cap, msg string) *spec {
+	return &spec{rows: []row{{id, c, "", "", msg}}}
+}
+
+func subs(def *spec, m map[string]*spec) *spec {
+	if def == nil {
+		def = &spec{}
+	}
+	def.subs = m
+	return def
+}
+
+const (
+	wrapperVal = "-n -u -g -p -C -h -U -D -r -t -T"
+)
+
+func table() map[string]*spec {
+	t := map[string]*spec{
+		// Shell builtins and plain data tools: no effect beyond reading.
+		"echo": {fn: hEcho}, "printf": {fn: hEcho}, "true": plain(), "false": plain(), ":": plain(),
+		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
+		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
+		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
+		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": plain(), "top": plain(), "htop": plain(),
+		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "man": plain(), "help": plain(),
+		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
+		"read": {fn: func(b *builder, c *call) stream {
+			for _, f := range c.a.ops {
+				if f.known {
+					c.st.set(f.val, nil)
+				}
+			}
+			return stream{}
+		}, val: "-p -d -n -N -t -u -a"},
+		"set":      {rows: []row{{"env.print-all", CapReveal, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables, which may hold secrets"}}},
+		"printenv": {rows: []row{{"env.print-all", CapReveal, "noops", "", "prints all environment variables, which may hold secrets"}, {"env.print-secret", CapReveal, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable that may hold a secret"}}},
+		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}},
+		"unalias":  plain(),
+		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": plain(), "jobs": plain(),
+		"trap": {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
+		"unset": {fn: func(b *builder, c *call) stream {
+			for _, f := range c.a.ops {
+				if f.known {
+					c.st.set(f.val, nil)
+				}
+			}
+			return stream{}
+		}},
+		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": plain(),
+		"cd": {fn: hCd}, "pushd": {fn: hCd}, "popd": {fn: hPopd}, "dirs": plain(),
+
+		// Readers.
+		"cat": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hCat}, "less": reader("fs.read", ""), "more": reader("fs.read", ""),
+		"head": reader("fs.read", "-n -c"), "tail": reader("fs.read", "-n -c -s --pid"), "wc": reader("fs.read", ""),
+		"ls": reader("fs.read", "-I -w --hide --ignore --color --format --sort --time-style"), "stat": reader("fs.read", "-c --format --printf"),
+		"file": reader("fs.read", "-m -f"), "diff": reader("fs.read", "-U -C -x -X --label"), "cmp": reader("fs.read", ""),
+		"sort": {val: "-k -t -S -T -o --output", filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.write", CapWrite, "", "-o|--output", "writes"}}},
+		"uniq": reader("fs.read", "-f -s -w"), "cut": reader("fs.read", "-d -f -b -c"), "tr": plain(), "jq": readerAfterPattern("fs.read", "--arg --argjson --slurpfile --rawfile --indent -L"),
+		"yq": readerAfterPattern("fs.read", ""), "xxd": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-r", "--revert")},
+		"od": reader("fs.read", "-A -t -N -j -w"), "hexdump": reader("fs.read", "-n -s -e"), "strings": reader("fs.read", "-n"),
+		"md5sum": reader("fs.read", ""), "sha1sum": reader("fs.read", ""), "sha256sum": reader("fs.read", ""), "sha512sum": reader("fs.read", ""), "cksum": reader("fs.read", ""), "b2sum": reader("fs.read", ""),
+		"tree": reader("fs.read", "-L -I -P"), "du": reader("fs.read", "-d --max-depth --exclude"), "realpath": reader("fs.read", ""), "readlink": reader("fs.read", ""),
+		"column": reader("fs.read", "-s -t"), "paste": reader("fs.read", "-d"), "join": reader("fs.read", "-t -1 -2 -o"), "comm": reader("fs.read", ""),
+		"fold": reader("fs.read", "-w"), "fmt": reader("fs.read", "-w"), "nl": reader("fs.read", ""), "rev": reader("fs.read", ""), "tac": reader("fs.read", ""),
+		"shuf": reader("fs.read", "-n -i"), "iconv": reader("fs.read", "-f -t"), "zcat": reader("fs.read", ""), "bat": reader("fs.read", "-l --style --theme"),
+		"grep":  readerAfterPattern("fs.read", "-e -f -m -A -B -C -d -D --include --exclude --exclude-dir --color --regexp --file --context"),
+		"egrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"), "fgrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"),
+		"rg": readerAfterPattern("fs.read", "-e -f -g -t -T -m -A -B -C -M --glob --type --type-not --max-count --context --regexp --file --sort --color --max-depth -j --threads"),
+		"ag": readerAfterPattern("fs.read", "-G --ignore -A -B -C"), "ack": readerAfterPattern("fs.read", ""),
+		"base64":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
+		"base32":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
+		"gunzip":  {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
+		"openssl": {val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")},
+
+		// Writers in the workspace.
+		"touch":    {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
+		"mkdir":    {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
+		"cp":       {val: "-t --target-directory -S --suffix --backup", rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"install":  {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
+		"ln":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
+		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true},
+		"sed":      {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
+		"awk":      {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
+		"gawk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
+		"mawk":     {val: "-f -v -F", fn: hAwk, filter: true},
+		"patch":    {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
+		"split":    {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"gzip":     {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
+		"bzip2":    {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"xz":       {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"zip":      {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
+		"unzip":    {val: "-d -x", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
+		"tar":      {val: "-f -C -T -X --file --directory --exclude -I --use-compress-program", fn: hTar},
+		"dd":       {fn: hDD},
+		"chmod":    {val: "--reference", fn: hChmod},
+		"chown":    {val: "--reference --from", fn: hChmod},
+		"chgrp":    {val: "--reference", fn: hChmod},
+		"truncate": {val: "-s -r --size --reference", rows: []row{{"fs.truncate", CapDelete, "", "ops", "truncates (erases the contents of)"}}},
+		"gofmt":    {rows: []row{{"fs.format", CapWrite, "-w", "ops", "rewrites"}, {"fs.read", CapRead, "!-w", "ops", "reads"}}},
+		"prettier": {rows: []row{{"fs.format", CapWrite, "-w|--write", "ops", "rewrites"}}},
+
+		// Deleters.
+		"rm":     {val: "--interactive", rows: []row{{"fs.delete", CapDelete, "", "ops", "deletes"}}},
+		"rmdir":  {rows: []row{{"fs.delete", CapDelete, "", "ops", "deletes the directory"}}},
+		"unlink": {rows: []row{{"fs.delete", CapDelete, "", "ops", "deletes"}}},
+		"shred":  {val: "-n -s --iterations --size", rows: []row{{"fs.shred", CapSystem, "", "", "shreds files: overwrites them so they can never be recovered"}, {"fs.delete", CapDelete, "", "ops", "shreds"}}},
+		"srm":    {rows: []row{{"fs.shred", CapSystem, "", "", "securely erases files so they can never be recovered"}, {"fs.delete", CapDelete, "", "ops", "erases"}}},
+		"wipe":   {rows: []row{{"fs.shred", CapSystem, "", "", "wipes files so they can never be recovered"}}},
+
+		// Running other programs.
+		"sudo":     {val: "-u -g -p -C -h -U -D -r -t -T --user --group --prompt --chdir", posix: true, rows: []row{{"priv.sudo", CapPrivilege, "", "", "runs a command as root (sudo)"}}, fn: wrap(0)},
+		"doas":     {val: "-u -C", posix: true, rows: []row{{"priv.doas", CapPrivilege, "", "", "runs a command as root (doas)"}}, fn: wrap(0)},
+		"pkexec":   {val: "--user", posix: true, rows: []row{{"priv.pkexec", CapPrivilege, "", "", "runs a command as root (pkexec)"}}, fn: wrap(0)},
+		"run0":     {val: "-u --user", posix: true, rows: []row{{"priv.run0", CapPrivilege, "", "", "runs a command as root (run0)"}}, fn: wrap(0)},
+		"sudoedit": whole("priv.sudo", CapPrivilege, "edits a file as root (sudoedit)"),
+		"su":       {val: "-c -s -g -G --command --shell --group", rows: []row{{"priv.su", CapPrivilege, "", "", "switches user (su), usually to root"}}, fn: hSu},
+		"runuser":  {val: "-c -u -g -s --command --user", rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user"}}, fn: hSu},
+		"env":      {val: "-u -C -S --unset --chdir --split-string", posix: true, fn: hEnv},
+		"timeout":  {val: "-s -k --signal --kill-after", posix: true, fn: wrap(1)},
+		"nice":     {val: "-n --adjustment", posix: true, fn: wrap(0)},
+		"ionice":   {val: "-c -n -p -P -u --class --classdata", posix: true, fn: wrap(0)},
+		"chrt":     {posix: true, fn: wrap(1)},
+		"taskset":  {posix: true, fn: wrap(1)},
+		"nohup":    {posix: true, fn: wrap(0)},
+		"command": {posix: true, fn: func(b *builder, c *call) stream {
+			if c.a.has("-v", "-V") {
+				return stream{kind: streamText}
+			}
+			return wrap(0)(b, c)
+		}},
+		"builtin":    {posix: true, fn: wrap(0)},
+		"exec":       {val: "-a", posix: true, fn: wrap(0)},
+		"time":       {val: "-f -o --format --output", posix: true, fn: wrap(0)},
+		"stdbuf":     {val: "-i -o -e --input --output --error", posix: true, fn: wrap(0)},
+		"setsid":     {posix: true, fn: wrap(0)},
+		"unbuffer":   {posix: true, fn: wrap(0)},
+		"caffeinate": {posix: true, fn: wrap(0)},
+		"xvfb-run":   {val: "-n -s -f -e --server-num --server-args", posix: true, fn: wrap(0)},
+		"flock": {val: "-w -E --timeout --conflict-exit-code -c --command", posix: true, fn: func(b *builder, c *call) stream {
+			if codes := c.a.values("-c", "--command"); len(codes) > 0 {
+				return hSu(b, c)
+			}
+			return wrap(1)(b, c)
+		}},
+		"watch":    {val: "-n -d --interval --differences", posix: true, fn: hWatch},
+		"xargs":    {val: "-I -i -n -L -P -d -E -s -a --max-args --replace --delimiter --arg-file --max-procs --max-lines", posix: true, fn: hXargs},
+		"parallel": {val: "-j -S --jobs --sshlogin", posix: true, fn: hParallel, rows: []row{{"net.parallel-remote", CapSend, "-S|--sshlogin", "", "runs commands on remote machines"}}},
+		"find":     {fn: hFind},
+		"eval":     {fn: hEval},
+		"source":   {fn: hSource},
+		".":        {fn: hSource},
+		"bash":     {val: "-c -o -O --rcfile --init-file", fn: hShell},
+		"sh":       {val: "-c -o", fn: hShell},
+		"dash":     {val: "-c -o", fn: hShell},
+		"zsh":      {val: "-c -o", fn: hShell},
+		"ksh":      {val: "-c -o", fn: hShell},
+		"fish": {val: "-c -C --command --init-command", fn: func(b *builder, c *call) stream {
+			if codes := c.a.values("--command"); len(codes) > 0 {
+				c.a.flags["-c"] = codes
+			}
+			return hShell(b, c)
+		}},
+		"python":  {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python2": {val: "-c -m -W", fn: hInterp("-c")},
+		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
+		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
+		"deno": {fn: func(b *builder, c *call) stream {
+			if len(c.a.ops) > 0 && c.a.ops[0].val == "eval" {
+				b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
+			}
+			return stream{kind: streamUnknown}
+		}},
+		"bun":       {val: "-e --eval", fn: hInterp("-e --eval")},
+		"perl":      {val: "-e -E -M -I -x", fn: hInterp("-e -E")},
+		"ruby":      {val: "-e -r -I -C", fn: hInterp("-e")},
+		"php":       {val: "-r -f -d -c", fn: hInterp("-r")},
+		"lua":       {val: "-e -l", fn: hInterp("-e")},
+		"Rscript":   {val: "-e", fn: hInterp("-e")},
+		"osascript": {val: "-e", fn: hInterp("-e")},
+		"tclsh":     {fn: hInterp("")},
+		"guard":     {val: "--workspace --provenance --min-level --shell --allow-write", posix: true, fn: hGuard},
+		"guard-sh": {fn: func(b *builder, c *call) stream {
+			return b.apply(specs["bash"], c)
+		}},
+	}
+	for k, v := range networkTable() {
+		t[k] = v
+	}
+	for k, v := range systemTable() {
+		t[k] = v
+	}
+	for k, v := range devTable() {
+		t[k] = v
+	}
+	t["git"] = gitSpec()
+	t["tofu"] = t["terraform"]
+	return t
+}
+
+// decoder marks a program's output as decoded data when a decode option
+// is present (base64 -d, xxd -r): piping that into a shell is C.
+func decoder(flags ...string) handler {
+	return func(b *builder, c *call) stream {
+		if c.a.has(flags...) {
+			return stream{kind: streamDecoded}
+		}
+		return stream{}
+	}
+}

@@ -1,0 +1,235 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// git: global options first (-C changes the directory, -c sets config for
+// this one command), then a subcommand from gitSubs.
+
+// gitCodeKeys are configuration keys whose values git runs as commands or
+// that point git at code: setting them is a code-execution hook.
+var gitCodeKeys = `^(alias\..*|core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree)|.*\.(command|cmd|helper|program|textconv|clean|smudge|process)|diff\.external|sequence\.editor|credential\..*|filter\..*|include\..*|includeif\..*|url\..*|protocol\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy|url|vcs)|http\.proxy|gpg\.program|gpg\..*\.program|pager\..*|interactive\.difffilter|merge\..*\.driver|diff\..*\.(command|textconv))$`
+
+func hGit(b *builder, c *call) stream {
+	st := c.st
+	for _, d := range c.a.values("-C") {
+		st = st.clone()
+		if !d.known {
+			st.cwd = ""
+			continue
+		}
+		if p, ok := b.ctx.Resolve(st.cwd, d.val); ok {
+			st.cwd = p
+		}
+	}
+	for _, kv := range c.a.values("-c", "--config-env") {
+		if !kv.known {
+			b.add(Effect{Cap: CapDynamic, Rule: "git.config-dynamic", Program: "git", Target: kv.display(), Msg: "passes git a configuration value that is not static"}, c.sp)
+			continue
+		}
+		key, val, _ := strings.Cut(kv.val, "=")
+		if re(gitCodeKeys).MatchString(key) || strings.HasPrefix(strings.ToLower(key), "core.") {
+			b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: kv.val, Msg: fmt.Sprintf("runs git with %s set, a setting that makes git run other commands", key)}, c.sp)
+			if strings.HasPrefix(val, "!") {
+				b.text(strings.TrimPrefix(val, "!"), st.clone(), stream{}, "git alias "+key, span{kv.pos, kv.end})
+			} else if strings.HasSuffix(strings.ToLower(key), "pager") || strings.HasSuffix(strings.ToLower(key), "editor") || strings.HasSuffix(strings.ToLower(key), "sshcommand") || strings.HasSuffix(strings.ToLower(key), "fsmonitor") {
+				b.text(val, st.clone(), stream{}, "git "+key, span{kv.pos, kv.end})
+			}
+		}
+	}
+	if c.a.has("--exec-path", "--git-dir", "--work-tree") {
+		for _, v := range c.a.values("--exec-path") {
+			if v.known && v.val != "" {
+				b.add(Effect{Cap: CapDynamic, Rule: "git.exec-path", Program: "git", Target: v.val, Msg: "points git at another directory of git programs"}, c.sp)
+			}
+		}
+	}
+	rest := c.a.rest
+	if len(rest) == 0 {
+		return stream{kind: streamText}
+	}
+	sub := rest[0]
+	if !sub.known {
+		b.add(Effect{Cap: CapDynamic, Rule: "git.dynamic-subcommand", Program: "git", Target: sub.display(), Msg: "runs git with a subcommand that is not static"}, c.sp)
+		return stream{kind: streamUnknown}
+	}
+	s := gitSubs[sub.val]
+	if s == nil {
+		b.add(Effect{Cap: CapDynamic, Rule: "git.unknown-subcommand", Program: "git", Target: sub.val, Msg: fmt.Sprintf("runs 'git %s', which guard does not know (it may be an alias that runs a command)", sub.val)}, c.sp)
+		return stream{kind: streamUnknown}
+	}
+	return b.apply(s, &call{prog: "git", sub: sub.val, fs: rest[1:], st: st, in: c.in, sp: c.sp, via: c.via})
+}
+
+var gitSubs map[string]*spec
+
+func init() { gitSubs = gitTable() }
+
+func gitTable() map[string]*spec {
+	read := func() *spec {
+		return &spec{val: "-n -L -S -G --format --pretty --author --since --until --grep -U --max-count --output"}
+	}
+	write := func(msg string) *spec { return &spec{rows: []row{{"git.write", CapWrite, "", "", msg}}} }
+	fetch := func(msg string) *spec { return whole("git.fetch", CapFetch, msg) }
+	discard := func(msg string) row { return row{"git.discard", CapDiscard, "", "", msg} }
+	history := func(msg, codeFlags string) *spec {
+		return &spec{val: codeFlags, rows: []row{{"git.history", CapDiscard, "", "", msg}}, fn: func(b *builder, c *call) stream {
+			for _, f := range c.a.values(strings.Fields(codeFlags)...) {
+				if !f.known {
+					b.dynamicCode(f, c, "git "+c.sub+" code")
+					continue
+				}
+				b.text(f.val, c.st.clone(), stream{}, "git "+c.sub, span{f.pos, f.end})
+			}
+			return stream{}
+		}}
+	}
+	t := map[string]*spec{
+		"status": read(), "log": read(), "diff": read(), "show": read(), "blame": read(), "shortlog": read(), "describe": read(),
+		"rev-parse": read(), "rev-list": read(), "ls-files": read(), "ls-tree": read(), "cat-file": read(), "grep": read(),
+		"whatchanged": read(), "for-each-ref": read(), "show-ref": read(), "name-rev": read(), "merge-base": read(),
+		"count-objects": read(), "version": read(), "help": read(), "check-ignore": read(), "check-attr": read(),
+		"var": read(), "cherry": read(), "range-diff": read(), "show-branch": read(), "verify-commit": read(), "verify-tag": read(),
+		"fsck": read(), "archive": {val: "-o --output --format --prefix", rows: []row{{"git.archive", CapWrite, "", "-o|--output", "writes"}}},
+		"format-patch": {val: "-o --output-directory", rows: []row{{"git.write", CapWrite, "", "", "writes patch files"}}},
+		"add":          write("stages changes"), "commit": {val: "-m -F -C -c --message --file --author --date --fixup --squash --trailer", rows: []row{{"git.write", CapWrite, "", "", "records a commit"}}},
+		"switch": {val: "-c -C --create --force-create", rows: []row{{"git.write", CapWrite, "", "", "switches branch"}, {"git.discard", CapDiscard, "--discard-changes|-f|--force|-C|--force-create", "", "switches branch, throwing away local changes or resetting a branch"}}},
+		"merge":  write("merges branches"), "cherry-pick": write("applies commits"), "revert": write("records a revert commit"),
+		"mv": write("moves files"), "init": write("creates a repository"), "notes": write("changes notes"), "apply": write("applies a patch"),
+		"am": write("applies patches"), "bisect": subs(write("checks out commits to bisect"), map[string]*spec{"run": {posix: true, fn: wrap(0)}}), "sparse-checkout": write("changes the checkout"),
+		"worktree": subs(write("changes worktrees"), map[string]*spec{"list": read(), "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}}}, "prune": write("prunes worktrees")}),
+		"tag":      {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
+		"gc":       write("packs the repository"), "repack": write("packs the repository"), "prune": write("prunes unreachable objects"),
+		"maintenance": write("maintains the repository"), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
+		"stash": subs(write("saves changes to the stash"), map[string]*spec{
+			"list": read(), "show": read(), "push": write("saves changes to the stash"), "save": write("saves changes to the stash"),
+			"pop": write("applies the stash"), "apply": write("applies the stash"), "branch": write("creates a branch from the stash"),
+			"drop":  {rows: []row{discard("deletes a stash entry, losing those changes")}},
+			"clear": {rows: []row{discard("deletes every stash entry, losing those changes")}},
+		}),
+		"checkout": {val: "-b -B --orphan --conflict", rows: []row{
+			{"git.write", CapWrite, "", "", "switches branch or restores files"},
+			{"git.discard", CapDiscard, "op~^\\.$|^:/$|^\\*", "", "overwrites files with the committed version, discarding uncommitted work"},
+			{"git.discard", CapDiscard, "-f|--force|-B", "", "forces a checkout, discarding uncommitted work"},
+		}, fn: func(b *builder, c *call) stream {
+			// git checkout [<tree>] -- <paths>: restores paths, discarding changes.
+			for _, f := range c.fs {
+				if f.known && f.val == "--" {
+					b.add(Effect{Cap: CapDiscard, Rule: "git.discard", Program: "git", Msg: "overwrites files with the committed version, discarding uncommitted work"}, c.sp)
+					break
+				}
+			}
+			return stream{}
+		}},
+		"restore": {val: "-s --source", rows: []row{
+			{"git.write", CapWrite, "", "", "restores files"},
+			{"git.discard", CapDiscard, "!-S !--staged", "", "overwrites files with the committed version, discarding uncommitted work"},
+			{"git.discard", CapDiscard, "-W|--worktree", "", "overwrites files with the committed version, discarding uncommitted work"},
+		}},
+		"reset": {rows: []row{
+			{"git.write", CapWrite, "", "", "moves the branch or unstages changes"},
+			{"git.discard", CapDiscard, "--hard|--keep|--merge", "", "resets the working tree, discarding uncommitted work and possibly commits"},
+		}},
+		"clean": {val: "-e --exclude", rows: []row{
+			{"git.clean", CapDelete, "-f|--force !-n !--dry-run", "", "deletes untracked files in the workspace, which git cannot bring back"},
+		}, fn: func(b *builder, c *call) stream {
+			if c.a.has("-f", "--force") && !c.a.has("-n", "--dry-run") {
+				b.pathEffect(CapDelete, "git.clean", "git", staticField(".", c.sp), c.st, c.sp, "deletes untracked files in")
+			}
+			return stream{}
+		}},
+		"rm": {rows: []row{
+			{"git.rm", CapDelete, "!--cached", "ops", "deletes"},
+			{"git.write", CapWrite, "--cached", "", "unstages files"},
+		}},
+		"branch": {val: "-u --set-upstream-to --contains --merged --no-merged --sort --format", rows: []row{
+			{"git.write", CapWrite, "ops", "", "creates or changes branches"},
+			{"git.discard", CapDiscard, "-D", "", "force-deletes a branch, losing commits that are only on it"},
+			{"git.discard", CapDiscard, "-d|--delete -f|--force", "", "force-deletes a branch, losing commits that are only on it"},
+			{"git.discard", CapDiscard, "-M|-C", "", "overwrites an existing branch"},
+		}},
+		"rebase":        history("rewrites local history (rebase)", "-x --exec -s --strategy -X --onto"),
+		"filter-branch": history("rewrites the repository's history (filter-branch)", "--tree-filter --index-filter --msg-filter --commit-filter --env-filter --parent-filter --tag-name-filter --subdirectory-filter"),
+		"filter-repo":   {rows: []row{{"git.history", CapDiscard, "", "", "rewrites the repository's history (filter-repo)"}}},
+		"replace":       {rows: []row{{"git.history", CapDiscard, "", "", "replaces objects in history"}}},
+		"reflog":        subs(read(), map[string]*spec{"expire": {rows: []row{discard("expires reflog entries, losing the way back to old commits")}}, "delete": {rows: []row{discard("deletes reflog entries")}}}),
+		"update-ref":    {rows: []row{{"git.history", CapDiscard, "", "", "moves or deletes refs directly"}}},
+		"commit-tree":   read(),
+		"fetch":         fetch("downloads from a remote repository"), "pull": {rows: []row{{"git.fetch", CapFetch, "", "", "downloads from a remote and merges into your branch"}, {"git.write", CapWrite, "", "", "merges into your branch"}}},
+		"clone": {val: "-b -o -c --branch --origin --depth --reference --template --config -u --upload-pack --separate-git-dir --jobs -j", rows: []row{
+			{"git.fetch", CapFetch, "", "", "downloads a repository"},
+			{"git.clone-write", CapWrite, "", "ops1", "writes the clone into"},
+			{"git.config-code", CapPersistence, "-u|--upload-pack|--template", "", "runs git with a custom upload-pack or template, code git runs"},
+			{"git.config-code", CapPersistence, "-c|--config=~^(core|alias|credential|filter|include)", "", "clones with a setting that makes git run other commands"},
+		}},
+		"ls-remote": fetch("queries a remote repository"), "remote": subs(read(), map[string]*spec{
+			"add":     {rows: []row{{"git.remote", CapDiscard, "", "", "changes the repository's remotes (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "adds a remote whose URL runs a command (ext::)"}}},
+			"set-url": {rows: []row{{"git.remote", CapDiscard, "", "", "changes where the repository pushes and fetches (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "sets a remote URL that runs a command (ext::)"}}},
+			"remove":  {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}}, "rm": {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}},
+			"rename": {rows: []row{{"git.remote", CapDiscard, "", "", "renames a remote (.git/config)"}}},
+			"update": fetch("downloads from remotes"), "prune": fetch("prunes remote branches"), "show": fetch("queries a remote"),
+			"-v": read(), "get-url": read(),
+		}),
+		"submodule": subs(fetch("downloads submodules"), map[string]*spec{"status": read(), "foreach": {fn: func(b *builder, c *call) stream {
+			return b.shellText(c.a.ops, c, "git submodule foreach")
+		}}}),
+		"push": {val: "-o --push-option --repo --receive-pack --exec", rows: []row{
+			{"git.push", CapSend, "", "", "pushes commits to a remote, where others see them"},
+			{"git.push-force", CapPublish, "-f|--force|--force-with-lease|--force-if-includes", "", "force-pushes, overwriting the remote branch's history for everyone"},
+			{"git.push-delete", CapPublish, "-d|--delete|--prune", "", "deletes branches or tags on the remote"},
+			{"git.push-mirror", CapPublish, "--mirror", "", "mirrors every ref to the remote, deleting and overwriting what is there"},
+			{"git.push-force", CapPublish, "op~^\\+", "", "force-pushes a ref (+ref), overwriting the remote's history"},
+			{"git.push-delete", CapPublish, "op~^:", "", "deletes a ref on the remote (:ref)"},
+			{"git.config-code", CapPersistence, "--receive-pack|--exec", "", "runs a custom receive-pack program"},
+		}},
+		"send-email":   whole("git.send-email", CapSend, "sends patches by email"),
+		"request-pull": read(),
+		"lfs":          subs(read(), map[string]*spec{"push": whole("git.push", CapSend, "uploads large files to a remote"), "pull": fetch("downloads large files"), "fetch": fetch("downloads large files"), "install": whole("git.hooks", CapPersistence, "installs git hooks")}),
+		"config":       {val: "-f --file --type --default --blob", fn: hGitConfig},
+		"hook":         whole("git.hook-run", CapExec, "runs a git hook"),
+		"daemon":       whole("git.daemon", CapSend, "serves the repository over the network"),
+		"instaweb":     whole("git.daemon", CapSend, "serves the repository over the network"),
+	}
+	return t
+}
+
+// hGitConfig: reading config is A; setting a key that runs code is C
+// (persistence); setting another key changes .git/config (B), and
+// --global/--system changes config for every repository (C).
+func hGitConfig(b *builder, c *call) stream {
+	a := c.a
+	reading := a.has("--get", "--get-all", "--get-regexp", "-l", "--list", "--get-urlmatch", "--show-origin", "--show-scope", "-e", "--edit") && !a.has("-e", "--edit")
+	ops := a.ops
+	if len(ops) > 0 && ops[0].known {
+		switch ops[0].val {
+		case "get", "list":
+			reading = true
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			ops = ops[1:]
+		}
+	}
+	if a.has("-e", "--edit") {
+		b.add(Effect{Cap: CapPersistence, Rule: "git.config-edit", Program: "git", Msg: "opens git's configuration in an editor (any setting, including ones that run code)"}, c.sp)
+		return stream{}
+	}
+	if reading || len(ops) <= 1 && !a.has("--unset", "--unset-all", "--add", "--replace-all", "--remove-section", "--rename-section") {
+		return stream{kind: streamText}
+	}
+	key := ops[0]
+	if !key.known {
+		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.display(), Msg: "sets a git setting whose name is not static"}, c.sp)
+		return stream{}
+	}
+	if re(gitCodeKeys).MatchString(key.val) {
+		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s, which makes git run a command later", key.val)}, c.sp)
+		return stream{}
+	}
+	if a.has("--global", "--system") {
+		b.add(Effect{Cap: CapPersistence, Rule: "git.config-global", Program: "git", Target: key.val, Msg: fmt.Sprintf("changes %s in your global git configuration, for every repository", key.val)}, c.sp)
+		return stream{}
+	}
+	b.add(Effect{Cap: CapDiscard, Rule: "git.config-set", Program: "git", Target: key.val, Msg: fmt.Sprintf("changes %s in the repository's .git/config", key.val)}, c.sp)
+	return stream{}
+}

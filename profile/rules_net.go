@@ -1,0 +1,244 @@
+package profile
+
+// Network, publication and remote-state rows.
+
+const curlVal = "-X -d -F -T -H -o -u -A -e -b -c -x -m -w -K -r --request --data --data-raw --data-binary --data-urlencode --data-ascii --json --form --form-string --upload-file --header --output --user --user-agent --referer --cookie --cookie-jar --proxy --max-time --write-out --config --connect-timeout --retry --url --cacert --cert --key --resolve --output-dir"
+
+func networkTable() map[string]*spec {
+	fetch := func(id, msg string) *spec { return whole(id, CapFetch, msg) }
+	send := func(id, msg string) *spec { return whole(id, CapSend, msg) }
+	return map[string]*spec{
+		"curl": {val: curlVal, out: streamNetwork, fn: hCurl, rows: []row{
+			{"net.fetch", CapFetch, "", "ops", "downloads from the network"},
+			{"net.send", CapSend, "-X|--request=~^(POST|PUT|PATCH|DELETE)$", "", "sends a request that changes data on a server"},
+			{"net.send", CapSend, "-d|--data|--data-raw|--data-binary|--data-urlencode|--data-ascii|--json|-F|--form|--form-string", "", "sends data to a server"},
+			{"net.upload", CapSend, "-T|--upload-file", "", "uploads a file to a server"},
+			{"net.upload-read", CapRead, "", "-T|--upload-file", "uploads"},
+			{"net.download", CapWrite, "", "-o|--output", "writes the download to"},
+			{"net.download", CapWrite, "-O|--remote-name|--remote-name-all", "", "writes the download into the current directory"},
+			{"net.creds", CapRead, "", "--cert|--key|-K|--config", "reads"},
+		}},
+		"wget": {val: "-O -o -P -U -e --output-document --output-file --directory-prefix --post-data --post-file --header --user --password --method --body-data --body-file", out: streamNetwork, rows: []row{
+			{"net.fetch", CapFetch, "", "ops", "downloads from the network"},
+			{"net.send", CapSend, "--post-data|--post-file|--body-data|--body-file|--method=~^(POST|PUT|PATCH|DELETE)$", "", "sends data to a server"},
+			{"net.download", CapWrite, "-O|--output-document=~^[^-]", "-O|--output-document", "writes the download to"},
+			{"net.download", CapWrite, "!-O !--output-document", "", "writes the download into the current directory"},
+			{"net.download", CapWrite, "", "-P|--directory-prefix", "writes downloads into"},
+		}},
+		"http":   {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "makes an HTTP request"}, {"net.send", CapSend, "op~^(POST|PUT|PATCH|DELETE)$|=", "", "sends data to a server"}}},
+		"aria2c": fetch("net.fetch", "downloads from the network"),
+		"nc":     {val: "-p -s -w -i -x -X -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network (netcat -e)"}}},
+		"ncat":   {val: "-p -s -w -i -e -c --exec --sh-exec", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (ncat)"}, {"net.exec-shell", CapNetCode, "-e|-c|--exec|--sh-exec", "", "serves a shell over the network"}}},
+		"netcat": {val: "-p -s -w -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network"}}},
+		"socat":  {out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
+		"telnet": send("net.socket", "opens a network connection (telnet)"),
+		"ftp":    send("net.socket", "opens an FTP connection"),
+		"ssh":    {val: "-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -B -E", posix: true, fn: hSSH, rows: []row{{"net.ssh", CapSend, "", "", "connects to another machine over ssh"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
+		"mosh":   send("net.ssh", "connects to another machine (mosh)"),
+		"scp": {val: "-P -i -o -F -J -l -c -S", rows: []row{
+			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
+			{"fs.write", CapWrite, "!op~^[^/]*:.*$", "last", "writes"},
+			{"net.upload-read", CapRead, "", "init", "reads"},
+			{"net.ssh-key", CapRead, "", "-i", "uses the key"},
+		}},
+		"sftp": send("net.upload", "transfers files with another machine (sftp)"),
+		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", rows: []row{
+			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
+			{"fs.write", CapWrite, "", "last", "writes into"},
+			{"fs.read", CapRead, "", "init", "reads"},
+			{"fs.sync-delete", CapDelete, "--delete|--delete-before|--delete-after|--delete-during|--delete-excluded|--remove-source-files", "last", "deletes files missing from the source in"},
+		}},
+		"gh": ghSpec(),
+		"glab": subs(fetch("gh.read", "reads from GitLab"), map[string]*spec{
+			"mr":   subs(send("gh.write", "changes a merge request on GitLab"), map[string]*spec{"list": fetch("gh.read", "reads from GitLab"), "view": fetch("gh.read", "reads from GitLab"), "diff": fetch("gh.read", "reads from GitLab")}),
+			"repo": subs(fetch("gh.read", "reads from GitLab"), map[string]*spec{"delete": whole("gh.repo-delete", CapPublish, "deletes a GitLab repository, which cannot be undone")}),
+		}),
+		"docker":  dockerSpec(),
+		"podman":  dockerSpec(),
+		"kubectl": kubectlSpec(),
+		"oc":      kubectlSpec(),
+		"helm": subs(fetch("helm.read", "reads from the cluster"), map[string]*spec{
+			"install": send("helm.write", "installs a release into the cluster"), "upgrade": send("helm.write", "upgrades a release in the cluster"),
+			"rollback":  send("helm.write", "rolls back a release in the cluster"),
+			"uninstall": whole("helm.delete", CapPublish, "uninstalls a release from the cluster, destroying its resources"),
+			"delete":    whole("helm.delete", CapPublish, "uninstalls a release from the cluster, destroying its resources"),
+			"template":  plain(), "lint": plain(),
+		}),
+		"terraform": subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{
+			"apply":   {rows: []row{{"tf.apply", CapSend, "", "", "changes real infrastructure"}, {"tf.apply-auto", CapPublish, "-auto-approve|--auto-approve", "", "changes real infrastructure without asking"}}},
+			"destroy": whole("tf.destroy", CapPublish, "destroys real infrastructure, which cannot be undone"),
+			"import":  send("tf.write", "changes infrastructure state"), "taint": send("tf.write", "changes infrastructure state"),
+			"state":    subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{"rm": send("tf.write", "changes infrastructure state"), "mv": send("tf.write", "changes infrastructure state"), "push": whole("tf.state-push", CapPublish, "overwrites remote infrastructure state")}),
+			"fmt":      {rows: []row{{"fs.format", CapWrite, "", "", "rewrites Terraform files in the workspace"}}},
+			"validate": plain(), "version": plain(),
+		}),
+		"aws":       awsSpec(),
+		"gcloud":    {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Google Cloud"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|patch|apply|start|stop|resize)", "", "changes Google Cloud resources"}, {"cloud.delete", CapPublish, "any~^delete$|^destroy$", "", "deletes Google Cloud resources, which cannot be undone"}}},
+		"az":        {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Azure"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|start|stop)$", "", "changes Azure resources"}, {"cloud.delete", CapPublish, "any~^delete$|^purge$", "", "deletes Azure resources, which cannot be undone"}}},
+		"psql":      {val: "-c -f -h -p -U -d --command --file --host --port --username --dbname -v --set", rows: []row{{"db.connect", CapSend, "", "", "connects to a PostgreSQL database"}}, fn: hSQL("-c --command")},
+		"mysql":     {val: "-e -h -P -u -D --execute --host --port --user --database", rows: []row{{"db.connect", CapSend, "", "", "connects to a MySQL database"}}, fn: hSQL("-e --execute")},
+		"mariadb":   {val: "-e -h -P -u -D --execute", rows: []row{{"db.connect", CapSend, "", "", "connects to a MariaDB database"}}, fn: hSQL("-e --execute")},
+		"sqlite3":   {val: "-cmd -separator", rows: []row{{"db.sqlite", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd")},
+		"mongo":     {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
+		"mongosh":   {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
+		"redis-cli": {val: "-h -p -a -n -u --user --pass", rows: []row{{"db.connect", CapSend, "", "", "connects to a Redis server"}}, fn: hSQL("")},
+		"cqlsh":     {val: "-e --execute -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a Cassandra database"}}, fn: hSQL("-e --execute")},
+		"npm": subs(&spec{}, map[string]*spec{
+			"install": fetch("pkg.install", "downloads and installs packages (their install scripts run)"), "i": fetch("pkg.install", "downloads and installs packages (their install scripts run)"),
+			"ci": fetch("pkg.install", "downloads and installs packages (their install scripts run)"), "add": fetch("pkg.install", "downloads and installs packages"),
+			"update": fetch("pkg.install", "downloads and updates packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
+			"uninstall": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
+			"publish":   whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
+			"unpublish": whole("pkg.publish", CapPublish, "removes a published package from the registry, breaking its users"),
+			"deprecate": whole("pkg.publish", CapPublish, "changes a published package for all its users"),
+			"dist-tag":  whole("pkg.publish", CapPublish, "changes a published package's tags for all its users"),
+			"login":     whole("pkg.login", CapSend, "logs in to the registry, storing a token"), "adduser": whole("pkg.login", CapSend, "logs in to the registry, storing a token"),
+			"token": whole("pkg.token", CapSecrets, "shows or creates registry tokens"),
+			"exec":  fetch("pkg.exec", "downloads and runs a package"), "x": fetch("pkg.exec", "downloads and runs a package"),
+			"audit": fetch("pkg.audit", "queries the registry"), "outdated": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "search": fetch("pkg.audit", "queries the registry"),
+			"config": {rows: []row{{"pkg.config", CapWrite, "op0~^(set|delete|edit)$", "", "changes npm configuration"}}},
+			"*":      whole("pkg.run", CapExec, "runs a project script"),
+		}),
+		"npx":  fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
+			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(&spec{}, map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry")}),
+			"dlx":    fetch("pkg.exec", "downloads and runs a package"),
+			"remove": whole("pkg.uninstall", CapWrite, "removes packages from the project"),
+			"*":      whole("pkg.run", CapExec, "runs a project script"),
+		}),
+		"pnpm": subs(&spec{}, map[string]*spec{
+			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "i": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "dlx": fetch("pkg.exec", "downloads and runs a package"),
+			"*": whole("pkg.run", CapExec, "runs a project script"),
+		}),
+		"pip": pipSpec(), "pip3": pipSpec(),
+		"pipx":           subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain()}),
+		"uv":             subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "*": whole("pkg.run", CapExec, "runs project code")}),
+		"poetry":         subs(&spec{}, map[string]*spec{"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "*": whole("pkg.run", CapExec, "runs project code")}),
+		"twine":          subs(&spec{}, map[string]*spec{"upload": whole("pkg.publish", CapPublish, "publishes a package to PyPI, visible to everyone"), "check": plain()}),
+		"gem":            subs(&spec{}, map[string]*spec{"install": fetch("pkg.install", "downloads and installs gems"), "push": whole("pkg.publish", CapPublish, "publishes a gem"), "yank": whole("pkg.publish", CapPublish, "removes a published gem, breaking its users"), "list": plain()}),
+		"bundle":         subs(whole("pkg.run", CapExec, "runs project code"), map[string]*spec{"install": fetch("pkg.install", "downloads and installs gems"), "update": fetch("pkg.install", "downloads and updates gems")}),
+		"composer":       subs(&spec{}, map[string]*spec{"install": fetch("pkg.install", "downloads and installs packages"), "require": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"), "*": whole("pkg.run", CapExec, "runs project code")}),
+		"brew":           subs(&spec{}, map[string]*spec{"install": fetch("pkg.install-user", "downloads and installs software for your user"), "upgrade": fetch("pkg.install-user", "downloads and upgrades software"), "update": fetch("pkg.install-user", "updates Homebrew"), "uninstall": whole("pkg.uninstall-user", CapWrite, "removes installed software"), "list": plain(), "info": plain(), "search": fetch("pkg.audit", "queries Homebrew")}),
+		"docker-compose": dockerComposeSpec(),
+	}
+}
+
+func pipSpec() *spec {
+	fetch := func(id, msg string) *spec { return whole(id, CapFetch, msg) }
+	return subs(&spec{}, map[string]*spec{
+		"install":   fetch("pkg.install", "downloads and installs Python packages (their build scripts run)"),
+		"download":  fetch("pkg.install", "downloads Python packages"),
+		"uninstall": whole("pkg.uninstall", CapWrite, "removes Python packages"),
+		"list":      plain(), "show": plain(), "freeze": plain(), "check": plain(), "--version": plain(),
+		"config": {rows: []row{{"pkg.config", CapWrite, "op0~^(set|unset|edit)$", "", "changes pip configuration"}}},
+		"*":      &spec{},
+	})
+}
+
+func ghSpec() *spec {
+	fetch := func() *spec { return whole("gh.read", CapFetch, "reads from GitHub") }
+	send := func(msg string) *spec { return whole("gh.write", CapSend, msg) }
+	destroy := func(msg string) *spec { return whole("gh.destroy", CapPublish, msg) }
+	return subs(fetch(), map[string]*spec{
+		"pr": subs(send("changes a pull request on GitHub, visible to others"), map[string]*spec{
+			"list": fetch(), "view": fetch(), "diff": fetch(), "checks": fetch(), "status": fetch(), "checkout": fetch(),
+		}),
+		"issue": subs(send("changes an issue on GitHub, visible to others"), map[string]*spec{
+			"list": fetch(), "view": fetch(), "status": fetch(),
+			"delete": destroy("deletes a GitHub issue, which cannot be undone"),
+		}),
+		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
+			"view": fetch(), "list": fetch(), "clone": fetch(),
+			"delete":  destroy("deletes a GitHub repository, which cannot be undone"),
+			"archive": destroy("archives a GitHub repository"),
+		}),
+		"release": subs(send("changes a GitHub release"), map[string]*spec{
+			"list": fetch(), "view": fetch(), "download": fetch(),
+			"create":       destroy("publishes a GitHub release, visible to everyone"),
+			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
+			"delete-asset": destroy("deletes a release asset"),
+		}),
+		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", rows: []row{
+			{"gh.read", CapFetch, "", "", "calls the GitHub API"},
+			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
+			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
+			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
+		}},
+		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
+			"status": fetch(),
+			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
+		}),
+		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": fetch()}),
+		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": fetch(), "get": fetch()}),
+		"workflow":  subs(fetch(), map[string]*spec{"run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
+		"run":       subs(fetch(), map[string]*spec{"rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
+		"gist":      subs(fetch(), map[string]*spec{"create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
+		"label":     subs(fetch(), map[string]*spec{"create": send("changes repository labels"), "edit": send("changes repository labels"), "delete": destroy("deletes a label")}),
+		"ssh-key":   subs(fetch(), map[string]*spec{"add": whole("gh.ssh-key", CapPersistence, "adds an SSH key to your GitHub account"), "delete": destroy("deletes an SSH key from your GitHub account")}),
+		"extension": subs(fetch(), map[string]*spec{"install": whole("gh.extension", CapFetch, "downloads and installs code that gh will run")}),
+		"alias":     subs(fetch(), map[string]*spec{"set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
+	})
+}
+
+func dockerSpec() *spec {
+	run := &spec{val: "-v -e -p -w -u --name --volume --env --publish --workdir --user --network --net --pid --ipc --cap-add --device --security-opt --mount --entrypoint --env-file -l --label --platform", posix: true, rows: []row{
+		{"docker.run", CapDynamic, "", "", "runs a container: code inside it is not reviewed"},
+		{"docker.privileged", CapPrivilege, "--privileged", "", "runs a privileged container, equivalent to root on this machine"},
+		{"docker.host-ns", CapPrivilege, "--pid|--ipc|--network|--net|--userns|--uts=~^host$", "", "shares the host's namespaces with a container"},
+		{"docker.cap-add", CapPrivilege, "--cap-add|--device|--security-opt", "", "grants a container extra kernel privileges"},
+		{"docker.mount-root", CapPrivilege, "-v|--volume|--mount=~(^|source=|src=)/(:|,|$)|docker\\.sock|^/etc|^/root|^/var/run", "", "mounts the host's root, /etc or the docker socket into a container"},
+	}}
+	fetch := func(msg string) *spec { return whole("docker.fetch", CapFetch, msg) }
+	read := plain
+	return subs(whole("docker.other", CapSystem, "changes the container engine's state"), map[string]*spec{
+		"run": run, "create": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"),
+		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
+		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
+		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
+		"ps":    read(), "images": read(), "logs": read(), "inspect": read(), "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
+		"compose": dockerComposeSpec(),
+		"rm":      whole("docker.rm", CapSystem, "removes containers"), "rmi": whole("docker.rm", CapSystem, "removes images"),
+		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapSystem, "starts containers"), "restart": whole("docker.start", CapSystem, "restarts containers"),
+		"system":    subs(read(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes")}),
+		"volume":    subs(read(), map[string]*spec{"rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
+		"image":     subs(read(), map[string]*spec{"rm": whole("docker.rm", CapSystem, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
+		"container": subs(read(), map[string]*spec{"rm": whole("docker.rm", CapSystem, "removes containers"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
+	})
+}
+
+func dockerComposeSpec() *spec {
+	return subs(whole("docker.compose", CapDynamic, "runs containers with docker compose: code inside them is not reviewed"), map[string]*spec{
+		"ps": plain(), "logs": plain(), "config": plain(), "ls": plain(),
+		"pull": whole("docker.fetch", CapFetch, "downloads container images"),
+		"push": whole("docker.push", CapSend, "uploads container images"),
+		"down": {rows: []row{{"docker.compose", CapSystem, "", "", "stops and removes containers"}, {"docker.volume-rm", CapSystem, "-v|--volumes", "", "deletes volumes and their data"}}},
+	})
+}
+
+func kubectlSpec() *spec {
+	read := func() *spec { return whole("k8s.read", CapFetch, "reads from the Kubernetes cluster") }
+	write := func(msg string) *spec { return whole("k8s.write", CapSend, msg) }
+	destroy := func(msg string) *spec { return whole("k8s.delete", CapPublish, msg) }
+	return subs(write("changes the Kubernetes cluster"), map[string]*spec{
+		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "version": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
+		"config":       subs(read(), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster")}),
+		"delete":       destroy("deletes resources from the Kubernetes cluster, which cannot be undone"),
+		"drain":        destroy("drains a node, evicting every workload on it"),
+		"exec":         whole("k8s.exec", CapDynamic, "runs a command inside a pod, which is not reviewed"),
+		"port-forward": write("forwards a port into the cluster"),
+		"apply":        {rows: []row{{"k8s.write", CapSend, "", "", "changes the Kubernetes cluster"}, {"k8s.prune", CapPublish, "--prune", "", "deletes cluster resources missing from the manifests"}}},
+	})
+}
+
+func awsSpec() *spec {
+	return &spec{rows: []row{
+		{"cloud.read", CapFetch, "", "", "talks to AWS"},
+		{"cloud.write", CapSend, "any~^(cp|mv|sync|put-|create-|update-|run-instances|start-|stop-|invoke|publish|send-|attach-|modify-|tag-|deploy)", "", "changes AWS resources"},
+		{"cloud.delete", CapPublish, "any~^(rm|rb|delete-|terminate-|remove-|purge-|deregister-|detach-|revoke-)", "", "deletes AWS resources, which cannot be undone"},
+		{"cloud.delete", CapPublish, "--delete any~^sync$", "", "deletes files in S3 that are missing from the source"},
+		{"cloud.secrets", CapSecrets, "any~^(get-secret-value|get-session-token|get-parameter|get-login-password|configure)$", "", "reads or stores AWS credentials or secrets"},
+	}}
+}

@@ -1,0 +1,135 @@
+package profile
+
+// System, privilege, process, terminal-injection and build-tool rows.
+
+func systemTable() map[string]*spec {
+	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
+	inject := func(msg string) *spec { return whole("inject.terminal", CapInject, msg) }
+	return map[string]*spec{
+		"kill":     {val: "-s -n", rows: []row{{"proc.kill", CapProcess, "", "", "sends a signal to other processes"}}, fn: hKill},
+		"pkill":    {val: "-u -U -g -G -P -s -t", rows: []row{{"proc.kill", CapProcess, "", "", "kills processes by name"}}},
+		"killall":  sys("proc.killall", "kills every process with that name, for every session"),
+		"killall5": sys("proc.killall", "kills every process on the machine"),
+		"shutdown": sys("sys.power", "shuts the machine down"), "reboot": sys("sys.power", "reboots the machine"),
+		"halt": sys("sys.power", "halts the machine"), "poweroff": sys("sys.power", "powers the machine off"),
+		"init": sys("sys.power", "changes the machine's run level"), "telinit": sys("sys.power", "changes the machine's run level"),
+		"systemctl": {rows: []row{
+			{"sys.service", CapSystem, "op0~^(start|stop|restart|reload|enable|disable|mask|unmask|kill|isolate|daemon-reload|edit|set-property|poweroff|reboot|halt|suspend|hibernate|link|preset|revert|set-default)$", "", "changes system services"},
+			{"sys.service", CapSystem, "--user op0~^(start|stop|restart|enable|disable|mask|edit|link)$", "", "changes your user services (they run again at login)"},
+		}},
+		"service":     {rows: []row{{"sys.service", CapSystem, "op1~^(start|stop|restart|reload|force-reload)$", "", "changes system services"}}},
+		"launchctl":   sys("sys.service", "changes system services"),
+		"update-rc.d": sys("sys.service", "changes which services start at boot"),
+		"chkconfig":   sys("sys.service", "changes which services start at boot"),
+		"mount":       {rows: []row{{"sys.mount", CapSystem, "ops", "", "mounts a file system"}}},
+		"umount":      sys("sys.mount", "unmounts a file system"),
+		"fdisk":       {rows: []row{{"sys.disk", CapSystem, "!-l", "", "edits a disk's partition table"}}},
+		"sfdisk":      sys("sys.disk", "edits a disk's partition table"), "gdisk": sys("sys.disk", "edits a disk's partition table"), "sgdisk": sys("sys.disk", "edits a disk's partition table"),
+		"parted": sys("sys.disk", "edits a disk's partitions"), "wipefs": sys("sys.disk", "erases file system signatures from a disk"),
+		"mkswap": sys("sys.disk", "formats a swap area"), "swapon": sys("sys.disk", "enables swap"), "swapoff": sys("sys.disk", "disables swap"),
+		"losetup": sys("sys.disk", "sets up loop devices"), "cryptsetup": sys("sys.disk", "changes encrypted volumes"),
+		"mkfs":      sys("sys.disk", "formats a file system, destroying the data on it"),
+		"iptables":  {rows: []row{{"sys.firewall", CapSystem, "!-L !--list !-S", "", "changes the firewall"}}},
+		"ip6tables": {rows: []row{{"sys.firewall", CapSystem, "!-L !--list !-S", "", "changes the firewall"}}},
+		"nft":       sys("sys.firewall", "changes the firewall"), "ufw": {rows: []row{{"sys.firewall", CapSystem, "!op0~^status$", "", "changes the firewall"}}},
+		"sysctl":   {rows: []row{{"sys.kernel", CapSystem, "-w|--write|-p|--load|--system", "", "changes kernel parameters"}, {"sys.kernel", CapSystem, "op~=", "", "changes kernel parameters"}}},
+		"modprobe": {rows: []row{{"sys.kernel", CapSystem, "!--show-depends !-n", "", "loads or unloads kernel modules"}}},
+		"insmod":   sys("sys.kernel", "loads a kernel module"), "rmmod": sys("sys.kernel", "unloads a kernel module"),
+		"ip":          {rows: []row{{"sys.network", CapSystem, "any~^(add|del|delete|set|flush|change|replace|up|down)$", "", "changes network interfaces or routes"}}},
+		"ifconfig":    {rows: []row{{"sys.network", CapSystem, "op1", "", "changes network interfaces"}}},
+		"route":       {rows: []row{{"sys.network", CapSystem, "any~^(add|del)$", "", "changes network routes"}}},
+		"hostnamectl": {rows: []row{{"sys.config", CapSystem, "op0~^set-", "", "changes system settings"}}},
+		"timedatectl": {rows: []row{{"sys.config", CapSystem, "op0~^set-", "", "changes system settings"}}},
+		"chattr":      sys("sys.config", "changes file attributes (immutable, append-only)"),
+		"chroot":      whole("priv.chroot", CapPrivilege, "changes the root directory (needs root)"),
+		"setcap":      whole("priv.setcap", CapPrivilege, "grants kernel capabilities to a program"),
+		"setenforce":  sys("sys.config", "changes SELinux enforcement"),
+		"ldconfig":    sys("sys.config", "changes the dynamic linker's cache"),
+		"visudo":      whole("priv.sudoers", CapPrivilege, "edits sudo's rules"),
+		"useradd":     whole("priv.users", CapPrivilege, "adds a user account"), "userdel": whole("priv.users", CapPrivilege, "deletes a user account"),
+		"usermod": whole("priv.users", CapPrivilege, "changes a user account"), "groupadd": whole("priv.users", CapPrivilege, "adds a group"),
+		"passwd": whole("priv.users", CapPrivilege, "changes a password"), "chpasswd": whole("priv.users", CapPrivilege, "changes passwords"),
+		"newgrp":  whole("priv.users", CapPrivilege, "switches group"),
+		"crontab": {val: "-u", rows: []row{{"persist.crontab", CapPersistence, "!-l", "", "changes your crontab: commands that run on a schedule, later, without you"}}},
+		"at":      whole("persist.at", CapPersistence, "schedules a command to run later"),
+		"batch":   whole("persist.at", CapPersistence, "schedules a command to run later"),
+		"apt":     aptSpec(), "apt-get": aptSpec(), "aptitude": aptSpec(),
+		"dpkg": {rows: []row{{"sys.packages", CapSystem, "-i|--install|-r|--remove|-P|--purge|--configure|--unpack", "", "installs or removes system packages"}}},
+		"yum":  aptSpec(), "dnf": aptSpec(), "zypper": aptSpec(), "pacman": {rows: []row{{"sys.packages", CapSystem, "-S|-R|-U|--sync|--remove|--upgrade", "", "installs or removes system packages"}}},
+		"apk": aptSpec(), "snap": aptSpec(), "flatpak": aptSpec(), "rpm": {rows: []row{{"sys.packages", CapSystem, "-i|-U|-e|--install|--upgrade|--erase", "", "installs or removes system packages"}}},
+
+		"tmux": subs(plain(), map[string]*spec{
+			"send-keys":    inject("types keys into another terminal (tmux send-keys), which runs whatever they spell"),
+			"send":         inject("types keys into another terminal (tmux send-keys), which runs whatever they spell"),
+			"paste-buffer": inject("pastes text into another terminal"), "pasteb": inject("pastes text into another terminal"),
+			"run-shell": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"), "run": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"),
+		}),
+		"screen":  {rows: []row{{"inject.terminal", CapInject, "any~^(stuff|eval|exec|paste|process)$", "", "types text into another terminal session (screen -X stuff)"}}},
+		"xdotool": inject("types or clicks into other windows (xdotool)"),
+		"ydotool": inject("types or clicks into other windows (ydotool)"),
+		"wtype":   inject("types into other windows (wtype)"),
+		"xte":     inject("types into other windows (xte)"),
+		"xsel":    {rows: []row{{"inject.clipboard", CapInject, "-i|--input|-a|--append", "", "replaces the clipboard, which you may paste into a terminal"}}},
+		"xclip":   {rows: []row{{"inject.clipboard", CapInject, "!-o !-out", "", "replaces the clipboard, which you may paste into a terminal"}}},
+		"wl-copy": inject("replaces the clipboard, which you may paste into a terminal"),
+		"pbcopy":  inject("replaces the clipboard, which you may paste into a terminal"),
+		"write":   inject("writes to another user's terminal"),
+		"wall":    inject("writes to every terminal"),
+
+		"gpg": {rows: []row{
+			{"secrets.gpg-export", CapSecrets, "--export-secret-keys|--export-secret-subkeys|--export-ssh-key", "", "exports your private keys"},
+			{"secrets.gpg-use", CapSecrets, "-d|--decrypt|-s|--sign|--clearsign|--detach-sign|--import|--delete-secret-keys|--gen-key|--full-generate-key", "", "uses or changes your private keys"},
+		}},
+		"ssh-add":     whole("secrets.ssh-agent", CapSecrets, "loads or lists private keys in your SSH agent"),
+		"ssh-keygen":  {rows: []row{{"secrets.ssh-keygen", CapSecrets, "-p|-y|-e", "", "reads or changes a private key"}}},
+		"security":    {rows: []row{{"secrets.keychain", CapSecrets, "any~^(find-|dump-keychain|export)", "", "reads passwords from the keychain"}}},
+		"secret-tool": {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(lookup|search|store|clear)$", "", "reads or changes passwords in the keyring"}}},
+		"pass":        {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
+		"vault":       {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write)$", "", "reads or writes secrets in Vault"}}},
+		"op":          {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
+	}
+}
+
+func aptSpec() *spec {
+	return &spec{rows: []row{{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"}}}
+}
+
+func devTable() map[string]*spec {
+	exec := func(msg string) *spec { return whole("dev.build", CapExec, msg) }
+	fetch := func(msg string) *spec { return whole("dev.fetch", CapFetch, msg) }
+	t := map[string]*spec{
+		"make": exec("runs the project's make targets"), "gmake": exec("runs the project's make targets"), "cmake": exec("configures or builds the project"),
+		"ninja": exec("builds the project"), "meson": exec("configures or builds the project"), "bazel": exec("builds or tests the project"),
+		"gcc": exec("compiles code"), "g++": exec("compiles code"), "cc": exec("compiles code"), "clang": exec("compiles code"), "clang++": exec("compiles code"),
+		"rustc": exec("compiles code"), "javac": exec("compiles code"), "java": exec("runs a Java program"), "tsc": exec("compiles TypeScript"),
+		"mvn": exec("builds the project with Maven"), "gradle": exec("builds the project with Gradle"), "./gradlew": exec("builds the project with Gradle"),
+		"pytest": exec("runs the project's tests"), "tox": exec("runs the project's tests"), "nox": exec("runs the project's tests"), "jest": exec("runs the project's tests"),
+		"vitest": exec("runs the project's tests"), "mocha": exec("runs the project's tests"), "eslint": exec("lints code"), "ruff": exec("lints code"), "black": exec("formats code"),
+		"mypy": exec("type-checks code"), "pylint": exec("lints code"), "flake8": exec("lints code"), "shellcheck": exec("lints shell scripts"), "staticcheck": exec("lints Go code"),
+		"golangci-lint": exec("lints Go code"), "goimports": exec("formats Go code"), "isort": exec("formats imports"), "rustfmt": exec("formats Rust code"),
+		"hyperfine": exec("benchmarks commands"), "valgrind": exec("runs a program under valgrind"), "gdb": exec("debugs a program"), "strace": exec("traces a program"), "ltrace": exec("traces a program"), "perf": exec("profiles a program"),
+		"code": exec("opens an editor"), "vim": exec("opens an editor"), "nvim": exec("opens an editor"), "nano": exec("opens an editor"), "emacs": exec("opens an editor"), "vi": exec("opens an editor"),
+		"go": subs(exec("runs the Go tool"), map[string]*spec{
+			"get":     fetch("downloads Go modules"),
+			"install": fetch("downloads, builds and installs a Go program"),
+			"mod":     subs(exec("maintains go.mod"), map[string]*spec{"download": fetch("downloads Go modules"), "tidy": fetch("downloads Go modules and rewrites go.mod"), "vendor": fetch("downloads Go modules into vendor/")}),
+			"clean":   {rows: []row{{"dev.clean-cache", CapDelete, "-cache|-modcache|-testcache|-fuzzcache", "", "deletes Go's caches"}}},
+		}),
+		"cargo": subs(exec("runs cargo"), map[string]*spec{
+			"install": fetch("downloads, builds and installs a crate"), "add": fetch("adds a dependency"), "update": fetch("updates dependencies"), "fetch": fetch("downloads dependencies"),
+			"publish": whole("pkg.publish", CapPublish, "publishes a crate to crates.io, permanently"),
+			"yank":    whole("pkg.publish", CapPublish, "yanks a published crate version, breaking its users"),
+			"login":   whole("pkg.login", CapSecrets, "stores a crates.io token"),
+			"owner":   whole("pkg.publish", CapPublish, "changes the owners of a published crate"),
+		}),
+		"rustup":      fetch("downloads Rust toolchains"),
+		"nvm":         fetch("downloads Node versions"),
+		"http.server": whole("net.serve", CapSend, "serves files over the network"),
+		"conda":       subs(exec("runs conda"), map[string]*spec{"install": fetch("downloads and installs packages"), "create": fetch("downloads and installs packages")}),
+	}
+	return t
+}
+
+func gitSpec() *spec {
+	return &spec{val: "-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix", posix: true, fn: hGit}
+}

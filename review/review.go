@@ -1,0 +1,245 @@
+package review
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/guard-sh/guard/profile"
+)
+
+// Provenance says where the command text came from.
+type Provenance string
+
+const (
+	ProvUser      Provenance = "user"      // typed by the human
+	ProvAgent     Provenance = "agent"     // an agent (shell shim, hooks): the default
+	ProvUntrusted Provenance = "untrusted" // a web page, a file, a tool's output
+	ProvFile      Provenance = "file"      // a script in a repository (guard scan)
+)
+
+// ParseProvenance validates a provenance name.
+func ParseProvenance(s string) (Provenance, error) {
+	switch p := Provenance(strings.ToLower(s)); p {
+	case ProvUser, ProvAgent, ProvUntrusted, ProvFile:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown provenance %q (want user, agent or untrusted)", s)
+}
+
+// Input is everything besides the profile that the verdict depends on.
+type Input struct {
+	Text       string
+	Context    *profile.Context
+	Provenance Provenance
+	// MinLevel is a floor: the verdict is never below it.
+	MinLevel Level
+	// Widen asks for more sandbox than the profile implies.
+	WidenNet   bool
+	WidenWrite []string
+}
+
+// Assess computes the verdict: a pure function of the profile and the
+// input. It does no I/O and reads no clock or environment.
+func Assess(p *profile.Profile, in Input) Verdict {
+	v := Verdict{Level: A, Reasons: []Reason{}}
+	seen := map[string]bool{}
+	add := func(r Reason) {
+		key := r.Rule + "|" + r.Message
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		v.Reasons = append(v.Reasons, r)
+		v.Level = Max(v.Level, r.Level)
+	}
+	for _, e := range p.Effects {
+		l := EffectLevel(e)
+		if l == A {
+			continue
+		}
+		add(Reason{Rule: e.Rule, Level: l, Message: e.Msg, Pos: e.Pos, End: e.End})
+	}
+	if in.WidenNet || len(in.WidenWrite) > 0 {
+		what := []string{}
+		if in.WidenNet {
+			what = append(what, "network access")
+		}
+		for _, w := range in.WidenWrite {
+			what = append(what, "write access to "+w)
+		}
+		add(Reason{Rule: "sandbox.widen", Level: B, Message: "asks for more sandbox than the command needs: " + strings.Join(what, ", "), End: len(in.Text)})
+	}
+	switch in.Provenance {
+	case ProvUntrusted:
+		if v.Level == A {
+			add(Reason{Rule: "provenance.untrusted", Level: B, Message: "the text comes from an untrusted source (a web page, a file or a tool's output), so nothing in it runs without consent", End: len(in.Text)})
+		} else if v.Level == B && p.Has(profile.CapSend, profile.CapFetch, profile.CapDelete, profile.CapPublish) {
+			add(Reason{Rule: "provenance.untrusted", Level: C, Message: "the text comes from an untrusted source and it sends to the network or deletes", End: len(in.Text)})
+		}
+	}
+	if in.MinLevel > v.Level && in.MinLevel <= C {
+		add(Reason{Rule: "floor.min-level", Level: in.MinLevel, Message: fmt.Sprintf("a floor of %s was set for this command", in.MinLevel), End: len(in.Text)})
+	}
+	sort.SliceStable(v.Reasons, func(i, j int) bool {
+		if v.Reasons[i].Level != v.Reasons[j].Level {
+			return v.Reasons[i].Level > v.Reasons[j].Level
+		}
+		return v.Reasons[i].Pos < v.Reasons[j].Pos
+	})
+	v.Sandbox = deriveSandbox(p, in)
+	v.Explanation = explain(p, v)
+	v.Digest = digest(in, v)
+	return v
+}
+
+// EffectLevel is the ladder: what one effect costs. Paths cost by their
+// class (inside the workspace or temp, outside, system, secret…).
+func EffectLevel(e profile.Effect) Level {
+	c := e.Class
+	switch e.Cap {
+	case profile.CapRead:
+		switch c {
+		case profile.ClassSecret, profile.ClassGuard:
+			return C
+		case profile.ClassSensitive:
+			return B
+		}
+		return A
+	case profile.CapWrite:
+		switch c {
+		case profile.ClassWorkspace, profile.ClassTemp, profile.ClassNull, profile.ClassSensitive, "":
+			return A
+		case profile.ClassOutside, profile.ClassHome, profile.ClassUnknown, profile.ClassRemote:
+			return B
+		}
+		return C // system, root, device, tty, secret, guard, persistence
+	case profile.CapDelete:
+		switch c {
+		case profile.ClassWorkspace, profile.ClassTemp, profile.ClassSensitive, profile.ClassNull, "":
+			return B
+		}
+		return C
+	case profile.CapExec:
+		switch c {
+		case profile.ClassSecret, profile.ClassGuard:
+			return C
+		case profile.ClassOutside, profile.ClassHome, profile.ClassUnknown:
+			return B
+		}
+		return A
+	case profile.CapDiscard, profile.CapFetch, profile.CapSend, profile.CapReveal, profile.CapDynamic,
+		profile.CapProcess, profile.CapLookalike, profile.CapEnvHijack:
+		return B
+	case profile.CapPublish, profile.CapPrivilege, profile.CapSystem, profile.CapPersistence, profile.CapSecrets,
+		profile.CapNetCode, profile.CapInject, profile.CapSelf, profile.CapUnparsed, profile.CapLimit, profile.CapUnsupported:
+		return C
+	}
+	// An effect this table does not know is a bug; fail closed.
+	return C
+}
+
+func deriveSandbox(p *profile.Profile, in Input) Sandbox {
+	s := Sandbox{Hide: []string{}, Protect: []string{}}
+	var secretReads []string
+	for _, e := range p.Effects {
+		switch e.Cap {
+		case profile.CapRead, profile.CapReveal, profile.CapLookalike:
+			if e.Class == profile.ClassSecret && e.Target != "" {
+				secretReads = append(secretReads, e.Target)
+			}
+		case profile.CapSecrets:
+			// Tools that use credentials (gpg, ssh-add) need to read them.
+			s.Write = true
+		default:
+			s.Write = true
+		}
+		switch e.Cap {
+		case profile.CapFetch, profile.CapSend, profile.CapPublish, profile.CapNetCode:
+			s.Net = true
+		}
+		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
+			switch e.Class {
+			case profile.ClassOutside, profile.ClassHome, profile.ClassSystem, profile.ClassPersistence, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY:
+				s.ExtraWrite = append(s.ExtraWrite, writeGrant(e.Target))
+			}
+		}
+	}
+	if in.WidenNet {
+		s.Net = true
+	}
+	s.ExtraWrite = append(s.ExtraWrite, in.WidenWrite...)
+	s.ExtraWrite = uniq(s.ExtraWrite)
+	if s.ExtraWrite == nil {
+		s.ExtraWrite = nil
+	}
+	if ctx := in.Context; ctx != nil {
+		for _, h := range ctx.SecretLocations() {
+			if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
+				s.Hide = append(s.Hide, h)
+			}
+		}
+		for _, pr := range ctx.ProtectedLocations() {
+			if !coveredBy(s.ExtraWrite, pr) {
+				s.Protect = append(s.Protect, pr)
+			}
+		}
+	}
+	return s
+}
+
+// writeGrant is the path to grant for writing target: globs grant their
+// directory.
+func writeGrant(target string) string {
+	if i := strings.IndexAny(target, "*?["); i >= 0 {
+		return path.Dir(target[:i] + "x")
+	}
+	return target
+}
+
+// coveredBy reports whether some path in list lies within dir (or dir
+// within it).
+func coveredBy(list []string, dir string) bool {
+	for _, p := range list {
+		if p == dir || strings.HasPrefix(p, dir+"/") || strings.HasPrefix(dir, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func uniq(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	sort.Strings(in)
+	out := in[:1]
+	for _, s := range in[1:] {
+		if s != out[len(out)-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func digest(in Input, v Verdict) string {
+	rules := make([]string, 0, len(v.Reasons))
+	for _, r := range v.Reasons {
+		rules = append(rules, r.Rule)
+	}
+	cwd, ws := "", ""
+	if in.Context != nil {
+		cwd, ws = in.Context.Cwd, in.Context.Workspace
+	}
+	b, _ := json.Marshal(struct {
+		Text, Cwd, Workspace, Provenance, Level string
+		Rules                                   []string
+		Sandbox                                 Sandbox
+	}{in.Text, cwd, ws, string(in.Provenance), v.Level.String(), rules, v.Sandbox})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
