@@ -93,7 +93,7 @@ func Assess(p *profile.Profile, in Input) Verdict {
 	})
 	v.Sandbox = deriveSandbox(p, in)
 	v.Explanation = explain(p, v)
-	v.Digest = digest(in, v)
+	v.Digest = Digest(in, v)
 	return v
 }
 
@@ -226,7 +226,9 @@ func uniq(in []string) []string {
 	return out
 }
 
-func digest(in Input, v Verdict) string {
+// Digest binds a verdict to its input: text, cwd, workspace, provenance,
+// level, rule ids and sandbox. Recompute it after adjusting a verdict.
+func Digest(in Input, v Verdict) string {
 	rules := make([]string, 0, len(v.Reasons))
 	for _, r := range v.Reasons {
 		rules = append(rules, r.Rule)

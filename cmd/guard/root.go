@@ -59,6 +59,7 @@ profile, and every decision is written to a tamper-evident audit log.`,
 	root.AddCommand(
 		newCheckCmd(s, nil),
 		newVersionCmd(s),
+		newLogCmd(s),
 	)
 	return root
 }
