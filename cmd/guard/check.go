@@ -80,6 +80,9 @@ Exit status: 0 for A, 1 for B, 2 for C, 3 when a policy denies it, 125 on errors
 			return runCheck(s, opts)
 		},
 	}
+	// Flags come before COMMAND: an unquoted `guard check rm -rf x` is an
+	// argument-count error, not a puzzle about flags named -r and -f.
+	c.Flags().SetInterspersed(false)
 	opts.reviewFlags.register(c)
 	c.Flags().BoolVar(&opts.json, "json", false, "print the verdict as JSON on stdout")
 	c.Flags().BoolVar(&opts.explain, "explain", false, "also show every effect and the rule that priced it")

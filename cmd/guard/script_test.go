@@ -31,6 +31,7 @@ func TestScripts(t *testing.T) {
 func scriptParams(t *testing.T, dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
+		WorkdirRoot:         workdirRoot(t),
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -93,4 +94,23 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
 	}
+}
+
+// workdirRoot keeps $WORK out of /tmp: guard treats /tmp as a temp dir
+// (writable, deletes are B), which would blur what the scripts test.
+func workdirRoot(t *testing.T) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	root := filepath.Join(base, "guard-testscript")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(root, "run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

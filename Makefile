@@ -1,0 +1,32 @@
+# Every target is a plain go command underneath.
+GO ?= go
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+PREFIX ?= /usr/local
+BIN := bin/guard
+LDFLAGS := -s -w -X main.version=$(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+
+.PHONY: build test check bench fuzz install man clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/guard
+
+test:
+	$(GO) test ./...
+
+check:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./parse ./review ./audit ./sandbox ./scan
+	$(GO) test -run TestReportMedianLatency -v ./review
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzAssess -fuzztime 60s ./review
+
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/guard
+
+clean:
+	rm -rf bin

@@ -1,0 +1,71 @@
+package profile_test
+
+import (
+	"testing"
+
+	"github.com/guard-sh/guard/profile"
+)
+
+func TestClassify(t *testing.T) {
+	ctx := &profile.Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u",
+		Env: map[string]string{"TMPDIR": "/home/u/tmp"}, ConfigDir: "/home/u/.config/guard", StateDir: "/home/u/.local/state/guard"}
+	tests := map[string]profile.Class{
+		"/home/u/proj/main.go":                 profile.ClassWorkspace,
+		"/home/u/proj/.env":                    profile.ClassSensitive,
+		"/home/u/proj/.git/hooks/pre-push":     profile.ClassPersistence,
+		"/home/u/proj/.git/config":             profile.ClassPersistence,
+		"/home/u/tmp/x":                        profile.ClassTemp,
+		"/tmp/x":                               profile.ClassTemp,
+		"/home/u/notes.txt":                    profile.ClassOutside,
+		"/home/u":                              profile.ClassHome,
+		"/":                                    profile.ClassRoot,
+		"/etc/hosts":                           profile.ClassSystem,
+		"/etc/shadow":                          profile.ClassSecret,
+		"/home/u/.ssh/id_ed25519":              profile.ClassSecret,
+		"/home/u/.aws/credentials":             profile.ClassSecret,
+		"/home/u/.bashrc":                      profile.ClassPersistence,
+		"/home/u/.ssh/authorized_keys":         profile.ClassPersistence,
+		"/home/u/.config/guard/pin":            profile.ClassGuard,
+		"/home/u/.local/state/guard/audit.log": profile.ClassGuard,
+		"/dev/null":                            profile.ClassNull,
+		"/dev/pts/3":                           profile.ClassTTY,
+		"/dev/sda":                             profile.ClassDevice,
+		"relative":                             profile.ClassUnknown,
+	}
+	for p, want := range tests {
+		if got := ctx.Classify(p); got != want {
+			t.Errorf("Classify(%s) = %s, want %s", p, got, want)
+		}
+	}
+	// Home or / as the workspace: everything is outside.
+	for _, ws := range []string{"/", "/home/u"} {
+		c := *ctx
+		c.Workspace = ws
+		if got := c.Classify("/home/u/proj/main.go"); got != profile.ClassOutside {
+			t.Errorf("workspace %s: got %s, want outside", ws, got)
+		}
+	}
+}
+
+func TestCdScoping(t *testing.T) {
+	ctx := &profile.Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u"}
+	tests := map[string]string{
+		"(cd ..) && rm -rf build":    "/home/u/proj/build",
+		"{ cd ..; } && rm -rf build": "/home/u/build",
+		"cd .. | true; rm -rf build": "/home/u/proj/build",
+		"pushd /srv && rm -rf build": "/srv/build",
+		"cd && rm -rf build":         "/home/u/build",
+	}
+	for text, want := range tests {
+		p := profile.Build(text, ctx)
+		found := false
+		for _, e := range p.Effects {
+			if e.Cap == profile.CapDelete && e.Target == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no delete of %s in %+v", text, want, p.Effects)
+		}
+	}
+}
