@@ -3,7 +3,6 @@ package review
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
@@ -229,19 +228,28 @@ func uniq(in []string) []string {
 // Digest binds a verdict to its input: text, cwd, workspace, provenance,
 // level, rule ids and sandbox. Recompute it after adjusting a verdict.
 func Digest(in Input, v Verdict) string {
-	rules := make([]string, 0, len(v.Reasons))
-	for _, r := range v.Reasons {
-		rules = append(rules, r.Rule)
-	}
 	cwd, ws := "", ""
 	if in.Context != nil {
 		cwd, ws = in.Context.Cwd, in.Context.Workspace
 	}
-	b, _ := json.Marshal(struct {
-		Text, Cwd, Workspace, Provenance, Level string
-		Rules                                   []string
-		Sandbox                                 Sandbox
-	}{in.Text, cwd, ws, string(in.Provenance), v.Level.String(), rules, v.Sandbox})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	field := func(s string) {
+		// Length-prefixed, so no two inputs share an encoding.
+		fmt.Fprintf(h, "%d:%s;", len(s), s)
+	}
+	for _, s := range []string{in.Text, cwd, ws, string(in.Provenance), v.Level.String()} {
+		field(s)
+	}
+	for _, r := range v.Reasons {
+		field(r.Rule)
+	}
+	sb := v.Sandbox
+	field(fmt.Sprint(sb.Write, sb.Net))
+	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect} {
+		field(fmt.Sprint(len(list)))
+		for _, p := range list {
+			field(p)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
