@@ -1,0 +1,113 @@
+// Package sandbox runs an approved command confined by Landlock and a
+// seccomp filter. It is the only importer of go-landlock. Linux only.
+//
+// # What it decides
+//
+// Given a Spec (plain data derived from review.Sandbox plus the run's
+// context), Run computes the grants, runs the command and reports its
+// status, the grants in force, what the kernel could not enforce, and
+// any change to a protected path.
+//
+//   - Read and execute: everything except the Hide paths and /dev.
+//   - Write (Spec.Write): the workspace, a private temp dir exported as
+//     TMPDIR (removed after the run), /tmp, /dev/shm and the tool caches
+//     under Home (~/.cache, ~/go/pkg/mod, ~/.npm, ~/.cargo/registry,
+//     ~/.cargo/git) when they exist; moving and linking files between
+//     writable trees is allowed (Landlock "refer"). Plus
+//     Spec.ExtraWrite; a path that does not exist yet is granted
+//     through its parent directory. Device nodes can never be created.
+//     Without Write nothing is writable but the devices below.
+//   - Devices: /dev/null, /dev/zero, /dev/full read-write, /dev/urandom
+//     and /dev/random read-only, /dev/tty and the terminals of the
+//     command's stdio read-write with ioctl. /dev can be listed. Nothing
+//     else under /dev is granted (no disks, no /dev/ptmx).
+//   - Network: without Spec.Net, TCP connect and bind are refused by
+//     Landlock; with it, TCP connect and UDP are allowed. TCP bind
+//     (listening) is refused either way. The seccomp filter refuses,
+//     with EPERM: io_uring_setup and MPTCP sockets always (Landlock's
+//     TCP rules do not see MPTCP; programs fall back to TCP); every
+//     AF_INET/AF_INET6 socket that is not TCP, except UDP/ICMP datagram
+//     sockets with Net (so UDP, raw, SCTP are refused without Net); all
+//     families but unix and netlink (packet, vsock, …); x32 syscalls. A
+//     syscall from a foreign architecture kills the process.
+//   - IPC: Landlock scopes refuse signals and abstract unix socket
+//     connections to processes outside the sandbox.
+//   - Capabilities: run as root, the command keeps only a container
+//     runtime's usual capabilities (no CAP_SYS_PTRACE, CAP_SYS_ADMIN,
+//     CAP_SYS_MODULE, CAP_MKNOD, CAP_NET_RAW, …); no_new_privs stops
+//     setuid and file capabilities.
+//   - Environment: passed through less secret-looking names (*_TOKEN,
+//     *_SECRET, *_KEY, *PASSWORD*, AWS_*, …, and SSH_AUTH_SOCK) unless
+//     listed in Spec.KeepEnv; Result.DroppedEnv names them.
+//
+// # How it runs the command
+//
+// Landlock restricts the calling process irrevocably, so Run re-executes
+// guard itself (/proc/self/exe) as a helper. ChildMain, called first
+// thing in main, recognises the helper by an environment variable, reads
+// the plan (argv, environment, rules) from a pipe on fd 3, finds the
+// command on PATH, applies Landlock and the seccomp filter (TSYNC, with
+// no_new_privs), marks every inherited descriptor but 0-2 close-on-exec,
+// and execs the command, which keeps the helper's pid. A failure before
+// the exec is reported on fd 4, a close-on-exec pipe: EOF there means
+// the exec happened. Not found is 127, not executable 126, a setup
+// failure 125.
+//
+// The parent guard stays unrestricted. The command runs in its own
+// process group, which is put in the terminal's foreground when guard
+// owns the terminal (so ^C and ^Z reach the command directly; a stopped
+// command stops guard too, and fg resumes both). Guard relays SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2, SIGTSTP and
+// SIGCONT to the group, passes the exit status through (signal N gives
+// 128+N), kills whatever is left in the group once the command exits,
+// and reaps it. The helper gets PR_SET_PDEATHSIG, so the command dies
+// if guard is killed.
+//
+// # Hiding
+//
+// A Landlock grant cannot be subtracted. To hide a path, no directory
+// containing it is granted as a whole: each such ancestor gets only the
+// right to list it, and each of its entries is granted one by one
+// (recursively along the path to the hidden one). Symbolic links are
+// never granted (the kernel checks their targets), and a hidden path is
+// hidden under its real name too. The same enumeration applies to write
+// grants that contain a hidden path.
+//
+// What stays possible: listing names inside a hidden directory, and
+// stat(2) of anything (Landlock does not govern metadata reads).
+// Contents cannot be read, written or executed. Not hidden: hard links
+// or bind mounts of a hidden file elsewhere; entries created after the
+// run started directly inside an ancestor of a hidden path (those are
+// not readable either, since only the entries that existed were
+// granted).
+//
+// # Protected paths
+//
+// Protect paths (shell rc files, .git/hooks, .git/config) may lie inside
+// a writable tree, where Landlock cannot carve them out without making
+// the tree's top unwritable. They are checked instead: Run snapshots
+// them before the run (content, type, mode; for a directory every entry
+// beneath it), compares after the command and its process group are
+// gone, restores the original state from the unrestricted parent
+// (deleting new entries, rewriting changed ones through a sibling file
+// and rename) and reports every change as a Violation. The caller must
+// fail the run loudly. A change is undone, not prevented: while the
+// command runs it may use what it wrote (a hook it wrote runs inside the
+// sandbox), and a process that escaped the process group (setsid) can
+// write again after the check. Restoring never writes through a parent
+// directory that was swapped for a symlink.
+//
+// # Degradation
+//
+// Probe reports the Landlock ABI and each mechanism guard relies on.
+// On a kernel that lacks a required one, Run still runs with what
+// exists and lists the gaps in Result.Degraded, which the caller must
+// print as warnings; with Spec.Require it fails with ErrNotEnforced
+// before anything runs. It never reports a sandbox that is not there.
+// Some gaps no kernel feature closes on ABI 7 (pathname unix sockets
+// need ABI 9); Support.Limits lists them for guard doctor.
+//
+// Not confined by Landlock at all: chmod, chown, utimes and extended
+// attributes of files the command can reach (protected paths are still
+// checked afterwards), and reads of /proc files that are not per-process.
+package sandbox

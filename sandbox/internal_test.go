@@ -1,0 +1,242 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// seccompData encodes struct seccomp_data for x/net/bpf's VM, which
+// loads words big-endian: each 32-bit field is written big-endian at
+// the offset the kernel uses, so the filter sees the same values.
+func seccompData(arch, nr uint32, args ...uint32) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[offNr:], nr)
+	binary.BigEndian.PutUint32(b[offArch:], arch)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(b[offArg0+8*i:], a)
+	}
+	return b
+}
+
+func TestSeccompFilter(t *testing.T) {
+	a := seccompArches["amd64"]
+	const (
+		openat = 257
+		sctp   = 132
+	)
+	cases := []struct {
+		name      string
+		in        []byte
+		noNet, ok uint32 // want without and with net
+	}{
+		{"foreign arch", seccompData(unix.AUDIT_ARCH_I386, 102), retKill, retKill},
+		{"x32 socket", seccompData(a.audit, x32Bit|a.socket, unix.AF_INET, unix.SOCK_STREAM), retEPERM, retEPERM},
+		{"io_uring_setup", seccompData(a.audit, a.ioUringSetup), retEPERM, retEPERM},
+		{"openat", seccompData(a.audit, openat), retAllow, retAllow},
+		{"unix stream", seccompData(a.audit, a.socket, unix.AF_UNIX, unix.SOCK_STREAM), retAllow, retAllow},
+		{"unix dgram", seccompData(a.audit, a.socket, unix.AF_UNIX, unix.SOCK_DGRAM), retAllow, retAllow},
+		{"netlink", seccompData(a.audit, a.socket, unix.AF_NETLINK, unix.SOCK_RAW), retAllow, retAllow},
+		{"tcp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0), retAllow, retAllow},
+		{"tcp6 explicit", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP), retAllow, retAllow},
+		{"mptcp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
+		{"mptcp6", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
+		{"sctp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM, sctp), retEPERM, retEPERM},
+		{"sctp seqpacket", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_SEQPACKET, sctp), retEPERM, retEPERM},
+		{"udp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_DGRAM, 0), retEPERM, retAllow},
+		{"udp6 cloexec", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP), retEPERM, retAllow},
+		{"raw", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP), retEPERM, retEPERM},
+		{"packet", seccompData(a.audit, a.socket, unix.AF_PACKET, unix.SOCK_RAW), retEPERM, retEPERM},
+		{"vsock", seccompData(a.audit, a.socket, unix.AF_VSOCK, unix.SOCK_STREAM), retEPERM, retEPERM},
+	}
+	for _, net := range []bool{false, true} {
+		raw, err := seccompFilter(a, net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, ok := bpf.Disassemble(raw)
+		if !ok {
+			t.Fatal("filter does not disassemble")
+		}
+		vm, err := bpf.NewVM(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			want := c.noNet
+			if net {
+				want = c.ok
+			}
+			got, err := vm.Run(c.in)
+			if err != nil || uint32(got) != want {
+				t.Errorf("net=%v %s: got %#x, %v; want %#x", net, c.name, got, err, want)
+			}
+		}
+	}
+}
+
+func TestGrantsHideBySiblings(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	for _, d := range []string{".ssh", ".config/guard", ".config/git", "src"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o644)
+	os.WriteFile(filepath.Join(home, ".netrc"), nil, 0o644)
+	os.Symlink(".ssh", filepath.Join(home, "ssh-link"))
+	ws := filepath.Join(home, "src")
+	s, err := Spec{Workspace: ws, Home: home, Hide: []string{
+		filepath.Join(home, ".ssh"), filepath.Join(home, ".config/guard"), filepath.Join(home, ".netrc"),
+	}}.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := buildGrants(s, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := map[string]uint64{}
+	for _, r := range g.rules {
+		access[r.Path] |= r.Access
+	}
+	for _, hidden := range []string{".ssh", ".config/guard", ".netrc", "ssh-link"} {
+		for p := range access {
+			if within(p, filepath.Join(home, hidden)) {
+				t.Errorf("rule on hidden %s", p)
+			}
+		}
+	}
+	for p, want := range map[string]uint64{
+		home:                               ll.AccessFSReadDir,
+		filepath.Join(home, ".config"):     ll.AccessFSReadDir,
+		filepath.Join(home, ".config/git"): accRead,
+		filepath.Join(home, ".bashrc"):     accRead & accFile,
+		ws:                                 accRead,
+		"/":                                ll.AccessFSReadDir,
+		"/usr":                             accRead,
+		"/dev/null":                        accDevRW,
+	} {
+		if access[p] != want {
+			t.Errorf("access[%s] = %#x, want %#x", p, access[p], want)
+		}
+	}
+	if _, ok := access["/dev/sda"]; ok {
+		t.Error("block device granted")
+	}
+	for p, a := range access {
+		if a&ll.AccessFSWriteFile != 0 && !strings.HasPrefix(p, "/dev/") {
+			t.Errorf("read-only spec grants write on %s", p)
+		}
+	}
+}
+
+func TestGrantsWrite(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(home, ".cache"), 0o755)
+	os.MkdirAll(ws, 0o755)
+	s, err := Spec{Workspace: ws, Home: home, Write: true, ExtraWrite: []string{filepath.Join(root, "out/new.txt")}}.validate()
+	if err == nil {
+		_, err = buildGrants(s, nil, "")
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("extra write under a missing directory: %v", err)
+	}
+	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	g, err := buildGrants(s, []string{"/dev/pts/9"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ws, "/tmp", "/dev/shm", filepath.Join(home, ".cache"), filepath.Join(root, "out")}
+	if !slices.Equal(g.grants.Write, want) {
+		t.Errorf("Write = %v, want %v", g.grants.Write, want)
+	}
+	if !slices.Contains(g.grants.Devices, "/dev/pts/9") {
+		t.Errorf("Devices = %v", g.grants.Devices)
+	}
+	for _, r := range g.rules {
+		if r.Path == ws && r.Access != accReadWrite {
+			t.Errorf("workspace access %#x", r.Access)
+		}
+		if r.Access&(ll.AccessFSMakeBlock|ll.AccessFSMakeChar) != 0 {
+			t.Errorf("%s may create device nodes", r.Path)
+		}
+	}
+}
+
+func TestFilterEnv(t *testing.T) {
+	kept, dropped := filterEnv([]string{
+		"PATH=/bin", "github_token=x", "AWS_PROFILE=p", "MY_PASSWORD_FILE=f", "KEY=plain",
+		"SIGNING_KEY=k", "KEEP_SECRET=y", "GUARD_SANDBOX_HELPER=1", "noequals",
+	}, []string{"KEEP_SECRET"})
+	if want := []string{"PATH=/bin", "KEY=plain", "KEEP_SECRET=y"}; !slices.Equal(kept, want) {
+		t.Errorf("kept = %v, want %v", kept, want)
+	}
+	if want := []string{"AWS_PROFILE", "MY_PASSWORD_FILE", "SIGNING_KEY", "github_token"}; !slices.Equal(dropped, want) {
+		t.Errorf("dropped = %v, want %v", dropped, want)
+	}
+}
+
+func TestSupportGaps(t *testing.T) {
+	if gaps := supportFor(7, true).Gaps(false); len(gaps) != 0 {
+		t.Errorf("ABI 7 + seccomp: gaps %v", gaps)
+	}
+	none := supportFor(0, false)
+	if none.Full() {
+		t.Error("no Landlock counted as full")
+	}
+	gaps := none.Gaps(false)
+	if len(gaps) != 2 || !strings.HasPrefix(gaps[0], "filesystem: ") || !strings.HasPrefix(gaps[1], "seccomp: ") {
+		t.Errorf("gaps = %q", gaps)
+	}
+	old := supportFor(3, true)
+	if g := old.Gaps(false); len(g) != 3 { // tcp, ioctl-dev, scopes
+		t.Errorf("ABI 3 gaps = %q", g)
+	}
+	if g := old.Gaps(true); len(g) != 2 { // with net, TCP is allowed anyway
+		t.Errorf("ABI 3 gaps with net = %q", g)
+	}
+	if l := supportFor(7, true).Limits; !strings.Contains(strings.Join(l, "\n"), "unix sockets") {
+		t.Errorf("ABI 7 limits = %q", l)
+	}
+}
+
+func TestHandled(t *testing.T) {
+	fs, net, scoped := handled(7, false)
+	if fs != 1<<16-1 || net != ll.AccessNetBindTCP|ll.AccessNetConnectTCP || scoped != 3 {
+		t.Errorf("ABI 7: %#x %#x %#x", fs, net, scoped)
+	}
+	if _, net, _ := handled(7, true); net != ll.AccessNetBindTCP {
+		t.Errorf("ABI 7 with net: %#x", net)
+	}
+	if _, net, _ := handled(10, false); net != 0xf {
+		t.Errorf("ABI 10: %#x", net)
+	}
+	if fs, net, scoped := handled(0, false); fs|net|scoped != 0 {
+		t.Error("ABI 0 handles something")
+	}
+}
+
+func TestDenialWatcher(t *testing.T) {
+	var out strings.Builder
+	w := &denialWatcher{w: &out}
+	in := "ok\nrm: cannot remove 'x': Operation not permitted\nmv: a -> b: Invalid cross-\ndevice\ncat: y: Permission denied"
+	for i := 0; i < len(in); i += 7 {
+		w.Write([]byte(in[i:min(i+7, len(in))]))
+	}
+	if out.String() != in {
+		t.Errorf("stream changed: %q", out.String())
+	}
+	d := w.denials()
+	if len(d) != 2 || !strings.HasPrefix(d[0], "rm:") || !strings.HasPrefix(d[1], "cat:") {
+		t.Errorf("denials = %q", d)
+	}
+}

@@ -1,0 +1,177 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/guard-sh/guard/sandbox"
+)
+
+// TestMain lets the test binary act as the sandbox helper: Run
+// re-executes /proc/self/exe, which here is this binary. The test
+// process itself is never restricted.
+func TestMain(m *testing.M) {
+	sandbox.ChildMain()
+	if spec := os.Getenv("SANDBOX_TEST_GUARD"); spec != "" {
+		os.Exit(guardMain(spec, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// guardMain plays guard's run command for tests that need a separate
+// guard process (a terminal, job control): it runs argv with the JSON
+// spec on its own stdio and exits with the command's status.
+func guardMain(specJSON string, argv []string) int {
+	var spec sandbox.Spec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "guard-test:", err)
+		return 125
+	}
+	res, err := sandbox.Run(context.Background(), spec, argv, sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "guard-test:", err)
+	}
+	return res.ExitCode
+}
+
+// fixture is a fake home and workspace outside /tmp (which a writing
+// run may write), under /var/tmp.
+type fixture struct {
+	root    string
+	home    string
+	ws      string
+	outside string
+	escape  string // testdata/escape, absolute
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	if sandbox.Probe().ABI < 6 {
+		t.Skip("needs Landlock ABI 6 or later")
+	}
+	root, err := os.MkdirTemp("/var/tmp", "guard-sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	esc, err := filepath.Abs("../testdata/escape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{
+		root:    root,
+		home:    filepath.Join(root, "home"),
+		ws:      filepath.Join(root, "ws"),
+		outside: filepath.Join(root, "outside"),
+		escape:  esc,
+	}
+	files := map[string]string{
+		"home/.ssh/id_ed25519":              "SECRET-SSH-KEY\n",
+		"home/.aws/credentials":             "SECRET-AWS\n",
+		"home/.bashrc":                      "# rc\n",
+		"home/.config/guard/policy.toml":    "POLICY\n",
+		"home/.config/other/ok.conf":        "VISIBLE-CONFIG\n",
+		"home/.local/state/guard/audit.log": "AUDIT\n",
+		"home/notes.txt":                    "VISIBLE-NOTES\n",
+		"home/.cache/tool/cache.db":         "cache\n",
+		"ws/main.go":                        "package main\n",
+		"ws/.git/config":                    "[core]\n\tbare = false\n",
+		"ws/.git/hooks/pre-commit.sample":   "#!/bin/sh\n",
+		"outside/target.txt":                "ORIGINAL\n",
+		"outside/dir/keep.txt":              "KEEP\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f *fixture) p(rel string) string { return filepath.Join(f.root, rel) }
+
+// spec is the workspace profile of a writing command without network.
+func (f *fixture) spec() sandbox.Spec {
+	return sandbox.Spec{
+		Workspace: f.ws,
+		Home:      f.home,
+		Write:     true,
+		Hide: []string{
+			filepath.Join(f.home, ".ssh"),
+			filepath.Join(f.home, ".aws"),
+			filepath.Join(f.home, ".config/guard"),
+			filepath.Join(f.home, ".local/state/guard"),
+		},
+		Protect: []string{
+			filepath.Join(f.home, ".bashrc"),
+			filepath.Join(f.ws, ".git/hooks"),
+			filepath.Join(f.ws, ".git/config"),
+		},
+		Env: []string{
+			"PATH=/usr/local/bin:/usr/bin:/bin",
+			"HOME=" + f.home,
+			"LANG=C",
+		},
+	}
+}
+
+type outcome struct {
+	res    sandbox.Result
+	err    error
+	stdout string
+	stderr string
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("exit %d, err %v\nstdout: %s\nstderr: %s", o.res.ExitCode, o.err, o.stdout, o.stderr)
+}
+
+func run(t *testing.T, spec sandbox.Spec, argv ...string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	res, err := sandbox.Run(ctx, spec, argv, sandbox.Stdio{Out: &out, Err: &errb})
+	return outcome{res: res, err: err, stdout: out.String(), stderr: errb.String()}
+}
+
+func (f *fixture) sh(t *testing.T, spec sandbox.Spec, args ...string) outcome {
+	t.Helper()
+	return run(t, spec, append([]string{"/bin/sh", filepath.Join(f.escape, "fs.sh")}, args...)...)
+}
+
+func (f *fixture) py(t *testing.T, spec sandbox.Spec, args ...string) outcome {
+	t.Helper()
+	return run(t, spec, append([]string{"/usr/bin/python3", filepath.Join(f.escape, "net.py")}, args...)...)
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "<absent>"
+		}
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func runWithStdout(t *testing.T, spec sandbox.Spec, stdout io.Writer, argv ...string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var errb bytes.Buffer
+	res, err := sandbox.Run(ctx, spec, argv, sandbox.Stdio{Out: stdout, Err: &errb})
+	return outcome{res: res, err: err, stderr: errb.String()}
+}

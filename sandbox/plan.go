@@ -1,0 +1,260 @@
+package sandbox
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Access rights, as Landlock filesystem access bits.
+const (
+	accRead = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	// accWrite leaves out creating device nodes: a writable tree never
+	// needs one, and as root it would reopen every disk.
+	accWrite = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
+		ll.AccessFSMakeFifo | ll.AccessFSMakeSym | ll.AccessFSTruncate
+	accReadWrite = accRead | accWrite | ll.AccessFSRefer
+	// accFile is what a rule on a non-directory may hold.
+	accFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
+		ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	accDevRW  = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate
+	accDevRO  = ll.AccessFSReadFile
+	accTTY    = accDevRW | ll.AccessFSIoctlDev
+	accListed = ll.AccessFSReadDir
+)
+
+// maxRules bounds the enumeration of siblings used to hide paths.
+const maxRules = 20000
+
+// toolCaches are the directories under Home that build tools write to
+// on every run; Write grants them when they exist.
+var toolCaches = []string{
+	".cache",
+	"go/pkg/mod",
+	".npm",
+	".cargo/registry",
+	".cargo/git",
+}
+
+// fixedDevices are granted to every run: without /dev/null nearly
+// every script breaks.
+var fixedDevices = []rule{
+	{Path: "/dev/null", Access: accDevRW},
+	{Path: "/dev/zero", Access: accDevRW},
+	{Path: "/dev/full", Access: accDevRW},
+	{Path: "/dev/urandom", Access: accDevRO},
+	{Path: "/dev/random", Access: accDevRO},
+	{Path: "/dev/tty", Access: accTTY},
+}
+
+// resolverSockets are the pathname unix sockets a DNS lookup may use;
+// with Net they are granted where the kernel confines such sockets.
+var resolverSockets = []string{
+	"/run/systemd/resolve",
+	"/run/nscd",
+}
+
+// rule grants Access to the file hierarchy at Path.
+type rule struct {
+	Path   string `json:"path"`
+	Access uint64 `json:"access"`
+}
+
+// grantSet is the computed confinement: Landlock rules plus what the
+// user should be told about it.
+type grantSet struct {
+	rules  []rule
+	grants Grants
+}
+
+// Grants says in human terms what a run may do, for hints after a
+// failure ("what was allowed, and what would widen it").
+type Grants struct {
+	// Read says what is readable.
+	Read string `json:"read"`
+	// Write lists the writable trees and files.
+	Write []string `json:"write"`
+	// Hidden lists the paths whose contents are unreadable.
+	Hidden []string `json:"hidden"`
+	// Devices lists the device files granted.
+	Devices []string `json:"devices"`
+	// Net says what network use is allowed.
+	Net string `json:"net"`
+}
+
+// Lines renders the grants as short lines for a hint.
+func (g Grants) Lines() []string {
+	write := "nothing"
+	if len(g.Write) > 0 {
+		write = strings.Join(g.Write, ", ")
+	}
+	lines := []string{
+		"read: " + g.Read,
+		"write: " + write,
+		"network: " + g.Net,
+	}
+	if len(g.Hidden) > 0 {
+		lines = append(lines, "hidden: "+strings.Join(g.Hidden, ", "))
+	}
+	return lines
+}
+
+// buildGrants turns a validated spec into Landlock rules. ttys are the
+// terminal devices of the child's standard streams; tmp is the private
+// temp dir ("" without Write).
+func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
+	var g grantSet
+	hidden := hiddenPaths(s.Hide)
+	g.grants.Hidden = slices.Clone(hidden)
+
+	// Everything is readable but the hidden paths and /dev, whose
+	// devices are granted one by one below.
+	readExcluded := append(slices.Clone(hidden), "/dev")
+	if err := expand(&g.rules, "/", accRead, readExcluded); err != nil {
+		return g, err
+	}
+	g.grants.Read = "everything except the hidden paths and /dev"
+
+	for _, d := range fixedDevices {
+		if exists(d.Path) {
+			g.rules = append(g.rules, d)
+			g.grants.Devices = append(g.grants.Devices, d.Path)
+		}
+	}
+	for _, t := range ttys {
+		g.rules = append(g.rules, rule{Path: t, Access: accTTY})
+		g.grants.Devices = append(g.grants.Devices, t)
+	}
+	g.rules = append(g.rules, rule{Path: "/dev", Access: accListed})
+
+	var writable []string
+	if s.Write {
+		writable = append(writable, s.Workspace)
+		if tmp != "" {
+			writable = append(writable, tmp)
+		}
+		writable = append(writable, "/tmp", "/dev/shm")
+		for _, c := range toolCaches {
+			writable = append(writable, filepath.Join(s.Home, c))
+		}
+	}
+	for _, p := range s.ExtraWrite {
+		if !exists(p) {
+			// Creating p needs rights on its parent.
+			parent := filepath.Dir(p)
+			if !isDir(parent) {
+				return g, fmt.Errorf("cannot grant write access to %s: %s is not a directory", p, parent)
+			}
+			p = parent
+		}
+		writable = append(writable, p)
+	}
+	for _, p := range writable {
+		c := canonical(p)
+		if !exists(c) {
+			continue // a cache that does not exist yet
+		}
+		if slices.Contains(g.grants.Write, c) {
+			continue
+		}
+		g.grants.Write = append(g.grants.Write, c)
+		if err := expand(&g.rules, c, accReadWrite, hidden); err != nil {
+			return g, err
+		}
+	}
+
+	if s.Net {
+		g.grants.Net = "TCP connect and UDP (DNS); no TCP listening"
+		for _, p := range resolverSockets {
+			if exists(p) {
+				g.rules = append(g.rules, rule{Path: p, Access: ll.AccessFSResolveUnix})
+			}
+		}
+	} else {
+		g.grants.Net = "none"
+	}
+	if len(g.rules) > maxRules {
+		return g, fmt.Errorf("hiding needs %d rules, more than %d: hide fewer or narrower paths", len(g.rules), maxRules)
+	}
+	// Rules on non-directories may only hold file rights.
+	for i := range g.rules {
+		if !isDir(g.rules[i].Path) {
+			g.rules[i].Access &= accFile
+		}
+	}
+	return g, nil
+}
+
+// hiddenPaths resolves the hidden paths to the real tree: a hidden
+// symbolic link hides its target too.
+func hiddenPaths(hide []string) []string {
+	var out []string
+	for _, h := range hide {
+		for _, p := range []string{canonical(h), filepath.Clean(h)} {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// expand grants access on the tree at dir, except beneath the excluded
+// paths. A Landlock rule cannot be subtracted, so a directory that
+// contains an excluded path is not granted as a whole: it gets only the
+// right to list it, and each of its entries is granted (or expanded) in
+// turn. Symbolic links are never granted: the kernel checks their
+// targets, which are granted or not on their own.
+func expand(out *[]rule, dir string, access uint64, excluded []string) error {
+	for _, x := range excluded {
+		if within(dir, x) {
+			return nil // dir is excluded
+		}
+	}
+	split := false
+	for _, x := range excluded {
+		if x != dir && within(x, dir) {
+			split = true
+			break
+		}
+	}
+	if !split {
+		*out = append(*out, rule{Path: dir, Access: access})
+		return nil
+	}
+	*out = append(*out, rule{Path: dir, Access: access & accListed})
+	if len(*out) > maxRules {
+		return fmt.Errorf("hiding needs more than %d rules: hide fewer or narrower paths", maxRules)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		// Unreadable: grant nothing beneath it (fail closed).
+		return nil
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		if err := expand(out, filepath.Join(dir, e.Name()), access, excluded); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,290 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/guard-sh/guard/sandbox"
+)
+
+func TestExitStatus(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		name   string
+		argv   []string
+		code   int
+		signal syscall.Signal
+	}{
+		{"zero", []string{"true"}, 0, 0},
+		{"passthrough", []string{"sh", "-c", "exit 42"}, 42, 0},
+		{"killed by SIGKILL", []string{"sh", "-c", "kill -KILL $$"}, 128 + 9, syscall.SIGKILL},
+		{"killed by SIGTERM", []string{"sh", "-c", "kill -TERM $$"}, 128 + 15, syscall.SIGTERM},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := run(t, f.spec(), c.argv...)
+			if o.err != nil || !o.res.Started || o.res.ExitCode != c.code || o.res.Signal != c.signal {
+				t.Errorf("got %v, signal %v; want exit %d", o, o.res.Signal, c.code)
+			}
+		})
+	}
+}
+
+func TestNotRun(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(f.p("ws/noexec.sh"), []byte("#!/bin/sh\necho ran\n"), 0o644)
+	os.WriteFile(f.p("ws/badinterp.sh"), []byte("#!/nonexistent/interp\n"), 0o755)
+	hidden := f.p("home/.ssh/tool")
+	os.WriteFile(hidden, []byte("#!/bin/sh\necho ran\n"), 0o755)
+	cases := []struct {
+		name string
+		argv []string
+		code int
+		is   error
+		msg  string
+	}{
+		{"not found", []string{"guard-no-such-command"}, 127, sandbox.ErrNotFound, "guard-no-such-command: command not found"},
+		{"missing path", []string{"./nope"}, 127, sandbox.ErrNotFound, "./nope: command not found"},
+		{"not executable", []string{f.p("ws/noexec.sh")}, 126, sandbox.ErrNotExecutable, "cannot execute"},
+		{"directory", []string{f.p("ws")}, 126, sandbox.ErrNotExecutable, "cannot execute"},
+		{"hidden program", []string{hidden}, 126, sandbox.ErrNotExecutable, "permission denied"},
+		{"missing interpreter", []string{f.p("ws/badinterp.sh")}, 127, sandbox.ErrNotFound, "command not found"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := run(t, f.spec(), c.argv...)
+			if o.res.Started || o.res.ExitCode != c.code || !errors.Is(o.err, c.is) || !strings.Contains(o.err.Error(), c.msg) {
+				t.Errorf("got %v; want exit %d, error %q", o, c.code, c.msg)
+			}
+			if o.stdout != "" {
+				t.Errorf("stdout = %q", o.stdout)
+			}
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	f := newFixture(t)
+	var out bytes.Buffer
+	in := strings.NewReader("line one\nline two\n")
+	res, err := sandbox.Run(context.Background(), f.spec(), []string{"cat"}, sandbox.Stdio{In: in, Out: &out})
+	if err != nil || res.ExitCode != 0 || out.String() != "line one\nline two\n" {
+		t.Errorf("got %q, %v, %v", out.String(), res.ExitCode, err)
+	}
+}
+
+func TestSignalForwarding(t *testing.T) {
+	f := newFixture(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	done := make(chan outcome, 1)
+	go func() {
+		o := runWithStdout(t, f.spec(), pw, "sh", "-c",
+			`trap 'echo got-term; exit 3' TERM; echo ready; while :; do sleep 0.05; done`)
+		pw.Close()
+		done <- o
+	}()
+	br := bufio.NewReader(pr)
+	if line, _ := br.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("child said %q", line)
+	}
+	// Run is waiting and relays SIGTERM sent to guard (this process).
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGTERM did not reach the command")
+	}
+	rest, _ := io.ReadAll(br)
+	if o.res.ExitCode != 3 || string(rest) != "got-term\n" {
+		t.Errorf("exit %d, output %q", o.res.ExitCode, rest)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := sandbox.Run(ctx, f.spec(), []string{"sleep", "30"}, sandbox.Stdio{})
+	if err != nil || res.ExitCode != 128+15 {
+		t.Errorf("exit %d, %v", res.ExitCode, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestProcessGroupCleanup(t *testing.T) {
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!")
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(o.stdout))
+	if err != nil {
+		t.Fatal(o)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		st := procState(t, pid)
+		if st == "" || st == "Z" {
+			break // gone, or dead and waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("background process %d left running (state %s)", pid, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestNoDescriptorLeak(t *testing.T) {
+	f := newFixture(t)
+	// A descriptor guard holds without close-on-exec must not reach
+	// the command either.
+	leak, err := os.Open("/dev/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leak.Close()
+	syscall.Syscall(syscall.SYS_FCNTL, leak.Fd(), syscall.F_SETFD, 0)
+	o := run(t, f.spec(), "sh", "-c", "ls /proc/$$/fd")
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	fds := strings.Fields(o.stdout)
+	// 0, 1, 2, and the directory ls is reading.
+	if len(fds) > 4 || !slices.Contains(fds, "0") {
+		t.Errorf("descriptors in the command: %v", fds)
+	}
+	if slices.Contains(fds, strconv.Itoa(int(leak.Fd()))) && leak.Fd() > 3 {
+		t.Errorf("inherited descriptor %d leaked: %v", leak.Fd(), fds)
+	}
+}
+
+func TestEnvFiltering(t *testing.T) {
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Env = append(spec.Env,
+		"GITHUB_TOKEN=s1", "GH_TOKEN=s2", "OPENAI_API_KEY=s3", "AWS_REGION=s4",
+		"DB_PASSWORD=s5", "MY_SECRET=s6", "SSH_AUTH_SOCK=/tmp/agent",
+		"NPM_TOKEN=kept", "EDITOR=vi", "GUARD_SANDBOX_HELPER=1")
+	spec.KeepEnv = []string{"NPM_TOKEN"}
+	o := run(t, spec, "env")
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	env := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	for _, want := range []string{"EDITOR=vi", "NPM_TOKEN=kept", "HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("%s missing from %v", want, env)
+		}
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GUARD_SANDBOX_HELPER=") || strings.Contains(kv, "=s") && !strings.HasPrefix(kv, "TMPDIR") {
+			t.Errorf("%s passed on", kv)
+		}
+	}
+	want := []string{"AWS_REGION", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_SECRET", "OPENAI_API_KEY", "SSH_AUTH_SOCK"}
+	if !slices.Equal(o.res.DroppedEnv, want) {
+		t.Errorf("DroppedEnv = %v, want %v", o.res.DroppedEnv, want)
+	}
+}
+
+func TestPrivateTmpdir(t *testing.T) {
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `echo "$TMPDIR"; echo x > "$TMPDIR/file"; mkdir "$TMPDIR/ro"; touch "$TMPDIR/ro/f"; chmod 0500 "$TMPDIR/ro"`)
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	dir := strings.TrimSpace(o.stdout)
+	if !strings.HasPrefix(dir, "/tmp/guard-run-") {
+		t.Errorf("TMPDIR = %q", dir)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s still exists after the run (%v)", dir, err)
+	}
+	// A read-only run gets no private temp dir.
+	spec := f.spec()
+	spec.Write = false
+	o = run(t, spec, "sh", "-c", `echo "${TMPDIR-unset}"`)
+	if strings.TrimSpace(o.stdout) != "unset" {
+		t.Errorf("read-only TMPDIR = %q", o.stdout)
+	}
+}
+
+func TestRefusedWorkspace(t *testing.T) {
+	f := newFixture(t)
+	for _, ws := range []string{"/", f.home, filepath.Dir(f.home), "relative/ws"} {
+		spec := f.spec()
+		spec.Workspace = ws
+		o := run(t, spec, "true")
+		if o.err == nil || o.res.Started {
+			t.Errorf("workspace %s accepted", ws)
+		}
+	}
+	spec := f.spec()
+	spec.Hide = append(spec.Hide, f.ws)
+	if o := run(t, spec, "true"); o.err == nil {
+		t.Error("hidden workspace accepted")
+	}
+}
+
+func TestDenialsAndGrants(t *testing.T) {
+	f := newFixture(t)
+	var out, errb bytes.Buffer
+	res, err := sandbox.Run(context.Background(), f.spec(),
+		[]string{"sh", "-c", `printf 'partial '; echo to-stderr >&2; echo x > "$1"; printf 'no newline: Operation not permitted' >&2`, "sh", f.p("outside/x")},
+		sandbox.Stdio{Out: &out, Err: &errb, WatchErr: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantErr := "to-stderr\nsh: 1: cannot create " + f.p("outside/x") + ": Permission denied\nno newline: Operation not permitted"
+	if errb.String() != wantErr {
+		t.Errorf("stderr changed:\n%q\nwant\n%q", errb.String(), wantErr)
+	}
+	if len(res.Denials) != 2 || !strings.Contains(res.Denials[0], "Permission denied") {
+		t.Errorf("Denials = %q", res.Denials)
+	}
+	g := res.Grants
+	if !slices.Contains(g.Write, f.ws) || !slices.Contains(g.Write, "/tmp") || g.Net != "none" {
+		t.Errorf("Grants = %+v", g)
+	}
+	if !slices.Contains(g.Hidden, f.p("home/.ssh")) {
+		t.Errorf("Grants.Hidden = %v", g.Hidden)
+	}
+	if lines := g.Lines(); len(lines) < 3 || !strings.HasPrefix(lines[1], "write: ") {
+		t.Errorf("Lines = %q", lines)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	s := sandbox.Probe()
+	if s.ABI < 1 {
+		t.Skip("no Landlock")
+	}
+	// This project's machines run kernel 6.18 (ABI 7) on amd64: the
+	// sandbox must be complete there.
+	if s.ABI >= 6 && s.Seccomp && !s.Full() {
+		t.Errorf("Full() = false with ABI %d: gaps %v", s.ABI, s.Gaps(false))
+	}
+	if s.ABI < 9 && len(s.Limits) == 0 {
+		t.Error("no limits reported below ABI 9")
+	}
+}

@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Spec is the confinement for one run. The caller fills it from a
+// review.Sandbox plus the run's context (workspace, home, flags).
+type Spec struct {
+	// Workspace is the project directory (absolute). It is readable, and
+	// writable with Write. It may be neither "/" nor Home nor an ancestor
+	// of Home.
+	Workspace string
+	// Home is the user's home directory (absolute); tool caches and the
+	// default secret locations are found under it.
+	Home string
+	// Dir is the child's working directory; empty means Workspace.
+	Dir string
+
+	// Write grants read-write access to the workspace (with moves and
+	// links between writable trees), a private temp dir exported as
+	// TMPDIR, /tmp, /dev/shm and the tool caches under Home. Without it
+	// nothing is writable but /dev/null and its kin.
+	Write bool
+	// ExtraWrite lists further absolute paths the command may write. A
+	// path that does not exist yet is granted through its parent
+	// directory.
+	ExtraWrite []string
+	// Net allows TCP connect and UDP (DNS). Without it TCP connect and
+	// bind are refused by Landlock, and UDP, raw, SCTP and MPTCP sockets
+	// by seccomp. TCP bind stays refused either way.
+	Net bool
+	// Hide lists absolute paths whose contents must not be readable (nor
+	// writable): secrets and guard's own config and state.
+	Hide []string
+	// Protect lists absolute paths that must not change, even inside a
+	// writable tree. They are checked after the run, restored when
+	// changed, and each change is reported as a Violation.
+	Protect []string
+	// KeepEnv lists environment variable names to pass through even
+	// though they look like secrets.
+	KeepEnv []string
+	// Require makes Run fail, before anything runs, when the kernel
+	// cannot enforce everything guard relies on (--require-sandbox).
+	Require bool
+	// Env is the environment to filter and pass on; nil means
+	// os.Environ().
+	Env []string
+}
+
+// Stdio are the child's standard streams. A nil reader or writer is
+// connected to /dev/null. Pass *os.File values (os.Stdin, …) to hand
+// the child the very same descriptors, so a terminal stays a terminal.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// WatchErr interposes a pipe on the child's stderr to notice
+	// "Permission denied" and kin (see Result.Denials). The bytes are
+	// passed on unchanged, but the child's stderr is then a pipe; Run
+	// therefore skips watching when Err is a terminal or the same file
+	// as Out (2>&1), where the interposition would be visible.
+	WatchErr bool
+}
+
+// ErrNotEnforced is returned (wrapped) by Run when Spec.Require is set
+// and the kernel cannot enforce part of the sandbox.
+var ErrNotEnforced = errors.New("sandbox not fully enforced")
+
+// validate checks the spec and returns it with every path cleaned.
+func (s Spec) validate() (Spec, error) {
+	if s.Home == "" || !filepath.IsAbs(s.Home) {
+		return s, fmt.Errorf("home %q is not an absolute path", s.Home)
+	}
+	if s.Workspace == "" || !filepath.IsAbs(s.Workspace) {
+		return s, fmt.Errorf("workspace %q is not an absolute path", s.Workspace)
+	}
+	s.Home = filepath.Clean(s.Home)
+	s.Workspace = filepath.Clean(s.Workspace)
+	ws, err := filepath.EvalSymlinks(s.Workspace)
+	if err != nil {
+		return s, fmt.Errorf("workspace: %w", err)
+	}
+	fi, err := os.Stat(ws)
+	if err != nil {
+		return s, fmt.Errorf("workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return s, fmt.Errorf("workspace %s is not a directory", s.Workspace)
+	}
+	home := canonical(s.Home)
+	if ws == "/" || within(home, ws) || within(s.Home, s.Workspace) {
+		return s, fmt.Errorf("refusing workspace %s: it is / or contains the home directory %s", s.Workspace, s.Home)
+	}
+	s.Workspace = ws
+	if s.Dir == "" {
+		s.Dir = s.Workspace
+	}
+	if !filepath.IsAbs(s.Dir) {
+		return s, fmt.Errorf("working directory %q is not an absolute path", s.Dir)
+	}
+	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Protect} {
+		for i, p := range list {
+			if !filepath.IsAbs(p) {
+				return s, fmt.Errorf("path %q is not absolute", p)
+			}
+			list[i] = filepath.Clean(p)
+		}
+	}
+	for _, h := range s.Hide {
+		if within(canonical(h), ws) {
+			return s, fmt.Errorf("refusing workspace %s: it lies inside hidden path %s", s.Workspace, h)
+		}
+	}
+	return s, nil
+}
+
+// within reports whether p is dir or lies beneath it (both clean).
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// canonical resolves symbolic links in p as far as p exists, so a path
+// can be compared with the real directory tree the kernel checks.
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if dir == "/" || dir == "" {
+		return p
+	}
+	return filepath.Join(canonical(filepath.Clean(dir)), base)
+}
