@@ -1,0 +1,117 @@
+package scan
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// SyntaxError is a file scan could not read as the kind its name says:
+// YAML or JSON that does not parse. Shell that does not parse is the
+// reviewer's to judge, not an error here.
+type SyntaxError struct {
+	Path string
+	Pos  Position
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// Extract finds the shell in one file. name is the file's path relative to
+// the repository root, slash-separated; it decides the kind (see KindOf),
+// and a file whose name says nothing is a script when its first line is a
+// sh or bash shebang. A file that holds no shell gives no snippets.
+//
+// The error is a *SyntaxError when the file's own format (YAML, JSON) does
+// not parse; the snippets found before the error, if any, are returned too.
+func Extract(name string, src []byte) ([]Snippet, error) {
+	kind := KindOf(name)
+	if kind == "" && isShebangShell(src) {
+		kind = Script
+	}
+	if kind == "" {
+		return nil, nil
+	}
+	x := &extractor{name: name, src: src, lines: newLineIndex(src), dir: path.Dir(name)}
+	var err error
+	switch kind {
+	case Script:
+		x.script()
+	case Workflow:
+		err = x.workflow()
+	case GitLab:
+		err = x.gitlab()
+	case Makefile:
+		x.makefile()
+	case Dockerfile:
+		x.dockerfile()
+	case NPM:
+		err = x.npm()
+	}
+	return x.out, err
+}
+
+// extractor holds one file being read and the snippets found so far.
+type extractor struct {
+	name  string
+	src   []byte
+	lines *lineIndex
+	dir   string // the file's directory, relative to the root
+	out   []Snippet
+}
+
+// emit adds a snippet unless it holds nothing but blanks.
+func (x *extractor) emit(kind Kind, dir string, b *builder) *Snippet {
+	s := b.snippet(x.name, kind, dir, x.lines)
+	if strings.TrimSpace(s.Text) == "" {
+		return nil
+	}
+	x.out = append(x.out, s)
+	return &x.out[len(x.out)-1]
+}
+
+func (x *extractor) syntaxError(off int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Path: x.name, Pos: x.lines.position(off), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (x *extractor) script() {
+	var b builder
+	b.copy(x.src, 0, len(x.src))
+	x.emit(Script, ".", &b)
+}
+
+// placeholder turns a template or Make reference (a GitHub ${{ expr }}, a
+// Make $(VAR)) into a shell parameter expansion: a word whose value the
+// reviewer cannot know, which is the truth. The name keeps the reference
+// readable in explanations.
+func placeholder(ref string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range ref {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !ok || r == '_' {
+			if b.Len() > 0 {
+				under = true
+			}
+			continue
+		}
+		if under {
+			b.WriteByte('_')
+			under = false
+		}
+		b.WriteRune(r)
+	}
+	name := b.String()
+	if len(name) > 48 {
+		name = strings.TrimRight(name[:48], "_")
+	}
+	if name == "" {
+		name = "expr"
+	}
+	if name[0] >= '0' && name[0] <= '9' {
+		name = "_" + name
+	}
+	return "${" + name + "}"
+}

@@ -1,0 +1,238 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// skipDirs are not walked outside git: version control metadata and
+// installed dependencies.
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true}
+
+// Files lists what to scan. Each path that names a file is scanned as
+// named, whatever its kind; a directory (all of root when paths is empty)
+// contributes its files. With useGit the files of a directory are those git
+// ls-files lists there, tracked or untracked but not ignored; otherwise a
+// walk that skips .git and node_modules. Symbolic links inside directories
+// are not followed. Relative paths are resolved against the working
+// directory; paths in the result are relative to root when inside it.
+func Files(root string, paths []string, useGit bool) ([]File, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", root, err)
+	}
+	if len(paths) == 0 {
+		paths = []string{root}
+	}
+	var out []File
+	seen := map[string]bool{}
+	addFile := func(abs string) {
+		if !seen[abs] {
+			seen[abs] = true
+			out = append(out, File{Path: relPath(root, abs), OSPath: abs})
+		}
+	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("path %s: %w", p, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("scan %s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			addFile(abs)
+			continue
+		}
+		var found []string
+		if useGit {
+			found, err = gitListed(root, abs)
+		} else {
+			found, err = walk(abs)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			addFile(f)
+		}
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+func walk(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("walk %s: %w", p, err)
+		}
+		if d.IsDir() {
+			if p != dir && skipDirs[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// gitListed lists the regular files git knows under dir (tracked, or
+// untracked and not ignored), as absolute paths.
+func gitListed(root, dir string) ([]string, error) {
+	out, err := git(root, nil, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, name := range splitNUL(out) {
+		abs := filepath.Join(root, filepath.FromSlash(name))
+		// Deleted but still in the index, a link, a submodule: skip.
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
+			files = append(files, abs)
+		}
+	}
+	return slices.Compact(files), nil
+}
+
+// Staged returns the files a commit would add or change, with their
+// content as staged in the index (not as in the working tree): the added,
+// copied, modified and renamed regular files of git diff --cached. With
+// paths, only those files (or the files under those directories) are
+// kept. root must be the top level of the work tree.
+func Staged(root string, paths []string) ([]File, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", root, err)
+	}
+	args := []string{"diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=ACMR", "--no-abbrev", "--"}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("path %s: %w", p, err)
+		}
+		args = append(args, abs)
+	}
+	out, err := git(root, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	// Records are ":oldmode newmode oldsha newsha status\0path\0".
+	type entry struct{ path, sha string }
+	var entries []entry
+	fields := splitNUL(out)
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) < 5 {
+			return nil, fmt.Errorf("git diff --cached: unexpected record %q", fields[i])
+		}
+		if mode := meta[1]; mode != "100644" && mode != "100755" {
+			continue // a symbolic link or a submodule
+		}
+		entries = append(entries, entry{path: fields[i+1], sha: meta[3]})
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	// One git cat-file for all the blobs.
+	var in bytes.Buffer
+	for _, e := range entries {
+		in.WriteString(e.sha + "\n")
+	}
+	blobs, err := git(root, &in, "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(bytes.NewReader(blobs))
+	files := make([]File, 0, len(entries))
+	for _, e := range entries {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "blob" {
+			return nil, fmt.Errorf("git cat-file: unexpected header %q for %s", strings.TrimSpace(header), e.path)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: bad size in %q", strings.TrimSpace(header))
+		}
+		src := make([]byte, size+1)
+		if _, err := io.ReadFull(r, src); err != nil {
+			return nil, fmt.Errorf("git cat-file: %s: %w", e.path, err)
+		}
+		files = append(files, File{Path: e.path, Src: src[:size]})
+	}
+	return files, nil
+}
+
+// Toplevel returns the top level of the git work tree holding dir, or ""
+// when dir is not in one (or git is not installed).
+func Toplevel(dir string) string {
+	out, err := git(dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// HooksDir returns the directory git runs hooks from for the repository
+// holding dir (core.hooksPath honoured), as an absolute path.
+func HooksDir(dir string) (string, error) {
+	out, err := git(dir, nil, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func git(dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && msg != "" {
+			return nil, fmt.Errorf("git %s: %s", args[0], firstLine(msg))
+		}
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func splitNUL(b []byte) []string {
+	var out []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package scan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// extracted is a snippet as the tests describe it: the text and where it
+// starts ("line:col").
+type extracted struct {
+	text, at string
+}
+
+func extractCase(t *testing.T, name, src string) []extracted {
+	t.Helper()
+	sn, err := Extract(name, []byte(src))
+	if err != nil {
+		t.Fatalf("Extract(%s): %v", name, err)
+	}
+	checkExact(t, map[string][]byte{name: []byte(src)}, sn)
+	var out []extracted
+	for _, s := range sn {
+		p := s.Start()
+		out = append(out, extracted{s.Text, fmt.Sprintf("%d:%d", p.Line, p.Col)})
+	}
+	return out
+}
+
+func checkExtract(t *testing.T, name string, tests []struct {
+	name, src string
+	want      []extracted
+}) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := extractCase(t, name, tt.src)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	tests := map[string]Kind{
+		"a.sh": Script, "x/y.bash": Script, "RUN.SH": Script,
+		".github/workflows/ci.yml": Workflow, "sub/.github/workflows/x.yaml": Workflow,
+		".github/workflows/nested/x.yml": "", ".github/x.yml": "",
+		"action.yml": Workflow, ".github/actions/a/action.yaml": Workflow,
+		".gitlab-ci.yml": GitLab, "ci/build.gitlab-ci.yml": GitLab,
+		"Makefile": Makefile, "GNUmakefile": Makefile, "rules.mk": Makefile, "Makefile.am": "",
+		"Dockerfile": Dockerfile, "Dockerfile.prod": Dockerfile, "api.Dockerfile": Dockerfile, "Containerfile": Dockerfile,
+		"package.json": NPM, "web/package.json": NPM, "package-lock.json": "",
+		"README.md": "", "main.go": "", "script": "",
+	}
+	for name, want := range tests {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestShebang(t *testing.T) {
+	tests := map[string]bool{
+		"#!/bin/sh\n":                  true,
+		"#!/bin/bash -e\n":             true,
+		"#! /usr/bin/env bash\n":       true,
+		"#!/usr/bin/env -S bash -eu\n": true,
+		"#!/usr/bin/dash":              true,
+		"#!/usr/bin/env python3\n":     false,
+		"#!/bin/zsh\n":                 false,
+		"#!/usr/bin/env fish\n":        false,
+		"# not a shebang\n":            false,
+		"#!\n":                         false,
+		"":                             false,
+	}
+	for head, want := range tests {
+		if got := isShebangShell([]byte(head)); got != want {
+			t.Errorf("isShebangShell(%q) = %v, want %v", head, got, want)
+		}
+	}
+}
+
+func TestExtractWorkflow(t *testing.T) {
+	checkExtract(t, ".github/workflows/w.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"plain", "jobs:\n  j:\n    steps:\n      - run: echo hi\n", []extracted{{"echo hi", "4:14"}}},
+		{"literal keep", "jobs:\n  j:\n    steps:\n      - run: |+\n          a\n\n          b\n\n\n        x: 1\n",
+			[]extracted{{"a\n\nb\n\n\n", "5:11"}}},
+		{"literal strip", "jobs:\n  j:\n    steps:\n      - run: |-\n          a\n            b\n", []extracted{{"a\n  b", "5:11"}}},
+		{"folded", "jobs:\n  j:\n    steps:\n      - run: >\n          a\n          b\n\n          c\n            d\n          e\n",
+			[]extracted{{"a b\nc\n  d\ne\n", "5:11"}}},
+		{"indentation indicator", "jobs:\n  j:\n    steps:\n      - run: |1\n          a\n", []extracted{{" a\n", "4:14"}}},
+		{"double quoted escapes", "jobs:\n  j:\n    steps:\n      - run: \"echo \\\"a\\\"\\nls\"\n", []extracted{{"echo \"a\"\nls", "4:15"}}},
+		{"double quoted plain", "jobs:\n  j:\n    steps:\n      - run: \"echo a\"\n", []extracted{{"echo a", "4:15"}}},
+		{"single quoted", "jobs:\n  j:\n    steps:\n      - run: 'it''s'\n", []extracted{{"it's", "4:15"}}},
+		{"plain multi-line", "jobs:\n  j:\n    steps:\n      - run: echo a\n          b\n", []extracted{{"echo a b", "4:14"}}},
+		{"crlf", "jobs:\r\n  j:\r\n    steps:\r\n      - run: |\r\n          a\r\n          b\r\n", []extracted{{"a\nb\n", "5:11"}}},
+		{"non-ascii key", "jobs:\n  j:\n    steps:\n      - é: 1\n        run: echo é && ls\n", []extracted{{"echo é && ls", "5:14"}}},
+		{"expression", "jobs:\n  j:\n    steps:\n      - run: echo ${{ inputs.x }} done\n", []extracted{{"echo ${inputs_x} done", "4:14"}}},
+		{"unterminated expression", "jobs:\n  j:\n    steps:\n      - run: echo ${{ x\n", []extracted{{"echo ${{ x", "4:14"}}},
+		{"step shell python", "jobs:\n  j:\n    steps:\n      - run: print(1)\n        shell: python\n      - run: ls\n        shell: bash {0}\n",
+			[]extracted{{"ls", "6:14"}}},
+		{"workflow default pwsh", "defaults:\n  run:\n    shell: pwsh\njobs:\n  j:\n    steps:\n      - run: dir\n      - run: ls\n        shell: sh\n",
+			[]extracted{{"ls", "8:14"}}},
+		{"job default overrides", "defaults:\n  run:\n    shell: pwsh\njobs:\n  j:\n    defaults:\n      run:\n        shell: bash\n    steps:\n      - run: ls\n",
+			[]extracted{{"ls", "10:14"}}},
+		{"windows runner", "jobs:\n  w:\n    runs-on: windows-2022\n    steps:\n      - run: dir\n      - run: ls\n        shell: bash\n",
+			[]extracted{{"ls", "6:14"}}},
+		{"matrix runner is reviewed", "jobs:\n  w:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n", []extracted{{"ls", "5:14"}}},
+		{"anchor", "jobs:\n  a:\n    steps:\n      - &s\n        run: ls\n  b:\n    steps:\n      - *s\n",
+			[]extracted{{"ls", "5:14"}, {"ls", "5:14"}}},
+		{"no jobs", "name: x\non: push\n", nil},
+		{"empty run", "jobs:\n  j:\n    steps:\n      - run: \"\"\n      - run:\n", nil},
+	})
+}
+
+func TestExtractCompositeAction(t *testing.T) {
+	checkExtract(t, "action.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"composite", "runs:\n  using: composite\n  steps:\n    - run: ls\n      shell: bash\n    - run: Get-Item\n      shell: pwsh\n",
+			[]extracted{{"ls", "4:12"}}},
+		{"node action", "runs:\n  using: node20\n  main: index.js\n", nil},
+	})
+}
+
+func TestExtractGitLab(t *testing.T) {
+	checkExtract(t, ".gitlab-ci.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"string and list", "a:\n  script: make\nb:\n  before_script:\n    - ls\n  script:\n    - |\n      echo 1\n      echo 2\n  after_script: [\"x\", 'y']\n",
+			[]extracted{{"make", "2:11"}, {"ls", "5:7"}, {"echo 1\necho 2\n", "8:7"}, {"x", "10:19"}, {"y", "10:24"}}},
+		{"top-level and default", "before_script:\n  - top\ndefault:\n  after_script:\n    - d\n", []extracted{{"top", "2:5"}, {"d", "5:7"}}},
+		{"nested lists by anchor", ".x: &x\n  - one\nj:\n  script:\n    - *x\n    - two\n", []extracted{{"one", "2:5"}, {"two", "6:7"}}},
+		{"merge key", ".t: &t\n  script: [inherited]\nj:\n  <<: *t\n  stage: test\n", []extracted{{"inherited", "2:12"}}},
+		{"reference is skipped", ".s:\n  script: [a]\nj:\n  script:\n    - !reference [.s, script]\n    - b\n",
+			[]extracted{{"a", "2:12"}, {"b", "6:7"}}},
+		{"spec header document", "spec:\n  inputs:\n    x: {}\n---\nj:\n  script: [c]\n", []extracted{{"c", "6:12"}}},
+		{"variables are not jobs", "variables:\n  script: not-a-job\n", []extracted{{"not-a-job", "2:11"}}},
+	})
+}
+
+func TestExtractMakefile(t *testing.T) {
+	checkExtract(t, "Makefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"prefixes", "a:\n\t@-+ echo hi\n\t@ls\n", []extracted{{"echo hi", "2:6"}, {"ls", "3:3"}}},
+		{"continuation", "a:\n\tfor f in x; do \\\n\t  echo $$f; \\\n\tdone\n", []extracted{{"for f in x; do \\\n  echo $f; \\\ndone", "2:2"}}},
+		{"make refs not decided", "%.o: %.c\n\t$(CC) -o $@ $< $^ $(@D) ${OUT} $(SRC:.c=.o) $(shell git rev-parse HEAD) $(call f,x) $X $(HOME) $\n",
+			[]extracted{{"cc -o ${make_target} ${make_prereq} ${make_prereqs} ${make_target_D} ${OUT} ${SRC} ${make_shell} ${make_call} ${X} ${HOME} $", "2:2"}}},
+		{"make refs decided", "BUILD := build\nOUT = $(BUILD)/out # comment\nGO ?= go\nbin/app: main.go util.go | dirs\n\t$(GO) build -o $@ $^ && cp $< $(OUT) && $(MAKE) -C x\n",
+			[]extracted{{"go build -o bin/app main.go util.go && cp main.go build/out && make -C x", "5:2"}}},
+		{"no prerequisites", "a:\n\techo $@ [$<] [$^]\n", []extracted{{"echo a [] []", "2:2"}}},
+		{"two targets", "a b:\n\techo $@\n", []extracted{{"echo ${make_target}", "2:2"}}},
+		{"static pattern rule", "objs: %.o: %.c\n\techo $< $@\n", []extracted{{"echo ${make_prereq} objs", "2:2"}}},
+		{"assigned twice", "X = a\nifdef Y\nX = b\nendif\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "6:2"}}},
+		{"appended", "X = a\nX += b\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "4:2"}}},
+		{"computed", "X != date\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "3:2"}}},
+		{"defined after use", "a:\n\techo $(X)\nX = late\n", []extracted{{"echo late", "2:2"}}},
+		{"cycle", "A = $(B)\nB = $(A)\na:\n\techo $(A)\n", []extracted{{"echo ${A}", "4:2"}}},
+		{"value with a function", "V = $(shell git describe)\na:\n\techo $(V)\n", []extracted{{"echo ${V}", "3:2"}}},
+		{"override and export", "override A := x\nexport B = y\na:\n\techo $(A) $(B)\n", []extracted{{"echo x y", "4:2"}}},
+		{"dollar in value", "P = $$HOME/x\na:\n\techo $(P)\n", []extracted{{"echo $HOME/x", "3:2"}}},
+		{"define is never decided", "define X\nls\nendef\na:\n\t$(X)\n", []extracted{{"${X}", "5:2"}}},
+		{"nested refs", "a:\n\techo $(patsubst %.c,%.o,$(wildcard *.c)) $$(date)\n", []extracted{{"echo ${make_patsubst} $(date)", "2:2"}}},
+		{"unterminated ref", "a:\n\techo $(oops\n", []extracted{{"echo ${oops}", "2:2"}}},
+		{"assignment ends rule", "a:\n\tls\nX = 1\n\tnot-a-recipe\n", []extracted{{"ls", "2:2"}}},
+		{"tab before any rule", "\tnot-a-recipe\nX := a:b\n\talso-not\n", nil},
+		{"comments and conditionals", "a:\n# c\nifdef X\n\tone\nelse\n\ttwo\nendif\n\n\tthree\n",
+			[]extracted{{"one", "4:2"}, {"two", "6:2"}, {"three", "9:2"}}},
+		{"tab comment is shell", "a:\n\t# shell comment\n", []extracted{{"# shell comment", "2:2"}}},
+		{"inline recipe", "a b: c d ; echo $@ $^\n", []extracted{{"echo ${make_target} c d", "1:12"}}},
+		{"target-specific variable", "a: X = 1\n\tls\n", []extracted{{"ls", "2:2"}}},
+		{"double colon and pattern", "%.o:: %.c\n\tcc $<\n", []extracted{{"cc ${make_prereq}", "2:2"}}},
+		{"double colon", "a:: b\n\tcc $<\n", []extracted{{"cc b", "2:2"}}},
+		{"rule line continued", "a: b \\\n  c\n\tls\n", []extracted{{"ls", "3:2"}}},
+		{"define skipped", "define X\n\trm -rf /\nendef\na:\n\tls\n", []extracted{{"ls", "5:2"}}},
+		{"recipeprefix", ".RECIPEPREFIX = >\na:\n> echo hi\n", []extracted{{"echo hi", "3:3"}}},
+		{"crlf", "a:\r\n\tls\r\n", []extracted{{"ls", "2:2"}}},
+		{"blank recipe", "a:\n\t@\n\t\n", nil},
+	})
+}
+
+func TestExtractDockerfile(t *testing.T) {
+	checkExtract(t, "Dockerfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"shell form", "FROM x\nRUN ls -la\nrun echo lower\n", []extracted{{"ls -la", "2:5"}, {"echo lower", "3:5"}}},
+		{"continuation", "RUN a \\\n  b \\\n\n  # c\n  d\n", []extracted{{"a   b   d", "1:5"}}},
+		{"trailing blank after escape", "RUN a \\  \n b\n", []extracted{{"a  b", "1:5"}}},
+		{"escape directive", "# escape=`\nFROM x\nRUN a `\n b\\\n", []extracted{{"a  b\\", "3:5"}}},
+		{"flags", "RUN --mount=type=cache,target=/c --network=none apt-get update\n", []extracted{{"apt-get update", "1:49"}}},
+		{"exec form", "RUN [\"rm\", \"-rf\", \"/tmp/a b\", \"it's\"]\n", []extracted{{"rm -rf '/tmp/a b' 'it'\\''s'", "1:7"}}},
+		{"not json is shell form", "RUN [ -f x ] && ls\n", []extracted{{"[ -f x ] && ls", "1:5"}}},
+		{"heredoc script", "RUN <<EOF\nset -e\nls\nEOF\nRUN echo after\n", []extracted{{"set -e\nls\n", "2:1"}, {"echo after", "5:5"}}},
+		{"heredoc feeding a command", "RUN cat <<'END' > /x\nrm -rf /\nEND\n", []extracted{{"cat <<'END' > /x\nrm -rf /\nEND\n", "1:5"}}},
+		{"heredoc dash", "RUN <<-EOF\n\tls\n\tEOF\nRUN b\n", []extracted{{"\tls\n", "2:1"}, {"b", "4:5"}}},
+		{"copy heredoc skipped", "COPY <<EOF /etc/x\nRUN rm -rf /\nEOF\nRUN ls\n", []extracted{{"ls", "4:5"}}},
+		{"shell powershell", "FROM w\nSHELL [\"powershell\", \"-Command\"]\nRUN Get-Item\nRUN [\"cmd\", \"/c\", \"dir\"]\nFROM l\nRUN ls\n",
+			[]extracted{{"cmd /c dir", "4:7"}, {"ls", "6:5"}}},
+		{"shell bash", "SHELL [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\"]\nRUN ls\n", []extracted{{"ls", "2:5"}}},
+		{"onbuild", "ONBUILD RUN make\n", []extracted{{"make", "1:13"}}},
+		{"comments and env", "# RUN not this\nENV A=1 \\\n    B=2\nRUN ls\n", []extracted{{"ls", "4:5"}}},
+	})
+}
+
+func TestExtractNPM(t *testing.T) {
+	checkExtract(t, "package.json", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"scripts", `{"name":"x","scripts":{"a":"ls","b" : "echo \"q\" \u00e9\ud83d\ude00 \\ \/ \t"},"x":[1,{"scripts":{"c":"no"}}]}`,
+			[]extracted{{"ls", "1:29"}, {"echo \"q\" é😀 \\ / \t", "1:40"}}},
+		{"non-string values skipped", `{"scripts":{"a":1,"b":null,"c":{"d":"e"},"f":"ok"}}`, []extracted{{"ok", "1:47"}}},
+		{"scripts not an object", `{"scripts":"ls","other":{"scripts":{"a":"b"}}}`, nil},
+		{"multi-line", "{\n  \"scripts\": {\n    \"t\":\n      \"go test\"\n  }\n}\n", []extracted{{"go test", "4:8"}}},
+	})
+}
+
+func TestExtractSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"package.json", "{\n  \"scripts\": {\n    \"a\": \"ls\",\n  }\n}\n", "package.json:4:3: json does not parse"},
+		{"package.json", `{"scripts": {"a": "ls"`, "package.json:1:23: json does not parse: unexpected end of input"},
+		{"package.json", `[1]`, "package.json:1:2: json does not parse"},
+		{".gitlab-ci.yml", "a:\n  script: [\n", ".gitlab-ci.yml:2:1: yaml does not parse"},
+		{".github/workflows/x.yml", "a: b\n c: d\n", ".github/workflows/x.yml:2:1: yaml does not parse"},
+	}
+	for _, tt := range tests {
+		_, err := Extract(tt.name, []byte(tt.src))
+		var se *SyntaxError
+		if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Extract(%s, %q) error = %v, want prefix %q", tt.name, tt.src, err, tt.want)
+		}
+	}
+}
+
+func TestExtractOtherFiles(t *testing.T) {
+	for name, src := range map[string]string{
+		"README.md": "rm -rf /\n", "tool.py": "#!/usr/bin/env python3\nimport os\n", "bin/run": "#!/bin/bash\nls\n",
+	} {
+		sn, err := Extract(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := name == "bin/run"; (len(sn) == 1) != want {
+			t.Errorf("Extract(%s) = %d snippets, want script=%v", name, len(sn), want)
+		}
+	}
+}

@@ -1,0 +1,442 @@
+package scan
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// makefile reads the recipes of a Makefile: the lines that start with a tab
+// (or .RECIPEPREFIX) after a rule line, and a recipe after ';' on the rule
+// line itself. Each logical recipe line (backslash continuations joined, as
+// Make passes them to one shell) is a command. The @, - and + prefixes are
+// Make's, not the shell's, and are dropped; $$ becomes $.
+//
+// A Make reference becomes what Make would substitute when the file alone
+// decides it: a variable assigned once in the file to a value without
+// references to anything undecided, Make's own defaults ($(MAKE), $(RM),
+// $(CC)), $@ of a rule with one plain target, $< and $^ of plain
+// prerequisites. Anything else ($(shell …), a variable assigned twice or
+// not at all, $* of a pattern rule) becomes a shell parameter, whose value
+// the reviewer treats as unknown. define … endef bodies are skipped.
+func (x *extractor) makefile() {
+	prefix := byte('\t')
+	n := len(x.lines.starts)
+	mk := &makeVars{assigned: map[string][]string{}}
+	type recipe struct {
+		s    Snippet
+		rule *makeRule
+	}
+	var recipes []recipe
+	var rule *makeRule
+	define := 0
+	for ln := 1; ln <= n; {
+		line := trimCR(x.lines.line(ln))
+		ls := x.lines.lineStart(ln)
+		if define > 0 {
+			switch w := firstWord(line); w {
+			case "endef":
+				define--
+			case "define":
+				define++
+			}
+			ln++
+			continue
+		}
+		if len(line) > 0 && line[0] == prefix && rule != nil {
+			var s Snippet
+			s, ln = x.recipe(ln, prefix, ls+1)
+			recipes = append(recipes, recipe{s, rule})
+			continue
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			ln++
+			continue
+		}
+		// A line of Make syntax, continuations joined.
+		var b builder
+		next := x.joinMake(&b, ln, ls, prefix, false)
+		text := b.b.String()
+		switch w := firstWord([]byte(text)); w {
+		case "define":
+			define = 1
+			if f := strings.Fields(text); len(f) > 1 {
+				mk.assign(f[1], "$(define)") // multi-line: never resolved
+			}
+		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude", "vpath":
+			// Conditionals and includes neither start nor end a rule.
+		default:
+			if m := makeAssignment.FindStringSubmatch(text); m != nil {
+				rule = nil
+				name, op, value := m[1], m[2], stripMakeComment(m[3])
+				switch op {
+				case "+=", "!=":
+					value = "$(" + op + ")" // appended to or computed by the shell
+				}
+				mk.assign(name, value)
+				if name == ".RECIPEPREFIX" {
+					prefix = '\t'
+					if value != "" {
+						prefix = value[0]
+					}
+				}
+				break
+			}
+			colon, semi, ok := ruleLine(text)
+			rule = nil
+			if !ok {
+				break
+			}
+			rule = parseRule(text, colon, semi)
+			if semi > colon {
+				s := b.snippet(x.name, Makefile, x.dir, x.lines)
+				body := semi + 1
+				for body < len(text) && (text[body] == ' ' || text[body] == '\t') {
+					body++
+				}
+				s.rewrite([]edit{{from: 0, to: body}})
+				recipes = append(recipes, recipe{s, rule})
+			}
+		}
+		ln = next
+	}
+	// Variables are expanded when a recipe runs, after the whole file
+	// is read: rewrite the recipes last.
+	for _, r := range recipes {
+		if strings.TrimSpace(r.s.Text) == "" {
+			continue
+		}
+		r.s.rewrite(mk.refs(r.s.Text, r.rule))
+		x.out = append(x.out, r.s)
+	}
+}
+
+// makeAssignment is NAME = value (:=, ::=, :::=, ?=, +=, !=), optionally
+// after override or export.
+var makeAssignment = regexp.MustCompile(`^\s*(?:(?:override|export|private)\s+)*([^\s:#=$()]+)\s*(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$`)
+
+// stripMakeComment removes a # comment (unless escaped) and the blanks
+// around the value.
+func stripMakeComment(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			continue
+		}
+		if v[i] == '#' {
+			v = v[:i]
+			break
+		}
+	}
+	return strings.TrimSpace(v)
+}
+
+// recipe reads one logical recipe line starting at line ln (whose text
+// begins at from, after the prefix) and returns it and the next line.
+func (x *extractor) recipe(ln int, prefix byte, from int) (Snippet, int) {
+	// Drop Make's own prefixes: @ (silent), - (ignore errors), + (always run).
+	l := x.lines.line(ln)
+	end := x.lines.lineStart(ln) + len(trimCR(l))
+	for from < end && strings.IndexByte("@-+ \t", x.src[from]) >= 0 {
+		from++
+	}
+	var b builder
+	next := x.joinMake(&b, ln, from, prefix, true)
+	return b.snippet(x.name, Makefile, x.dir, x.lines), next
+}
+
+// joinMake copies the line from offset from, and the lines continued from
+// it by a trailing backslash. In a recipe the backslash and line break are
+// kept (Make hands them to the shell) and one leading prefix character of a
+// continuation line is removed; elsewhere they become one space, as Make
+// reads them.
+func (x *extractor) joinMake(b *builder, ln, from int, prefix byte, recipe bool) int {
+	n := len(x.lines.starts)
+	for {
+		l := trimCR(x.lines.line(ln))
+		end := x.lines.lineStart(ln) + len(l)
+		cont := trailingBackslash(l) && ln < n
+		if !cont {
+			b.copy(x.src, from, end)
+			return ln + 1
+		}
+		if recipe {
+			b.copy(x.src, from, end)
+			b.put("\n", end)
+		} else {
+			b.copy(x.src, from, end-1)
+			b.put(" ", end-1)
+		}
+		ln++
+		from = x.lines.lineStart(ln)
+		if recipe && from < len(x.src) && x.src[from] == prefix {
+			from++
+		}
+	}
+}
+
+// makeRule is what a recipe's automatic variables can be decided from.
+type makeRule struct {
+	targets, prereqs []string // nil when not plain (patterns, references)
+}
+
+// parseRule reads "targets: prerequisites | order-only ; recipe".
+func parseRule(text string, colon, semi int) *makeRule {
+	end := len(text)
+	if semi > colon {
+		end = semi
+	}
+	if i := strings.IndexByte(text[colon:end], '#'); i >= 0 {
+		end = colon + i
+	}
+	after := strings.TrimLeft(text[colon+1:end], ":") // double-colon rules
+	if i := strings.IndexByte(after, '|'); i >= 0 {
+		after = after[:i]
+	}
+	plain := func(words []string) []string {
+		for _, w := range words {
+			if strings.ContainsAny(w, "%$:=") {
+				return nil
+			}
+		}
+		return words
+	}
+	r := &makeRule{targets: plain(strings.Fields(text[:colon]))}
+	if strings.IndexByte(after, ':') < 0 { // not a static pattern rule
+		r.prereqs = plain(strings.Fields(after))
+		if r.prereqs == nil {
+			r.prereqs = []string{}
+		}
+	}
+	if r.targets == nil {
+		r.prereqs = nil
+	}
+	return r
+}
+
+// makeVars are the assignments of a Makefile.
+type makeVars struct {
+	assigned map[string][]string
+}
+
+func (m *makeVars) assign(name, value string) {
+	m.assigned[name] = append(m.assigned[name], value)
+}
+
+// makeDefaults are Make's built-in values, used when the file does not
+// assign the variable.
+var makeDefaults = map[string]string{"MAKE": "make", "RM": "rm -f", "CC": "cc", "CXX": "g++", "AR": "ar"}
+
+// value returns the expansion of a variable when the file decides it.
+func (m *makeVars) value(name string, depth int) (string, bool) {
+	vs := m.assigned[name]
+	switch {
+	case len(vs) == 0:
+		v, ok := makeDefaults[name]
+		return v, ok
+	case len(vs) > 1 || depth > 8:
+		return "", false
+	}
+	return m.expand(vs[0], nil, depth+1)
+}
+
+// expand expands every reference in t, or fails.
+func (m *makeVars) expand(t string, r *makeRule, depth int) (string, bool) {
+	edits, known := m.scanRefs(t, r, depth)
+	if !known {
+		return "", false
+	}
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		b.WriteString(t[at:e.from])
+		b.WriteString(e.with)
+		at = e.to
+	}
+	b.WriteString(t[at:])
+	return b.String(), true
+}
+
+// refs returns the edits that turn a recipe's Make references into what
+// Make would substitute, or shell parameters where the file does not say.
+func (m *makeVars) refs(t string, r *makeRule) []edit {
+	edits, _ := m.scanRefs(t, r, 0)
+	return edits
+}
+
+// automatic are Make's automatic variables, named for what they hold.
+var automatic = map[byte]string{
+	'@': "make_target", '<': "make_prereq", '^': "make_prereqs", '+': "make_prereqs",
+	'?': "make_newer", '*': "make_stem", '%': "make_member", '|': "make_order_only",
+}
+
+// scanRefs finds $$ and the Make references in t; known is false when
+// any of them is not decided by the file.
+func (m *makeVars) scanRefs(t string, r *makeRule, depth int) (edits []edit, known bool) {
+	known = true
+	add := func(from, to int, with string, ok bool) {
+		edits = append(edits, edit{from: from, to: to, with: with})
+		known = known && ok
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] != '$' || i+1 >= len(t) {
+			continue
+		}
+		c := t[i+1]
+		switch {
+		case c == '$':
+			add(i, i+2, "$", true)
+			i++
+		case c == '(' || c == '{':
+			end := matchRef(t, i+1)
+			inner := t[i+2:]
+			if end > i+2 && t[end-1] == closer(c) {
+				inner = t[i+2 : end-1]
+			}
+			with, ok := m.resolve(inner, r, depth)
+			add(i, end, with, ok)
+			i = end - 1
+		default:
+			with, ok := m.resolve(string(c), r, depth)
+			add(i, i+2, with, ok)
+			i++
+		}
+	}
+	return edits, known
+}
+
+// resolve gives the text for one reference $(inner): its value when the
+// file decides it (ok), else a shell parameter standing for it.
+func (m *makeVars) resolve(inner string, r *makeRule, depth int) (string, bool) {
+	if len(inner) == 1 {
+		if name, ok := automatic[inner[0]]; ok {
+			if v, ok := r.automatic(inner[0]); ok {
+				return v, true
+			}
+			return placeholder(name), false
+		}
+	}
+	if len(inner) == 2 && (inner[1] == 'D' || inner[1] == 'F') {
+		if name, ok := automatic[inner[0]]; ok {
+			return placeholder(name + "_" + inner[1:]), false
+		}
+	}
+	if i := strings.IndexAny(inner, " \t"); i > 0 {
+		return placeholder("make_" + inner[:i]), false // a function: $(shell …), $(wildcard …)
+	}
+	if i := strings.IndexByte(inner, ':'); i > 0 {
+		return placeholder(inner[:i]), false // a substitution reference $(SRC:.c=.o)
+	}
+	if !strings.Contains(inner, "$") {
+		if v, ok := m.value(inner, depth); ok {
+			return v, true
+		}
+	}
+	return placeholder(inner), false
+}
+
+// automatic returns $@, $< or $^ when the rule line decides them.
+func (r *makeRule) automatic(c byte) (string, bool) {
+	if r == nil || r.prereqs == nil && c != '@' {
+		return "", false
+	}
+	switch c {
+	case '@':
+		if len(r.targets) == 1 {
+			return r.targets[0], true
+		}
+	case '<':
+		if len(r.prereqs) > 0 {
+			return r.prereqs[0], true
+		}
+		return "", true
+	case '^', '+':
+		return strings.Join(r.prereqs, " "), true
+	}
+	return "", false
+}
+
+func closer(open byte) byte {
+	if open == '(' {
+		return ')'
+	}
+	return '}'
+}
+
+// matchRef returns the offset just past the bracket closing t[open].
+func matchRef(t string, open int) int {
+	o, c := t[open], closer(t[open])
+	depth := 0
+	for i := open; i < len(t); i++ {
+		switch t[i] {
+		case o:
+			depth++
+		case c:
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(t)
+}
+
+// ruleLine reports whether a Make line is a rule (targets: prerequisites),
+// and where its colon and an inline recipe's ';' are (-1 if none).
+func ruleLine(t string) (colon, semi int, ok bool) {
+	colon, semi = -1, -1
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '(', '{':
+			if i > 0 && t[i-1] == '$' || depth > 0 {
+				depth++
+			}
+		case ')', '}':
+			if depth > 0 {
+				depth--
+			}
+		case '=':
+			if depth == 0 && colon < 0 {
+				return -1, -1, false // an assignment (=, :=, ?=, +=, !=)
+			}
+		case ':':
+			if depth == 0 && colon < 0 {
+				if strings.HasPrefix(t[i:], ":=") || strings.HasPrefix(t[i:], "::=") || strings.HasPrefix(t[i:], ":::=") {
+					return -1, -1, false
+				}
+				colon = i
+			}
+		case ';':
+			if depth == 0 && colon >= 0 {
+				return colon, i, true
+			}
+		case '#':
+			if depth == 0 {
+				return colon, -1, colon >= 0
+			}
+		}
+	}
+	return colon, -1, colon >= 0
+}
+
+func firstWord(l []byte) string {
+	f := bytes.Fields(l)
+	if len(f) == 0 {
+		return ""
+	}
+	return string(f[0])
+}
+
+func trimCR(l []byte) []byte { return bytes.TrimSuffix(l, []byte("\r")) }
+
+// trailingBackslash reports whether a line ends in an odd number of
+// backslashes: a continuation.
+func trailingBackslash(l []byte) bool {
+	n := 0
+	for i := len(l) - 1; i >= 0 && l[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}

@@ -1,0 +1,203 @@
+package scan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// npm reads the "scripts" of a package.json: npm runs each value with sh -c
+// in the package's directory.
+func (x *extractor) npm() error {
+	dec := json.NewDecoder(bytes.NewReader(x.src))
+	if err := x.expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		key, err := x.jsonKey(dec)
+		if err != nil {
+			return err
+		}
+		if key != "scripts" || !x.peekDelim(dec, '{') {
+			if err := x.skipJSON(dec); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := x.expectDelim(dec, '{'); err != nil {
+			return err
+		}
+		for dec.More() {
+			if _, err := x.jsonKey(dec); err != nil {
+				return err
+			}
+			start := x.valueStart(int(dec.InputOffset()))
+			if start >= len(x.src) || x.src[start] != '"' {
+				if err := x.skipJSON(dec); err != nil {
+					return err
+				}
+				continue
+			}
+			tok, err := dec.Token()
+			if err != nil {
+				return x.jsonError(dec, err)
+			}
+			b := jsonString(x.src, start)
+			if s, _ := tok.(string); b == nil || b.b.String() != s {
+				b = &builder{}
+				b.put(s, start+1)
+			}
+			x.emit(NPM, x.dir, b)
+		}
+		if err := x.expectDelim(dec, '}'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *extractor) jsonKey(dec *json.Decoder) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", x.jsonError(dec, err)
+	}
+	k, _ := tok.(string)
+	return k, nil
+}
+
+func (x *extractor) expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return x.jsonError(dec, err)
+	}
+	if tok != d {
+		return x.syntaxError(int(dec.InputOffset()), "json does not parse: want %q", d)
+	}
+	return nil
+}
+
+// peekDelim reports whether the next value starts with d.
+func (x *extractor) peekDelim(dec *json.Decoder, d json.Delim) bool {
+	i := x.valueStart(int(dec.InputOffset()))
+	return i < len(x.src) && x.src[i] == byte(d.String()[0])
+}
+
+func (x *extractor) skipJSON(dec *json.Decoder) error {
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return x.jsonError(dec, err)
+	}
+	return nil
+}
+
+// valueStart skips blanks and the ':' after a key.
+func (x *extractor) valueStart(i int) int {
+	for i < len(x.src) && (x.src[i] == ' ' || x.src[i] == '\t' || x.src[i] == '\n' || x.src[i] == '\r' || x.src[i] == ':') {
+		i++
+	}
+	return i
+}
+
+func (x *extractor) jsonError(dec *json.Decoder, err error) *SyntaxError {
+	off := int(dec.InputOffset())
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = int(se.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		off = len(x.src)
+		err = errors.New("unexpected end of input")
+	}
+	return x.syntaxError(min(off, len(x.src)), "json does not parse: %v", err)
+}
+
+// jsonString decodes the JSON string starting at src[start] (a quote),
+// mapping runs of plain bytes exactly and each escape to where it starts.
+// nil if the string is malformed.
+func jsonString(src []byte, start int) *builder {
+	var b builder
+	i := start + 1
+	for i < len(src) {
+		j := i
+		for j < len(src) && src[j] != '"' && src[j] != '\\' && src[j] >= 0x20 {
+			j++
+		}
+		b.copy(src, i, j)
+		if j >= len(src) || src[j] < 0x20 {
+			return nil
+		}
+		if src[j] == '"' {
+			return &b
+		}
+		// An escape.
+		if j+1 >= len(src) {
+			return nil
+		}
+		i = j + 2
+		switch c := src[j+1]; c {
+		case '"', '\\', '/':
+			b.put(string(c), j)
+		case 'b':
+			b.put("\b", j)
+		case 'f':
+			b.put("\f", j)
+		case 'n':
+			b.put("\n", j)
+		case 'r':
+			b.put("\r", j)
+		case 't':
+			b.put("\t", j)
+		case 'u':
+			r, n := jsonRune(src[j:])
+			if n == 0 {
+				return nil
+			}
+			var buf [4]byte
+			b.put(string(buf[:utf8.EncodeRune(buf[:], r)]), j)
+			i = j + n
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// jsonRune decodes \uXXXX (and a following low surrogate) at the start of
+// p, returning the rune and the bytes used (0 if malformed).
+func jsonRune(p []byte) (rune, int) {
+	hex := func(p []byte) (rune, bool) {
+		if len(p) < 6 || p[0] != '\\' || p[1] != 'u' {
+			return 0, false
+		}
+		var r rune
+		for _, c := range p[2:6] {
+			switch {
+			case c >= '0' && c <= '9':
+				r = r*16 + rune(c-'0')
+			case c >= 'a' && c <= 'f':
+				r = r*16 + rune(c-'a'+10)
+			case c >= 'A' && c <= 'F':
+				r = r*16 + rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return r, true
+	}
+	r, ok := hex(p)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex(p[6:]); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}

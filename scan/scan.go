@@ -1,0 +1,290 @@
+package scan
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/guard-sh/guard/review"
+)
+
+// Reviewer reviews one command: text is the snippet's Text, workspace the
+// repository root and cwd the directory it runs in (both absolute). It
+// must be the same engine that reviews commands at run time, with the
+// provenance of text read from a file. It is called from several
+// goroutines, and once per distinct (text, cwd) in a scan: equal inputs
+// must give equal verdicts, which the engine guarantees.
+type Reviewer func(text, workspace, cwd string) (review.Verdict, error)
+
+// Rule ids scan reports itself.
+const (
+	// RuleUnparsable: a YAML or JSON file that does not parse, so the
+	// shell in it cannot be found. It is C: what cannot be read is not
+	// known to be safe.
+	RuleUnparsable = "scan-unparsable"
+	// RuleUnexplained: the verdict's level (B or above) is above every
+	// reason's. The engine should not do that; the finding keeps the
+	// level honest.
+	RuleUnexplained = "scan-unexplained"
+)
+
+func ownRule(id string) bool { return id == RuleUnparsable || id == RuleUnexplained }
+
+// Options configure a scan.
+type Options struct {
+	// Root is the repository root: the workspace for the reviewer and the
+	// base of the paths of Files without Src.
+	Root string
+	// Review reviews each command found. Required.
+	Review Reviewer
+	// KnownRule reports whether a rule id exists, for checking
+	// allowances; nil accepts any id.
+	KnownRule func(id string) bool
+	// Jobs bounds how many files are read and reviewed at once; 0 means
+	// GOMAXPROCS.
+	Jobs int
+}
+
+// File is one file to scan.
+type File struct {
+	// Path is the name reported in findings: relative to the root and
+	// slash-separated when the file is inside it.
+	Path string
+	// OSPath is where to read the file; empty means Root/Path.
+	OSPath string
+	// Src is the content when it is already known (staged content);
+	// nil means read it.
+	Src []byte
+}
+
+// Finding is one reason of one verdict, placed in its file.
+type Finding struct {
+	Path string `json:"path"`
+	Position
+	Kind        Kind         `json:"kind"`
+	Level       review.Level `json:"level"`
+	Rule        string       `json:"rule"`
+	Message     string       `json:"message"`
+	Explanation string       `json:"explanation,omitempty"`
+	// Suppressed is the allowance that covers the finding, if any. A
+	// suppressed finding is reported but does not count.
+	Suppressed *Allowance `json:"suppressed,omitempty"`
+
+	snippet int // index of the snippet in its file, to group findings
+	col16   int // column in UTF-16 code units, for SARIF
+}
+
+// Report is the outcome of a scan.
+type Report struct {
+	// Findings in path, line, column, rule order.
+	Findings []Finding
+	// Problems are malformed allowances, in path and line order.
+	Problems []Problem
+	// Files counts the files that held shell, Commands the snippets
+	// reviewed.
+	Files, Commands int
+}
+
+// Exceeding returns the findings that count against max: not suppressed,
+// with a level above it.
+func (r *Report) Exceeding(max review.Level) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Suppressed == nil && f.Level > max {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Run scans files: reads each (in parallel, Jobs at a time), extracts its
+// shell and reviews every command. The report does not depend on the order
+// the work finished in. An error is returned only when a file cannot be
+// read or the reviewer fails; what the files say is in the report.
+func Run(opts Options, files []File) (*Report, error) {
+	if opts.Review == nil {
+		return nil, fmt.Errorf("scan: no reviewer")
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("scan: root %s: %w", opts.Root, err)
+	}
+	opts.Root = root
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	// The same command in the same directory gets the same verdict: review
+	// it once (CI files repeat `npm ci` and `make test` everywhere).
+	reviewer := opts.Review
+	var cache sync.Map // text + "\x00" + cwd → *cached
+	opts.Review = func(text, workspace, cwd string) (review.Verdict, error) {
+		e, _ := cache.LoadOrStore(text+"\x00"+cwd, &cached{})
+		c := e.(*cached)
+		c.once.Do(func() { c.v, c.err = reviewer(text, workspace, cwd) })
+		return c.v, c.err
+	}
+	results := make([]fileResult, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(files), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = scanFile(opts, files[i])
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	// Files in path order, findings in position order within each: the
+	// report is sorted without moving every finding around.
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(files[a].Path, files[b].Path) })
+	r := &Report{}
+	n := 0
+	for _, res := range results {
+		if res.err != nil {
+			return nil, res.err
+		}
+		n += len(res.findings)
+	}
+	r.Findings = make([]Finding, 0, n)
+	for _, i := range order {
+		res := results[i]
+		slices.SortStableFunc(res.findings, func(a, b Finding) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col),
+				cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+		})
+		r.Findings = append(r.Findings, res.findings...)
+		r.Problems = append(r.Problems, res.problems...)
+		r.Commands += res.commands
+		if res.commands > 0 || len(res.findings) > 0 {
+			r.Files++
+		}
+	}
+	return r, nil
+}
+
+type cached struct {
+	once sync.Once
+	v    review.Verdict
+	err  error
+}
+
+type fileResult struct {
+	findings []Finding
+	problems []Problem
+	commands int
+	err      error
+}
+
+func scanFile(opts Options, f File) fileResult {
+	src := f.Src
+	if src == nil {
+		p := f.OSPath
+		if p == "" {
+			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
+		}
+		var err error
+		if src, err = readCandidate(p, f.Path); err != nil || src == nil {
+			return fileResult{err: err}
+		}
+	}
+	snippets, xerr := Extract(f.Path, src)
+	if len(snippets) == 0 && xerr == nil {
+		return fileResult{}
+	}
+	var li *lineIndex
+	if len(snippets) > 0 {
+		li = snippets[0].lines
+	} else {
+		li = newLineIndex(src)
+	}
+	allows, problems := allowances(f.Path, li, opts.KnownRule)
+	res := fileResult{problems: problems, commands: len(snippets)}
+	add := func(fd Finding, snippetLine int) {
+		fd.Path = f.Path
+		fd.col16 = li.utf16Col(fd.Position)
+		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, snippetLine)
+		res.findings = append(res.findings, fd)
+	}
+	for i := range snippets {
+		s := &snippets[i]
+		cwd := filepath.Join(opts.Root, filepath.FromSlash(s.Dir))
+		v, err := opts.Review(s.Text, opts.Root, cwd)
+		if err != nil {
+			p := s.Start()
+			return fileResult{err: fmt.Errorf("review %s:%d:%d: %w", f.Path, p.Line, p.Col, err)}
+		}
+		start := s.Start().Line
+		top := review.Level(0)
+		for _, r := range v.Reasons {
+			top = review.Max(top, r.Level)
+			add(Finding{Position: s.Pos(r.Pos), Kind: s.Kind, Level: r.Level, Rule: r.Rule,
+				Message: r.Message, Explanation: v.Explanation, snippet: i}, start)
+		}
+		if v.Level > top && v.Level > review.A {
+			add(Finding{Position: s.Start(), Kind: s.Kind, Level: v.Level, Rule: RuleUnexplained,
+				Message:     fmt.Sprintf("reviewed as %s without a reason at that level", v.Level),
+				Explanation: v.Explanation, snippet: i}, start)
+		}
+	}
+	if se, ok := xerr.(*SyntaxError); ok {
+		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable,
+			Message: se.Msg, snippet: -1}, se.Pos.Line)
+	} else if xerr != nil {
+		return fileResult{err: xerr}
+	}
+	return res
+}
+
+// readCandidate reads a file if it may hold shell: by its name, or by a
+// shebang in its first bytes. It returns nil, nil for other files.
+func readCandidate(osPath, name string) ([]byte, error) {
+	if KindOf(name) != "" {
+		src, err := os.ReadFile(osPath)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		return src, nil
+	}
+	fh, err := os.Open(osPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer fh.Close()
+	head := make([]byte, 256)
+	n, _ := fh.Read(head)
+	if !isShebangShell(head[:n]) {
+		return nil, nil
+	}
+	src, err := os.ReadFile(osPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return src, nil
+}
+
+// relPath names p (absolute) relative to root with forward slashes, or p
+// itself when it is outside root.
+func relPath(root, p string) string {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
+		return filepath.ToSlash(p)
+	}
+	return path.Clean(filepath.ToSlash(rel))
+}

@@ -1,0 +1,120 @@
+package scan
+
+import (
+	"path"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// workflow reads the run steps of a GitHub Actions workflow
+// (jobs.<id>.steps[].run) or of a composite action (runs.steps[].run).
+// Steps that run under another shell (python, pwsh, cmd) are skipped, as
+// are steps without a shell on Windows runners, which default to pwsh.
+func (x *extractor) workflow() error {
+	docs, err := x.yamlDocs()
+	for _, doc := range docs {
+		wfShell, wfDir := runDefaults(doc)
+		jobs := resolve(lookup(doc, "jobs"))
+		if jobs != nil && jobs.Kind == yaml.MappingNode {
+			for i := 1; i < len(jobs.Content); i += 2 {
+				job := jobs.Content[i]
+				shell, dir := runDefaults(job)
+				if shell == nil {
+					shell = wfShell
+				}
+				if dir == "" {
+					dir = wfDir
+				}
+				x.steps(lookup(job, "steps"), shell, dir, onWindows(lookup(job, "runs-on")))
+			}
+		}
+		if runs := lookup(doc, "runs"); scalarString(lookup(runs, "using")) == "composite" {
+			x.steps(lookup(runs, "steps"), nil, "", false)
+		}
+	}
+	return err
+}
+
+// runDefaults reads defaults.run.shell and defaults.run.working-directory.
+func runDefaults(n *yaml.Node) (shell *yaml.Node, dir string) {
+	run := lookup(lookup(n, "defaults"), "run")
+	return lookup(run, "shell"), scalarString(lookup(run, "working-directory"))
+}
+
+// steps reads a list of steps. Without a shell: anywhere, a step runs
+// under bash, or pwsh on a Windows runner.
+func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, windows bool) {
+	steps = resolve(steps)
+	if steps == nil || steps.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, step := range steps.Content {
+		run := resolve(lookup(step, "run"))
+		if run == nil || run.Kind != yaml.ScalarNode {
+			continue
+		}
+		sh := shell
+		if s := lookup(step, "shell"); s != nil {
+			sh = s
+		}
+		if sh == nil && windows || sh != nil && !isShellCommand(scalarString(sh)) {
+			continue
+		}
+		d := dir
+		if s := scalarString(lookup(step, "working-directory")); s != "" {
+			d = s
+		}
+		if s := x.emit(Workflow, workDir(d), x.yamlScalar(run)); s != nil {
+			githubExprs(s)
+		}
+	}
+}
+
+// isShellCommand reports whether a workflow shell: value runs sh or bash
+// ("bash", "sh", "bash -e {0}", "/usr/bin/bash --noprofile {0}"). A value
+// built from an expression cannot be known and counts as shell, so the step
+// is reviewed.
+func isShellCommand(s string) bool {
+	if strings.Contains(s, "${{") {
+		return true
+	}
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return true
+	}
+	return shells[strings.TrimSuffix(path.Base(f[0]), ".exe")]
+}
+
+// onWindows reports whether runs-on names only Windows runners.
+func onWindows(n *yaml.Node) bool {
+	n = resolve(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return strings.Contains(strings.ToLower(n.Value), "windows") && !strings.Contains(n.Value, "${{")
+	case yaml.SequenceNode:
+		for _, e := range n.Content {
+			if onWindows(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// workDir turns a working-directory value into a directory relative to the
+// repository root; anything it cannot place (absolute, an expression,
+// leaving the root) is the root.
+func workDir(d string) string {
+	if d == "" || strings.Contains(d, "${{") || path.IsAbs(d) {
+		return "."
+	}
+	d = path.Clean(d)
+	if d == ".." || strings.HasPrefix(d, "../") {
+		return "."
+	}
+	return d
+}

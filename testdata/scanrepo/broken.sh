@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "this quote never ends
+rm -rf build
