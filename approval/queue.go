@@ -1,0 +1,353 @@
+package approval
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/guard-sh/guard/review"
+)
+
+// lockFile is the flock every state change holds.
+const lockFile = ".lock"
+
+// keepFinished is how long finished requests stay listed before Add
+// removes them.
+const keepFinished = 7 * 24 * time.Hour
+
+// testHookConsume runs between Consume's read and write; tests widen the
+// window with it to show the lock is what keeps consumers apart.
+var testHookConsume = func() {}
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// ValidID reports whether id has the form Add gives ids: 8 hex digits.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Add queues req as pending and returns its new id. The caller fills
+// Created (from its clock), the Binding, Level (B or C) and the texts;
+// Add sets ID and State, and Expires if zero. Add never replaces a file,
+// so concurrent Adds never lose a request.
+func Add(dir string, req Request) (string, error) {
+	switch {
+	case req.Created.IsZero():
+		return "", errors.New("queue approval request: no creation time")
+	case req.Command == "":
+		return "", errors.New("queue approval request: no command")
+	case req.Level != review.B && req.Level != review.C:
+		return "", fmt.Errorf("queue approval request: level %v cannot be approved", req.Level)
+	}
+	if req.Expires.IsZero() {
+		req.Expires = req.Created.Add(DefaultPendingTTL)
+	}
+	req.State, req.Decided, req.PIN, req.Used = Pending, time.Time{}, false, time.Time{}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create approvals dir: %w", err)
+	}
+	for range 16 {
+		id, err := newID()
+		if err != nil {
+			return "", err
+		}
+		req.ID = id
+		err = writeRequest(dir, req, func(tmp, dst string) error { return os.Link(tmp, dst) })
+		if errors.Is(err, fs.ErrExist) {
+			continue // an id collision: draw again
+		}
+		if err != nil {
+			return "", err
+		}
+		prune(dir, req.Created.Add(-keepFinished))
+		return id, nil
+	}
+	return "", errors.New("queue approval request: no free id after 16 tries")
+}
+
+// Get returns the request with that id, its State as stored (use StateAt
+// for expiry).
+func Get(dir, id string) (Request, error) {
+	if !ValidID(id) {
+		return Request{}, fmt.Errorf("%q is not an approval id (want 8 hex digits)", id)
+	}
+	r, err := readRequest(filepath.Join(dir, id+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Request{}, fmt.Errorf("approval request %s: %w", id, ErrNotFound)
+	}
+	return r, err
+}
+
+// List returns every request in the queue, oldest first, each with State
+// set to its state at now(). Files that cannot be read as requests are
+// skipped: they can never be consumed either.
+func List(dir string, now func() time.Time) ([]Request, error) {
+	reqs, err := readAll(dir)
+	if err != nil {
+		return nil, err
+	}
+	t := now()
+	for i := range reqs {
+		reqs[i].State = reqs[i].StateAt(t)
+	}
+	return reqs, nil
+}
+
+// Approve marks a pending, unexpired request approved until now + TTL.
+// A level C request needs g.PIN. Anything but a pending request gives a
+// *StateError.
+func Approve(dir, id string, g Grant, now func() time.Time) (Request, error) {
+	return update(dir, id, now, func(r *Request, t time.Time) error {
+		if r.Level >= review.C && !g.PIN {
+			return ErrNeedsPIN
+		}
+		ttl := g.TTL
+		if ttl <= 0 {
+			ttl = DefaultApprovalTTL
+		}
+		r.State, r.Decided, r.Expires, r.PIN = Approved, t, t.Add(ttl), g.PIN
+		return nil
+	})
+}
+
+// Deny marks a pending, unexpired request denied.
+func Deny(dir, id string, now func() time.Time) (Request, error) {
+	return update(dir, id, now, func(r *Request, t time.Time) error {
+		r.State, r.Decided = Denied, t
+		return nil
+	})
+}
+
+// Consume finds an approved, unexpired, unused request bound to exactly
+// key, marks it consumed and returns it. Concurrent calls are serialised,
+// so one approval is honoured once. Without such a request it returns an
+// error: ErrNotFound when nothing was ever queued for key; otherwise a
+// *StateError (ErrPending, ErrDenied, ErrExpired, ErrUsed) about the most
+// recent request for key, which it returns too, so the caller can name it.
+func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
+	unlock, err := lock(dir)
+	if err != nil {
+		return Request{}, err
+	}
+	defer unlock()
+	reqs, err := readAll(dir)
+	if err != nil {
+		return Request{}, err
+	}
+	testHookConsume()
+	t := now()
+	var latest *Request
+	for i := range reqs {
+		r := &reqs[i]
+		if r.Binding != key {
+			continue
+		}
+		if r.StateAt(t) == Approved && (r.Level < review.C || r.PIN) {
+			r.State, r.Used = Consumed, t
+			if err := writeRequest(dir, *r, os.Rename); err != nil {
+				return Request{}, err
+			}
+			return *r, nil
+		}
+		if latest == nil || !r.Created.Before(latest.Created) {
+			latest = r
+		}
+	}
+	if latest == nil {
+		return Request{}, ErrNotFound
+	}
+	st := latest.StateAt(t)
+	if st == Approved { // a C approval without the PIN: never honoured
+		st = Pending
+	}
+	latest.State = st
+	return *latest, &StateError{ID: latest.ID, State: st}
+}
+
+// update applies change to a pending, unexpired request under the lock.
+func update(dir, id string, now func() time.Time, change func(*Request, time.Time) error) (Request, error) {
+	if !ValidID(id) {
+		return Request{}, fmt.Errorf("%q is not an approval id (want 8 hex digits)", id)
+	}
+	unlock, err := lock(dir)
+	if err != nil {
+		return Request{}, err
+	}
+	defer unlock()
+	r, err := Get(dir, id)
+	if err != nil {
+		return Request{}, err
+	}
+	t := now()
+	if st := r.StateAt(t); st != Pending {
+		r.State = st
+		return r, &StateError{ID: id, State: st}
+	}
+	if err := change(&r, t); err != nil {
+		return r, err
+	}
+	if err := writeRequest(dir, r, os.Rename); err != nil {
+		return Request{}, err
+	}
+	return r, nil
+}
+
+func newID() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("read random id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// lock takes the queue's exclusive flock and returns its release.
+func lock(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create approvals dir: %w", err)
+	}
+	path := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open approvals lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// writeRequest writes r to a temporary 0600 file and installs it as
+// <id>.json with install: os.Link to create (fails if it exists),
+// os.Rename to replace.
+func writeRequest(dir string, r Request, install func(tmp, dst string) error) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode approval request: %w", err)
+	}
+	b = append(b, '\n')
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return fmt.Errorf("write approval request: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write approval request: %w", err)
+	}
+	if err := install(tmp, filepath.Join(dir, r.ID+".json")); err != nil {
+		return fmt.Errorf("install approval request %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func readRequest(path string) (Request, error) {
+	var r Request
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("read approval request %s: %w", filepath.Base(path), err)
+	}
+	if !ValidID(r.ID) || r.ID+".json" != filepath.Base(path) {
+		return r, fmt.Errorf("read approval request %s: id %q does not match the file name", filepath.Base(path), r.ID)
+	}
+	return r, nil
+}
+
+// readAll reads every request file, skipping unreadable ones, sorted by
+// creation time then id.
+func readAll(dir string) ([]Request, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read approvals dir: %w", err)
+	}
+	var reqs []Request
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") || !ValidID(strings.TrimSuffix(name, ".json")) {
+			continue
+		}
+		r, err := readRequest(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		reqs = append(reqs, r)
+	}
+	sort.Slice(reqs, func(i, j int) bool {
+		if !reqs[i].Created.Equal(reqs[j].Created) {
+			return reqs[i].Created.Before(reqs[j].Created)
+		}
+		return reqs[i].ID < reqs[j].ID
+	})
+	return reqs, nil
+}
+
+// prune removes requests that finished before cutoff, and temporary files
+// left by crashed writers. It is housekeeping: it skips if another guard
+// holds the lock, and its errors do not matter.
+func prune(dir string, cutoff time.Time) {
+	path := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		full := filepath.Join(dir, name)
+		if strings.HasPrefix(name, ".tmp-") {
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+				os.Remove(full)
+			}
+			continue
+		}
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		r, err := readRequest(full)
+		if err != nil {
+			continue
+		}
+		end := r.Expires
+		for _, t := range []time.Time{r.Decided, r.Used} {
+			if t.After(end) {
+				end = t
+			}
+		}
+		if end.Before(cutoff) {
+			os.Remove(full)
+		}
+	}
+}

@@ -1,0 +1,344 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/guard-sh/guard/review"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+var key = Binding{Command: "rm -rf build", Cwd: "/home/u/proj", Workspace: "/home/u/proj", Digest: "sha256:1f2e"}
+
+func request(b Binding, level review.Level) Request {
+	return Request{
+		Created: t0, Binding: b, Level: level, Provenance: "agent:test",
+		Explanation: "deletes build/ recursively", Details: "{profile}", Session: "s1",
+	}
+}
+
+func mustAdd(t *testing.T, dir string, r Request) string {
+	t.Helper()
+	id, err := Add(dir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestAddApproveConsume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	id := mustAdd(t, dir, request(key, review.B))
+	if !ValidID(id) {
+		t.Fatalf("id %q is not 8 hex digits", id)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("approvals dir: %v, %v; want mode 0700", fi.Mode().Perm(), err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, id+".json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("request file: %v; want mode 0600", err)
+	}
+
+	list, err := List(dir, at(t0.Add(time.Minute)))
+	if err != nil || len(list) != 1 {
+		t.Fatalf("List = %v, %v; want one request", list, err)
+	}
+	got := list[0]
+	if got.ID != id || got.State != Pending || got.Binding != key || got.Level != review.B ||
+		got.Explanation != "deletes build/ recursively" || got.Details != "{profile}" || got.Session != "s1" ||
+		got.Provenance != "agent:test" || !got.Created.Equal(t0) || !got.Expires.Equal(t0.Add(DefaultPendingTTL)) {
+		t.Errorf("listed request = %+v", got)
+	}
+
+	// Pending is not approved.
+	if _, err := Consume(dir, key, at(t0.Add(time.Minute))); !errors.Is(err, ErrPending) {
+		t.Fatalf("Consume of a pending request = %v, want ErrPending", err)
+	}
+
+	approvedAt := t0.Add(2 * time.Minute)
+	r, err := Approve(dir, id, Grant{}, at(approvedAt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != Approved || !r.Expires.Equal(approvedAt.Add(15*time.Minute)) {
+		t.Errorf("approved request = %+v, want approved until +15m", r)
+	}
+	if _, err := Approve(dir, id, Grant{}, at(approvedAt)); !errors.Is(err, ErrApproved) {
+		t.Errorf("second Approve = %v, want ErrApproved", err)
+	}
+
+	r, err = Consume(dir, key, at(approvedAt.Add(time.Minute)))
+	if err != nil || r.ID != id || r.State != Consumed {
+		t.Fatalf("Consume = %+v, %v; want request %s consumed", r, err, id)
+	}
+	r, err = Consume(dir, key, at(approvedAt.Add(2*time.Minute)))
+	if !errors.Is(err, ErrUsed) || r.ID != id {
+		t.Errorf("second Consume = %v (id %q), want ErrUsed naming %s", err, r.ID, id)
+	}
+	if list, _ := List(dir, at(approvedAt.Add(3*time.Minute))); list[0].State != Consumed {
+		t.Errorf("listed state after Consume = %s, want consumed", list[0].State)
+	}
+}
+
+func TestConsumeNeedsExactBinding(t *testing.T) {
+	for name, other := range map[string]Binding{
+		"command":   {Command: "rm -rf build ", Cwd: key.Cwd, Workspace: key.Workspace, Digest: key.Digest},
+		"cwd":       {Command: key.Command, Cwd: "/home/u/proj/sub", Workspace: key.Workspace, Digest: key.Digest},
+		"workspace": {Command: key.Command, Cwd: key.Cwd, Workspace: "/home/u", Digest: key.Digest},
+		"digest":    {Command: key.Command, Cwd: key.Cwd, Workspace: key.Workspace, Digest: "sha256:1f2f"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			id := mustAdd(t, dir, request(key, review.B))
+			if _, err := Approve(dir, id, Grant{}, at(t0)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Consume(dir, other, at(t0.Add(time.Second))); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Consume with a different %s = %v, want ErrNotFound", name, err)
+			}
+			// The approval is still there for the exact binding.
+			if _, err := Consume(dir, key, at(t0.Add(time.Second))); err != nil {
+				t.Errorf("Consume with the exact binding after a mismatch = %v", err)
+			}
+		})
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	dir := t.TempDir()
+	id := mustAdd(t, dir, request(key, review.B))
+	if _, err := Approve(dir, id, Grant{TTL: 5 * time.Minute}, at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Consume(dir, key, at(t0.Add(5*time.Minute))); !errors.Is(err, ErrExpired) {
+		t.Errorf("Consume at expiry = %v, want ErrExpired", err)
+	}
+
+	// A pending request lapses too, and can then not be approved.
+	id = mustAdd(t, dir, request(Binding{Command: "make install"}, review.B))
+	late := at(t0.Add(DefaultPendingTTL))
+	if _, err := Approve(dir, id, Grant{}, late); !errors.Is(err, ErrExpired) {
+		t.Errorf("Approve after the pending TTL = %v, want ErrExpired", err)
+	}
+	if _, err := Approve(dir, id, Grant{}, at(t0.Add(DefaultPendingTTL-time.Second))); err != nil {
+		t.Errorf("Approve just before the pending TTL = %v", err)
+	}
+}
+
+func TestDeny(t *testing.T) {
+	dir := t.TempDir()
+	id := mustAdd(t, dir, request(key, review.B))
+	if r, err := Deny(dir, id, at(t0)); err != nil || r.State != Denied {
+		t.Fatalf("Deny = %+v, %v", r, err)
+	}
+	if _, err := Approve(dir, id, Grant{}, at(t0)); !errors.Is(err, ErrDenied) {
+		t.Errorf("Approve after Deny = %v, want ErrDenied", err)
+	}
+	if _, err := Consume(dir, key, at(t0)); !errors.Is(err, ErrDenied) {
+		t.Errorf("Consume after Deny = %v, want ErrDenied", err)
+	}
+}
+
+func TestLevelCNeedsPIN(t *testing.T) {
+	dir := t.TempDir()
+	id := mustAdd(t, dir, request(key, review.C))
+	if _, err := Approve(dir, id, Grant{}, at(t0)); !errors.Is(err, ErrNeedsPIN) {
+		t.Fatalf("Approve of C without the PIN = %v, want ErrNeedsPIN", err)
+	}
+	// A C approval without the PIN written by someone else is never honoured.
+	r, _ := Get(dir, id)
+	r.State, r.Expires = Approved, t0.Add(time.Hour)
+	if err := writeRequest(dir, r, os.Rename); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Consume(dir, key, at(t0)); err == nil {
+		t.Fatal("Consume honoured a C approval given without the PIN")
+	}
+	r.State = Pending
+	if err := writeRequest(dir, r, os.Rename); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Approve(dir, id, Grant{PIN: true}, at(t0)); err != nil || !r.PIN {
+		t.Fatalf("Approve of C with the PIN = %+v, %v", r, err)
+	}
+	if _, err := Consume(dir, key, at(t0)); err != nil {
+		t.Errorf("Consume of a C approval with the PIN = %v", err)
+	}
+}
+
+func TestAddRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, r := range map[string]Request{
+		"no time":    {Binding: key, Level: review.B},
+		"no command": {Created: t0, Level: review.B},
+		"level A":    request(key, review.A),
+		"deny":       request(key, review.Deny),
+		"zero level": request(key, 0),
+	} {
+		if _, err := Add(dir, r); err == nil {
+			t.Errorf("Add with %s succeeded", name)
+		}
+	}
+	if _, err := Consume(dir, key, at(t0)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Consume on an empty queue = %v, want ErrNotFound", err)
+	}
+}
+
+func TestGetRejectsBadIDs(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"", "../../etc", "ABCDEF12", "abcdef1", "abcdef123", "abcdef1/"} {
+		if _, err := Get(dir, id); err == nil || errors.Is(err, ErrNotFound) {
+			t.Errorf("Get(%q) = %v, want an invalid-id error", id, err)
+		}
+		if _, err := Approve(dir, id, Grant{}, at(t0)); err == nil {
+			t.Errorf("Approve(%q) succeeded", id)
+		}
+	}
+	if _, err := Get(dir, "0badc0de"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of a missing id = %v, want ErrNotFound", err)
+	}
+}
+
+func TestAddPrunesOldRequests(t *testing.T) {
+	dir := t.TempDir()
+	old := mustAdd(t, dir, request(key, review.B))
+	if _, err := Deny(dir, old, at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	pending := mustAdd(t, dir, request(Binding{Command: "make"}, review.B))
+	later := request(Binding{Command: "ls"}, review.B)
+	later.Created = t0.Add(keepFinished + 2*time.Hour)
+	mustAdd(t, dir, later)
+	if _, err := Get(dir, old); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a request denied over a week ago is still there: %v", err)
+	}
+	if _, err := Get(dir, pending); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a request expired over a week ago is still there: %v", err)
+	}
+	if list, _ := List(dir, at(later.Created)); len(list) != 1 {
+		t.Errorf("List after pruning has %d requests, want 1", len(list))
+	}
+}
+
+// The helpers below run in child processes (this test binary re-executed)
+// so the flock is exercised between processes, as between guard runs.
+func TestMain(m *testing.M) {
+	switch os.Getenv("APPROVAL_TEST_HELPER") {
+	case "add":
+		dir := os.Getenv("APPROVAL_TEST_DIR")
+		n, _ := strconv.Atoi(os.Getenv("APPROVAL_TEST_N"))
+		for i := range n {
+			r := request(Binding{Command: fmt.Sprintf("echo %s-%d", os.Getenv("APPROVAL_TEST_WORKER"), i)}, review.B)
+			if _, err := Add(dir, r); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	case "consume":
+		testHookConsume = func() { time.Sleep(20 * time.Millisecond) }
+		_, err := Consume(os.Getenv("APPROVAL_TEST_DIR"), key, at(t0.Add(time.Minute)))
+		switch {
+		case err == nil:
+			fmt.Print("won")
+		case errors.Is(err, ErrUsed):
+			fmt.Print("used")
+		default:
+			fmt.Print(err)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func helper(t *testing.T, mode, dir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{"APPROVAL_TEST_HELPER=" + mode, "APPROVAL_TEST_DIR=" + dir}, env...)...)
+	return cmd
+}
+
+func TestConcurrentAddLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	const procs, each = 8, 50
+	var wg sync.WaitGroup
+	for w := range procs {
+		wg.Go(func() {
+			out, err := helper(t, "add", dir, "APPROVAL_TEST_N="+strconv.Itoa(each), "APPROVAL_TEST_WORKER="+strconv.Itoa(w)).CombinedOutput()
+			if err != nil {
+				t.Errorf("worker %d: %v: %s", w, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	list, err := List(dir, at(t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	ids := map[string]bool{}
+	for _, r := range list {
+		seen[r.Command] = true
+		ids[r.ID] = true
+	}
+	if len(list) != procs*each || len(seen) != procs*each || len(ids) != procs*each {
+		t.Errorf("%d requests, %d distinct commands, %d distinct ids; want %d each", len(list), len(seen), len(ids), procs*each)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(matches) != 0 {
+		t.Errorf("temporary files left behind: %v", matches)
+	}
+}
+
+func TestConcurrentConsumeOneWinner(t *testing.T) {
+	dir := t.TempDir()
+	id := mustAdd(t, dir, request(key, review.B))
+	if _, err := Approve(dir, id, Grant{}, at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	testHookConsume = func() { time.Sleep(20 * time.Millisecond) }
+	defer func() { testHookConsume = func() {} }()
+	const procs = 8
+	var mu sync.Mutex
+	results := map[string]int{}
+	var wg sync.WaitGroup
+	for range procs {
+		wg.Go(func() {
+			out, err := helper(t, "consume", dir).Output()
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			results[strings.TrimSpace(string(out))]++
+			mu.Unlock()
+		})
+	}
+	// Goroutines in this process race too, each with its own lock fd.
+	for range procs {
+		wg.Go(func() {
+			_, err := Consume(dir, key, at(t0.Add(time.Minute)))
+			res := "won"
+			if errors.Is(err, ErrUsed) {
+				res = "used"
+			} else if err != nil {
+				res = err.Error()
+			}
+			mu.Lock()
+			results[res]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if results["won"] != 1 || results["used"] != 2*procs-1 {
+		t.Errorf("results = %v, want exactly one winner and %d ErrUsed", results, 2*procs-1)
+	}
+}

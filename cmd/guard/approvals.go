@@ -1,0 +1,373 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/guard-sh/guard/approval"
+	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/pin"
+	"github.com/guard-sh/guard/review"
+)
+
+// recentApprovals is how far back `guard approvals` lists finished
+// requests without --all.
+const recentApprovals = 24 * time.Hour
+
+// approvalsOptions are shared by approvals, approve, deny and review.
+type approvalsOptions struct {
+	dir  string
+	now  func() time.Time
+	pins *pin.Store
+	// auditHead returns the audit log's head hash for the PIN prompt.
+	auditHead func() (string, error)
+	timeout   time.Duration
+	ttl       time.Duration
+	all       bool
+	json      bool
+	ids       []string
+}
+
+func newApprovalsOptions() *approvalsOptions {
+	return &approvalsOptions{
+		dir:       approvalsDir(),
+		now:       time.Now,
+		pins:      &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: time.Now},
+		auditHead: auditHead,
+		timeout:   defaultAnswerTimeout,
+		ttl:       approval.DefaultApprovalTTL,
+	}
+}
+
+// approvalsDir is the queue: $XDG_STATE_HOME/guard/approvals.
+func approvalsDir() string { return filepath.Join(stateDir(), "approvals") }
+
+// auditHead opens the audit log just to read its head hash.
+func auditHead() (string, error) {
+	l, err := audit.Open(stateDir())
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Head()
+}
+
+// newApprovalsCmd is `guard approvals`: the queue, pending and recent.
+func newApprovalsCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+	opts := newApprovalsOptions()
+	c := &cobra.Command{
+		Use:   "approvals",
+		Short: "List commands waiting for approval, and recent decisions",
+		Long: `Lists the approval queue: commands an agent asked to run when guard could not
+ask you on a terminal, waiting for 'guard approve ID' or 'guard deny ID'.
+Pending requests lapse after an hour; an approval lasts 15 minutes and is good
+for one run of the exact command, in the same directory and workspace.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runApprovals(s, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.all, "all", false, "list every request kept, not only pending and recent ones")
+	c.Flags().BoolVar(&opts.json, "json", false, "print the requests as JSON")
+	return c
+}
+
+// newApproveCmd is `guard approve ID`: consent (and PIN) on the terminal.
+func newApproveCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+	opts := newApprovalsOptions()
+	c := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve a queued command, on the terminal",
+		Long: `Shows a queued command and what it would do, and asks for your consent on the
+terminal (and your PIN for level C). An approval is good for one run of the
+exact command, in the same directory and workspace, within --for.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.ids = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runApprove(s, opts)
+		},
+	}
+	c.Flags().DurationVar(&opts.ttl, "for", approval.DefaultApprovalTTL, "how long the approval lasts")
+	return c
+}
+
+// newDenyCmd is `guard deny ID...`.
+func newDenyCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+	opts := newApprovalsOptions()
+	return &cobra.Command{
+		Use:   "deny ID...",
+		Short: "Deny queued commands",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.ids = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDeny(s, opts)
+		},
+	}
+}
+
+// newReviewCmd is `guard review`: every pending request in turn.
+func newReviewCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+	opts := newApprovalsOptions()
+	c := &cobra.Command{
+		Use:   "review",
+		Short: "Walk through pending approvals on the terminal",
+		Long: `Shows each pending request in turn and asks: y approves (with your PIN for
+level C), n denies, Enter or s leaves it pending.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReview(s, opts)
+		},
+	}
+	c.Flags().DurationVar(&opts.ttl, "for", approval.DefaultApprovalTTL, "how long each approval lasts")
+	return c
+}
+
+func runApprovals(s *streams, opts *approvalsOptions) error {
+	reqs, err := approval.List(opts.dir, opts.now)
+	if err != nil {
+		return failf(nil, "%v", err)
+	}
+	now := opts.now()
+	var shown []approval.Request
+	for _, r := range reqs {
+		if opts.all || r.State == approval.Pending || now.Sub(lastChange(r)) < recentApprovals {
+			shown = append(shown, r)
+		}
+	}
+	if opts.json {
+		if shown == nil {
+			shown = []approval.Request{}
+		}
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(shown)
+	}
+	if len(shown) == 0 {
+		fmt.Fprintln(s.err, "guard: no approval requests")
+		return nil
+	}
+	tw := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tLEVEL\tAGE\tCOMMAND")
+	pending := 0
+	for _, r := range shown {
+		st := string(r.State)
+		switch r.State {
+		case approval.Pending:
+			pending++
+		case approval.Approved:
+			st = fmt.Sprintf("approved (%s left)", shortDuration(r.Expires.Sub(now)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, st, r.Level, shortDuration(now.Sub(r.Created)), printable(r.Command, false))
+	}
+	tw.Flush()
+	if pending > 0 {
+		fmt.Fprintln(s.err, "guard: hint: run 'guard approve ID' or 'guard deny ID', or 'guard review' for each in turn")
+	}
+	return nil
+}
+
+// lastChange is when a request last changed state.
+func lastChange(r approval.Request) time.Time {
+	t := r.Created
+	for _, u := range []time.Time{r.Decided, r.Used} {
+		if u.After(t) {
+			t = u
+		}
+	}
+	if r.State == approval.Expired && r.Expires.After(t) {
+		t = r.Expires
+	}
+	return t
+}
+
+func runApprove(s *streams, opts *approvalsOptions) error {
+	id := opts.ids[0]
+	if !approval.ValidID(id) {
+		return usagef("run 'guard approvals' to list the ids", "%q is not an approval id", id)
+	}
+	if opts.ttl <= 0 {
+		return usagef("use --for 15m, for example", "--for must be positive")
+	}
+	// Approving needs a person at a terminal; check that first.
+	t, err := openTerminal()
+	if err != nil {
+		return noTerminalError(err, "run 'guard approve' in a terminal")
+	}
+	defer t.Close()
+	r, err := pendingRequest(opts, id)
+	if err != nil {
+		return err
+	}
+	res, err := decideRequest(t, opts, r, false)
+	if err != nil {
+		return err
+	}
+	if res.result != consentApproved {
+		return consentFailure(res)
+	}
+	return approveRequest(s, opts, r)
+}
+
+func runDeny(s *streams, opts *approvalsOptions) error {
+	var errs []error
+	for _, id := range opts.ids {
+		if !approval.ValidID(id) {
+			errs = append(errs, fmt.Errorf("%q is not an approval id", id))
+			continue
+		}
+		if _, err := approval.Deny(opts.dir, id, opts.now); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(s.err, "guard: denied %s\n", id)
+	}
+	if len(errs) > 0 {
+		return failf([]string{"run 'guard approvals' to list the requests"}, "%v", errors.Join(errs...))
+	}
+	return nil
+}
+
+func runReview(s *streams, opts *approvalsOptions) error {
+	if opts.ttl <= 0 {
+		return usagef("use --for 15m, for example", "--for must be positive")
+	}
+	t, err := openTerminal()
+	if err != nil {
+		return noTerminalError(err, "run 'guard review' in a terminal")
+	}
+	defer t.Close()
+	reqs, err := approval.List(opts.dir, opts.now)
+	if err != nil {
+		return failf(nil, "%v", err)
+	}
+	var approved, denied, left int
+	seen := 0
+walk:
+	for _, r := range reqs {
+		if r.State != approval.Pending {
+			continue
+		}
+		seen++
+		res, err := decideRequest(t, opts, r, true)
+		if err != nil {
+			return err
+		}
+		switch res.result {
+		case consentApproved:
+			if err := approveRequest(s, opts, r); err != nil {
+				report(s.err, err)
+				left++
+				continue
+			}
+			approved++
+		case consentRefused:
+			if _, err := approval.Deny(opts.dir, r.ID, opts.now); err != nil {
+				report(s.err, failf(nil, "%v", err))
+				left++
+				continue
+			}
+			fmt.Fprintf(s.err, "guard: denied %s\n", r.ID)
+			denied++
+		case consentSkipped:
+			left++
+		case consentTimedOut:
+			fmt.Fprintf(s.err, "guard: no answer within %s; stopping\n", shortDuration(res.timeout))
+			left++
+			break walk
+		default: // wrong PIN, locked out, no PIN: it stays pending
+			report(s.err, consentFailure(res))
+			left++
+		}
+	}
+	if seen == 0 {
+		fmt.Fprintln(s.err, "guard: no pending approval requests")
+		return nil
+	}
+	fmt.Fprintf(s.err, "guard: %d approved, %d denied, %d left pending\n", approved, denied, left)
+	return nil
+}
+
+// pendingRequest loads a request that can still be approved.
+func pendingRequest(opts *approvalsOptions, id string) (approval.Request, error) {
+	r, err := approval.Get(opts.dir, id)
+	if errors.Is(err, approval.ErrNotFound) {
+		return r, failf([]string{"run 'guard approvals' to list the requests"}, "no approval request %s", id)
+	} else if err != nil {
+		return r, failf(nil, "%v", err)
+	}
+	st := r.StateAt(opts.now())
+	switch st {
+	case approval.Pending:
+		return r, nil
+	case approval.Expired:
+		return r, failf([]string{"ask the agent to run the command again; it will be queued anew"}, "approval request %s has expired", id)
+	}
+	return r, failf(nil, "%v", &approval.StateError{ID: id, State: st})
+}
+
+// decideRequest shows a request on the terminal and asks for consent (and the
+// PIN for C).
+func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allowSkip bool) (consentOutcome, error) {
+	now := opts.now()
+	t.say("\n%s\n", t.bold(fmt.Sprintf("guard: approval request %s, level %s, queued %s ago", r.ID, r.Level, shortDuration(now.Sub(r.Created)))))
+	t.say("  command:   %s\n", printable(r.Command, false))
+	t.say("  cwd:       %s\n", printable(r.Cwd, false))
+	t.say("  workspace: %s\n", printable(r.Workspace, false))
+	if r.Provenance != "" || r.Session != "" {
+		from := r.Provenance
+		if r.Session != "" {
+			from = strings.TrimPrefix(from+", session "+r.Session, ", ")
+		}
+		t.say("  from:      %s\n", printable(from, false))
+	}
+	c := consent{
+		level:       r.Level,
+		explanation: r.Explanation,
+		details:     r.Details,
+		question:    "Approve this?",
+		timeout:     opts.timeout,
+		pins:        opts.pins,
+		allowSkip:   allowSkip,
+	}
+	if r.Level >= review.C && opts.auditHead != nil {
+		h, err := opts.auditHead()
+		if err != nil {
+			return consentOutcome{}, failf([]string{"run 'guard log verify' to check the log"}, "audit log: %v", err)
+		}
+		c.auditHead = h
+	}
+	res, err := askConsent(t, c)
+	if err != nil {
+		return res, failf(nil, "%v", err)
+	}
+	return res, nil
+}
+
+// approveRequest records the approval and says how long it lasts.
+func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) error {
+	got, err := approval.Approve(opts.dir, r.ID, approval.Grant{TTL: opts.ttl, PIN: r.Level >= review.C}, opts.now)
+	if err != nil {
+		return failf(nil, "%v", err)
+	}
+	fmt.Fprintf(s.err, "guard: approved %s until %s; it is good for one run of that exact command\n", got.ID, clock(got.Expires))
+	return nil
+}
