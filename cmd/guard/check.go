@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -106,6 +107,7 @@ func runCheck(s *streams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	writePolicyWarnings(s.err, a.policyWarnings)
 	if opts.json {
 		if err := writeVerdictJSON(s.out, a); err != nil {
 			return err
@@ -130,25 +132,41 @@ func checkExit(l review.Level) int {
 
 // verdictJSON is the machine form of a review.
 type verdictJSON struct {
-	Level       review.Level     `json:"level"`
-	Reasons     []review.Reason  `json:"reasons"`
-	Explanation string           `json:"explanation"`
-	Sandbox     review.Sandbox   `json:"sandbox"`
-	Digest      string           `json:"digest"`
-	Profile     *profile.Profile `json:"profile"`
-	Command     string           `json:"command"`
-	Cwd         string           `json:"cwd"`
-	Workspace   string           `json:"workspace"`
-	Provenance  string           `json:"provenance"`
+	Level       review.Level      `json:"level"`
+	Reasons     []review.Reason   `json:"reasons"`
+	Explanation string            `json:"explanation"`
+	Sandbox     review.Sandbox    `json:"sandbox"`
+	Digest      string            `json:"digest"`
+	Profile     *profile.Profile  `json:"profile"`
+	Command     string            `json:"command"`
+	Cwd         string            `json:"cwd"`
+	Workspace   string            `json:"workspace"`
+	Provenance  string            `json:"provenance"`
+	Policy      []policyMatchJSON `json:"policy,omitempty"`
+}
+
+// policyMatchJSON is one policy rule that matched, and what it did.
+type policyMatchJSON struct {
+	Rule   string       `json:"rule"`
+	Origin string       `json:"origin"`
+	Effect string       `json:"effect"`
+	From   review.Level `json:"from"`
+	To     review.Level `json:"to"`
+	Grants []string     `json:"grants,omitempty"`
 }
 
 func writeVerdictJSON(w io.Writer, a *assessment) error {
 	v := a.verdict
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	var pm []policyMatchJSON
+	for _, m := range a.policyMatches {
+		pm = append(pm, policyMatchJSON{Rule: m.Rule, Origin: m.Origin.String(), Effect: m.Effect, From: m.From, To: m.To, Grants: m.Grants})
+	}
 	return enc.Encode(verdictJSON{
 		Level: v.Level, Reasons: v.Reasons, Explanation: v.Explanation, Sandbox: v.Sandbox, Digest: v.Digest,
 		Profile: a.prof, Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Provenance: string(a.input.Provenance),
+		Policy: pm,
 	})
 }
 
@@ -168,6 +186,19 @@ func writeVerdictText(w io.Writer, a *assessment, explain bool) {
 		if len(a.prof.Effects) == 0 {
 			fmt.Fprintln(w, "  (none)")
 		}
+		if len(a.policyMatches) > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, m := range a.policyMatches {
+			fmt.Fprintf(w, "Policy: %s\n", m)
+		}
+	}
+}
+
+// writePolicyWarnings says which parts of the policy files are ignored.
+func writePolicyWarnings(w io.Writer, ws []policy.Warning) {
+	for _, x := range ws {
+		fmt.Fprintf(w, "guard: warning: %s\n", x)
 	}
 }
 

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
+	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -28,8 +33,27 @@ type assessment struct {
 	text    string
 	ctx     *profile.Context
 	prof    *profile.Profile
-	verdict review.Verdict
+	verdict review.Verdict // after policy
 	input   review.Input
+
+	// reviewed is the verdict before policy.
+	reviewed review.Verdict
+	// policy is the effective policy (builtin, user, project) applied.
+	policy *policy.Policy
+	// policyMatches are the rules that matched and how they moved the
+	// level, in the order they were applied.
+	policyMatches []policy.Match
+	// policyWarnings are parts of the policy files that are ignored (a
+	// project's allow rules and grants); the caller prints them.
+	policyWarnings []policy.Warning
+	// userAllowedB: review gave the line B and a user allow rule lowered
+	// it to A. Only such a line runs in CI and in agents without a prompt.
+	userAllowedB bool
+	// keepEnv are variables user grants keep in the sandbox's environment
+	// (sandbox.Spec.KeepEnv); netPorts the ports a grant asked for (the
+	// sandbox cannot limit ports yet, so verdict.Sandbox.Net is on).
+	keepEnv  []string
+	netPorts []int
 }
 
 // assess runs parse → profile → review on text.
@@ -42,8 +66,122 @@ func assess(text string, o assessOptions) (*assessment, error) {
 		o.provenance = review.ProvAgent
 	}
 	in := review.Input{Text: text, Context: ctx, Provenance: o.provenance, MinLevel: o.minLevel, WidenNet: o.widenNet, WidenWrite: o.widenWrite}
+	pol, err := loadPolicy(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := profile.Build(text, ctx)
-	return &assessment{text: text, ctx: ctx, prof: p, verdict: review.Assess(p, in), input: in}, nil
+	v := review.Assess(p, in)
+	out := policy.Apply(pol, p, v, in)
+	return &assessment{
+		text: text, ctx: ctx, prof: p, verdict: out.Verdict, input: in,
+		reviewed: v, policy: pol, policyMatches: out.Matches, policyWarnings: pol.Warnings(),
+		userAllowedB: out.LoweredFromB, keepEnv: out.KeepEnv, netPorts: out.NetPorts,
+	}, nil
+}
+
+// policyFiles are the user's policy file and, when the context has a real
+// workspace, the project's.
+func policyFiles(ctx *profile.Context) (user, project string) {
+	user = filepath.Join(ctx.ConfigDir, "policy.toml")
+	if ws := ctx.Workspace; ws != "" && filepath.Clean(ws) != "/" && filepath.Clean(ws) != filepath.Clean(ctx.Home) {
+		project = filepath.Join(ws, ".guard.toml")
+	}
+	return user, project
+}
+
+// policyCache holds loaded policies by file contents and context, so
+// guard scan does not re-run every example for every snippet.
+var policyCache struct {
+	sync.Mutex
+	m map[[sha256.Size]byte]*policy.Policy
+}
+
+// loadPolicy reads the user's and the project's policy files and loads
+// them (parse, validate, run the examples). A missing file is no policy;
+// anything wrong with one that exists is an error (exit 125).
+func loadPolicy(ctx *profile.Context) (*policy.Policy, error) {
+	user, project := policyFiles(ctx)
+	var srcs []policy.Source
+	for _, f := range []struct {
+		path  string
+		scope policy.Scope
+	}{{user, policy.User}, {project, policy.Project}} {
+		if f.path == "" {
+			continue
+		}
+		src, err := readPolicySource(f.path, f.scope)
+		if err != nil {
+			return nil, err
+		}
+		if src != nil {
+			srcs = append(srcs, *src)
+		}
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %q\n", ctx.Cwd, ctx.Workspace, ctx.Home)
+	for _, s := range srcs {
+		fmt.Fprintf(h, "%q %d %d\n", s.Path, s.Scope, len(s.Data))
+		h.Write(s.Data)
+	}
+	var key [sha256.Size]byte
+	copy(key[:], h.Sum(nil))
+	policyCache.Lock()
+	defer policyCache.Unlock()
+	if p, ok := policyCache.m[key]; ok {
+		return p, nil
+	}
+	p, err := policy.Load(ctx, srcs...)
+	if err != nil {
+		return nil, policyError(err, true)
+	}
+	if policyCache.m == nil || len(policyCache.m) > 32 {
+		policyCache.m = map[[sha256.Size]byte]*policy.Policy{}
+	}
+	policyCache.m[key] = p
+	return p, nil
+}
+
+// readPolicySource reads one policy file; nil when it does not exist.
+func readPolicySource(path string, scope policy.Scope) (*policy.Source, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	hint := []string{"make the policy file readable, or move it away to run without it"}
+	if err != nil {
+		return nil, failf(hint, "read policy %s: %v", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, failf(hint, "read policy %s: %v", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, failf(hint, "read policy %s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, policy.MaxFileSize+1))
+	if err != nil {
+		return nil, failf(hint, "read policy %s: %v", path, err)
+	}
+	return &policy.Source{Path: path, Data: data, Scope: scope}, nil
+}
+
+// policyError turns a policy error into guard's voice: PATH:LINE:COL and
+// hints (exit 125).
+func policyError(err error, hintCheck bool) error {
+	var pe *policy.Error
+	if !errors.As(err, &pe) {
+		return failf(nil, "policy: %v", err)
+	}
+	var hints []string
+	if pe.Hint != "" {
+		hints = append(hints, pe.Hint)
+	}
+	if hintCheck {
+		hints = append(hints, "run 'guard policy check "+pe.Path+"' after editing; docs/policy.md describes every key")
+	}
+	return failf(hints, "%v", pe)
 }
 
 // reviewText is the engine as guard scan uses it.

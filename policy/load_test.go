@@ -1,0 +1,90 @@
+package policy
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestExamples(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		err        string // "" = loads
+	}{
+		{"passing", `
+			[[rules]]
+			id = "no-force"
+			command = "git push *"
+			caps = ["publish"]
+			deny = true
+			examples = ["git push --force origin main", "F=-f; git push $F"]
+			not_examples = ["git push origin main", "git status", "echo git push --force"]`, ""},
+		{"allow examples are judged as allow", `
+			[[rules]]
+			id = "push"
+			command = "git push origin *"
+			allow = true
+			examples = ["git push origin main"]
+			not_examples = ["git push origin $UNKNOWN"]`, ""},
+		{"failing example", `
+			[[rules]]
+			id = "no-force"
+			command = "git push --force *"
+			deny = true
+			examples = [
+			  "git push --force origin main",
+			  "git push -f origin main",
+			]`,
+			`/cfg/policy.toml:7:3: rule no-force: example "git push -f origin main" does not match`},
+		{"failing not_example", `
+			[[rules]]
+			id = "envs"
+			paths = ["**/*.env"]
+			require = "C"
+			not_examples = ["cat README.md", "cd sub && cat ../x.env"]`,
+			`/cfg/policy.toml:5:34: rule envs: not_example "cd sub && cat ../x.env" matches`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(testCtx(), Source{Path: "/cfg/policy.toml", Data: []byte(dedent(tc.text)), Scope: User})
+			switch {
+			case tc.err == "" && err != nil:
+				t.Errorf("load: %v", err)
+			case tc.err != "" && (err == nil || err.Error() != tc.err):
+				t.Errorf("got  %v\nwant %s", err, tc.err)
+			}
+			var pe *Error
+			if err != nil && (!errors.As(err, &pe) || !strings.Contains(pe.Hint, "guard check --explain")) {
+				t.Errorf("error %v has no hint", err)
+			}
+		})
+	}
+}
+
+// TestLoadAllOrNothing: one bad file fails the whole policy.
+func TestLoadAllOrNothing(t *testing.T) {
+	good := Source{Path: "/cfg/policy.toml", Data: []byte("[[rules]]\nid = 'a'\ncommand = 'ls'\ndeny = true\n"), Scope: User}
+	bad := Source{Path: "/w/.guard.toml", Data: []byte("[[rules]]\nid = 'b'\ncommand = 'rm *'\ndeny = true\nexamples = ['ls']\n"), Scope: Project}
+	p, err := Load(testCtx(), good, bad)
+	if p != nil || err == nil || !strings.HasPrefix(err.Error(), "/w/.guard.toml:5:") {
+		t.Fatalf("got %v, %v", p, err)
+	}
+	p, err = Load(testCtx(), good)
+	if err != nil || len(p.Files) != 2 || p.Files[0].Scope != Builtin || len(p.Rules()) != 1 {
+		t.Fatalf("got %+v, %v", p, err)
+	}
+}
+
+func TestCheckCounts(t *testing.T) {
+	f := mustParse(t, User, `
+		[[rules]]
+		id = "a"
+		command = "ls *"
+		deny = true
+		examples = ["ls", "ls -la"]
+		not_examples = ["cat x"]
+	`)
+	n, err := f.Check(testCtx())
+	if err != nil || n != 3 {
+		t.Errorf("Check = %d, %v", n, err)
+	}
+}
