@@ -398,3 +398,17 @@ func testWords(e syntax.TestExpr, acc []*syntax.Word) []*syntax.Word {
 	}
 	return acc
 }
+
+// Quote renders argv as bash text that a shell would split back into the
+// same words: the text guard reviews for `guard -- CMD ARGS…`.
+func Quote(argv []string) (string, error) {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			return "", fmt.Errorf("argument %d cannot be quoted for review: %w", i+1, err)
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " "), nil
+}

@@ -123,8 +123,14 @@ func (c *Context) ProtectedLocations() []string {
 	return out
 }
 
+// WorkspaceUsable reports whether the workspace may be granted to a
+// sandbox: "/" and the home directory never are.
+func (c *Context) WorkspaceUsable() bool { return c.hasWorkspace() }
+
 func (c *Context) hasWorkspace() bool {
-	return c.Workspace != "" && c.Workspace != "/" && path.Clean(c.Workspace) != path.Clean(c.Home)
+	// "/", the home directory and any directory above it are never a
+	// workspace: with them everything counts as outside.
+	return c.Workspace != "" && c.Workspace != "/" && (c.Home == "" || !within(path.Clean(c.Home), c.Workspace))
 }
 
 func (c *Context) tempDirs() []string {

@@ -5,9 +5,14 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/guard-sh/guard/sandbox"
 )
 
 func main() {
+	// In the sandbox helper (guard re-executed by sandbox.Run) this
+	// confines the process and execs the command; it never returns.
+	sandbox.ChildMain()
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 

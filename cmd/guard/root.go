@@ -51,6 +51,17 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version,
+		Args:          cobra.ArbitraryArgs,
+	}
+	// guard [flags] -- COMMAND is guard run.
+	runOpts := &runOptions{}
+	runOpts.register(root)
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 && runOpts.command == "" {
+			return c.Help()
+		}
+		runOpts.argv = args
+		return runRun(s, runOpts)
 	}
 	root.SetVersionTemplate("guard {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -58,8 +69,16 @@ profile, and every decision is written to a tamper-evident audit log.`,
 	})
 	root.AddCommand(
 		newCheckCmd(s, nil),
+		newRunCmd(s),
 		newVersionCmd(s),
 		newLogCmd(s),
+		newPolicyCmd(s),
+		newScanCmd(s),
+		newPinCmd(s),
+		newApprovalsCmd(s, nil),
+		newApproveCmd(s, nil),
+		newDenyCmd(s, nil),
+		newReviewCmd(s, nil),
 	)
 	return root
 }

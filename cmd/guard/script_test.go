@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/guard-sh/guard/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.ChildMain()
 	testscript.Main(m, map[string]func(){
 		"guard": func() {
 			os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))

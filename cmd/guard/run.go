@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/review"
+	"github.com/guard-sh/guard/sandbox"
+)
+
+// runOptions are the flags of `guard -- CMD` and `guard run`.
+type runOptions struct {
+	reviewFlags
+	command        string // -c TEXT
+	shell          string
+	net            bool
+	allowWrite     []string
+	requireSandbox bool
+	keepEnv        []string
+	argv           []string
+}
+
+func (o *runOptions) register(c *cobra.Command) {
+	o.reviewFlags.register(c)
+	c.Flags().StringVarP(&o.command, "command", "c", "", "run shell `TEXT` (with --shell, default bash) instead of an argv")
+	c.Flags().StringVar(&o.shell, "shell", "bash", "the shell that runs -c TEXT")
+	c.Flags().BoolVar(&o.net, "net", false, "allow network access (raises the level to at least B)")
+	c.Flags().StringArrayVar(&o.allowWrite, "allow-write", nil, "also allow writing `PATH` (raises the level to at least B)")
+	c.Flags().BoolVar(&o.requireSandbox, "require-sandbox", false, "fail instead of warning when the kernel cannot enforce the whole sandbox")
+	c.Flags().StringArrayVar(&o.keepEnv, "keep-env", nil, "pass the secret-looking environment variable `NAME` through")
+	c.Flags().SetInterspersed(false)
+}
+
+func newRunCmd(s *streams) *cobra.Command {
+	opts := &runOptions{}
+	c := &cobra.Command{
+		Use:   "run [flags] -- COMMAND [ARG...] | run [flags] -c TEXT",
+		Short: "Review a command, then run it in the sandbox",
+		Long: `Review a command and, when its level allows, run it under the Landlock
+sandbox derived from its review. 'guard -- CMD' is the same as 'guard run -- CMD'.
+
+Level A runs at once. B and C need approval. Exit status: the command's own
+(signal N gives 128+N); 126 not run (denied, not approved); 127 not found;
+125 guard failed.`,
+		Example: `  guard -- make test
+  guard run -c 'go test ./... 2>&1 | tail -20'
+  guard run --net -- curl -fsSL https://example.com`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.argv = args
+			return runRun(s, opts)
+		},
+	}
+	opts.register(c)
+	return c
+}
+
+// runRun is the main job: review, decide, run in the sandbox, audit.
+func runRun(s *streams, o *runOptions) error {
+	text, argv, err := o.commandLine()
+	if err != nil {
+		return err
+	}
+	ao, err := o.options()
+	if err != nil {
+		return err
+	}
+	ao.widenNet = o.net
+	for _, w := range o.allowWrite {
+		abs, err := absPath(w)
+		if err != nil {
+			return usagef("pass an absolute or relative path to --allow-write", "bad --allow-write %q: %v", w, err)
+		}
+		ao.widenWrite = append(ao.widenWrite, abs)
+	}
+	a, err := assess(text, ao)
+	if err != nil {
+		return err
+	}
+	log := openAudit(s)
+	if log != nil {
+		defer log.Close()
+	}
+	id := audit.NewID()
+	rec := audit.Record{ID: id, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: string(a.input.Provenance),
+		Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: a.verdict.Level, Rules: ruleIDs(a.verdict)}
+
+	decision, err := decideRun(s, a)
+	rec.Decision = decision
+	if err != nil {
+		appendAudit(s, log, rec)
+		return err
+	}
+	sb := a.verdict.Sandbox
+	rec.Sandbox = &sb
+	appendAudit(s, log, rec)
+	return execute(s, a, argv, o, log, rec)
+}
+
+// commandLine returns the text to review and the argv to run.
+func (o *runOptions) commandLine() (string, []string, error) {
+	switch {
+	case o.command != "" && len(o.argv) > 0:
+		return "", nil, usagef("use either -c 'TEXT' or -- COMMAND ARGS, not both", "both -c and a command were given")
+	case o.command != "":
+		return o.command, []string{o.shell, "-c", o.command}, nil
+	case len(o.argv) == 0:
+		return "", nil, usagef("put the command after --: guard -- make test", "no command to run")
+	}
+	text, err := parse.Quote(o.argv)
+	if err != nil {
+		return "", nil, usagef("pass arguments without NUL bytes", "%v", err)
+	}
+	return text, o.argv, nil
+}
+
+// decideRun turns the verdict into a decision: A runs; B and C need
+// approval, which this build does not grant yet on its own; deny never.
+func decideRun(s *streams, a *assessment) (audit.Decision, error) {
+	v := a.verdict
+	switch v.Level {
+	case review.A:
+		return audit.ApprovedAuto, nil
+	case review.Deny:
+		r := firstReason(v)
+		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", r.Rule, audit.Mask(r.Message))
+		return audit.DeniedPolicy, &exitError{code: exitNotRun, err: errors.New("denied by policy"), silent: true}
+	}
+	return approve(s, a)
+}
+
+// approve asks for consent (B) or consent and PIN (C). Until the consent
+// path is wired in, it refuses with a clear message: nothing above A runs
+// without a human saying so.
+var approve = func(s *streams, a *assessment) (audit.Decision, error) {
+	v := a.verdict
+	r := firstReason(v)
+	fmt.Fprintf(s.err, "guard: denied: level %s: %s: %s\n", v.Level, r.Rule, audit.Mask(r.Message))
+	for _, line := range strings.Split(strings.TrimRight(audit.Mask(v.Explanation), "\n"), "\n") {
+		fmt.Fprintf(s.err, "guard:   %s\n", line)
+	}
+	fmt.Fprintf(s.err, "guard: hint: level %s needs your approval; run 'guard check' to see why, and approve it from your terminal\n", v.Level)
+	return audit.Refused, &exitError{code: exitNotRun, err: errors.New("not approved"), silent: true}
+}
+
+// execute runs the approved command in the sandbox and reports.
+func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record) error {
+	sb := a.verdict.Sandbox
+	spec := sandbox.Spec{
+		Workspace: a.ctx.Workspace, Home: a.ctx.Home, Dir: a.ctx.Cwd,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
+		KeepEnv: o.keepEnv, Require: o.requireSandbox,
+	}
+	if !a.ctx.WorkspaceUsable() && (sb.Write || len(sb.ExtraWrite) > 0) {
+		return usagef("run guard inside a project directory, or pass --workspace DIR", "refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.ctx.Workspace)
+	}
+	start := time.Now()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	res, err := sandbox.Run(ctx, spec, argv, sandbox.Stdio{In: s.in, Out: s.out, Err: s.err, WatchErr: true})
+	for _, d := range res.Degraded {
+		fmt.Fprintf(s.err, "guard: warning: not enforced on this kernel: %s\n", d)
+	}
+	rec.Decision = audit.Ran
+	rec.Duration = time.Since(start)
+	code := res.ExitCode
+	rec.Exit = &code
+	if err != nil && !res.Started {
+		switch res.ExitCode {
+		case exitNotFound:
+			rec.Decision = audit.NotFound
+			appendAudit(s, log, rec)
+			return &exitError{code: exitNotFound, err: fmt.Errorf("%s: command not found", argv[0]), hints: []string{"check the spelling, or that the program is on PATH"}}
+		case exitNotRun:
+			rec.Decision = audit.Failed
+			appendAudit(s, log, rec)
+			return &exitError{code: exitNotRun, err: fmt.Errorf("%s: %v", argv[0], err)}
+		}
+		rec.Decision = audit.Failed
+		rec.Note = err.Error()
+		appendAudit(s, log, rec)
+		hints := []string{"run 'guard doctor' to see what this kernel enforces"}
+		return &exitError{code: exitGuardFailed, err: fmt.Errorf("sandbox: %v", err), hints: hints}
+	}
+	appendAudit(s, log, rec)
+	for _, v := range res.Violations {
+		fmt.Fprintf(s.err, "guard: error: the command changed a protected path: %s\n", v)
+	}
+	if len(res.Violations) > 0 {
+		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) were restored; writing them needs its own approval\n")
+		if code == 0 {
+			code = 1
+		}
+	}
+	if code != 0 && len(res.Denials) > 0 {
+		fmt.Fprintf(s.err, "guard: hint: the sandbox refused something (%s). It allowed:\n", strings.TrimSpace(res.Denials[0]))
+		for _, l := range res.Grants.Lines() {
+			fmt.Fprintf(s.err, "guard: hint:   %s\n", l)
+		}
+		fmt.Fprintf(s.err, "guard: hint: --net or --allow-write PATH widen it (and need your approval)\n")
+	}
+	return exitCode(code)
+}
+
+func firstReason(v review.Verdict) review.Reason {
+	if len(v.Reasons) > 0 {
+		return v.Reasons[0]
+	}
+	return review.Reason{Rule: "level", Message: "needs approval"}
+}
+
+func ruleIDs(v review.Verdict) []string {
+	var ids []string
+	for _, r := range v.Reasons {
+		ids = append(ids, r.Rule)
+	}
+	return ids
+}
+
+// openAudit opens the audit log; a log that cannot be opened is a loud
+// warning, never a silent skip.
+func openAudit(s *streams) *audit.Log {
+	dir, err := audit.DefaultDir(os.Getenv)
+	if err == nil {
+		var l *audit.Log
+		if l, err = audit.Open(dir); err == nil {
+			return l
+		}
+	}
+	fmt.Fprintf(s.err, "guard: warning: audit log unavailable, this decision is not recorded: %v\n", err)
+	return nil
+}
+
+func appendAudit(s *streams, l *audit.Log, r audit.Record) {
+	if l == nil {
+		return
+	}
+	if _, err := l.Append(r); err != nil {
+		fmt.Fprintf(s.err, "guard: warning: audit log: %v\n", err)
+	}
+}
+
+func absPath(p string) (string, error) {
+	if strings.HasPrefix(p, "/") {
+		return p, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return wd + "/" + p, nil
+}
