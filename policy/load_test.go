@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,31 @@ func TestCheckCounts(t *testing.T) {
 	n, err := f.Check(testCtx())
 	if err != nil || n != 3 {
 		t.Errorf("Check = %d, %v", n, err)
+	}
+}
+
+// TestExamplePolicies: the example files in testdata/policy load and their
+// self-tests pass, so the documentation stays true.
+func TestExamplePolicies(t *testing.T) {
+	for _, f := range []struct {
+		name  string
+		scope Scope
+	}{{"user.toml", User}, {".guard.toml", Project}} {
+		src := "../testdata/policy/user.toml"
+		if f.scope == Project {
+			src = "../testdata/policy/project.toml"
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(testCtx(), Source{Path: "/cfg/" + f.name, Data: data, Scope: f.scope})
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if len(p.Warnings()) != 0 {
+			t.Errorf("%s: warnings %v", src, p.Warnings())
+		}
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -218,4 +219,31 @@ func TestCompileWord(t *testing.T) {
 			t.Errorf("%q compiled", bad)
 		}
 	}
+}
+
+// FuzzParse: no input makes Parse panic, and what it accepts is a valid
+// policy whose rules can be evaluated.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"min_level = 'B'\n[[rules]]\nid = 'a'\ncommand = 'git push *'\ndeny = true\n",
+		"[[rules]]\nid = 'a'\npaths = ['**/*.env']\ncaps = ['delete']\nallow = true\ngrant_net = [443]\n",
+		"rules = [{ id = 'x', regex = '^ls', require = 'C', examples = ['ls'] }]\n",
+		"[[rules]\n", "[rules]\nid = 1\n", "a.b.c = [[1], {x = 2}]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		os.WriteFile("/tmp/fuzzcur", data, 0o644)
+		file, err := Parse("/cfg/policy.toml", data, User)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not a *policy.Error", err)
+			}
+			return
+		}
+		p := &Policy{Files: []*File{file}}
+		for _, text := range []string{"git push --force origin main", "cd sub && rm ../x.env"} {
+			run(t, p, text)
+		}
+	})
 }

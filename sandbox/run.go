@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -343,7 +344,7 @@ func terminals(stdio Stdio) []string {
 			continue
 		}
 		name, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
-		if err == nil && strings.HasPrefix(name, "/dev/") && !contains(out, name) {
+		if err == nil && strings.HasPrefix(name, "/dev/") && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
@@ -403,15 +404,6 @@ func stdioFiles(stdio Stdio) []*os.File {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // removeTree removes a temp tree the command may have made read-only.

@@ -353,6 +353,9 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 		if err != nil {
 			return consentOutcome{}, failf([]string{"run 'guard log verify' to check the log"}, "audit log: %v", err)
 		}
+		if h == "" {
+			h = "none (the log is empty)"
+		}
 		c.auditHead = h
 	}
 	res, err := askConsent(t, c)

@@ -522,7 +522,7 @@ func printable(s string, multiline bool) string {
 
 // shortHash abbreviates a hex hash for display: 3fa2b1c09d8e….
 func shortHash(h string) string {
-	if len(h) > 12 {
+	if len(h) > 12 && strings.Trim(h, "0123456789abcdef") == "" {
 		return h[:12] + "…"
 	}
 	return h
@@ -531,7 +531,7 @@ func shortHash(h string) string {
 // clock renders a time for people, in local time.
 func clock(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
 
-// shortDuration renders a duration as people say it: 45s, 15m, 1h30m.
+// shortDuration renders a duration as people say it: 45s, 15m, 1h30m, 3d.
 func shortDuration(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
@@ -542,6 +542,8 @@ func shortDuration(d time.Duration) string {
 			return fmt.Sprintf("%dm%ds", int(d.Minutes()), s)
 		}
 		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours())/24)
 	}
 	if m := int(d.Minutes()) % 60; m != 0 {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), m)
