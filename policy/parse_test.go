@@ -2,7 +2,6 @@ package policy
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -233,7 +232,6 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		os.WriteFile("/tmp/fuzzcur", data, 0o644)
 		file, err := Parse("/cfg/policy.toml", data, User)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
@@ -56,7 +57,8 @@ type assessment struct {
 	netPorts []int
 }
 
-// assess runs parse → profile → review on text.
+// assess runs parse → profile → review → policy on text. A policy file
+// that cannot be used is an error (exit 125): never skipped.
 func assess(text string, o assessOptions) (*assessment, error) {
 	ctx, err := buildContext(o.cwd, o.workspace)
 	if err != nil {
@@ -143,8 +145,10 @@ func loadPolicy(ctx *profile.Context) (*policy.Policy, error) {
 }
 
 // readPolicySource reads one policy file; nil when it does not exist.
+// O_NONBLOCK keeps a FIFO planted as .guard.toml from hanging guard; it is
+// then refused as not a regular file.
 func readPolicySource(path string, scope policy.Scope) (*policy.Source, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -283,7 +287,9 @@ func stateDir() string {
 }
 
 func readLimited(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	// O_NONBLOCK: a FIFO named as a script must not hang the review; it is
+	// refused below as not a regular file (and reviewed as unreadable).
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
