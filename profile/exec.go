@@ -140,7 +140,7 @@ func (b *builder) apply(s *spec, c *call) stream {
 		sub := s.subs[first.val]
 		if !first.known {
 			sub = nil
-			b.add(Effect{Cap: CapDynamic, Rule: c.prog + ".dynamic-subcommand", Program: c.prog, Target: first.display(), Msg: fmt.Sprintf("runs %s with a subcommand that is not static (%s)", c.prog, first.display())}, c.sp)
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-subcommand", Program: c.prog, Target: first.display(), Msg: fmt.Sprintf("runs %s with a subcommand that is not static (%s)", c.prog, first.display())}, c.sp)
 		} else if sub == nil {
 			sub = s.subs["*"]
 		}

@@ -542,10 +542,10 @@ func hChmod(b *builder, c *call) stream {
 	for _, f := range ops {
 		t, class := b.classify(f, c.st)
 		if recursive && class != ClassWorkspace && class != ClassTemp {
-			b.add(Effect{Cap: CapSystem, Rule: c.prog + ".recursive-outside", Program: c.prog, Target: t, Class: class, Msg: fmt.Sprintf("changes permissions recursively on %s", describeTarget(t, class))}, c.sp)
+			b.add(Effect{Cap: CapSystem, Rule: "perm.recursive-outside", Program: c.prog, Target: t, Class: class, Msg: fmt.Sprintf("changes permissions recursively on %s", describeTarget(t, class))}, c.sp)
 			continue
 		}
-		b.pathEffect(CapWrite, c.prog+".modify", c.prog, f, c.st, c.sp, "changes permissions of")
+		b.pathEffect(CapWrite, "perm.modify", c.prog, f, c.st, c.sp, "changes permissions of")
 	}
 	return stream{}
 }
@@ -616,7 +616,7 @@ func hSQL(flags string) handler {
 				continue
 			}
 			if re(`\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|delete\s+from\s+\w+\s*(;|$)|flushall|flushdb|dropdatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\))`).MatchString(t.val) {
-				b.add(Effect{Cap: CapPublish, Rule: c.prog + ".destroy", Program: c.prog, Target: shorten(t.val), Msg: "destroys database data (DROP, TRUNCATE, DELETE without WHERE, FLUSHALL), which cannot be undone"}, c.sp)
+				b.add(Effect{Cap: CapPublish, Rule: "db.destroy", Program: c.prog, Target: shorten(t.val), Msg: "destroys database data (DROP, TRUNCATE, DELETE without WHERE, FLUSHALL), which cannot be undone"}, c.sp)
 			}
 		}
 		return stream{kind: streamNetwork}

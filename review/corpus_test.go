@@ -186,6 +186,11 @@ func TestCorpus(t *testing.T) {
 			controls++
 		}
 		v := assess(fx, t, cs)
+		for _, r := range v.Reasons {
+			if !review.KnownRule(r.Rule) {
+				t.Errorf("%s: rule %q is not listed by profile.RuleIDs or review.RuleIDs", cs.where, r.Rule)
+			}
+		}
 		if v.Level != cs.want {
 			var rs []string
 			for _, r := range v.Reasons {

@@ -253,3 +253,27 @@ func Digest(in Input, v Verdict) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// reviewRules are the rule ids the review itself adds.
+var reviewRules = []string{"floor.min-level", "provenance.untrusted", "sandbox.widen"}
+
+// KnownRule reports whether id is a rule guard's engine can report: a
+// profile rule or one the review adds. Policy rules are "policy.<id>".
+func KnownRule(id string) bool {
+	if profile.KnownRule(id) {
+		return true
+	}
+	for _, r := range reviewRules {
+		if r == id {
+			return true
+		}
+	}
+	return false
+}
+
+// RuleIDs lists every engine rule id, sorted.
+func RuleIDs() []string {
+	ids := append(profile.RuleIDs(), reviewRules...)
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,80 @@
+package profile
+
+import (
+	"sort"
+	"sync"
+)
+
+// handlerRules are the rule ids the walker and the handlers emit from
+// code rather than from table rows. TestRuleIDsComplete checks that every
+// rule the corpus produces is known, so a new id cannot be forgotten here.
+var handlerRules = []string{
+	"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
+	"chmod.setuid", "db.destroy", "dd.device", "dd.read", "dd.write",
+	"env.code-dynamic", "env.print-all", "env.split-dynamic",
+	"exec.code-from-network", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand",
+	"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
+	"exec.program-reads", "exec.script", "exec.script-unreadable", "exec.stdin-code",
+	"find.delete", "find.dynamic", "find.read", "find.write",
+	"git.clean", "git.config-code", "git.config-dynamic", "git.config-edit", "git.config-global",
+	"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
+	"guard.self", "interp.dynamic-script", "interp.inline-code", "interp.module", "interp.script", "interp.stdin-code",
+	"kill.all", "limit.calls", "limit.depth", "limit.nesting", "limit.nodes", "limit.size",
+	"net.send-file", "parse.error", "parse.unsupported", "perm.modify", "perm.recursive-outside",
+	"redirect.read", "redirect.write", "sed.exec", "sed.in-place", "sed.read", "sed.write",
+	"shell.decl-dynamic", "shell.recursive-function", "shell.script-read", "shell.source-secrets",
+	"tar.create", "tar.extract", "tar.read", "text.lookalike",
+}
+
+var (
+	ruleOnce sync.Once
+	ruleSet  map[string]bool
+	ruleList []string
+)
+
+func collectRules() {
+	ruleSet = map[string]bool{}
+	var walk func(s *spec)
+	seen := map[*spec]bool{}
+	walk = func(s *spec) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		for _, r := range s.rows {
+			ruleSet[r.id] = true
+		}
+		for _, sub := range s.subs {
+			walk(sub)
+		}
+	}
+	for _, s := range specs {
+		walk(s)
+	}
+	for _, s := range gitSubs {
+		walk(s)
+	}
+	for _, v := range sensitiveVars {
+		ruleSet[v.rule] = true
+	}
+	for _, id := range handlerRules {
+		ruleSet[id] = true
+	}
+	for id := range ruleSet {
+		ruleList = append(ruleList, id)
+	}
+	sort.Strings(ruleList)
+}
+
+// RuleIDs lists every rule id the profile can emit, sorted. Policies,
+// scan allowances and audit records refer to these.
+func RuleIDs() []string {
+	ruleOnce.Do(collectRules)
+	return append([]string(nil), ruleList...)
+}
+
+// KnownRule reports whether id is a rule the profile can emit.
+func KnownRule(id string) bool {
+	ruleOnce.Do(collectRules)
+	return ruleSet[id]
+}
