@@ -164,7 +164,12 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
 			switch e.Class {
 			case profile.ClassOutside, profile.ClassHome, profile.ClassSystem, profile.ClassPersistence, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY:
-				s.ExtraWrite = append(s.ExtraWrite, writeGrant(e.Target))
+				g := writeGrant(e.Target)
+				if e.Cap == profile.CapDelete && g == e.Target && g != "/" {
+					// Removing an entry needs rights on its directory.
+					g = path.Dir(g)
+				}
+				s.ExtraWrite = append(s.ExtraWrite, g)
 			}
 		}
 	}

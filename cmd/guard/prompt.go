@@ -45,9 +45,22 @@ var (
 // terminal is the user's terminal: /dev/tty, or $GUARD_TTY. Prompts and
 // PIN entry use it and never stdin or stdout, which belong to the command
 // and to machine output.
+//
+// While it is open, the terminal is in canonical mode with echo and
+// output processing, whatever mode an agent's UI left it in, and ^C,
+// SIGTERM, SIGHUP and SIGQUIT do not kill guard: they end the prompt as
+// a refusal. Close puts the terminal's mode back and lets signals act
+// again, so close it before running the command.
 type terminal struct {
 	f     *os.File
 	color bool
+	saved *term.State
+
+	sigc         chan os.Signal
+	done, exited chan struct{}
+	mu           sync.Mutex
+	interrupted  bool  // a signal came; every read from now on fails
+	why          error // why the current read was cut short
 }
 
 // openTerminal opens the user's terminal. It fails (wrapping
@@ -63,26 +76,65 @@ func openTerminal() (*terminal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open %s: %v", errNoTerminal, name, unwrapPath(err))
 	}
+	t := &terminal{f: f, color: colorAllowed()}
 	var isTTY bool
-	var fg error
+	var fg, modeErr error
 	if err := control(f, func(fd int) {
-		isTTY = term.IsTerminal(fd)
-		if isTTY {
-			fg = checkForeground(fd)
+		if isTTY = term.IsTerminal(fd); !isTTY {
+			return
+		}
+		if fg = checkForeground(fd); fg != nil {
+			return
+		}
+		if t.saved, modeErr = term.GetState(fd); modeErr == nil {
+			modeErr = setLineMode(fd, true)
 		}
 	}); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s: %v", errNoTerminal, name, err)
 	}
-	if !isTTY {
+	switch {
+	case !isTTY:
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not a terminal", errNoTerminal, name)
-	}
-	if fg != nil {
+	case fg != nil:
 		f.Close()
 		return nil, fmt.Errorf("%w: %s: %v", errNoTerminal, name, fg)
+	case modeErr != nil:
+		if t.saved != nil {
+			control(f, func(fd int) { term.Restore(fd, t.saved) })
+		}
+		f.Close()
+		return nil, fmt.Errorf("%w: %s: set mode: %v", errNoTerminal, name, modeErr)
 	}
-	return &terminal{f: f, color: colorAllowed()}, nil
+	t.sigc = make(chan os.Signal, 1)
+	t.done, t.exited = make(chan struct{}), make(chan struct{})
+	signal.Notify(t.sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go t.watchSignals()
+	return t, nil
+}
+
+// watchSignals turns a signal into the end of the current and every later
+// read, so the terminal's mode is always put back by Close.
+func (t *terminal) watchSignals() {
+	defer close(t.exited)
+	select {
+	case <-t.sigc:
+		t.mu.Lock()
+		t.interrupted = true
+		t.mu.Unlock()
+		t.f.SetReadDeadline(time.Unix(1, 0))
+	case <-t.done:
+	}
+}
+
+// Close restores the terminal's mode and the default signal handling.
+func (t *terminal) Close() error {
+	signal.Stop(t.sigc)
+	close(t.done)
+	<-t.exited
+	control(t.f, func(fd int) { term.Restore(fd, t.saved) })
+	return t.f.Close()
 }
 
 // unwrapPath drops the path from an *fs.PathError, which the caller
@@ -118,8 +170,6 @@ func colorAllowed() bool {
 	return t != "" && t != "dumb"
 }
 
-func (t *terminal) Close() error { return t.f.Close() }
-
 // say writes text to the terminal.
 func (t *terminal) say(format string, args ...any) {
 	fmt.Fprintf(t.f, format, args...)
@@ -143,56 +193,49 @@ func control(f *os.File, fn func(fd int)) error {
 	return rc.Control(func(fd uintptr) { fn(int(fd)) })
 }
 
-// readLine shows prompt and reads one line, in canonical mode (the
-// kernel's line editing) with echo on or off, within timeout. The
-// terminal's own mode is restored afterwards, also on ^C, SIGTERM and
-// SIGHUP, which end the read with errInterrupted. ^D gives io.EOF.
+// readLine shows prompt and reads one line, with the kernel's line
+// editing, within timeout. With echo false, what is typed is not shown
+// (echo comes back before readLine returns). ^D gives io.EOF, a signal
+// errInterrupted, the timeout errAnswerTimeout.
 func (t *terminal) readLine(prompt string, echo bool, timeout time.Duration) (string, error) {
 	if timeout <= 0 {
 		timeout = defaultAnswerTimeout
 	}
-	var saved *term.State
-	var modeErr error
-	if err := control(t.f, func(fd int) {
-		if saved, modeErr = term.GetState(fd); modeErr != nil {
-			return
+	if !echo {
+		var modeErr error
+		control(t.f, func(fd int) { modeErr = setLineMode(fd, false) })
+		if modeErr != nil {
+			return "", fmt.Errorf("turn off terminal echo: %w", modeErr)
 		}
-		modeErr = setLineMode(fd, echo)
-	}); err != nil {
-		return "", err
+		defer control(t.f, func(fd int) { setLineMode(fd, true) })
 	}
-	if modeErr != nil {
-		return "", fmt.Errorf("set terminal mode: %w", modeErr)
-	}
-	defer control(t.f, func(fd int) { term.Restore(fd, saved) })
 
-	// A timer or a signal ends the read by moving its deadline into the
-	// past; why is recorded first.
-	var mu sync.Mutex
-	var why error
-	cancel := func(err error) {
-		mu.Lock()
-		if why == nil {
-			why = err
-		}
-		mu.Unlock()
-		t.f.SetReadDeadline(time.Unix(1, 0))
-	}
+	// The timer ends the read by moving its deadline into the past. It
+	// may not outlive this call: a late one would cut the next read short.
+	t.mu.Lock()
+	t.why = nil
+	t.mu.Unlock()
 	t.f.SetReadDeadline(time.Time{})
-	timer := time.AfterFunc(timeout, func() { cancel(errAnswerTimeout) })
-	defer timer.Stop()
-	sigc := make(chan os.Signal, 1)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigc)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigc:
-			cancel(errInterrupted)
-		case <-done:
+	fired := make(chan struct{})
+	timer := time.AfterFunc(timeout, func() {
+		t.mu.Lock()
+		t.why = errAnswerTimeout
+		t.mu.Unlock()
+		t.f.SetReadDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+	defer func() {
+		if !timer.Stop() {
+			<-fired
 		}
 	}()
+	// A signal before the deadline was reset above must still count.
+	t.mu.Lock()
+	interrupted := t.interrupted
+	t.mu.Unlock()
+	if interrupted {
+		return "", errInterrupted
+	}
 
 	t.say("%s", prompt)
 	var line []byte
@@ -205,13 +248,16 @@ func (t *terminal) readLine(prompt string, echo bool, timeout time.Duration) (st
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				mu.Lock()
-				err = why
-				mu.Unlock()
-				t.say("\n")
-			} else if err == io.EOF {
-				t.say("\n")
+				t.mu.Lock()
+				switch {
+				case t.interrupted:
+					err = errInterrupted
+				case t.why != nil:
+					err = t.why
+				}
+				t.mu.Unlock()
 			}
+			t.say("\n")
 			return "", err
 		}
 		if len(line) > 4096 {
@@ -323,7 +369,11 @@ func askConsent(t *terminal, c consent) (consentOutcome, error) {
 	if out.timeout <= 0 {
 		out.timeout = defaultAnswerTimeout
 	}
-	if c.level >= review.C {
+	if c.level != review.B && c.level != review.C {
+		// A never asks; a policy denial can never be consented to.
+		return out, fmt.Errorf("askConsent: level %v is not for consent", c.level)
+	}
+	if c.level == review.C {
 		if c.pins == nil {
 			return out, errors.New("askConsent: level C without a PIN store")
 		}
@@ -353,7 +403,7 @@ func askConsent(t *terminal, c consent) (consentOutcome, error) {
 	if c.allowSkip {
 		choices = "[y/n/S]"
 	}
-	if c.level >= review.C {
+	if c.level == review.C {
 		q = fmt.Sprintf("%s (level C: consent and PIN)", q)
 	}
 	for {
@@ -370,6 +420,7 @@ func askConsent(t *terminal, c consent) (consentOutcome, error) {
 		}
 		switch strings.ToLower(strings.TrimSpace(ans)) {
 		case "y", "yes":
+			// Consent: leave the loop, on to the PIN for C.
 		case "?", "e", "explain", "details":
 			if c.details == "" {
 				t.say("(no details)\n")
@@ -390,7 +441,7 @@ func askConsent(t *terminal, c consent) (consentOutcome, error) {
 		}
 		break
 	}
-	if c.level < review.C {
+	if c.level == review.B {
 		out.result = consentApproved
 		return out, nil
 	}
@@ -549,4 +600,55 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), m)
 	}
 	return fmt.Sprintf("%dh", int(d.Hours()))
+}
+
+// askRunConsent is the run path's consent for a B or C verdict. It opens
+// the terminal, shows explanation, asks (details on ?), for C asks the
+// PIN under the audit head, and closes the terminal again before the
+// command runs. It returns the audit decision, and nil only when the user
+// approved; otherwise the error to return (exit 126, message and hints).
+// With no terminal to ask on it returns audit.Pending and an error
+// wrapping errNoTerminal: the caller queues the request instead
+// (queueApproval). head is the audit log's Head method (nil without a
+// log); now is the clock for the PIN's attempt count.
+func askRunConsent(level review.Level, explanation, details string, head func() (string, error), now func() time.Time, timeout time.Duration) (audit.Decision, error) {
+	t, err := openTerminal()
+	if err != nil {
+		return audit.Pending, err
+	}
+	defer t.Close()
+	c := consent{
+		level:       level,
+		explanation: explanation,
+		details:     details,
+		timeout:     timeout,
+		pins:        &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: now},
+	}
+	if level == review.C {
+		c.auditHead = auditHeadText(head)
+	}
+	out, err := askConsent(t, c)
+	if err != nil {
+		return audit.Refused, failf(nil, "ask for consent: %v", err)
+	}
+	if out.result != consentApproved {
+		return out.auditDecision(level), consentFailure(out)
+	}
+	return out.auditDecision(level), nil
+}
+
+// auditHeadText is what the PIN prompt shows as the audit head: the hash,
+// or why there is none.
+func auditHeadText(head func() (string, error)) string {
+	if head == nil {
+		return "unavailable (no audit log)"
+	}
+	h, err := head()
+	switch {
+	case err != nil:
+		return fmt.Sprintf("unavailable (%v)", err)
+	case h == "":
+		return "none (the log is empty)"
+	}
+	return h
 }

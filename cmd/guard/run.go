@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/review"
@@ -136,18 +137,82 @@ func decideRun(s *streams, a *assessment) (audit.Decision, error) {
 	return approve(s, a)
 }
 
-// approve asks for consent (B) or consent and PIN (C). Until the consent
-// path is wired in, it refuses with a clear message: nothing above A runs
-// without a human saying so.
+// approve is the approval ladder for B and C:
+//
+//  1. an approval from the queue bound to exactly this review (text, cwd,
+//     workspace, digest) is used once;
+//  2. on a terminal: the explanation and consent (B), plus the PIN (C);
+//  3. without a terminal: the request is queued and guard exits 126 with
+//     its id, for the human to approve from their terminal.
 var approve = func(s *streams, a *assessment) (audit.Decision, error) {
 	v := a.verdict
-	r := firstReason(v)
-	fmt.Fprintf(s.err, "guard: denied: level %s: %s: %s\n", v.Level, r.Rule, audit.Mask(r.Message))
-	for _, line := range strings.Split(strings.TrimRight(audit.Mask(v.Explanation), "\n"), "\n") {
-		fmt.Fprintf(s.err, "guard:   %s\n", line)
+	bind := approval.Binding{Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: v.Digest}
+	req, err := approval.Consume(approvalsDir(), bind, time.Now)
+	if err == nil {
+		fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", req.ID, v.Level)
+		return audit.ApprovedQueue, nil
 	}
-	fmt.Fprintf(s.err, "guard: hint: level %s needs your approval; run 'guard check' to see why, and approve it from your terminal\n", v.Level)
-	return audit.Refused, &exitError{code: exitNotRun, err: errors.New("not approved"), silent: true}
+	var se *approval.StateError
+	pendingID := ""
+	if errors.As(err, &se) {
+		if errors.Is(err, approval.ErrPending) {
+			pendingID = se.ID
+		} else {
+			fmt.Fprintf(s.err, "guard: note: approval %s cannot be used: %v\n", se.ID, err)
+		}
+	}
+	cfg, err := loadSettings()
+	if err != nil {
+		return audit.Failed, err
+	}
+	details := profileDetails(a)
+	explanation := audit.Mask(v.Explanation)
+	var head func() (string, error)
+	if l := openAuditQuiet(); l != nil {
+		defer l.Close()
+		head = l.Head
+	}
+	dec, err := askRunConsent(v.Level, explanation, details, head, time.Now, cfg.consentTimeout)
+	if err == nil || !errors.Is(err, errNoTerminal) {
+		return dec, err
+	}
+	r := approval.Request{
+		Created: time.Now(), Binding: bind, Provenance: string(a.input.Provenance), Level: v.Level,
+		Explanation: explanation, Details: details, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()),
+	}
+	r1 := firstReason(v)
+	fmt.Fprintf(s.err, "guard: %s: %s\n", r1.Rule, audit.Mask(r1.Message))
+	if pendingID != "" {
+		// Already queued: do not queue (and notify) again.
+		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, pendingID)
+		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", pendingID)
+		return audit.Pending, &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
+	}
+	return audit.Pending, queueApproval(s, r, cfg.notify)
+}
+
+// profileDetails is the full profile shown on "?" at the prompt, masked.
+func profileDetails(a *assessment) string {
+	var b strings.Builder
+	for _, e := range a.prof.Effects {
+		fmt.Fprintf(&b, "%s %-10s %-24s %s\n", review.EffectLevel(e), e.Cap, e.Rule, e.Msg)
+	}
+	fmt.Fprintf(&b, "sandbox: %s\n", review.DescribeSandbox(a.verdict.Sandbox))
+	return audit.Mask(b.String())
+}
+
+// openAuditQuiet opens the log for its head hash; nil when unavailable
+// (the prompt then says so).
+func openAuditQuiet() *audit.Log {
+	dir, err := audit.DefaultDir(os.Getenv)
+	if err != nil {
+		return nil
+	}
+	l, err := audit.Open(dir)
+	if err != nil {
+		return nil
+	}
+	return l
 }
 
 // execute runs the approved command in the sandbox and reports.
