@@ -16,8 +16,9 @@
 //     only before it expires (15 minutes by default) and only once: two
 //     concurrent consumers of the same approval get one success and one
 //     ErrUsed.
-//   - A level C request can be approved only with the PIN checked
-//     (Grant.PIN), and Consume ignores a C approval that lacks it.
+//   - Only levels B and C can be queued and approved. A level C request
+//     can be approved only with the PIN checked (Grant.PIN), and Consume
+//     ignores a C approval that lacks it.
 //   - Concurrent guard processes are safe: each request is its own file
 //     (written to a temporary name and linked or renamed into place, so a
 //     reader never sees half a request), and every state change runs

@@ -106,7 +106,10 @@ func List(dir string, now func() time.Time) ([]Request, error) {
 // *StateError.
 func Approve(dir, id string, g Grant, now func() time.Time) (Request, error) {
 	return update(dir, id, now, func(r *Request, t time.Time) error {
-		if r.Level >= review.C && !g.PIN {
+		switch {
+		case r.Level != review.B && r.Level != review.C:
+			return fmt.Errorf("approval request %s: level %v cannot be approved", r.ID, r.Level)
+		case r.Level == review.C && !g.PIN:
 			return ErrNeedsPIN
 		}
 		ttl := g.TTL
@@ -150,7 +153,7 @@ func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
 		if r.Binding != key {
 			continue
 		}
-		if r.StateAt(t) == Approved && (r.Level < review.C || r.PIN) {
+		if r.StateAt(t) == Approved && (r.Level == review.B || r.Level == review.C && r.PIN) {
 			r.State, r.Used = Consumed, t
 			if err := writeRequest(dir, *r, os.Rename); err != nil {
 				return Request{}, err
@@ -165,7 +168,7 @@ func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
 		return Request{}, ErrNotFound
 	}
 	st := latest.StateAt(t)
-	if st == Approved { // a C approval without the PIN: never honoured
+	if st == Approved { // a C approval without the PIN, or a bad level: never honoured
 		st = Pending
 	}
 	latest.State = st

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -348,15 +349,8 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 		pins:        opts.pins,
 		allowSkip:   allowSkip,
 	}
-	if r.Level >= review.C && opts.auditHead != nil {
-		h, err := opts.auditHead()
-		if err != nil {
-			return consentOutcome{}, failf([]string{"run 'guard log verify' to check the log"}, "audit log: %v", err)
-		}
-		if h == "" {
-			h = "none (the log is empty)"
-		}
-		c.auditHead = h
+	if r.Level == review.C {
+		c.auditHead = auditHeadText(opts.auditHead)
 	}
 	res, err := askConsent(t, c)
 	if err != nil {
@@ -367,10 +361,29 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 
 // approveRequest records the approval and says how long it lasts.
 func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) error {
-	got, err := approval.Approve(opts.dir, r.ID, approval.Grant{TTL: opts.ttl, PIN: r.Level >= review.C}, opts.now)
+	got, err := approval.Approve(opts.dir, r.ID, approval.Grant{TTL: opts.ttl, PIN: r.Level == review.C}, opts.now)
 	if err != nil {
 		return failf(nil, "%v", err)
 	}
 	fmt.Fprintf(s.err, "guard: approved %s until %s; it is good for one run of that exact command\n", got.ID, clock(got.Expires))
 	return nil
+}
+
+// queueApproval is the run path's answer when no terminal can ask: it
+// queues req (the caller fills Created, the Binding, Level, Explanation,
+// Details, Provenance and Session), announces it best-effort and returns
+// guard's "pending" outcome: exit 126, with the id and what to do on
+// stderr. A notification that fails is a warning, never a failure.
+func queueApproval(s *streams, req approval.Request, notify approval.Notifications) error {
+	id, err := approval.Add(approvalsDir(), req)
+	if err != nil {
+		return failf(nil, "queue approval request: %v", err)
+	}
+	req.ID = id
+	if err := approval.Notify(context.Background(), req, notify); err != nil {
+		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
+	}
+	fmt.Fprintf(s.err, "guard: pending: level %s needs approval; queued as %s\n", req.Level, id)
+	fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", id)
+	return &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
 }

@@ -81,4 +81,3 @@ func loadSettings() (settings, error) {
 	st.notify.Webhook = c.Notify.Webhook
 	return st, nil
 }
-
