@@ -85,6 +85,7 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	writePolicyWarnings(s.err, a.policyWarnings)
 	log := openAudit(s)
 	if log != nil {
 		defer log.Close()
@@ -128,6 +129,11 @@ func decideRun(s *streams, a *assessment) (audit.Decision, error) {
 	v := a.verdict
 	switch v.Level {
 	case review.A:
+		if a.userAllowedB {
+			// A user allow rule lowered B: it runs without a prompt, in CI
+			// and agents too. Say so, so it is never silent.
+			fmt.Fprintf(s.err, "guard: note: allowed by your policy (%s)\n", policyRuleNames(a))
+		}
 		return audit.ApprovedAuto, nil
 	case review.Deny:
 		r := firstReason(v)
@@ -221,7 +227,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	spec := sandbox.Spec{
 		Workspace: a.ctx.Workspace, Home: a.ctx.Home, Dir: a.ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
-		KeepEnv: o.keepEnv, Require: o.requireSandbox,
+		KeepEnv: append(append([]string(nil), o.keepEnv...), a.keepEnv...), Require: o.requireSandbox,
 	}
 	if !a.ctx.WorkspaceUsable() && (sb.Write || len(sb.ExtraWrite) > 0) {
 		return usagef("run guard inside a project directory, or pass --workspace DIR", "refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.ctx.Workspace)
@@ -321,4 +327,16 @@ func absPath(p string) (string, error) {
 		return "", err
 	}
 	return wd + "/" + p, nil
+}
+
+// policyRuleNames lists the policy rules that matched, for notes.
+func policyRuleNames(a *assessment) string {
+	var names []string
+	for _, m := range a.policyMatches {
+		names = append(names, m.String())
+	}
+	if len(names) == 0 {
+		return "a user allow rule"
+	}
+	return strings.Join(names, "; ")
 }
