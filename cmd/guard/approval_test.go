@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/guard-sh/guard/approval"
+)
+
+// TestRunRefusesExpiredApproval: an approval bound to exactly this command
+// but past its expiry is not used; the command is queued again instead.
+func TestRunRefusesExpiredApproval(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(root, "proj")
+	for _, d := range []string{home, filepath.Join(ws, ".git"), filepath.Join(ws, "build")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	t.Setenv("GUARD_TTY", filepath.Join(root, "no-tty"))
+	t.Chdir(ws)
+
+	a, err := assess("rm -rf build", assessOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := func() time.Time { return time.Now().Add(-time.Hour) }
+	id, err := approval.Add(approvalsDir(), approval.Request{
+		Created: past(), Level: a.verdict.Level, Explanation: "x",
+		Binding: approval.Binding{Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: a.verdict.Digest},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := approval.Approve(approvalsDir(), id, approval.Grant{TTL: 15 * time.Minute}, past); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	code := run([]string{"guard", "--", "rm", "-rf", "build"}, strings.NewReader(""), &out, &errb)
+	if code != exitNotRun {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitNotRun, errb.String())
+	}
+	if !strings.Contains(errb.String(), "approval "+id+" cannot be used") || !strings.Contains(errb.String(), "expired") {
+		t.Errorf("stderr does not name the expired approval %s:\n%s", id, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
+		t.Errorf("build was deleted under an expired approval")
+	}
+}
