@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -47,6 +48,10 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("input has more than %d %s", e.Limit, e.What)
 }
 
+// parsers reuses mvdan/sh parsers; one is a few KiB to set up. Parse
+// resets a parser's state, so a pooled one behaves as a new one.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 // Bash parses text as bash with the default limits.
 func Bash(text string) (*Script, error) { return DefaultLimits.Bash(text) }
 
@@ -59,8 +64,9 @@ func (l Limits) Bash(text string) (*Script, error) {
 		// The parser recurses on nesting; refuse absurd depth before it.
 		return nil, &LimitError{What: "depth", Limit: l.MaxDepth}
 	}
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(text), "")
+	parsers.Put(p)
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
@@ -208,6 +214,9 @@ func (c *conv) command(cmd syntax.Command) Node {
 		b := &Block{Kind: kind}
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
+			if l.Name == nil {
+				return &Unsupported{Pos: off(x.Pos()), What: "for loop without a name"}
+			}
 			b.Var = l.Name.Value
 			b.Stmts = append(b.Stmts, &Stmt{Pos: off(l.Pos()), End: off(l.End()), Cmd: &Words{Kind: "for-list", Words: c.words(l.Items)}})
 		case *syntax.CStyleLoop:
@@ -233,6 +242,11 @@ func (c *conv) command(cmd syntax.Command) Node {
 		}
 		return b
 	case *syntax.FuncDecl:
+		if x.Name == nil || x.Body == nil {
+			// An anonymous function (zsh syntax mvdan/sh also accepts):
+			// not bash, so fail closed.
+			return &Unsupported{Pos: off(x.Pos()), What: "anonymous function"}
+		}
 		return &FuncDecl{Name: x.Name.Value, Body: c.stmt(x.Body)}
 	case *syntax.ArithmCmd:
 		return &Words{Kind: "arith", Words: c.words(arithWords(x.X, nil))}
@@ -245,6 +259,9 @@ func (c *conv) command(cmd syntax.Command) Node {
 		}
 		return &Words{Kind: "let", Words: c.words(ws)}
 	case *syntax.DeclClause:
+		if x.Variant == nil {
+			return &Unsupported{Pos: off(x.Pos()), What: "declaration without a keyword"}
+		}
 		d := &Decl{Variant: x.Variant.Value}
 		for _, a := range x.Args {
 			if a.Naked && a.Name == nil {
@@ -260,6 +277,9 @@ func (c *conv) command(cmd syntax.Command) Node {
 		}
 		return &Block{Kind: "group", Stmts: []*Stmt{c.stmt(x.Stmt)}}
 	case *syntax.CoprocClause:
+		if x.Stmt == nil {
+			return &Unsupported{Pos: off(x.Pos()), What: "coproc without a command"}
+		}
 		return &Block{Kind: "coproc", Subshell: true, Stmts: []*Stmt{c.stmt(x.Stmt)}}
 	default:
 		return &Unsupported{Pos: off(cmd.Pos()), What: fmt.Sprintf("%T", cmd)}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -417,7 +418,7 @@ func (b *builder) add(e Effect, sp span) {
 		sp = *b.anchor
 	}
 	e.Pos, e.End = sp.pos, sp.end
-	key := fmt.Sprintf("%s|%s|%s|%s|%d", e.Cap, e.Rule, e.Target, e.Class, e.Pos)
+	key := string(e.Cap) + "|" + e.Rule + "|" + e.Target + "|" + string(e.Class) + "|" + strconv.Itoa(e.Pos)
 	if b.seen[key] {
 		return
 	}

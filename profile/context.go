@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // Context is every fact about the world the profile may use. It is the only
@@ -28,6 +29,52 @@ type Context struct {
 	ReadFile func(path string) ([]byte, error) `json:"-"`
 	// EvalSymlinks resolves symlinks in an absolute path. nil: none.
 	EvalSymlinks func(path string) (string, error) `json:"-"`
+
+	once     sync.Once
+	listOnce sync.Once
+	locs     locations
+
+	mu      sync.Mutex
+	symlink map[string]string // EvalSymlinks results, per path
+}
+
+// locations are the context's absolute location tables, computed once.
+type locations struct {
+	persist, secret   []string
+	hidden, protected []string // SecretLocations, ProtectedLocations
+}
+
+func (c *Context) tables() *locations {
+	c.once.Do(func() {
+		if c.Home == "" {
+			return
+		}
+		for _, r := range persistRel {
+			c.locs.persist = append(c.locs.persist, path.Join(c.Home, r))
+		}
+		for _, r := range secretRel {
+			c.locs.secret = append(c.locs.secret, path.Join(c.Home, r))
+		}
+	})
+	return &c.locs
+}
+
+// lists computes the hide and protect lists once.
+func (c *Context) lists() *locations {
+	t := c.tables()
+	c.listOnce.Do(func() {
+		t.hidden = append([]string(nil), t.secret...)
+		for _, d := range []string{c.ConfigDir, c.StateDir} {
+			if d != "" {
+				t.hidden = append(t.hidden, d)
+			}
+		}
+		t.protected = append([]string(nil), t.persist...)
+		if c.hasWorkspace() {
+			t.protected = append(t.protected, path.Join(c.Workspace, ".git/hooks"), path.Join(c.Workspace, ".git/config"))
+		}
+	})
+	return t
 }
 
 // Class is what a path is to the user.
@@ -93,35 +140,13 @@ var sensitiveNames = []string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id
 
 // SecretLocations lists the absolute paths the sandbox must hide for this
 // home directory: the secret table, shell histories and guard's own dirs.
-func (c *Context) SecretLocations() []string {
-	var out []string
-	if c.Home != "" {
-		for _, r := range secretRel {
-			out = append(out, path.Join(c.Home, r))
-		}
-	}
-	for _, d := range []string{c.ConfigDir, c.StateDir} {
-		if d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// The slice is shared: do not modify it.
+func (c *Context) SecretLocations() []string { return c.lists().hidden }
 
 // ProtectedLocations lists what must stay unchanged even inside writable
-// trees: shell rc files and the workspace's git hooks and config.
-func (c *Context) ProtectedLocations() []string {
-	var out []string
-	if c.Home != "" {
-		for _, r := range persistRel {
-			out = append(out, path.Join(c.Home, r))
-		}
-	}
-	if c.hasWorkspace() {
-		out = append(out, path.Join(c.Workspace, ".git/hooks"), path.Join(c.Workspace, ".git/config"))
-	}
-	return out
-}
+// trees: shell rc files and the workspace's git hooks and config. The
+// slice is shared: do not modify it.
+func (c *Context) ProtectedLocations() []string { return c.lists().protected }
 
 // WorkspaceUsable reports whether the workspace may be granted to a
 // sandbox: "/" and the home directory never are.
@@ -158,8 +183,26 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 	return p, true
 }
 
-// resolveExisting resolves symlinks in the longest existing prefix of p.
+// resolveExisting resolves symlinks in the longest existing prefix of p,
+// remembering answers: one command names the same paths again and again.
 func (c *Context) resolveExisting(p string) string {
+	c.mu.Lock()
+	r, ok := c.symlink[p]
+	c.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = c.resolveUncached(p)
+	c.mu.Lock()
+	if c.symlink == nil {
+		c.symlink = map[string]string{}
+	}
+	c.symlink[p] = r
+	c.mu.Unlock()
+	return r
+}
+
+func (c *Context) resolveUncached(p string) string {
 	rest := ""
 	cur := p
 	for i := 0; i < 64; i++ {
@@ -196,14 +239,15 @@ func (c *Context) Classify(p string) Class {
 	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
 		return ClassTTY
 	}
-	if c.Home != "" {
-		for _, r := range persistRel {
-			if within(p, path.Join(c.Home, r)) {
+	if c.Home != "" && within(p, c.Home) {
+		t := c.tables()
+		for _, d := range t.persist {
+			if within(p, d) {
 				return ClassPersistence
 			}
 		}
-		for _, r := range secretRel {
-			if within(p, path.Join(c.Home, r)) {
+		for _, d := range t.secret {
+			if within(p, d) {
 				return ClassSecret
 			}
 		}
@@ -283,5 +327,5 @@ func within(p, dir string) bool {
 	if dir == "/" {
 		return true
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }

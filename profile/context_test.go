@@ -39,8 +39,7 @@ func TestClassify(t *testing.T) {
 	}
 	// Home or / as the workspace: everything is outside.
 	for _, ws := range []string{"/", "/home/u"} {
-		c := *ctx
-		c.Workspace = ws
+		c := profile.Context{Cwd: ctx.Cwd, Workspace: ws, Home: ctx.Home, User: ctx.User}
 		if got := c.Classify("/home/u/proj/main.go"); got != profile.ClassOutside {
 			t.Errorf("workspace %s: got %s, want outside", ws, got)
 		}

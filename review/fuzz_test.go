@@ -64,6 +64,7 @@ var fuzzRegressions = []string{
 	"f() { f | f & }; f",
 	"cat <<EOF\n$(rm -rf ~)\nEOF",
 	"for d in build ~; do rm -rf \"$d\"; done",
+	"()0$()", // found by FuzzAssess: an anonymous function panicked parse
 }
 
 // TestDeterministic runs every corpus case twice through fresh builders.

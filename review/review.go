@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/profile"
@@ -238,9 +239,14 @@ func Digest(in Input, v Verdict) string {
 		cwd, ws = in.Context.Cwd, in.Context.Workspace
 	}
 	h := sha256.New()
+	buf := make([]byte, 0, 512)
 	field := func(s string) {
 		// Length-prefixed, so no two inputs share an encoding.
-		fmt.Fprintf(h, "%d:%s;", len(s), s)
+		buf = strconv.AppendInt(buf[:0], int64(len(s)), 10)
+		buf = append(buf, ':')
+		buf = append(buf, s...)
+		buf = append(buf, ';')
+		h.Write(buf)
 	}
 	for _, s := range []string{in.Text, cwd, ws, string(in.Provenance), v.Level.String()} {
 		field(s)
@@ -249,9 +255,9 @@ func Digest(in Input, v Verdict) string {
 		field(r.Rule)
 	}
 	sb := v.Sandbox
-	field(fmt.Sprint(sb.Write, sb.Net))
+	field(strconv.FormatBool(sb.Write) + strconv.FormatBool(sb.Net))
 	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect} {
-		field(fmt.Sprint(len(list)))
+		field(strconv.Itoa(len(list)))
 		for _, p := range list {
 			field(p)
 		}
