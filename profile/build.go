@@ -52,10 +52,44 @@ type state struct {
 	vars  map[string]*string
 	globs map[string]bool // variables whose value is a glob pattern (for f in *.go)
 	funcs map[string]*parse.Stmt
+	// files are what earlier commands on the line wrote, by absolute path:
+	// known text, or data from the network or decoding. Shared by every
+	// scope, like the file system.
+	files map[string]stream
+}
+
+// setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
+// run with arguments (bash -c CODE ARG0 ARG1…).
+func (s *state) setArgs(args []field) {
+	var all []string
+	known := true
+	for i, a := range args {
+		name := strconv.Itoa(i)
+		if a.known {
+			v := a.val
+			s.set(name, &v)
+		} else {
+			s.set(name, nil)
+			known = false
+		}
+		if i > 0 {
+			all = append(all, a.val)
+		}
+	}
+	n := strconv.Itoa(max(len(args)-1, 0))
+	s.set("#", &n)
+	if known {
+		j := strings.Join(all, " ")
+		s.set("@", &j)
+		s.set("*", &j)
+	} else {
+		s.set("@", nil)
+		s.set("*", nil)
+	}
 }
 
 func (b *builder) initialState() *state {
-	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}}
+	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}}
 	for k, v := range b.ctx.Env {
 		v := v
 		st.vars[k] = &v
@@ -76,7 +110,7 @@ func (b *builder) initialState() *state {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs))}
+	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files}
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
@@ -175,14 +209,16 @@ func (b *builder) script(s *parse.Script, st *state, in stream, via string) stre
 func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 	sp := span{s.Pos, s.End}
 	redirOut := false
+	var written []string
 	for _, r := range s.Redirs {
-		var rin stream
-		var wrote bool
-		rin, wrote = b.redirect(r, st, in, sp)
+		rin, wrote, paths := b.redirect(r, st, in, sp)
 		if rin.kind != streamNone {
 			in = rin
 		}
 		redirOut = redirOut || wrote
+		if wrote {
+			written = append(written, paths...)
+		}
 	}
 	var out stream
 	switch c := s.Cmd.(type) {
@@ -222,34 +258,51 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		out = stream{kind: streamUnknown}
 	}
 	if redirOut {
+		for _, p := range written {
+			st.wrote(p, out)
+		}
 		return stream{}
 	}
 	return out
 }
 
+// wrote records what a command wrote to path, for scripts run later on
+// the line: text stays reviewable, network or decoded data stays tainted.
+func (s *state) wrote(path string, data stream) {
+	if s.files == nil || path == "" {
+		return
+	}
+	switch data.kind {
+	case streamText, streamNetwork, streamDecoded:
+		s.files[path] = data
+	default:
+		s.files[path] = stream{kind: streamUnknown}
+	}
+}
+
 // redirect records what a redirection reads or writes. It returns the
 // stdin it provides (heredoc, here-string, < file) and whether stdout
 // goes to a file.
-func (b *builder) redirect(r *parse.Redirect, st *state, in stream, sp span) (stream, bool) {
+func (b *builder) redirect(r *parse.Redirect, st *state, in stream, sp span) (stream, bool, []string) {
 	switch r.Op {
 	case "<<", "<<-":
 		if r.Heredoc == nil {
-			return stream{kind: streamText}, false
+			return stream{kind: streamText}, false, nil
 		}
 		fs := b.fields(r.Heredoc, st, sp)
-		return joinStream(fs), false
+		return joinStream(fs), false, nil
 	case "<<<":
 		fs := b.fields(r.Target, st, sp)
-		return joinStream(fs), false
+		return joinStream(fs), false, nil
 	case ">&", "<&":
 		if r.Target != nil {
 			if v, ok := r.Target.Value(); ok && (v == "-" || isDigits(v)) {
-				return stream{}, false
+				return stream{}, false, nil
 			}
 		}
 	}
 	if r.Target == nil {
-		return stream{}, false
+		return stream{}, false, nil
 	}
 	fs := b.fields(r.Target, st, sp)
 	tsp := span{r.Target.Pos, r.Target.End}
@@ -258,14 +311,20 @@ func (b *builder) redirect(r *parse.Redirect, st *state, in stream, sp span) (st
 		for _, f := range fs {
 			b.pathEffect(CapRead, "redirect.read", "", f, st, tsp, "reads")
 		}
-		return b.fileStream(fs, st), false
+		return b.fileStream(fs, st), false, nil
 	case ">", ">>", ">|", "&>", "&>>", ">&", "<>":
+		var paths []string
 		for _, f := range fs {
 			b.pathEffect(CapWrite, "redirect.write", "", f, st, tsp, "writes")
+			if f.known {
+				if p, ok := b.ctx.Resolve(st.cwd, f.val); ok {
+					paths = append(paths, p)
+				}
+			}
 		}
-		return stream{}, r.Fd == "" || r.Fd == "1" || strings.HasPrefix(r.Op, "&")
+		return stream{}, r.Fd == "" || r.Fd == "1" || strings.HasPrefix(r.Op, "&"), paths
 	}
-	return stream{}, false
+	return stream{}, false, nil
 }
 
 // fileStream is the stdin read from a file: its text when it can be read.
@@ -276,6 +335,9 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	p, ok := b.ctx.Resolve(st.cwd, fs[0].val)
 	if !ok {
 		return stream{kind: streamUnknown}
+	}
+	if w, ok := st.files[p]; ok {
+		return w
 	}
 	data, err := b.ctx.ReadFile(p)
 	if err != nil || len(data) > parse.DefaultLimits.MaxBytes {

@@ -250,6 +250,22 @@ func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, 
 // reviewScriptFile reads a shell script and profiles its contents. source
 // runs it in the current shell.
 func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) stream {
+	if w, written := st.files[abs]; ok && written {
+		// Written earlier on this line: review what was written.
+		switch {
+		case w.tainted():
+			b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Target: abs, Msg: "runs a script written earlier on this line from the network or from decoded data"}, sp)
+			return stream{kind: streamUnknown}
+		case w.kind == streamText:
+			inner := st
+			if !source {
+				inner = st.clone()
+			}
+			return b.text(w.text, inner, in, via, sp)
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script written earlier on this line, whose contents guard cannot see"}, sp)
+		return stream{kind: streamUnknown}
+	}
 	if !ok || b.ctx.ReadFile == nil || b.ctx.Remote {
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
 		return stream{kind: streamUnknown}

@@ -71,16 +71,33 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			started = started || quoted || s != ""
 			return
 		}
-		// Unquoted expansion: split on blanks.
-		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
+		// Unquoted expansion: split on IFS (blanks unless the line set it).
+		ifs := " \t\n"
+		if v, ok := st.vars["IFS"]; ok {
+			if v == nil {
+				// IFS is unknown: the words cannot be known either.
+				cur.known = false
+				cur.val += s
+				started = true
+				return
+			}
+			ifs = *v
+		}
+		if ifs == "" {
+			cur.val += s
+			started = true
+			return
+		}
+		isSep := func(r rune) bool { return strings.ContainsRune(ifs, r) }
+		parts := strings.FieldsFunc(s, isSep)
 		if len(parts) == 0 {
 			if s != "" && started {
 				push()
 			}
 			return
 		}
-		leading := s[0] == ' ' || s[0] == '\t' || s[0] == '\n'
-		trailing := s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\n'
+		leading := isSep(rune(s[0]))
+		trailing := isSep(rune(s[len(s)-1]))
 		for i, p := range parts {
 			if i > 0 || (leading && started) {
 				push()

@@ -157,10 +157,15 @@ func hShell(b *builder, c *call) stream {
 		if !code.known {
 			return b.dynamicCode(code, c, c.prog+" -c")
 		}
-		return b.text(code.val, c.st.clone(), c.in, c.prog+" -c", span{code.pos, code.end})
+		inner := c.st.clone()
+		inner.setArgs(c.a.ops)
+		return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
 	}
 	if len(c.a.ops) > 0 && !c.a.has("-s") {
-		return b.scriptOperand(c.a.ops[0], c, false)
+		withArgs := *c
+		withArgs.st = c.st.clone()
+		withArgs.st.setArgs(c.a.ops)
+		return b.scriptOperand(c.a.ops[0], &withArgs, false)
 	}
 	return b.stdinCode(c, c.prog+" reading stdin")
 }
@@ -182,6 +187,9 @@ func (b *builder) stdinCode(c *call, via string) stream {
 
 // scriptOperand reviews a script file handed to a shell or source.
 func (b *builder) scriptOperand(f field, c *call, source bool) stream {
+	if f.known && isStdinPath(f.val) {
+		return b.stdinCode(c, c.prog+" "+f.val)
+	}
 	if !f.known || f.proc {
 		if f.taint.kind == streamText {
 			return b.text(f.taint.text, c.st.clone(), c.in, c.prog+" <(…)", c.sp)
@@ -247,6 +255,11 @@ func hInterp(codeFlags string) handler {
 				}
 				b.add(Effect{Cap: CapDynamic, Rule: "interp.dynamic-script", Program: c.prog, Target: f.display(), Msg: "runs a " + c.prog + " script whose name is not static"}, c.sp)
 				return stream{kind: streamUnknown}
+			}
+			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+				if w, ok := c.st.files[p]; ok && w.tainted() {
+					b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Program: c.prog, Target: p, Msg: "runs a script written earlier on this line from the network or from decoded data"}, c.sp)
+				}
 			}
 			t, class := b.classify(f, c.st)
 			b.add(Effect{Cap: CapExec, Rule: "interp.script", Program: c.prog, Target: t, Class: class, Msg: "runs the " + c.prog + " script " + describeTarget(t, class)}, c.sp)
@@ -692,8 +705,15 @@ func hCat(b *builder, c *call) stream {
 }
 
 // hCurl: data options that name files (-d @file, -F name=@file or <file)
-// read those files to send them.
+// read those files to send them; -o FILE is network data for later.
 func hCurl(b *builder, c *call) stream {
+	for _, f := range c.a.values("-o", "--output") {
+		if f.known && f.val != "-" {
+			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+				c.st.wrote(p, stream{kind: streamNetwork})
+			}
+		}
+	}
 	for _, v := range c.a.values("-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form") {
 		if !v.known {
 			continue
@@ -708,6 +728,52 @@ func hCurl(b *builder, c *call) stream {
 			if f.val != "-" && f.val != "" {
 				b.pathEffect(CapRead, "net.send-file", c.prog, f, c.st, c.sp, "reads, to send,")
 			}
+		}
+	}
+	return stream{}
+}
+
+// isStdinPath names the command's own standard input.
+func isStdinPath(p string) bool {
+	switch p {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
+}
+
+// hTee writes its input to its operands (and passes it on).
+func hTee(b *builder, c *call) stream {
+	for _, f := range c.a.ops {
+		if f.known {
+			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+				c.st.wrote(p, c.in)
+			}
+		}
+	}
+	return c.in
+}
+
+// hWget: -O FILE writes the download there; -O - writes it to stdout.
+func hWget(b *builder, c *call) stream {
+	for _, f := range c.a.values("-O", "--output-document") {
+		if f.known && f.val != "-" {
+			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+				c.st.wrote(p, stream{kind: streamNetwork})
+			}
+		}
+	}
+	return stream{}
+}
+
+// hAlias: an alias body is code the shell may run later; review it now.
+func hAlias(b *builder, c *call) stream {
+	for _, f := range c.a.ops {
+		if !f.known {
+			continue
+		}
+		if _, body, ok := strings.Cut(f.val, "="); ok && body != "" {
+			b.text(body, c.st.clone(), stream{}, "alias", c.sp)
 		}
 	}
 	return stream{}

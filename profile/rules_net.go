@@ -18,7 +18,7 @@ func networkTable() map[string]*spec {
 			{"net.download", CapWrite, "-O|--remote-name|--remote-name-all", "", "writes the download into the current directory"},
 			{"net.creds", CapRead, "", "--cert|--key|-K|--config", "reads"},
 		}},
-		"wget": {val: "-O -o -P -U -e --output-document --output-file --directory-prefix --post-data --post-file --header --user --password --method --body-data --body-file", out: streamNetwork, rows: []row{
+		"wget": {val: "-O -o -P -U -e --output-document --output-file --directory-prefix --post-data --post-file --header --user --password --method --body-data --body-file", out: streamNetwork, fn: hWget, rows: []row{
 			{"net.fetch", CapFetch, "", "ops", "downloads from the network"},
 			{"net.send", CapSend, "--post-data|--post-file|--body-data|--body-file|--method=~^(POST|PUT|PATCH|DELETE)$", "", "sends data to a server"},
 			{"net.download", CapWrite, "-O|--output-document=~^[^-]", "-O|--output-document", "writes the download to"},

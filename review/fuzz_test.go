@@ -3,7 +3,6 @@ package review_test
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -28,11 +27,9 @@ func FuzzAssess(f *testing.F) {
 	}
 	fx := newFixture(f)
 	f.Fuzz(func(t *testing.T, text string) {
-		start := time.Now()
+		// No wall-clock check here: the fuzzer reports inputs that hang,
+		// and timing asserts in tests only measure the machine's load.
 		v1 := verdictOf(fx, t, text)
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("analysis took %v", d)
-		}
 		v2 := verdictOf(fx, t, text)
 		b1, _ := json.Marshal(v1)
 		b2, _ := json.Marshal(v2)
