@@ -495,6 +495,10 @@ func (b *builder) finish() {
 // pathEffect records cap on the path a field names.
 func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp span, verb string) {
 	target, class := b.classify(f, st)
+	if class == ClassWorkspace && !f.glob && target == path.Clean(b.ctx.Workspace) {
+		// The workspace itself, not something in it: deleting it is broad.
+		class = ClassWSRoot
+	}
 	e := Effect{Cap: c, Rule: rule, Program: prog, Target: target, Class: class}
 	e.Msg = fmt.Sprintf("%s %s", verb, describeTarget(target, class))
 	b.add(e, sp)
@@ -553,6 +557,8 @@ func describeTarget(target string, c Class) string {
 		return fmt.Sprintf("%s, a path guard cannot resolve", target)
 	case ClassWorkspace:
 		return fmt.Sprintf("%s in the workspace", target)
+	case ClassWSRoot:
+		return fmt.Sprintf("%s, the whole workspace", target)
 	case ClassTemp:
 		return fmt.Sprintf("%s in a temporary directory", target)
 	case ClassHome:

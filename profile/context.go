@@ -82,6 +82,7 @@ type Class string
 
 const (
 	ClassWorkspace   Class = "workspace"
+	ClassWSRoot      Class = "workspace-root" // the workspace directory itself
 	ClassTemp        Class = "temp"
 	ClassOutside     Class = "outside" // the user's files outside the workspace
 	ClassHome        Class = "home"    // the home directory itself

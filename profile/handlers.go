@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/guard-sh/guard/parse"
@@ -777,4 +778,71 @@ func hAlias(b *builder, c *call) stream {
 		}
 	}
 	return stream{}
+}
+
+// hPkgScript runs a package.json script by name (npm run X, npm test,
+// yarn X): the script's text, and its pre/post scripts, are reviewed like
+// any shell text. npm finds package.json in the cwd or a parent.
+func hPkgScript(nameFrom string) handler {
+	return func(b *builder, c *call) stream {
+		name := nameFrom
+		if name == "" {
+			if len(c.a.ops) == 0 {
+				return stream{}
+			}
+			if !c.a.ops[0].known {
+				return b.dynamicCode(c.a.ops[0], c, c.prog+" run")
+			}
+			name = c.a.ops[0].val
+		}
+		scripts, dir, ok := b.packageScripts(c.st.cwd)
+		if !ok {
+			b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: c.prog, Target: name, Msg: "runs a package script guard cannot read to review"}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		inner := c.st.clone()
+		inner.cwd = dir
+		out := stream{kind: streamUnknown}
+		for _, n := range []string{"pre" + name, name, "post" + name} {
+			if text, ok := scripts[n]; ok {
+				out = b.text(text, inner.clone(), c.in, c.prog+" run "+n, c.sp)
+			}
+		}
+		return out
+	}
+}
+
+// packageScripts reads the scripts of the nearest package.json.
+func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
+	if b.ctx.ReadFile == nil || dir == "" || b.ctx.Remote {
+		return nil, "", false
+	}
+	for d := dir; ; d = path.Dir(d) {
+		data, err := b.ctx.ReadFile(path.Join(d, "package.json"))
+		if err == nil {
+			var pkg struct {
+				Scripts map[string]string `json:"scripts"`
+			}
+			if json.Unmarshal(data, &pkg) != nil {
+				return nil, "", false
+			}
+			return pkg.Scripts, d, true
+		}
+		if d == "/" || d == "." {
+			return nil, "", false
+		}
+	}
+}
+
+// yarnBare: `yarn NAME` / `pnpm NAME` runs the script NAME when the
+// package has one, else a binary from node_modules/.bin (not reviewed).
+func yarnBare(b *builder, c *call) stream {
+	scripts, _, ok := b.packageScripts(c.st.cwd)
+	if ok {
+		if _, has := scripts[c.sub]; has {
+			return hPkgScript(c.sub)(b, c)
+		}
+	}
+	b.add(Effect{Cap: CapExec, Rule: "pkg.run", Program: c.prog, Target: c.sub, Msg: "runs a project binary"}, c.sp)
+	return stream{kind: streamUnknown}
 }

@@ -24,6 +24,16 @@ func hGit(b *builder, c *call) stream {
 			st.cwd = p
 		}
 	}
+	for _, wt := range c.a.values("--work-tree") {
+		// Paths git acts on (clean, checkout, rm) are in the work tree.
+		st = st.clone()
+		st.cwd = ""
+		if wt.known {
+			if p, ok := b.ctx.Resolve(c.st.cwd, wt.val); ok {
+				st.cwd = p
+			}
+		}
+	}
 	for _, kv := range c.a.values("-c", "--config-env") {
 		if !kv.known {
 			b.add(Effect{Cap: CapDynamic, Rule: "git.config-dynamic", Program: "git", Target: kv.display(), Msg: "passes git a configuration value that is not static"}, c.sp)
@@ -136,7 +146,9 @@ func gitTable() map[string]*spec {
 			{"git.clean", CapDelete, "-f|--force !-n !--dry-run", "", "deletes untracked files in the workspace, which git cannot bring back"},
 		}, fn: func(b *builder, c *call) stream {
 			if c.a.has("-f", "--force") && !c.a.has("-n", "--dry-run") {
-				b.pathEffect(CapDelete, "git.clean", "git", staticField(".", c.sp), c.st, c.sp, "deletes untracked files in")
+				under := staticField("*", c.sp)
+				under.glob = true
+				b.pathEffect(CapDelete, "git.clean", "git", under, c.st, c.sp, "deletes untracked files in")
 			}
 			return stream{}
 		}},

@@ -112,7 +112,7 @@ func EffectLevel(e profile.Effect) Level {
 		return A
 	case profile.CapWrite:
 		switch c {
-		case profile.ClassWorkspace, profile.ClassTemp, profile.ClassNull, profile.ClassSensitive, "":
+		case profile.ClassWorkspace, profile.ClassWSRoot, profile.ClassTemp, profile.ClassNull, profile.ClassSensitive, "":
 			return A
 		case profile.ClassOutside, profile.ClassHome, profile.ClassUnknown, profile.ClassRemote:
 			return B
@@ -164,7 +164,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 		}
 		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
 			switch e.Class {
-			case profile.ClassOutside, profile.ClassHome, profile.ClassSystem, profile.ClassPersistence, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY:
+			case profile.ClassOutside, profile.ClassHome, profile.ClassSystem, profile.ClassPersistence, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY, profile.ClassWSRoot:
 				g := writeGrant(e.Target)
 				if e.Cap == profile.CapDelete && g == e.Target && g != "/" {
 					// Removing an entry needs rights on its directory.
