@@ -71,7 +71,9 @@ func (c *Context) lists() *locations {
 		}
 		t.protected = append([]string(nil), t.persist...)
 		if c.hasWorkspace() {
-			t.protected = append(t.protected, path.Join(c.Workspace, ".git/hooks"), path.Join(c.Workspace, ".git/config"))
+			for _, r := range workspacePersist {
+				t.protected = append(t.protected, path.Join(c.Workspace, r))
+			}
 		}
 	})
 	return t
@@ -121,6 +123,19 @@ var persistRel = []string{
 	".config/autostart", ".config/systemd", ".local/share/systemd", ".gitconfig", ".config/git",
 	".vimrc", ".config/nvim", ".emacs", ".emacs.d", ".inputrc", ".xprofile", ".xinitrc", ".xsession",
 	".pam_environment", ".config/environment.d",
+	// Agent and editor settings that run commands or hooks: changing them
+	// can switch guard's hook off for the next session.
+	".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+	".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+}
+
+// workspacePersist are files in a workspace that agents, editors or
+// direnv run or obey: writing them can run code later or switch guard's
+// agent hook off. They are protected in the sandbox too.
+var workspacePersist = []string{
+	".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+	".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
+	".git/hooks", ".git/config",
 }
 
 // persistAbs are system locations that run code later.
@@ -265,6 +280,14 @@ func (c *Context) Classify(p string) Class {
 	}
 	if i := strings.Index(p+"/", "/.git/hooks/"); i >= 0 || strings.HasSuffix(p, "/.git/config") || strings.HasSuffix(p, "/.git/hooks") {
 		return ClassPersistence
+	}
+	if c.hasWorkspace() && within(p, c.Workspace) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, path.Clean(c.Workspace)), "/")
+		for _, r := range workspacePersist {
+			if rel == r || strings.HasPrefix(rel, r+"/") {
+				return ClassPersistence
+			}
+		}
 	}
 	if strings.HasPrefix(p, "/dev/") {
 		return ClassDevice

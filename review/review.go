@@ -146,6 +146,7 @@ func EffectLevel(e profile.Effect) Level {
 func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	s := Sandbox{Hide: []string{}, Protect: []string{}}
 	var secretReads []string
+	var targets []string // exact paths written or deleted outside the workspace
 	for _, e := range p.Effects {
 		switch e.Cap {
 		case profile.CapRead, profile.CapReveal, profile.CapLookalike:
@@ -165,6 +166,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
 			switch e.Class {
 			case profile.ClassOutside, profile.ClassHome, profile.ClassSystem, profile.ClassPersistence, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY, profile.ClassWSRoot:
+				targets = append(targets, writeGrant(e.Target))
 				g := writeGrant(e.Target)
 				if e.Cap == profile.CapDelete && g == e.Target && g != "/" {
 					// Removing an entry needs rights on its directory.
@@ -188,8 +190,12 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 				s.Hide = append(s.Hide, h)
 			}
 		}
+		// A protected path stays protected unless the command itself
+		// targets it (an approved write to ~/.bashrc): a grant of a parent
+		// directory, needed to delete ~/old, lifts nothing.
+		targets = append(targets, in.WidenWrite...)
 		for _, pr := range ctx.ProtectedLocations() {
-			if !coveredBy(s.ExtraWrite, pr) {
+			if !coveredBy(targets, pr) {
 				s.Protect = append(s.Protect, pr)
 			}
 		}
