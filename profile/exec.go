@@ -215,6 +215,13 @@ func (b *builder) rows(s *spec, c *call) {
 // files still count as reads of them.
 func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, sp span) stream {
 	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
+	b.secretArgs(prog, fs, st, sp)
+	return stream{kind: streamUnknown}
+}
+
+// secretArgs: arguments of a program guard does not know (or a script's
+// arguments) that name secret or guard files count as reads of them.
+func (b *builder) secretArgs(prog string, fs []field, st *state, sp span) {
 	for _, f := range fs {
 		if !f.known {
 			continue
@@ -232,7 +239,6 @@ func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, 
 			b.add(Effect{Cap: CapRead, Rule: "exec.program-reads", Program: prog, Target: t, Class: cl, Msg: "passes " + describeTarget(t, cl)}, sp)
 		}
 	}
-	return stream{kind: streamUnknown}
 }
 
 // runScript runs a program named by path: a script in the workspace is

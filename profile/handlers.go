@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/guard-sh/guard/parse"
 	"path"
@@ -264,6 +265,8 @@ func hInterp(codeFlags string) handler {
 			}
 			t, class := b.classify(f, c.st)
 			b.add(Effect{Cap: CapExec, Rule: "interp.script", Program: c.prog, Target: t, Class: class, Msg: "runs the " + c.prog + " script " + describeTarget(t, class)}, c.sp)
+			// Its arguments may name files it will read: secrets count.
+			b.secretArgs(c.prog, c.a.ops[1:], c.st, c.sp)
 			return stream{kind: streamUnknown}
 		}
 		switch c.in.kind {
@@ -637,29 +640,36 @@ func hSQL(flags string) handler {
 	}
 }
 
+// guardReadOnly are guard's subcommands that change nothing: they are A.
+// Everything else run through guard (pin, approve, install, run, --) is
+// guard-self, C. A second word narrows it ("policy show" but not a bare
+// "policy").
+var guardReadOnly = map[string][]string{
+	"check": nil, "log": nil, "version": nil, "help": nil, "completion": nil,
+	"doctor": nil, "scan": nil, "approvals": nil,
+	"policy": {"show", "check"},
+}
+
 // hGuard: guard's read-only subcommands are A; anything else changes
 // guard itself or runs through it and is C.
 func hGuard(b *builder, c *call) stream {
-	sub := ""
-	if len(c.a.ops) > 0 {
-		sub = c.a.ops[0].val
-		if !c.a.ops[0].known {
-			sub = "?"
-		}
-	}
-	switch sub {
-	case "check", "log", "version", "help", "":
-		if sub == "log" && len(c.a.ops) > 1 && c.a.ops[1].val != "verify" && c.a.ops[1].val != "summary" {
-			break
-		}
-		if sub == "" && (len(c.fs) == 0 || c.a.has("--help", "-h", "--version")) {
+	rest := c.a.rest
+	if len(rest) == 0 {
+		if len(c.fs) == 0 || c.a.has("--help", "-h", "--version", "-v") {
 			return stream{kind: streamText}
 		}
-		if sub != "" {
-			return stream{kind: streamText}
+	} else if rest[0].known {
+		if subs, ok := guardReadOnly[rest[0].val]; ok {
+			if subs == nil || len(rest) > 1 && rest[1].known && slices.Contains(subs, rest[1].val) {
+				return stream{kind: streamText}
+			}
 		}
 	}
-	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: sub, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
+	what := "guard"
+	if len(rest) > 0 {
+		what = rest[0].display()
+	}
+	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: what, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
 	return stream{kind: streamUnknown}
 }
 

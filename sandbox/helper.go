@@ -72,6 +72,7 @@ func ChildMain() {
 }
 
 func helperMain() int {
+	parent := os.Getppid()
 	// The status pipe must not reach the target.
 	unix.CloseOnExec(statusFD)
 	st := os.NewFile(statusFD, "status")
@@ -109,6 +110,17 @@ func helperMain() int {
 	// seccomp no_new_privs bit is per thread, and Exec replaces the
 	// whole process from the thread that calls it.
 	runtime.LockOSThread()
+	// PR_SET_PDEATHSIG belongs to one thread: the fork set it on the
+	// thread that started the helper, which need not be this one, and
+	// Exec from here would drop it, so a SIGKILLed guard could leave the
+	// command running. Set it on this thread, then make sure guard did not
+	// die before it took effect.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fail(codeFailed, name, fmt.Errorf("set parent-death signal: %w", err))
+	}
+	if unix.Getppid() != parent {
+		return fail(codeFailed, name, errors.New("guard exited before the command started"))
+	}
 	if p.Landlock {
 		if err := restrict(p); err != nil {
 			return fail(codeFailed, name, fmt.Errorf("landlock: %w", err))

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,5 +240,33 @@ func TestDenialWatcher(t *testing.T) {
 	d := w.denials()
 	if len(d) != 2 || !strings.HasPrefix(d[0], "rm:") || !strings.HasPrefix(d[1], "cat:") {
 		t.Errorf("denials = %q", d)
+	}
+}
+
+// TestRequireFailsOnWeakKernel: with --require-sandbox, a kernel that
+// lacks features guard relies on refuses before anything runs.
+func TestRequireFailsOnWeakKernel(t *testing.T) {
+	old := probe
+	probe = func() Support { return supportFor(3, true) }
+	defer func() { probe = old }()
+	ws := t.TempDir()
+	home := t.TempDir()
+	marker := filepath.Join(ws, "ran")
+	res, err := Run(context.Background(), Spec{Workspace: ws, Home: home, Write: true, Require: true},
+		[]string{"sh", "-c", "touch " + marker}, Stdio{})
+	if !errors.Is(err, ErrNotEnforced) {
+		t.Fatalf("err = %v, want ErrNotEnforced", err)
+	}
+	if res.Started {
+		t.Fatalf("the command started on a kernel that cannot enforce the sandbox")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the command ran")
+	}
+	// Without Require the same kernel runs it, and says what is missing.
+	res, err = Run(context.Background(), Spec{Workspace: ws, Home: home, Write: true},
+		[]string{"sh", "-c", "true"}, Stdio{})
+	if err != nil || len(res.Degraded) == 0 {
+		t.Fatalf("without Require: err %v, degraded %v; want a run with warnings", err, res.Degraded)
 	}
 }

@@ -78,7 +78,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	if err != nil {
 		return res, err
 	}
-	sup := Probe()
+	sup := probe()
 	res.Degraded = sup.Gaps(s.Net)
 	if s.Require && len(res.Degraded) > 0 {
 		return res, fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(res.Degraded, "; "))
@@ -422,3 +422,6 @@ func removeTree(dir string) {
 
 // cldStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
 const cldStopped = 5
+
+// probe is Probe, replaceable in tests that simulate a weaker kernel.
+var probe = Probe

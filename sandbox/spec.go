@@ -94,7 +94,9 @@ func (s Spec) validate() (Spec, error) {
 		return s, fmt.Errorf("workspace %s is not a directory", s.Workspace)
 	}
 	home := canonical(s.Home)
-	if ws == "/" || within(home, ws) || within(s.Home, s.Workspace) {
+	if s.Write && (ws == "/" || within(home, ws) || within(s.Home, s.Workspace)) {
+		// Only a writable workspace is dangerous there: a read-only run
+		// grants nothing in it.
 		return s, fmt.Errorf("refusing workspace %s: it is / or contains the home directory %s", s.Workspace, s.Home)
 	}
 	s.Workspace = ws
