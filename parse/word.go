@@ -183,6 +183,10 @@ func (c *conv) convWord(parts []syntax.WordPart, pos, end int, assign bool) *Wor
 // unquotedLit handles an unquoted literal: backslash removal, glob
 // characters and tilde prefixes.
 func (c *conv) unquotedLit(v string, first, last, assign bool) []Part {
+	if !strings.ContainsAny(v, "\\*?[~") {
+		// Most literals have nothing to remove or expand.
+		return []Part{{Kind: Lit, Text: v}}
+	}
 	var parts []Part
 	var b strings.Builder
 	flush := func() {
