@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/guard-sh/guard/review"
 )
 
 // Allowance is a reviewed exception written in the code:
@@ -38,6 +40,8 @@ var allowMarker = []byte("guard:allow")
 var allowComment = regexp.MustCompile(`#\s*guard:allow\b(.*)$`)
 
 const allowHint = "write it as '# guard:allow <rule-id> -- <why this is safe>' on the line or the line above"
+
+const policyHint = "policy.<id> names a rule of the policy guard reads here (.guard.toml and your policy.toml): 'guard policy show' lists them"
 
 // allowances reads the guard:allow comments of a file. known reports
 // whether a rule id exists; nil accepts any.
@@ -87,6 +91,9 @@ func allowances(path string, li *lineIndex, known func(string) bool) (map[int][]
 				ok = false
 			} else if known != nil && !known(r) && !ownRule(r) {
 				bad("guard:allow names unknown rule %q", r)
+				if strings.HasPrefix(r, "policy.") {
+					problems[len(problems)-1].Hint = policyHint
+				}
 				ok = false
 			}
 		}
@@ -111,4 +118,27 @@ func allowed(byLine map[int][]Allowance, rule string, line, snippetLine int) *Al
 		}
 	}
 	return nil
+}
+
+// explainAllowed keeps the explanation that the findings of one command
+// share consistent with the allowances that suppress some of them: its
+// "Level X" heading gives the level of what is left, and a section says
+// what was allowed, where and why.
+func explainAllowed(fs []Finding) {
+	var items []string
+	left := review.A
+	for _, f := range fs {
+		if f.Suppressed != nil {
+			items = append(items, fmt.Sprintf("%s (%s) by guard:allow at line %d: %s", f.Rule, f.Level, f.Suppressed.Line, f.Suppressed.Reason))
+		} else {
+			left = review.Max(left, f.Level)
+		}
+	}
+	if len(items) == 0 || fs[0].Explanation == "" {
+		return
+	}
+	expl := withSection(retitle(fs[0].Explanation, left), "Allowed in the code:", uniq(items))
+	for i := range fs {
+		fs[i].Explanation = expl
+	}
 }

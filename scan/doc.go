@@ -22,13 +22,25 @@
 // and $@, $< and $^ of plain rules, become what Make substitutes. Files are
 // scanned in parallel, each distinct command reviewed once, and a report
 // depends only on its input: findings are ordered by path, line and
-// column.
+// column. A finding an allowance suppresses is still reported (JSON,
+// SARIF) and the explanation its command's findings share says so: its
+// "Level X" heading gives the level of what is left, and an "Allowed in
+// the code" section names the rule, the allowance's line and its reason.
 //
-// What it does not do: it does not decide levels (that is the Reviewer's),
-// read included Makefiles or GitLab include: files, or follow GitLab
-// !reference tags (what they point to is scanned where it is written).
-// Dockerfile commands are reviewed as if they ran here, not in the build
-// container. Columns are byte columns, except in SARIF, which counts
-// UTF-16 code units. Library code never prints: Write renders a report
-// into the writer it is given.
+// A Dockerfile RUN runs in the build container, not on the machine that
+// runs guard, so its system paths, packages and accounts are the image's.
+// Scan lowers those effects to B by ContainerTable (rule RuleContainer):
+// the finding keeps the engine's rule, Adjusted records the level it had,
+// and the explanation has an "In the image" section. Everything else, code
+// from the network first (curl … | sh baked into an image is still C),
+// keeps the engine's level.
+//
+// What it does not do: it does not decide levels (that is the Reviewer's;
+// ContainerTable only lowers what the Reviewer's effects show to be the
+// image's), read included Makefiles or GitLab include: files, or follow
+// GitLab !reference tags (what they point to is scanned where it is
+// written). A Dockerfile's relative paths are resolved against its
+// directory here, not against the image's WORKDIR. Columns are byte
+// columns, except in SARIF, which counts UTF-16 code units. Library code
+// never prints: Write renders a report into the writer it is given.
 package scan

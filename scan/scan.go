@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
 
@@ -19,7 +20,18 @@ import (
 // provenance of text read from a file. It is called from several
 // goroutines, and once per distinct (text, cwd) in a scan: equal inputs
 // must give equal verdicts, which the engine guarantees.
-type Reviewer func(text, workspace, cwd string) (review.Verdict, error)
+type Reviewer func(text, workspace, cwd string) (Review, error)
+
+// Review is what a Reviewer returns: the engine's verdict and the effects
+// of the profile it was computed from.
+type Review struct {
+	review.Verdict
+	// Effects are the profile's effects behind the verdict's reasons.
+	// Scan reads their capabilities and path classes to review Dockerfile
+	// commands as changes to an image (see ContainerTable); without them
+	// no Dockerfile reason is lowered.
+	Effects []profile.Effect
+}
 
 // Rule ids scan reports itself.
 const (
@@ -74,6 +86,9 @@ type Finding struct {
 	// Suppressed is the allowance that covers the finding, if any. A
 	// suppressed finding is reported but does not count.
 	Suppressed *Allowance `json:"suppressed,omitempty"`
+	// Adjusted is set when scan lowered the engine's level (a Dockerfile
+	// command, reviewed as a change to the image: see ContainerTable).
+	Adjusted *Adjustment `json:"adjusted,omitempty"`
 
 	snippet int // index of the snippet in its file, to group findings
 	col16   int // column in UTF-16 code units, for SARIF
@@ -122,9 +137,9 @@ func Run(opts Options, files []File) (*Report, error) {
 	// The same command in the same directory gets the same verdict: review
 	// it once (CI files repeat `npm ci` and `make test` everywhere).
 	reviewer := opts.Review
-	var cache sync.Map // text + "\x00" + cwd → *cached
-	opts.Review = func(text, workspace, cwd string) (review.Verdict, error) {
-		e, _ := cache.LoadOrStore(text+"\x00"+cwd, &cached{})
+	var cache sync.Map // reviewKey → *cached
+	opts.Review = func(text, workspace, cwd string) (Review, error) {
+		e, _ := cache.LoadOrStore(reviewKey{text, cwd}, &cached{})
 		c := e.(*cached)
 		c.once.Do(func() { c.v, c.err = reviewer(text, workspace, cwd) })
 		return c.v, c.err
@@ -179,9 +194,14 @@ func Run(opts Options, files []File) (*Report, error) {
 	return r, nil
 }
 
+type reviewKey struct{ text, cwd string }
+
+// cached is one review, shared by every snippet with the same key: what
+// is done with it afterwards (container adjustment, allowances) works on
+// copies.
 type cached struct {
 	once sync.Once
-	v    review.Verdict
+	v    Review
 	err  error
 }
 
@@ -225,23 +245,33 @@ func scanFile(opts Options, f File) fileResult {
 	for i := range snippets {
 		s := &snippets[i]
 		cwd := filepath.Join(opts.Root, filepath.FromSlash(s.Dir))
-		v, err := opts.Review(s.Text, opts.Root, cwd)
+		rv, err := opts.Review(s.Text, opts.Root, cwd)
 		if err != nil {
 			p := s.Start()
 			return fileResult{err: fmt.Errorf("review %s:%d:%d: %w", f.Path, p.Line, p.Col, err)}
 		}
+		v, adj := rv.Verdict, []*Adjustment(nil)
+		if s.Kind == Dockerfile {
+			v, adj = inContainer(rv)
+		}
+		first := len(res.findings)
 		start := s.Start().Line
 		top := review.Level(0)
-		for _, r := range v.Reasons {
+		for j, r := range v.Reasons {
 			top = review.Max(top, r.Level)
-			add(Finding{Position: s.Pos(r.Pos), Kind: s.Kind, Level: r.Level, Rule: r.Rule,
-				Message: r.Message, Explanation: v.Explanation, snippet: i}, start)
+			fd := Finding{Position: s.Pos(r.Pos), Kind: s.Kind, Level: r.Level, Rule: r.Rule,
+				Message: r.Message, Explanation: v.Explanation, snippet: i}
+			if adj != nil {
+				fd.Adjusted = adj[j]
+			}
+			add(fd, start)
 		}
 		if v.Level > top && v.Level > review.A {
 			add(Finding{Position: s.Start(), Kind: s.Kind, Level: v.Level, Rule: RuleUnexplained,
 				Message:     fmt.Sprintf("reviewed as %s without a reason at that level", v.Level),
 				Explanation: v.Explanation, snippet: i}, start)
 		}
+		explainAllowed(res.findings[first:])
 	}
 	if se, ok := xerr.(*SyntaxError); ok {
 		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable,

@@ -338,7 +338,7 @@ func TestRunErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("bad policy")
-	_, err := Run(Options{Root: dir, Review: func(string, string, string) (review.Verdict, error) { return review.Verdict{}, boom }},
+	_, err := Run(Options{Root: dir, Review: func(string, string, string) (Review, error) { return Review{}, boom }},
 		[]File{{Path: "a.sh"}})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "a.sh:1:1") {
 		t.Errorf("reviewer error = %v", err)
@@ -354,8 +354,8 @@ func TestRunErrors(t *testing.T) {
 
 // TestRunUnexplained: a verdict above all its reasons still counts.
 func TestRunUnexplained(t *testing.T) {
-	rv := func(string, string, string) (review.Verdict, error) {
-		return review.Verdict{Level: review.C, Reasons: []review.Reason{{Rule: "x", Level: review.B, Pos: 3}}}, nil
+	rv := func(string, string, string) (Review, error) {
+		return Review{Verdict: review.Verdict{Level: review.C, Reasons: []review.Reason{{Rule: "x", Level: review.B, Pos: 3}}}}, nil
 	}
 	r, err := Run(Options{Review: rv}, []File{{Path: "a.sh", Src: []byte("ls; ls\n")}})
 	if err != nil {
@@ -370,10 +370,10 @@ func TestRunUnexplained(t *testing.T) {
 func TestRunCwd(t *testing.T) {
 	root := t.TempDir()
 	var got []string
-	rv := func(text, ws, cwd string) (review.Verdict, error) {
+	rv := func(text, ws, cwd string) (Review, error) {
 		rel, _ := filepath.Rel(ws, cwd)
 		got = append(got, strings.TrimSpace(text)+"@"+filepath.ToSlash(rel))
-		return review.Verdict{Level: review.A}, nil
+		return Review{Verdict: review.Verdict{Level: review.A}}, nil
 	}
 	files := []File{
 		{Path: "web/package.json", Src: []byte(`{"scripts":{"t":"npm test"}}`)},

@@ -64,14 +64,21 @@ func assess(text string, o assessOptions) (*assessment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.provenance == "" {
-		o.provenance = review.ProvAgent
-	}
-	in := review.Input{Text: text, Context: ctx, Provenance: o.provenance, MinLevel: o.minLevel, WidenNet: o.widenNet, WidenWrite: o.widenWrite}
 	pol, err := loadPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return assessIn(text, ctx, pol, o), nil
+}
+
+// assessIn is assess with the context and policy already gathered, so
+// guard scan builds them once per directory rather than per command. It
+// does no I/O besides what ctx's ReadFile and EvalSymlinks do.
+func assessIn(text string, ctx *profile.Context, pol *policy.Policy, o assessOptions) *assessment {
+	if o.provenance == "" {
+		o.provenance = review.ProvAgent
+	}
+	in := review.Input{Text: text, Context: ctx, Provenance: o.provenance, MinLevel: o.minLevel, WidenNet: o.widenNet, WidenWrite: o.widenWrite}
 	p := profile.Build(text, ctx)
 	v := review.Assess(p, in)
 	out := policy.Apply(pol, p, v, in)
@@ -79,7 +86,7 @@ func assess(text string, o assessOptions) (*assessment, error) {
 		text: text, ctx: ctx, prof: p, verdict: out.Verdict, input: in,
 		reviewed: v, policy: pol, policyMatches: out.Matches, policyWarnings: pol.Warnings(),
 		userAllowedB: out.LoweredFromB, keepEnv: out.KeepEnv, netPorts: out.NetPorts,
-	}, nil
+	}
 }
 
 // policyFiles are the user's policy file and, when the context has a real

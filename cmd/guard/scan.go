@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/guard-sh/guard/policy"
+	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 	"github.com/guard-sh/guard/scan"
 	"github.com/spf13/cobra"
@@ -16,10 +20,6 @@ const exitScanFindings = 1
 
 // guardURI is where SARIF readers send people for the tool.
 const guardURI = "https://github.com/guard-sh/guard"
-
-// knownRule checks the rule ids named in guard:allow comments. nil accepts
-// any id: profile and review do not export their rule ids yet.
-var knownRule func(id string) bool
 
 type scanOptions struct {
 	paths    []string
@@ -37,7 +37,9 @@ func newScanCmd(s *streams) *cobra.Command {
 		Long: `guard scan finds the shell in a repository and reviews every command with
 the same rules as 'guard check', as text read from a file: shell scripts (by
 extension or shebang), GitHub Actions run steps, .gitlab-ci.yml scripts,
-Makefile recipes, Dockerfile RUN instructions and package.json scripts.
+Makefile recipes, Dockerfile RUN instructions and package.json scripts. A
+Dockerfile RUN changes the image, not this machine: its packages and system
+paths are B there (code from the network stays C).
 
 Without PATH it scans the repository the current directory is in (the git
 top level, else the current directory); a PATH that names a file is scanned
@@ -47,7 +49,10 @@ It exits 1 when a command is above --max-level (default B: any C fails),
 0 otherwise, and 125 on usage errors. A reviewed exception is written in the
 code, on the line of the finding or the line above:
 
-    # guard:allow <rule-id> -- <why this is safe>`,
+    # guard:allow <rule-id> -- <why this is safe>
+
+The rule id is one 'guard check' prints, or policy.<id> for a rule of the
+policy in effect; docs/ci.md has hook and CI configurations.`,
 		Example: `  guard scan
   guard scan --staged
   guard scan --format sarif > guard.sarif
@@ -98,18 +103,17 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return usagef("", "%v", err)
 	}
-	rep, err := scan.Run(scan.Options{
-		Root: root,
-		Review: func(text, workspace, dir string) (review.Verdict, error) {
-			return reviewText(text, workspace, dir, "file")
-		},
-		KnownRule: knownRule,
-	}, files)
+	eng := newScanEngine()
+	known, err := eng.knownRule(root, len(files) > 0)
+	if err != nil {
+		return err
+	}
+	rep, err := scan.Run(scan.Options{Root: root, Review: eng.review, KnownRule: known}, files)
 	if err != nil {
 		return failf(nil, "scan: %v", err)
 	}
 	wo := scan.WriteOptions{Report: reportLevel, Max: maxLevel,
-		Tool: scan.Tool{Name: "guard", Version: version, InformationURI: guardURI}}
+		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI}}
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
 	}
@@ -151,4 +155,127 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// scanEngine is the engine as guard scan uses it: assess with provenance
+// "file", for many commands in a few directories. What assess gathers for
+// every command is gathered once per scan instead: the context and the
+// policy of each (workspace, cwd), the symlinks resolved and the scripts
+// read on the way (the tree is taken not to change while it is scanned).
+// A verdict is the one 'guard check --provenance file' gives for the same
+// text and cwd.
+type scanEngine struct {
+	mu    sync.Mutex
+	dirs  map[[2]string]*scanDir
+	links sync.Map // path → scanLink
+	files sync.Map // path → scanRead
+}
+
+type scanDir struct {
+	once sync.Once
+	ctx  *profile.Context
+	pol  *policy.Policy
+	err  error
+	// ctxs are copies of ctx for reviews to use one at a time: the
+	// profile sets Remote on the context it is given while it looks at
+	// ssh's remote command (and puts it back), so reviews running in
+	// parallel cannot share one, and a copy keeps the tables the
+	// profile computes once per context.
+	ctxs sync.Pool
+}
+
+type scanLink struct {
+	path string
+	err  error
+}
+
+type scanRead struct {
+	data []byte
+	err  error
+}
+
+func newScanEngine() *scanEngine { return &scanEngine{dirs: map[[2]string]*scanDir{}} }
+
+// dir returns the context and policy of commands run in cwd.
+func (e *scanEngine) dir(workspace, cwd string) *scanDir {
+	e.mu.Lock()
+	d := e.dirs[[2]string{workspace, cwd}]
+	if d == nil {
+		d = &scanDir{}
+		e.dirs[[2]string{workspace, cwd}] = d
+	}
+	e.mu.Unlock()
+	d.once.Do(func() {
+		d.ctx, d.err = buildContext(cwd, workspace)
+		if d.err != nil {
+			return
+		}
+		d.ctx.EvalSymlinks = e.evalSymlinks
+		d.ctx.ReadFile = e.readFile
+		d.pol, d.err = loadPolicy(d.ctx)
+	})
+	return d
+}
+
+// evalSymlinks is filepath.EvalSymlinks, remembered for the scan.
+func (e *scanEngine) evalSymlinks(p string) (string, error) {
+	if l, ok := e.links.Load(p); ok {
+		return l.(scanLink).path, l.(scanLink).err
+	}
+	r, err := filepath.EvalSymlinks(p)
+	e.links.Store(p, scanLink{r, err})
+	return r, err
+}
+
+// readFile is readLimited, remembered for the scan: `npm run` reads
+// package.json and `bash x.sh` the script for every command that says so.
+func (e *scanEngine) readFile(p string) ([]byte, error) {
+	if r, ok := e.files.Load(p); ok {
+		return r.(scanRead).data, r.(scanRead).err
+	}
+	data, err := readLimited(p)
+	e.files.Store(p, scanRead{data, err})
+	return data, err
+}
+
+// review is scan's Reviewer.
+func (e *scanEngine) review(text, workspace, cwd string) (scan.Review, error) {
+	d := e.dir(workspace, cwd)
+	if d.err != nil {
+		return scan.Review{}, d.err
+	}
+	ctx, _ := d.ctxs.Get().(*profile.Context)
+	if ctx == nil {
+		ctx = contextCopy(d.ctx)
+	}
+	a := assessIn(text, ctx, d.pol, assessOptions{cwd: cwd, workspace: workspace, provenance: review.ProvFile})
+	d.ctxs.Put(ctx)
+	return scan.Review{Verdict: a.verdict, Effects: a.prof.Effects}, nil
+}
+
+// contextCopy is a context with c's facts and none of its caches.
+func contextCopy(c *profile.Context) *profile.Context {
+	return &profile.Context{
+		Cwd: c.Cwd, Workspace: c.Workspace, Home: c.Home, User: c.User, Env: c.Env,
+		ConfigDir: c.ConfigDir, StateDir: c.StateDir, Remote: c.Remote,
+		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks,
+	}
+}
+
+// knownRule is what a guard:allow may name: a rule of the engine
+// (review.RuleIDs), a rule of the policy in effect at the root as
+// "policy.<id>", or one of scan's own. load false (nothing to scan)
+// skips loading the policy; every policy id is then unknown.
+func (e *scanEngine) knownRule(root string, load bool) (func(string) bool, error) {
+	ids := map[string]bool{}
+	if load {
+		d := e.dir(root, root)
+		if d.err != nil {
+			return nil, d.err
+		}
+		for _, r := range d.pol.Rules() {
+			ids["policy."+r.ID] = true
+		}
+	}
+	return func(id string) bool { return review.KnownRule(id) || ids[id] }, nil
 }
