@@ -115,8 +115,14 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	for _, h := range s.Hide {
-		if within(canonical(h), ws) {
+		ch := canonical(h)
+		switch {
+		case within(ws, ch):
 			return s, fmt.Errorf("refusing workspace %s: it lies inside hidden path %s", s.Workspace, h)
+		case s.Write && within(ch, ws):
+			// Read-only runs grant nothing in the workspace; a writable one
+			// would make the hidden path writable.
+			return s, fmt.Errorf("refusing workspace %s: it contains hidden path %s", s.Workspace, h)
 		}
 	}
 	return s, nil
