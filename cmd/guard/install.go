@@ -7,11 +7,13 @@ import "github.com/spf13/cobra"
 func newInstallCmd(s *streams) *cobra.Command {
 	c := &cobra.Command{Use: "install", Short: "Install guard into git hooks and agents", Args: cobra.NoArgs}
 	c.AddCommand(newInstallPreCommitCmd(s))
+	c.AddCommand(newInstallAgentCmds(s)...)
 	return c
 }
 
 func newUninstallCmd(s *streams) *cobra.Command {
 	c := &cobra.Command{Use: "uninstall", Short: "Undo what guard install did", Args: cobra.NoArgs}
 	c.AddCommand(newUninstallPreCommitCmd(s))
+	c.AddCommand(newUninstallAgentCmds(s)...)
 	return c
 }

@@ -1,0 +1,925 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/guard-sh/guard/approval"
+	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/profile"
+	"github.com/guard-sh/guard/review"
+)
+
+// Hook limits and exit codes. An agent's hook runner reads exit 0 with no
+// output as "no opinion", exit 2 as "block, stderr is the reason", and any
+// other status as a failed hook that lets the tool call run. So guard's
+// hook only ever exits 0 (an explicit answer on stdout, or no opinion about
+// a tool that carries no command or path) or 2 (deny).
+const (
+	// maxHookInput bounds the event read from stdin; more is refused. It
+	// is guard's limit for one command's text, so a Write of a large file
+	// still fits.
+	maxHookInput = maxCommandText
+	// hookDeadline bounds one decision. The installers configure the
+	// agent's timeout at 10 s: guard must answer (deny) before it, since
+	// an agent that times a hook out runs the tool call.
+	hookDeadline = 8 * time.Second
+	// exitHookBlock blocks the tool call in every supported agent.
+	exitHookBlock = 2
+)
+
+// envHookTestPanic set to any value makes the hook panic after reading
+// its input, to prove that an internal error is a deny. It can only make
+// guard refuse, never allow.
+const envHookTestPanic = "GUARD_HOOK_TEST_PANIC"
+
+// hookAnswers are what a hook can say.
+const (
+	hookNoOpinion = ""
+	hookAllow     = "allow"
+	hookAsk       = "ask"
+	hookDeny      = "deny"
+)
+
+// fileAccess is what a file tool does with its path.
+type fileAccess int
+
+const (
+	accessRead   fileAccess = iota + 1 // reads one file's contents
+	accessList                         // lists names (Glob, LS)
+	accessSearch                       // reads the contents of a tree (Grep)
+	accessWrite                        // creates, changes or deletes
+	accessPatch                        // Codex apply_patch: paths in a patch body
+)
+
+// hookProtocol is one agent's hook dialect.
+type hookProtocol struct {
+	name  string // the argument: guard hook NAME
+	label string // for messages: "Claude Code"
+	// event is the hook_event_name guard answers; any other is refused.
+	event string
+	// provenance goes into audit records and queued requests.
+	provenance string
+	// canAsk: the agent has an "ask" answer that prompts the user. Codex
+	// parses "ask" but runs the call, so it must not be used there.
+	canAsk bool
+	// gemini: answers are {"decision": …} rather than hookSpecificOutput.
+	gemini bool
+	// shellTools are the tools whose tool_input.command is shell text.
+	shellTools []string
+	// fileTools are the tools that read or write the paths they carry.
+	fileTools map[string]fileAccess
+}
+
+// claudeFileTools are Claude Code's file tools; Codex sends apply_patch.
+var claudeFileTools = map[string]fileAccess{
+	"Read": accessRead, "NotebookRead": accessRead,
+	"Glob": accessList, "LS": accessList,
+	"Grep":  accessSearch,
+	"Write": accessWrite, "Edit": accessWrite, "MultiEdit": accessWrite, "NotebookEdit": accessWrite,
+	"apply_patch": accessPatch,
+}
+
+// hookProtocols is the table of supported agents. A new agent is a new row.
+var hookProtocols = []*hookProtocol{
+	{name: "claude", label: "Claude Code", event: "PreToolUse", provenance: "hook:claude-code", canAsk: true,
+		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
+	{name: "codex", label: "Codex", event: "PreToolUse", provenance: "hook:codex",
+		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
+	{name: "gemini", label: "Gemini CLI", event: "BeforeTool", provenance: "hook:gemini-cli", gemini: true,
+		shellTools: []string{"run_shell_command"},
+		fileTools: map[string]fileAccess{
+			"read_file": accessRead, "read_many_files": accessRead,
+			"list_directory": accessList, "glob": accessList,
+			"search_file_content": accessSearch, "grep_search": accessSearch,
+			"write_file": accessWrite, "replace": accessWrite,
+		}},
+}
+
+func hookProtocolNamed(name string) *hookProtocol {
+	for _, p := range hookProtocols {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// pathKeys are the tool_input keys that name a file or directory, in any
+// tool; pathListKeys hold arrays of them.
+var (
+	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
+	pathListKeys = []string{"paths"}
+	commandKeys  = []string{"command", "cmd", "script"}
+)
+
+// hookEnv is what a decision depends on besides its input; tests replace
+// it.
+type hookEnv struct {
+	exe      string // guard's path, for the sandbox rewrite
+	now      func() time.Time
+	ppid     int
+	deadline time.Duration
+}
+
+func defaultHookEnv() hookEnv {
+	return hookEnv{exe: guardPath(), now: time.Now, ppid: os.Getppid(), deadline: hookDeadline}
+}
+
+func newHookCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook claude|codex|gemini",
+		Short: "Answer an agent's pre-tool hook (reads the event JSON on stdin)",
+		Long: `Reviews the tool call an agent is about to make and answers in the agent's
+hook protocol: 'claude' for Claude Code's PreToolUse, 'codex' for Codex's
+PreToolUse, 'gemini' for Gemini CLI's BeforeTool.
+
+A shell command at level A is allowed and rewritten to run through
+'guard run' (so it runs in guard's sandbox). Claude Code asks the user about
+level B. Above that, or where the agent has no way to ask, the call is denied
+and queued: the user approves it with 'guard approve ID' in a terminal and
+the agent runs the same command again. File tools are judged by the path
+they touch: secrets and guard's own files are denied, writes outside the
+workspace need the user, and persistence locations (shell startup files,
+.git/hooks, .git/config) are denied for writes.
+
+The hook never fails open: bad input, an unknown event, more than 4 MiB of
+input, an internal error or a decision slower than 8 s is a deny (exit 2,
+the reason on stderr). 'guard install claude|codex|gemini' configures it;
+docs/agents.md has the details.`,
+		// The agent runs exactly "guard hook NAME"; anything else must be
+		// a deny, not a cobra usage error (exit 125 would fail open).
+		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if code := runHook(s, args, defaultHookEnv()); code != exitOK {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+}
+
+// hookAnswer is a decision and everything needed to say it.
+type hookAnswer struct {
+	decision string
+	reason   string
+	// command is the rewritten shell command (allow only): the agent runs
+	// it instead of the original.
+	command string
+	// input is the tool input that command is put into.
+	input map[string]json.RawMessage
+}
+
+func denyf(format string, args ...any) hookAnswer {
+	return hookAnswer{decision: hookDeny, reason: fmt.Sprintf(format, args...)}
+}
+
+// runHook is the whole hook: it always answers, and returns 0 or 2.
+func runHook(s *streams, args []string, env hookEnv) (code int) {
+	defer func() {
+		// Last resort: something failed while answering. Deny.
+		if r := recover(); r != nil {
+			fmt.Fprintf(s.err, "guard: error: internal error while answering the hook: %v; denied\n", r)
+			code = exitHookBlock
+		}
+	}()
+	if len(args) != 1 || hookProtocolNamed(args[0]) == nil {
+		fmt.Fprintf(s.err, "guard: error: usage: guard hook claude|codex|gemini (got %q); denied\n", strings.Join(args, " "))
+		return exitHookBlock
+	}
+	p := hookProtocolNamed(args[0])
+	if env.deadline <= 0 {
+		env.deadline = hookDeadline
+	}
+	done := make(chan hookAnswer, 1)
+	h := &hookCall{p: p, s: s, env: env}
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				// A decision never rests on a recovered panic: deny, and
+				// record it (the deadline still bounds this).
+				msg := fmt.Sprintf("internal error: %v", r)
+				h.log = nil
+				h.record(audit.Record{Cwd: h.ev.Cwd, Decision: audit.Failed, Note: "hook: " + msg})
+				done <- denyf("guard: error: %s; denied (this is a bug in guard, please report it)", msg)
+			}
+		}()
+		done <- h.decide()
+	}()
+	timer := time.NewTimer(env.deadline)
+	defer timer.Stop()
+	var a hookAnswer
+	select {
+	case a = <-done:
+	case <-timer.C:
+		a = denyf("guard: error: the review did not finish within %s; denied", env.deadline)
+	}
+	return p.answer(s, a)
+}
+
+// answer writes a in the agent's protocol and returns the exit code.
+func (p *hookProtocol) answer(s *streams, a hookAnswer) int {
+	if a.decision == hookNoOpinion {
+		if p.gemini {
+			// Gemini CLI parses stdout on exit 0: an empty object is
+			// its "nothing to say".
+			fmt.Fprintln(s.out, "{}")
+		}
+		return exitOK
+	}
+	var out any
+	if p.gemini {
+		g := map[string]any{"decision": a.decision}
+		if a.reason != "" {
+			g["reason"] = a.reason
+		}
+		if a.command != "" {
+			g["hookSpecificOutput"] = map[string]any{"hookEventName": p.event, "tool_input": map[string]string{"command": a.command}}
+		}
+		out = g
+	} else {
+		h := map[string]any{"hookEventName": p.event, "permissionDecision": a.decision}
+		if a.reason != "" {
+			h["permissionDecisionReason"] = a.reason
+		}
+		if a.command != "" {
+			in := map[string]json.RawMessage{}
+			for k, v := range a.input {
+				in[k] = v
+			}
+			in["command"] = jsonString(a.command)
+			h["updatedInput"] = in
+		}
+		out = map[string]any{"hookSpecificOutput": h}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(s.err, "guard: error: encode the hook answer: %v; denied\n", err)
+		return exitHookBlock
+	}
+	_, werr := s.out.Write(buf.Bytes())
+	if a.decision == hookDeny {
+		// Exit 2 is the block every agent honours; the JSON on stdout
+		// says the same to those that read it.
+		fmt.Fprintln(s.err, a.reason)
+		return exitHookBlock
+	}
+	if werr != nil {
+		fmt.Fprintf(s.err, "guard: error: write the hook answer: %v; denied\n", werr)
+		return exitHookBlock
+	}
+	return exitOK
+}
+
+// jsonString encodes s without HTML escaping ("2>&1" stays readable).
+func jsonString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// hookEvent is the part of the event guard reads. Unknown fields are
+// ignored; known fields of the wrong type make the event malformed.
+type hookEvent struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+
+	input map[string]json.RawMessage
+}
+
+// hookCall is one decision in progress.
+type hookCall struct {
+	p   *hookProtocol
+	s   *streams
+	env hookEnv
+	ev  hookEvent
+	log *audit.Log
+}
+
+// decide reads the event and decides. Every path that returns writes one
+// audit record, except "no opinion".
+func (h *hookCall) decide() hookAnswer {
+	p := h.p
+	data, err := io.ReadAll(io.LimitReader(h.s.in, maxHookInput+1))
+	switch {
+	case err != nil:
+		return h.fail("", "read the hook input: %v", err)
+	case len(data) > maxHookInput:
+		return h.fail("", "the hook input is larger than %d bytes", maxHookInput)
+	}
+	if os.Getenv(envHookTestPanic) != "" {
+		panic("forced by " + envHookTestPanic)
+	}
+	if err := h.parse(data); err != nil {
+		return h.fail("", "%v", err)
+	}
+	if slices.Contains(p.shellTools, h.ev.ToolName) {
+		return h.shell()
+	}
+	if acc, ok := p.fileTools[h.ev.ToolName]; ok {
+		return h.files(acc)
+	}
+	return h.other()
+}
+
+// parse validates the event.
+func (h *hookCall) parse(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("malformed hook input: it is empty (want the event JSON on stdin)")
+	}
+	if err := json.Unmarshal(data, &h.ev); err != nil {
+		return fmt.Errorf("malformed hook input: %v", err)
+	}
+	ev := &h.ev
+	switch {
+	case ev.HookEventName != h.p.event:
+		return fmt.Errorf("unknown hook event %q: 'guard hook %s' answers %s only", ev.HookEventName, h.p.name, h.p.event)
+	case ev.ToolName == "":
+		return errors.New("malformed hook input: no tool_name")
+	}
+	if err := json.Unmarshal(ev.ToolInput, &ev.input); err != nil || ev.input == nil {
+		return errors.New("malformed hook input: tool_input is not a JSON object")
+	}
+	if ev.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("the event has no cwd and the current directory is unknown: %v", err)
+		}
+		ev.Cwd = wd
+	}
+	if !filepath.IsAbs(ev.Cwd) {
+		return fmt.Errorf("malformed hook input: cwd %q is not absolute", ev.Cwd)
+	}
+	ev.Cwd = filepath.Clean(ev.Cwd)
+	return nil
+}
+
+// stringField reads a string field of tool_input: ok is false when it is
+// absent, err set when it is not a string.
+func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
+	raw, ok := h.ev.input[key]
+	if !ok || string(raw) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", true, fmt.Errorf("malformed hook input: tool_input.%s is not a string", key)
+	}
+	return v, true, nil
+}
+
+// record appends one audit record; a log that cannot be written is a
+// warning, as in the run path.
+func (h *hookCall) record(r audit.Record) {
+	if h.log == nil {
+		h.log = openAudit(h.s)
+		if h.log == nil {
+			return
+		}
+	}
+	defer func() { h.log.Close(); h.log = nil }()
+	r.ID = audit.NewID()
+	r.Session = audit.Session(h.ev.SessionID, h.env.ppid)
+	r.Provenance = h.p.provenance
+	appendAudit(h.s, h.log, r)
+}
+
+// fail is a deny for input or an internal state guard cannot judge.
+func (h *hookCall) fail(command, format string, args ...any) hookAnswer {
+	msg := fmt.Sprintf(format, args...)
+	h.record(audit.Record{Cwd: h.ev.Cwd, Command: command, Decision: audit.Failed, Note: "hook: " + msg})
+	return denyf("guard: error: %s; denied", msg)
+}
+
+// shell decides a shell tool call.
+func (h *hookCall) shell() hookAnswer {
+	text, ok, err := h.stringField("command")
+	if err != nil {
+		return h.fail("", "%v", err)
+	}
+	if !ok {
+		return h.fail("", "malformed hook input: %s without tool_input.command", h.ev.ToolName)
+	}
+	cwd := h.ev.Cwd
+	// Gemini's run_shell_command may run in another directory.
+	for _, k := range []string{"dir_path", "directory"} {
+		d, ok, err := h.stringField(k)
+		if err != nil {
+			return h.fail(text, "%v", err)
+		}
+		if ok && d != "" {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(cwd, d)
+			}
+			cwd = filepath.Clean(d)
+		}
+	}
+	a, err := assess(text, assessOptions{cwd: cwd, provenance: review.ProvAgent})
+	if err != nil {
+		return h.fail(text, "review failed: %v", err)
+	}
+	v := a.verdict
+	rec := audit.Record{Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: v.Level, Rules: ruleIDs(v)}
+	if v.Level == review.Deny {
+		r := firstReason(v)
+		rec.Decision = audit.DeniedPolicy
+		h.record(rec)
+		return denyf("guard: denied: %s: %s. A policy rule forbids this command; it cannot be approved.", r.Rule, audit.Mask(r.Message))
+	}
+	if v.Level == review.A {
+		rec.Decision = audit.ApprovedAuto
+		sb := v.Sandbox
+		rec.Sandbox = &sb
+		h.record(rec)
+		return h.allowRewritten(text, "guard: level A; runs in guard's sandbox")
+	}
+	bind := approval.Binding{Command: text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: v.Digest}
+	st, err := lookupApproval(bind, h.env.now)
+	if err != nil {
+		return h.fail(text, "read the approval queue: %v", err)
+	}
+	if st.approved != "" {
+		// guard run, which the rewrite calls, consumes the approval: it
+		// is honoured once, in the sandbox.
+		rec.Decision = audit.ApprovedQueue
+		rec.Note = "approval " + st.approved + " (guard run uses it)"
+		h.record(rec)
+		return h.allowRewritten(text, fmt.Sprintf("guard: level %s, approved by the user as %s; runs once in guard's sandbox", v.Level, st.approved))
+	}
+	if h.p.canAsk && v.Level == review.B {
+		// The user answers in the agent's prompt; the command then runs
+		// as the agent runs it (guard run could not honour that yes).
+		rec.Decision = audit.Pending
+		rec.Note = "asked in " + h.p.label + "'s prompt"
+		h.record(rec)
+		return hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + "\nApprove only if you expect this command: it then runs as " + h.p.label + " runs it, outside guard's sandbox."}
+	}
+	id := st.pending
+	if id == "" {
+		req := approval.Request{
+			Created: h.env.now(), Binding: bind, Provenance: h.p.provenance, Level: v.Level,
+			Explanation: audit.Mask(v.Explanation), Details: profileDetails(a),
+			Session: audit.Session(h.ev.SessionID, h.env.ppid),
+		}
+		if id, err = approval.Add(approvalsDir(), req); err != nil {
+			return h.fail(text, "queue the approval request: %v", err)
+		}
+		req.ID = id
+		notifyQueued(h.s, req)
+	}
+	rec.Decision = audit.Pending
+	rec.Note = "queued as " + id
+	h.record(rec)
+	need := "the user's approval"
+	if v.Level == review.C {
+		need = "the user's approval with their PIN"
+	}
+	return denyf("%s\nThis needs %s, which cannot be given through %s. It is queued as %s: ask the user to run 'guard approve %s' in their terminal, then run exactly the same command again from the same directory (an approval is good once, for 15 minutes).",
+		levelReason(a), need, h.p.label, id, id)
+}
+
+// allowRewritten allows the shell command, rewritten to run through guard
+// run: guard reviews it again there (same text, cwd and workspace give the
+// same verdict) and runs it in the sandbox.
+func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
+	cmd, err := parse.Quote([]string{h.env.exe, "run", "--provenance", "agent", "-c", text})
+	if err != nil {
+		return h.fail(text, "cannot quote the command for guard run: %v", err)
+	}
+	if sid := h.ev.SessionID; sid != "" {
+		// guard run's audit records then carry the agent's session.
+		if q, err := parse.Quote([]string{sid}); err == nil {
+			cmd = "GUARD_SESSION=" + q + " " + cmd
+		}
+	}
+	return hookAnswer{decision: hookAllow, reason: reason, command: cmd, input: h.ev.input}
+}
+
+// approvalState is what the queue holds for one binding.
+type approvalState struct {
+	approved string // an approval that guard run can use now
+	pending  string // a request still waiting for the user
+}
+
+// lookupApproval finds a usable approval or a pending request for bind,
+// without consuming anything: the approval is for guard run (which the
+// allowed command is rewritten to) to consume, once.
+func lookupApproval(bind approval.Binding, now func() time.Time) (approvalState, error) {
+	var st approvalState
+	reqs, err := approval.List(approvalsDir(), now)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range reqs {
+		if r.Binding != bind {
+			continue
+		}
+		switch r.State {
+		case approval.Approved:
+			if r.Level == review.B || r.Level == review.C && r.PIN {
+				st.approved = r.ID
+			}
+		case approval.Pending:
+			st.pending = r.ID
+		}
+	}
+	return st, nil
+}
+
+// notifyQueued announces a queued request as the run path does; failures
+// are warnings.
+func notifyQueued(s *streams, req approval.Request) {
+	cfg, err := loadSettings()
+	if err != nil {
+		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
+		return
+	}
+	if err := approval.Notify(context.Background(), req, cfg.notify); err != nil {
+		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
+	}
+}
+
+// levelReason is the verdict in words: level, first rule, explanation,
+// masked.
+func levelReason(a *assessment) string {
+	v := a.verdict
+	r := firstReason(v)
+	var b strings.Builder
+	fmt.Fprintf(&b, "guard: level %s: %s: %s", v.Level, r.Rule, audit.Mask(r.Message))
+	if e := strings.TrimSpace(audit.Mask(v.Explanation)); e != "" {
+		b.WriteString("\n")
+		b.WriteString(e)
+	}
+	return b.String()
+}
+
+// withoutSandboxLine drops the explanation's "Sandbox: …" line, for
+// answers after which the command does not run in guard's sandbox.
+func withoutSandboxLine(reason string) string {
+	lines := strings.Split(reason, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "Sandbox: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// toolPath is one path a tool call touches.
+type toolPath struct {
+	path   string
+	access fileAccess
+}
+
+// files decides a file tool call by the paths it touches.
+func (h *hookCall) files(acc fileAccess) hookAnswer {
+	paths, err := h.toolPaths(acc)
+	if err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	return h.judgePaths(paths, false)
+}
+
+// toolPaths lists the paths of a known file tool. A tool that should carry
+// a path and does not is malformed; Glob, LS and Grep default to the cwd.
+func (h *hookCall) toolPaths(acc fileAccess) ([]toolPath, error) {
+	if acc == accessPatch {
+		body, _, err := h.stringField("command")
+		if err != nil {
+			return nil, err
+		}
+		if body == "" {
+			body, _, err = h.stringField("patch")
+			if err != nil {
+				return nil, err
+			}
+		}
+		var out []toolPath
+		for _, p := range patchPaths(body) {
+			out = append(out, toolPath{p, accessWrite})
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("malformed hook input: %s names no file", h.ev.ToolName)
+		}
+		return out, nil
+	}
+	out, err := h.anyPaths(acc)
+	if err != nil {
+		return nil, err
+	}
+	if pat, ok, err := h.stringField("pattern"); err == nil && ok && acc == accessList {
+		// Glob's pattern may be a path of its own: judge its static part.
+		if pre := globPrefix(pat); pre != "" {
+			out = append(out, toolPath{pre, accessList})
+		}
+	}
+	if len(out) == 0 {
+		if acc == accessList || acc == accessSearch {
+			return []toolPath{{h.ev.Cwd, acc}}, nil
+		}
+		return nil, fmt.Errorf("malformed hook input: %s without a file path", h.ev.ToolName)
+	}
+	return out, nil
+}
+
+// anyPaths collects the values of the path keys of tool_input.
+func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
+	var out []toolPath
+	for _, k := range pathKeys {
+		v, ok, err := h.stringField(k)
+		if err != nil {
+			return nil, err
+		}
+		if ok && v != "" {
+			out = append(out, toolPath{v, acc})
+		}
+	}
+	for _, k := range pathListKeys {
+		raw, ok := h.ev.input[k]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var list []string
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("malformed hook input: tool_input.%s is not a list of strings", k)
+		}
+		for _, v := range list {
+			if pre := globPrefix(v); pre != "" {
+				out = append(out, toolPath{pre, acc})
+			}
+		}
+	}
+	return out, nil
+}
+
+// other decides a tool guard does not know: one that carries a shell
+// command or a path is judged (never allowed: guard cannot sandbox or
+// approve what another tool runs), one that carries neither gets no
+// opinion.
+func (h *hookCall) other() hookAnswer {
+	for _, k := range commandKeys {
+		text, ok, err := h.stringField(k)
+		if err != nil || !ok {
+			continue
+		}
+		a, err := assess(text, assessOptions{cwd: h.ev.Cwd, provenance: review.ProvAgent})
+		if err != nil {
+			return h.fail(text, "review failed: %v", err)
+		}
+		v := a.verdict
+		rec := audit.Record{Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: v.Level, Rules: ruleIDs(v), Note: "tool " + h.ev.ToolName}
+		switch {
+		case v.Level == review.A:
+			return hookAnswer{} // the agent's own rules decide
+		case v.Level == review.B && h.p.canAsk:
+			rec.Decision = audit.Pending
+			h.record(rec)
+			return hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)}
+		}
+		rec.Decision = audit.Refused
+		if v.Level == review.Deny {
+			rec.Decision = audit.DeniedPolicy
+		}
+		h.record(rec)
+		return denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)
+	}
+	paths, err := h.anyPaths(accessWrite)
+	if err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	if len(paths) == 0 {
+		return hookAnswer{}
+	}
+	// Unknown tools may write what they name: judge them as writes. Their
+	// "path" may not be a local file (an API or repository path), so only
+	// what is dangerous anyway (secrets, guard, persistence, agent
+	// settings) is denied; the rest is at most asked about.
+	return h.judgePaths(paths, true)
+}
+
+// judgePaths decides by the worst of the paths. Where every path is fine
+// guard has no opinion: the agent's own rules (its prompt before an edit,
+// with the diff) stay in force; guard only adds asks and denies. unknown:
+// the tool is not one guard knows.
+func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
+	ctx, err := buildContext(h.ev.Cwd, "")
+	if err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	worst := fileJudgement{answer: hookAllow, level: review.A}
+	var shown []string
+	for _, tp := range paths {
+		j := judgePath(ctx, tp)
+		if unknown && j.answer == hookDeny && slices.Contains(localOnlyClasses, j.class) {
+			j.answer, j.level = hookAsk, review.B
+		}
+		shown = append(shown, j.path)
+		if j.level > worst.level {
+			worst = j
+		}
+	}
+	command := h.ev.ToolName
+	if q, err := parse.Quote(shown); err == nil {
+		command += " " + q
+	}
+	rec := audit.Record{Cwd: ctx.Cwd, Workspace: ctx.Workspace, Command: command, Level: worst.level, Note: "file tool"}
+	if worst.class != "" {
+		rec.Note = fmt.Sprintf("file tool: %s is %s", worst.path, worst.class)
+	}
+	switch worst.answer {
+	case hookAllow:
+		return hookAnswer{}
+	case hookAsk:
+		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.path, worst.why)
+		if h.p.canAsk {
+			rec.Decision = audit.Pending
+			rec.Note += "; asked in " + h.p.label + "'s prompt"
+			h.record(rec)
+			return hookAnswer{decision: hookAsk, reason: reason}
+		}
+		rec.Decision = audit.Refused
+		h.record(rec)
+		return denyf("%s\nThis needs the user's approval, which cannot be given through %s: ask the user to make this change themselves.", reason, h.p.label)
+	}
+	rec.Decision = audit.Refused
+	h.record(rec)
+	return denyf("guard: denied: %s %s: %s. guard does not let an agent do this; ask the user to do it themselves if it is really needed.", h.ev.ToolName, worst.path, worst.why)
+}
+
+// fileJudgement is the answer for one path.
+type fileJudgement struct {
+	path   string
+	class  profile.Class
+	answer string
+	level  review.Level // A allow, B ask, C deny: for ordering and the audit
+	why    string
+}
+
+// classAnswers says, per class, what a read and a write get. A class not
+// listed is allowed.
+var classAnswers = map[profile.Class]struct {
+	read, write string
+	why         string
+}{
+	profile.ClassSecret:      {hookDeny, hookDeny, "it is a secret location (keys, credentials, shell history)"},
+	profile.ClassGuard:       {hookDeny, hookDeny, "it is guard's own configuration or state"},
+	profile.ClassPersistence: {hookAllow, hookDeny, "it runs code later (shell startup files, autostart, git hooks and config)"},
+	profile.ClassSystem:      {hookAllow, hookDeny, "it is a system location"},
+	profile.ClassRoot:        {hookAllow, hookDeny, "it is the root directory"},
+	profile.ClassDevice:      {hookAsk, hookDeny, "it is a device"},
+	profile.ClassTTY:         {hookAsk, hookDeny, "it is a terminal"},
+	profile.ClassSensitive:   {hookAsk, hookAllow, "it usually holds secrets (.env, keys)"},
+	profile.ClassOutside:     {hookAllow, hookAsk, "it is outside the workspace"},
+	profile.ClassHome:        {hookAllow, hookAsk, "it is your home directory, outside the workspace"},
+	profile.ClassUnknown:     {hookAsk, hookAsk, "guard cannot tell where it is"},
+	profile.ClassRemote:      {hookAsk, hookAsk, "it is on another machine"},
+}
+
+// localOnlyClasses are denied for writes only when the path is surely a
+// local file (a known file tool).
+var localOnlyClasses = []profile.Class{profile.ClassSystem, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY}
+
+var answerLevel = map[string]review.Level{hookAllow: review.A, hookAsk: review.B, hookDeny: review.C}
+
+// judgePath classes one path (as written and with symlinks resolved; the
+// worse counts) and answers for its access.
+func judgePath(ctx *profile.Context, tp toolPath) fileJudgement {
+	p := tp.path
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = ctx.Home + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ctx.Cwd, p)
+	}
+	p = filepath.Clean(p)
+	j := fileJudgement{path: p, answer: hookAllow, level: review.A}
+	if strings.ContainsRune(p, 0) {
+		j.answer, j.level, j.class, j.why = hookDeny, review.C, profile.ClassUnknown, "the path holds a NUL byte"
+		return j
+	}
+	classes := []profile.Class{ctx.Classify(p)}
+	resolved, ok := ctx.Resolve("", p)
+	if ok && resolved != p {
+		classes = append(classes, ctx.Classify(resolved))
+	} else {
+		resolved = p
+	}
+	for _, c := range classes {
+		row, listed := classAnswers[c]
+		if !listed {
+			continue
+		}
+		ans := row.read
+		switch tp.access {
+		case accessWrite, accessPatch:
+			ans = row.write
+		case accessList:
+			if ans == hookAsk && c == profile.ClassSensitive {
+				ans = hookAllow // a name is not the secret
+			}
+		}
+		if answerLevel[ans] > j.level {
+			j.answer, j.level, j.class, j.why = ans, answerLevel[ans], c, row.why
+		}
+	}
+	if (tp.access == accessWrite || tp.access == accessPatch) && (isAgentConfig(ctx, p) || isAgentConfig(ctx, resolved)) {
+		j.answer, j.level, j.class = hookDeny, review.C, "agent configuration"
+		j.why = "it configures an agent's hooks and permissions (guard's hook among them)"
+		return j
+	}
+	if tp.access == accessSearch && j.level < review.B {
+		// Searching a tree reads every file in it.
+		for _, loc := range ctx.SecretLocations() {
+			if pathWithin(loc, p) || pathWithin(loc, resolved) {
+				j.answer, j.level, j.class = hookAsk, review.B, "a tree holding secrets"
+				j.why = "searching it reads " + loc + " too"
+				break
+			}
+		}
+	}
+	return j
+}
+
+// agentConfigFiles are the files where agents keep their hooks and
+// permissions, in a project or in the home directory: an agent that edits
+// them can remove guard's hook or allow itself anything.
+var agentConfigFiles = []string{
+	".claude/settings.json", ".claude/settings.local.json",
+	".codex/hooks.json", ".codex/config.toml",
+	".gemini/settings.json",
+}
+
+// isAgentConfig reports whether p is an agent's hook or permission file.
+func isAgentConfig(ctx *profile.Context, p string) bool {
+	if ctx.Home != "" && p == filepath.Join(ctx.Home, ".claude.json") {
+		return true
+	}
+	for _, f := range agentConfigFiles {
+		if strings.HasSuffix(p, "/"+f) {
+			return true
+		}
+	}
+	return false
+}
+
+// patchPaths are the files a Codex apply_patch body adds, updates, deletes
+// or moves to.
+func patchPaths(body string) []string {
+	var out []string
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, pre := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, pre); ok && strings.TrimSpace(p) != "" {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
+}
+
+// globPrefix is the directory part of a glob pattern before its first
+// pattern character ("" for a pattern that starts with one, meaning the
+// tool's own directory).
+func globPrefix(pat string) string {
+	i := strings.IndexAny(pat, "*?[{")
+	if i < 0 {
+		return pat
+	}
+	dir := pat[:i]
+	if j := strings.LastIndex(dir, "/"); j >= 0 {
+		if j == 0 {
+			return "/"
+		}
+		return dir[:j]
+	}
+	return ""
+}
+
+// pathWithin reports whether p is dir or below it.
+func pathWithin(p, dir string) bool {
+	dir = filepath.Clean(dir)
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

@@ -1,0 +1,563 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/parse"
+)
+
+// envGuardShell names the real shell the shim runs (default bash).
+const envGuardShell = "GUARD_SHELL"
+
+// shellProvenance is the audit provenance of what the shim runs.
+const shellProvenance = "shell"
+
+func newShellCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "shell [-lies] [-e] [-o OPTION] [-c TEXT [NAME [ARG...]]]",
+		Short: "A login-shell shim: point SHELL at it and every command is reviewed",
+		Long: `guard shell (or a link to guard named guard-sh) accepts the flags agents and
+editors pass to a shell and routes the command text through guard's review
+and sandbox, exactly like 'guard run -c TEXT' with provenance agent:
+
+  guard-sh -c 'TEXT'       -lc, -ec, -lec, -o pipefail, --login, --norc…
+  guard-sh                 on a terminal: a prompt where each line is
+                           reviewed before it runs; cd and export persist
+  guard-sh -s < script     the script is read from stdin and reviewed whole
+
+-e, -u, -x and other set options, and -o OPTION, are passed to the real
+shell; -l, -i, --norc and --noprofile are accepted and dropped (no startup
+files run). The real shell is bash, or $GUARD_SHELL, or --shell PATH. Exit
+status and stdin pass through; a command that needs approval and has no
+terminal to ask on is refused or queued (exit 126).
+
+Point an agent at it with SHELL=/path/to/guard-sh ('guard install shell'
+makes the link).`,
+		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o, err := parseShellArgs(args)
+			if err != nil {
+				return err
+			}
+			if o.help {
+				return c.Help()
+			}
+			return runShell(s, o)
+		},
+	}
+}
+
+// shellOptions are a shell's command line, as the shim understands it.
+type shellOptions struct {
+	command    string // -c TEXT
+	hasCommand bool
+	stdin      bool // -s
+	login      bool // -l, --login: accepted, dropped
+	interact   bool // -i: accepted, dropped
+	help       bool
+	// long are long options passed to the real shell (bash wants them
+	// before the short ones); short are set options (-e, +u, -o pipefail,
+	// -O extglob) in the order given.
+	long, short []string
+	// args follow the options: after -c TEXT they are $0, $1…; without
+	// -c the first is a script file.
+	args  []string
+	shell string // --shell PATH
+}
+
+// shellSetLetters are the single-letter set options passed through.
+const shellSetLetters = "abefhkmnprtuvxBCEHPT"
+
+// parseShellArgs reads a shell's flags: bash's rules, so "-lec TEXT",
+// "-e -o pipefail -c TEXT" and "-c TEXT name arg" mean what they mean to
+// bash.
+func parseShellArgs(args []string) (shellOptions, error) {
+	var o shellOptions
+	bad := func(format string, a ...any) (shellOptions, error) {
+		return o, usagef("guard shell takes bash's flags: -c TEXT, -l, -i, -s, -e, -o OPTION, --login, --norc, --noprofile", format, a...)
+	}
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			switch name {
+			case "login":
+				o.login = true
+			case "norc", "noprofile", "noediting", "debugger":
+			case "posix", "restricted", "verbose":
+				o.long = append(o.long, "--"+name)
+			case "rcfile", "init-file":
+				if !hasVal {
+					if i+1 >= len(args) {
+						return bad("--%s needs a file", name)
+					}
+					i++
+				}
+			case "shell":
+				if !hasVal {
+					if i+1 >= len(args) {
+						return bad("--shell needs the path of the real shell")
+					}
+					i++
+					val = args[i]
+				}
+				if val == "" {
+					return bad("--shell needs the path of the real shell")
+				}
+				o.shell = val
+			case "help":
+				o.help = true
+			case "version":
+				// The real shell answers: run it as a command.
+				o.args = append(o.args, "--version")
+			default:
+				return bad("unknown option --%s", name)
+			}
+			continue
+		}
+		if len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			break
+		}
+		sign := a[:1]
+		for _, l := range a[1:] {
+			switch {
+			case l == 'c' && sign == "-":
+				o.hasCommand = true
+			case l == 'l' && sign == "-":
+				o.login = true
+			case l == 'i' && sign == "-":
+				o.interact = true
+			case l == 's' && sign == "-":
+				o.stdin = true
+			case l == 'o' || l == 'O':
+				if i+1 >= len(args) {
+					return bad("%s%c needs an option name", sign, l)
+				}
+				i++
+				o.short = append(o.short, sign+string(l), args[i])
+			case strings.ContainsRune(shellSetLetters, l):
+				o.short = append(o.short, sign+string(l))
+			default:
+				return bad("unknown option %s%c", sign, l)
+			}
+		}
+	}
+	rest := args[i:]
+	if o.hasCommand {
+		if len(rest) == 0 {
+			return bad("-c needs the command text")
+		}
+		o.command, rest = rest[0], rest[1:]
+	}
+	o.args = append(o.args, rest...)
+	return o, nil
+}
+
+// runShell runs what the options ask for.
+func runShell(s *streams, o shellOptions) error {
+	sh, err := realShell(o.shell)
+	if err != nil {
+		return err
+	}
+	base := runOptions{shell: sh}
+	base.provenance = "agent"
+	flags := append(append([]string(nil), o.long...), o.short...)
+	switch {
+	case o.hasCommand:
+		if strings.TrimSpace(o.command) == "" {
+			return nil // bash -c '' does nothing, successfully
+		}
+		base.command = o.command
+		argv := append(append(append([]string{sh}, flags...), "-c", o.command), o.args...)
+		return runShellLine(s, &base, argv, "")
+	case !o.stdin && len(o.args) > 0:
+		// A script file (or --version): run the real shell with it, as
+		// guard -- bash FILE ARGS would. Reviewing "bash FILE" reviews
+		// the file's contents.
+		base.argv = append(append([]string{sh}, flags...), o.args...)
+		return runRun(s, &base)
+	}
+	if f, ok := s.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return shellInteractive(s, &base, flags, f)
+	}
+	// A script on stdin: review it whole, then run it.
+	b, err := io.ReadAll(io.LimitReader(s.in, maxCommandText+1))
+	if err != nil {
+		return failf(nil, "read the script from stdin: %v", err)
+	}
+	if len(b) > maxCommandText {
+		fmt.Fprintf(s.err, "guard: denied: the script on stdin is larger than %d bytes, too large to review\n", maxCommandText)
+		return &exitError{code: exitNotRun, err: errors.New("script too large"), silent: true}
+	}
+	text := string(b)
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	base.command = text
+	argv := append(append(append([]string{sh}, flags...), "-c", text, sh), o.args...)
+	quiet := *s
+	quiet.in = nil // stdin was the script
+	return runShellLine(&quiet, &base, argv, "")
+}
+
+// realShell names the shell the shim runs, as given (so $0 is "bash", as
+// with bash itself), after resolving it to refuse guard itself (which
+// would review and re-run the same text forever).
+func realShell(flag string) (string, error) {
+	sh := flag
+	if sh == "" {
+		sh = os.Getenv(envGuardShell)
+	}
+	if sh == "" {
+		sh = "bash"
+	}
+	hint := "set GUARD_SHELL (or --shell) to a real shell such as /bin/bash"
+	path, err := exec.LookPath(sh)
+	if err != nil {
+		return "", failf([]string{hint}, "the real shell %q was not found: %v", sh, err)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if sameFile(path, guardExecutable()) || filepath.Base(path) == "guard-sh" {
+		return "", failf([]string{hint}, "the real shell %s is guard itself", path)
+	}
+	// A command that starts $SHELL must reach the real shell, not the
+	// shim again from inside the sandbox.
+	if cur := os.Getenv("SHELL"); cur != "" && (filepath.Base(cur) == "guard-sh" || sameFile(cur, guardExecutable())) {
+		os.Setenv("SHELL", path)
+	}
+	return sh, nil
+}
+
+// runShellLine is runRun for shell text whose argv carries shell options
+// and positional arguments (runOptions.commandLine builds only
+// [shell, -c, TEXT]), in directory cwd ("" = the current one). The
+// reviewed text is o.command; argv is what runs.
+func runShellLine(s *streams, o *runOptions, argv []string, cwd string) error {
+	line := *o
+	line.runArgv, line.cwd, line.auditProvenance = argv, cwd, shellProvenance
+	return runRun(s, &line)
+}
+
+// shellSession is the state an interactive shim keeps between lines.
+type shellSession struct {
+	s      *streams
+	base   *runOptions
+	flags  []string
+	cwd    string
+	status int
+}
+
+// shellInteractive is the prompt loop: each line is reviewed, then run in
+// the sandbox. A line of only cd, export, unset, assignments or exit is
+// applied by the shim itself (after its review), so it lasts; inside a
+// longer line such changes last for that line only.
+func shellInteractive(s *streams, base *runOptions, flags []string, in *os.File) error {
+	fd := int(in.Fd())
+	out := io.Writer(in)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		out = tty
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return failf([]string{"run guard from a directory that exists"}, "cannot determine the current directory: %v", err)
+	}
+	ss := &shellSession{s: s, base: base, flags: flags, cwd: wd}
+	keys := &keyReader{f: in}
+	var history term.History
+	for {
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			return failf(nil, "set up the terminal: %v", err)
+		}
+		t := term.NewTerminal(struct {
+			io.Reader
+			io.Writer
+		}{keys, out}, ss.prompt())
+		if history != nil {
+			t.History = history
+		}
+		if w, h, err := term.GetSize(fd); err == nil && w > 0 {
+			t.SetSize(w, h)
+		} else {
+			t.SetSize(1<<12, 24) // unknown width: do not wrap
+		}
+		keys.interrupted = false
+		line, err := t.ReadLine()
+		history = t.History
+		term.Restore(fd, old)
+		switch {
+		case errors.Is(err, io.EOF) && keys.interrupted:
+			fmt.Fprint(out, "^C\r\n")
+			ss.status = 130
+			continue
+		case errors.Is(err, io.EOF):
+			fmt.Fprint(out, "exit\r\n")
+			return exitCode(ss.status)
+		case errors.Is(err, term.ErrPasteIndicator):
+		case err != nil:
+			return failf(nil, "read from the terminal: %v", err)
+		}
+		if done, code := ss.line(line); done {
+			return exitCode(code)
+		}
+	}
+}
+
+// prompt shows the directory, with ~ for the home directory.
+func (ss *shellSession) prompt() string {
+	d := ss.cwd
+	if h := os.Getenv("HOME"); h != "" && pathWithin(d, h) {
+		d = "~" + strings.TrimPrefix(d, h)
+	}
+	return "guard " + d + "$ "
+}
+
+// line reviews and runs one line; done is set by exit.
+func (ss *shellSession) line(text string) (done bool, code int) {
+	if strings.TrimSpace(text) == "" {
+		return false, 0
+	}
+	o := *ss.base
+	o.command = text
+	if b, ok := shellBuiltins(text); ok {
+		return ss.builtins(&o, b)
+	}
+	argv := append(append([]string{o.shell}, ss.flags...), "-c", text)
+	ss.status = report(ss.s.err, runShellLine(ss.s, &o, argv, ss.cwd))
+	return false, 0
+}
+
+// shellBuiltin is one cd, export, unset, NAME=VALUE or exit.
+type shellBuiltin struct {
+	name string   // "cd", "export", "unset", "assign", "exit"
+	args []string // static values
+}
+
+// shellBuiltins recognises a line made only of builtins the shim applies
+// itself, with static (or HOME/variable-resolved) words.
+func shellBuiltins(text string) ([]shellBuiltin, bool) {
+	sc, err := parse.Bash(text)
+	if err != nil || len(sc.Stmts) == 0 {
+		return nil, false
+	}
+	var out []shellBuiltin
+	for _, st := range sc.Stmts {
+		if st.Background || st.Negated || len(st.Redirs) > 0 {
+			return nil, false
+		}
+		switch n := st.Cmd.(type) {
+		case *parse.Decl:
+			if n.Variant != "export" || len(n.Opts) > 0 {
+				return nil, false
+			}
+			b := shellBuiltin{name: "export"}
+			for _, as := range n.Assigns {
+				if as.Array != nil || as.Append {
+					return nil, false
+				}
+				if as.Value == nil {
+					continue // export NAME: it is in the environment already or stays unset
+				}
+				v, ok := shellWord(as.Value)
+				if !ok {
+					return nil, false
+				}
+				b.args = append(b.args, as.Name+"="+v)
+			}
+			out = append(out, b)
+		case *parse.Call:
+			if len(n.Args) == 0 {
+				b := shellBuiltin{name: "assign"}
+				for _, as := range n.Assigns {
+					if as.Array != nil || as.Append || as.Value == nil {
+						return nil, false
+					}
+					v, ok := shellWord(as.Value)
+					if !ok {
+						return nil, false
+					}
+					b.args = append(b.args, as.Name+"="+v)
+				}
+				out = append(out, b)
+				continue
+			}
+			if len(n.Assigns) > 0 {
+				return nil, false
+			}
+			var words []string
+			for _, w := range n.Args {
+				v, ok := shellWord(w)
+				if !ok {
+					return nil, false
+				}
+				words = append(words, v)
+			}
+			switch words[0] {
+			case "cd", "unset", "exit":
+				out = append(out, shellBuiltin{name: words[0], args: words[1:]})
+			default:
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// shellWord is a word's value: literal parts, a leading ~ (HOME) and
+// variables from the environment. Anything else is not the shim's to
+// evaluate.
+func shellWord(w *parse.Word) (string, bool) {
+	var b strings.Builder
+	for i, p := range w.Parts {
+		switch {
+		case p.Kind == parse.Lit:
+			b.WriteString(p.Text)
+		case p.Kind == parse.Tilde && p.Text == "" && i == 0:
+			b.WriteString(os.Getenv("HOME"))
+		case p.Kind == parse.Var:
+			b.WriteString(os.Getenv(p.Text))
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// builtins reviews the line like any other (so export PATH=… gets the
+// level it deserves), then applies it.
+func (ss *shellSession) builtins(o *runOptions, bs []shellBuiltin) (bool, int) {
+	prev := ss.status // what a bare exit returns
+	ao, err := o.options()
+	if err == nil {
+		ao.cwd = ss.cwd
+		var a *assessment
+		if a, err = assess(o.command, ao); err == nil {
+			log := openAudit(ss.s)
+			rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: shellProvenance,
+				Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: o.command, Level: a.verdict.Level, Rules: ruleIDs(a.verdict), Note: "applied by the shell shim"}
+			rec.Decision, err = decideRun(ss.s, a)
+			appendAudit(ss.s, log, rec)
+			if log != nil {
+				log.Close()
+			}
+		}
+	}
+	if err != nil {
+		ss.status = report(ss.s.err, err)
+		return false, 0
+	}
+	ss.status = 0
+	for _, b := range bs {
+		switch b.name {
+		case "exit":
+			code := prev
+			if len(b.args) > 0 {
+				n, err := strconv.Atoi(b.args[0])
+				if err != nil {
+					fmt.Fprintf(ss.s.err, "guard: exit: %s: numeric argument required\n", b.args[0])
+					n = 2
+				}
+				code = n & 0xff
+			}
+			return true, code
+		case "cd":
+			ss.cd(b.args)
+		case "export", "assign":
+			for _, kv := range b.args {
+				k, v, _ := strings.Cut(kv, "=")
+				os.Setenv(k, v)
+			}
+		case "unset":
+			for _, k := range b.args {
+				if !strings.HasPrefix(k, "-") {
+					os.Unsetenv(k)
+				}
+			}
+		}
+	}
+	return false, 0
+}
+
+// cd changes the session's directory.
+func (ss *shellSession) cd(args []string) {
+	dir := os.Getenv("HOME")
+	switch {
+	case len(args) > 1:
+		fmt.Fprintln(ss.s.err, "guard: cd: too many arguments")
+		ss.status = 1
+		return
+	case len(args) == 1 && args[0] == "-":
+		dir = os.Getenv("OLDPWD")
+	case len(args) == 1:
+		dir = args[0]
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ss.cwd, dir)
+	}
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(ss.s.err, "guard: cd: %s: no such directory\n", dir)
+		ss.status = 1
+		return
+	}
+	os.Setenv("OLDPWD", ss.cwd)
+	os.Setenv("PWD", dir)
+	ss.cwd = dir
+}
+
+// keyReader hands the line editor one byte at a time, so nothing typed
+// after a line is swallowed before the command (or a consent prompt) runs,
+// and notes Ctrl-C, which the editor reports as end of input.
+type keyReader struct {
+	f           *os.File
+	interrupted bool
+}
+
+func (k *keyReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := k.f.Read(p[:1])
+	if n == 1 && p[0] == 3 {
+		k.interrupted = true
+	}
+	return n, err
+}
+
+// sameFile reports whether two paths name the same file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(sa, sb)
+}
