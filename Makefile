@@ -20,6 +20,7 @@ check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./parse ./review ./audit ./sandbox ./scan
+	$(GO) test -run '^$$' -bench 'Exec|Landlock|Guard|Hook' ./cmd/guard
 	$(GO) test -run TestReportMedianLatency -v ./review
 
 fuzz:
@@ -27,6 +28,9 @@ fuzz:
 
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/guard
+
+man:
+	GO=$(GO) $(GO) run ./internal/mangen -o man
 
 clean:
 	rm -rf bin
