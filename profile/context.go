@@ -125,7 +125,7 @@ var persistRel = []string{
 	".pam_environment", ".config/environment.d",
 	// Agent and editor settings that run commands or hooks: changing them
 	// can switch guard's hook off for the next session.
-	".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+	".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
 	".config/Code/User/settings.json", ".config/Code/User/tasks.json",
 }
 

@@ -13,7 +13,7 @@ import (
 func TestDocumentedExamples(t *testing.T) {
 	fx := newFixture(t)
 	n := 0
-	for _, doc := range []string{"../docs/levels.md", "../README.md"} {
+	for _, doc := range []string{"../docs/levels.md", "../README.md", "../docs/sandbox.md", "../docs/threat-model.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	s := &streams{in: stdin, out: stdout, err: stderr}
 	args := argv[1:]
-	if len(argv) > 0 && filepath.Base(argv[0]) == "guard-sh" {
+	// guard-sh, or -guard-sh as login shells are started, is guard shell.
+	if len(argv) > 0 && strings.TrimPrefix(filepath.Base(argv[0]), "-") == "guard-sh" {
 		args = append([]string{"shell"}, args...)
 	}
 	root := newRootCmd(s)
@@ -50,7 +52,7 @@ your PIN. Approved commands run under a Landlock sandbox derived from the same
 profile, and every decision is written to a tamper-evident audit log.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       version,
+		Version:       versionString(),
 		Args:          cobra.ArbitraryArgs,
 	}
 	// guard [flags] -- COMMAND is guard run.
@@ -81,6 +83,10 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		newApproveCmd(s, nil),
 		newDenyCmd(s, nil),
 		newReviewCmd(s, nil),
+		newDoctorCmd(s),
+		newHookCmd(s),
+		newShellCmd(s),
+		newInitCmd(s),
 	)
 	return root
 }

@@ -27,6 +27,11 @@ type runOptions struct {
 	requireSandbox bool
 	keepEnv        []string
 	argv           []string
+
+	// Set by callers that are not the CLI flags (the shell shim):
+	runArgv         []string // the exact argv to run (bash -e -o pipefail -c TEXT)
+	cwd             string   // the directory to review and run in ("" = current)
+	auditProvenance string   // what the audit record says asked ("shell")
 }
 
 func (o *runOptions) register(c *cobra.Command) {
@@ -69,10 +74,14 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.runArgv != nil {
+		argv = o.runArgv
+	}
 	ao, err := o.options()
 	if err != nil {
 		return err
 	}
+	ao.cwd = o.cwd
 	ao.widenNet = o.net
 	for _, w := range o.allowWrite {
 		abs, err := absPath(w)
@@ -86,12 +95,20 @@ func runRun(s *streams, o *runOptions) error {
 		return err
 	}
 	writePolicyWarnings(s.err, a.policyWarnings)
+	if err := checkWorkspace(a); err != nil {
+		// Before any consent: asking, then refusing, wastes the user's yes.
+		return err
+	}
 	log := openAudit(s)
 	if log != nil {
 		defer log.Close()
 	}
 	id := audit.NewID()
-	rec := audit.Record{ID: id, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: string(a.input.Provenance),
+	prov := string(a.input.Provenance)
+	if o.auditProvenance != "" {
+		prov = o.auditProvenance
+	}
+	rec := audit.Record{ID: id, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
 		Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: a.verdict.Level, Rules: ruleIDs(a.verdict)}
 
 	decision, err := decideRun(s, a)
@@ -229,15 +246,15 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), a.keepEnv...), Require: o.requireSandbox,
 	}
-	if !a.ctx.WorkspaceUsable() && (sb.Write || len(sb.ExtraWrite) > 0) {
-		return usagef("run guard inside a project directory, or pass --workspace DIR", "refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.ctx.Workspace)
-	}
 	start := time.Now()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	res, err := sandbox.Run(ctx, spec, argv, sandbox.Stdio{In: s.in, Out: s.out, Err: s.err, WatchErr: true})
 	for _, d := range res.Degraded {
 		fmt.Fprintf(s.err, "guard: warning: not enforced on this kernel: %s\n", d)
+	}
+	if len(res.Degraded) > 0 {
+		fmt.Fprintf(s.err, "guard: hint: 'guard doctor' shows what this kernel enforces; --require-sandbox refuses to run without the whole sandbox\n")
 	}
 	rec.Decision = audit.Ran
 	rec.Duration = time.Since(start)
@@ -269,6 +286,9 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		if code == 0 {
 			code = 1
 		}
+	}
+	if code != 0 && len(res.DroppedEnv) > 0 {
+		fmt.Fprintf(s.err, "guard: hint: these secret-looking variables were not passed to the command: %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
 	}
 	if code != 0 && len(res.Denials) > 0 {
 		fmt.Fprintf(s.err, "guard: hint: the sandbox refused something (%s). It allowed:\n", strings.TrimSpace(res.Denials[0]))
@@ -339,4 +359,14 @@ func policyRuleNames(a *assessment) string {
 		return "a user allow rule"
 	}
 	return strings.Join(names, "; ")
+}
+
+// checkWorkspace refuses, before anything is asked or run, a writable run
+// whose workspace is / or contains the home directory.
+func checkWorkspace(a *assessment) error {
+	if a.ctx.WorkspaceUsable() || !a.verdict.Sandbox.Write {
+		return nil
+	}
+	return usagef("run guard inside a project directory, or pass --workspace DIR",
+		"refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.ctx.Workspace)
 }

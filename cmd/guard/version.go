@@ -8,11 +8,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set by the linker (-X main.version=…); otherwise the module
-// version from the build info, or "devel".
-var version = buildVersion()
+// version is set by the linker (-X main.version=…). It must be a plain
+// variable for -X to work; versionString falls back to the module version
+// from the build info, or "devel".
+var version string
 
-func buildVersion() string {
+func versionString() string {
+	if version != "" {
+		return version
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
@@ -27,7 +31,7 @@ func newVersionCmd(s *streams) *cobra.Command {
 		Short: "Print guard's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(s.out, "guard %s\n", version)
+			fmt.Fprintf(s.out, "guard %s\n", versionString())
 			return nil
 		},
 	}
