@@ -1,6 +1,6 @@
 # Every target is a plain go command underneath.
 GO ?= go
-STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PREFIX ?= /usr/local
 BIN := bin/guard
 LDFLAGS := -s -w -X main.version=$(shell git describe --tags --always --dirty 2>/dev/null || echo devel)

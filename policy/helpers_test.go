@@ -53,7 +53,6 @@ type opt func(*review.Input)
 
 func untrusted(in *review.Input)  { in.Provenance = review.ProvUntrusted }
 func minLevel(l review.Level) opt { return func(in *review.Input) { in.MinLevel = l } }
-func cwd(dir string) opt          { return func(in *review.Input) { in.Context.Cwd = dir } }
 func widenNet(in *review.Input)   { in.WidenNet = true }
 
 var _ = []opt{untrusted, widenNet}

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -233,6 +232,3 @@ func (a args) selectTargets(sel string) []field {
 	}
 	return out
 }
-
-// base strips a directory from a program name.
-func base(p string) string { return path.Base(p) }

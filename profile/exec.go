@@ -158,11 +158,10 @@ func (b *builder) apply(s *spec, c *call) stream {
 		}
 	}
 	b.rows(s, c)
-	out := stream{kind: streamText}
+	// What it writes to stdout: its declared kind, else data guard cannot see.
+	out := stream{kind: streamUnknown}
 	if s.out != streamNone {
 		out = stream{kind: s.out}
-	} else {
-		out = stream{kind: streamUnknown}
 	}
 	if s.filter && c.in.kind != streamNone {
 		out = worse(out, c.in)

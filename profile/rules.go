@@ -35,10 +35,6 @@ func subs(def *spec, m map[string]*spec) *spec {
 	return def
 }
 
-const (
-	wrapperVal = "-n -u -g -p -C -h -U -D -r -t -T"
-)
-
 func table() map[string]*spec {
 	t := map[string]*spec{
 		// Shell builtins and plain data tools: no effect beyond reading.
