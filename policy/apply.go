@@ -377,7 +377,7 @@ func joinInts(ns []int) string {
 func explain(old string, v review.Verdict, matches []Match) string {
 	lines := strings.SplitAfter(old, "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "Level %s: %s\n", v.Level, levelMeaning(v.Level))
+	b.WriteString(review.Heading(v.Level))
 	for i, l := range lines {
 		if i == 0 || strings.HasPrefix(l, "Sandbox: ") || l == "" {
 			continue
@@ -392,19 +392,4 @@ func explain(old string, v review.Verdict, matches []Match) string {
 	b.WriteString(review.DescribeSandbox(v.Sandbox))
 	b.WriteString("\n")
 	return b.String()
-}
-
-// levelMeaning matches review's wording.
-func levelMeaning(l review.Level) string {
-	switch l {
-	case review.A:
-		return "runs at once, in the sandbox."
-	case review.B:
-		return "needs your consent."
-	case review.C:
-		return "needs your consent and your PIN."
-	case review.Deny:
-		return "refused by policy."
-	}
-	return ""
 }

@@ -44,7 +44,7 @@ var capOrder = []profile.Cap{
 // gives the same bytes.
 func explain(p *profile.Profile, v Verdict) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Level %s: %s\n", v.Level, levelMeaning(v.Level))
+	b.WriteString(Heading(v.Level))
 	var happen []string
 	seen := map[string]bool{}
 	caps := map[profile.Cap]bool{}
@@ -118,6 +118,10 @@ func DescribeSandbox(s Sandbox) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Heading is the first line of an explanation: the level and what it
+// means for the user. Policy and scan rewrite it when they move a level.
+func Heading(l Level) string { return fmt.Sprintf("Level %s: %s\n", l, levelMeaning(l)) }
 
 func levelMeaning(l Level) string {
 	switch l {

@@ -158,22 +158,7 @@ func retitle(expl string, l review.Level) string {
 		return expl
 	}
 	_, rest, _ := strings.Cut(expl, "\n")
-	return fmt.Sprintf("Level %s: %s\n", l, levelMeaning(l)) + rest
-}
-
-// levelMeaning is the engine's wording for a level.
-func levelMeaning(l review.Level) string {
-	switch l {
-	case review.A:
-		return "runs at once, in the sandbox."
-	case review.B:
-		return "needs your consent."
-	case review.C:
-		return "needs your consent and your PIN."
-	case review.Deny:
-		return "refused by policy."
-	}
-	return ""
+	return review.Heading(l) + rest
 }
 
 // withSection adds a titled list to an explanation, before its closing

@@ -31,7 +31,7 @@ type hookWorld struct {
 
 func newHookWorld(t testing.TB) *hookWorld {
 	t.Helper()
-	work := workdirRootTB(t)
+	work := workdirRoot(t, "hook-")
 	w := &hookWorld{work: work, home: filepath.Join(work, "home"), proj: filepath.Join(work, "proj")}
 	for _, d := range []string{w.home, filepath.Join(w.home, ".config"), filepath.Join(w.home, ".local", "state"), filepath.Join(w.proj, ".git"), filepath.Join(w.home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -51,27 +51,6 @@ func newHookWorld(t testing.TB) *hookWorld {
 		t.Fatal(err)
 	}
 	return w
-}
-
-// workdirRootTB is workdirRoot for tests and benchmarks.
-func workdirRootTB(t testing.TB) string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	root := filepath.Join(base, "guard-testscript")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(root, "hook-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return dir
 }
 
 // event is an agent's hook event in w's project.

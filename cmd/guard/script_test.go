@@ -34,7 +34,7 @@ func TestScripts(t *testing.T) {
 func scriptParams(t *testing.T, dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
-		WorkdirRoot:         workdirRoot(t),
+		WorkdirRoot:         workdirRoot(t, "run-"),
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -101,7 +101,7 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 
 // workdirRoot keeps $WORK out of /tmp: guard treats /tmp as a temp dir
 // (writable, deletes are B), which would blur what the scripts test.
-func workdirRoot(t *testing.T) string {
+func workdirRoot(t testing.TB, prefix string) string {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
@@ -110,10 +110,14 @@ func workdirRoot(t *testing.T) string {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp(root, "run-")
+	dir, err := os.MkdirTemp(root, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	// Symlinks resolved, so paths guard prints match the test's.
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
 	return dir
 }
