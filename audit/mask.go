@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -104,36 +105,39 @@ const (
 
 // maskRules is the table of what Mask hides. Token rules come first: where
 // two rules find the same secret, the first one's prefix is kept.
-var maskRules = []maskRule{
-	{id: "github-token", kind: token, hint: []string{"gh"}, re: regexp.MustCompile(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
-	{id: "github-pat", kind: token, hint: []string{"github_pat_"}, re: regexp.MustCompile(`(github_pat_)[A-Za-z0-9_]{30,}`)},
-	{id: "anthropic-key", kind: token, hint: []string{"sk-ant-"}, re: regexp.MustCompile(`(sk-ant-)[A-Za-z0-9_-]{20,}`)},
-	{id: "openai-key", kind: token, hint: []string{"sk-"}, re: regexp.MustCompile(`(sk-(?:proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}`), check: hasDigit},
-	{id: "aws-access-key", kind: token, hint: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`(A[KS]IA)[A-Z2-7]{16}\b`)},
-	{id: "slack-token", kind: token, hint: []string{"xox"}, re: regexp.MustCompile(`(xox[abposr]-)[A-Za-z0-9-]{10,}`)},
-	{id: "gitlab-token", kind: token, hint: []string{"glpat-"}, re: regexp.MustCompile(`(glpat-)[A-Za-z0-9_-]{20,}`)},
-	{id: "npm-token", kind: token, hint: []string{"npm_"}, re: regexp.MustCompile(`(npm_)[A-Za-z0-9]{30,}`)},
-	{id: "jwt", kind: token, hint: []string{"eyJ"}, re: regexp.MustCompile(`(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)},
-	{
-		// The body between BEGIN and END; to the end of the text when
-		// the END line is missing.
-		id: "private-key", kind: span, hint: []string{"PRIVATE KEY"},
-		re:   regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
-		keep: func(string) int { return 0 },
-	},
-	{id: "url-password", kind: span, find: urlPasswords},
-	// NAME=value, export NAME=value, --flag=value, "name": "value",
-	// Authorization: Bearer value, X-Api-Key: value.
-	{id: "secret-assignment", kind: value, name: isSecretName, before: beforeName, find: func(s string) [][]int { return namedValues(s, '=', 2) }},
-	{id: "secret-header", kind: value, name: isSecretName, before: beforeName, scheme: true, find: func(s string) [][]int { return namedValues(s, ':', 0) }},
-	// --password value, --token value.
-	{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, re: regexp.MustCompile(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
-	// mysql -pSECRET (the password is glued to -p).
-	{id: "mysql-password", kind: value, wordStart: true, hint: []string{"mysql", "mariadb"}, re: regexp.MustCompile(`(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)[ \t][^\n;&|]*?[\s'"]-p`)},
-	{id: "docker-login-password", kind: value, wordStart: true, hint: []string{"login"}, re: regexp.MustCompile(`(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\n;&|]*?[\s'"]-p(?:[ \t]+|=)`)},
-	{id: "sshpass-password", kind: value, wordStart: true, hint: []string{"sshpass"}, re: regexp.MustCompile(`sshpass\b[^\n;&|]*?[\s'"]-p[ \t]*`)},
-	{id: "curl-user", kind: value, wordStart: true, after: ":", hint: []string{"curl"}, re: regexp.MustCompile(`curl\b[^\n;&|]*?[\s'"](?:-u[ \t]*|--user(?:[ \t]+|=))`)},
-}
+// Compiled on first use: most guard runs never mask anything.
+var maskRules = sync.OnceValue(func() []maskRule {
+	return []maskRule{
+		{id: "github-token", kind: token, hint: []string{"gh"}, re: regexp.MustCompile(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
+		{id: "github-pat", kind: token, hint: []string{"github_pat_"}, re: regexp.MustCompile(`(github_pat_)[A-Za-z0-9_]{30,}`)},
+		{id: "anthropic-key", kind: token, hint: []string{"sk-ant-"}, re: regexp.MustCompile(`(sk-ant-)[A-Za-z0-9_-]{20,}`)},
+		{id: "openai-key", kind: token, hint: []string{"sk-"}, re: regexp.MustCompile(`(sk-(?:proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}`), check: hasDigit},
+		{id: "aws-access-key", kind: token, hint: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`(A[KS]IA)[A-Z2-7]{16}\b`)},
+		{id: "slack-token", kind: token, hint: []string{"xox"}, re: regexp.MustCompile(`(xox[abposr]-)[A-Za-z0-9-]{10,}`)},
+		{id: "gitlab-token", kind: token, hint: []string{"glpat-"}, re: regexp.MustCompile(`(glpat-)[A-Za-z0-9_-]{20,}`)},
+		{id: "npm-token", kind: token, hint: []string{"npm_"}, re: regexp.MustCompile(`(npm_)[A-Za-z0-9]{30,}`)},
+		{id: "jwt", kind: token, hint: []string{"eyJ"}, re: regexp.MustCompile(`(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)},
+		{
+			// The body between BEGIN and END; to the end of the text when
+			// the END line is missing.
+			id: "private-key", kind: span, hint: []string{"PRIVATE KEY"},
+			re:   regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
+			keep: func(string) int { return 0 },
+		},
+		{id: "url-password", kind: span, find: urlPasswords},
+		// NAME=value, export NAME=value, --flag=value, "name": "value",
+		// Authorization: Bearer value, X-Api-Key: value.
+		{id: "secret-assignment", kind: value, name: isSecretName, before: beforeName, find: func(s string) [][]int { return namedValues(s, '=', 2) }},
+		{id: "secret-header", kind: value, name: isSecretName, before: beforeName, scheme: true, find: func(s string) [][]int { return namedValues(s, ':', 0) }},
+		// --password value, --token value.
+		{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, re: regexp.MustCompile(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
+		// mysql -pSECRET (the password is glued to -p).
+		{id: "mysql-password", kind: value, wordStart: true, hint: []string{"mysql", "mariadb"}, re: regexp.MustCompile(`(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)[ \t][^\n;&|]*?[\s'"]-p`)},
+		{id: "docker-login-password", kind: value, wordStart: true, hint: []string{"login"}, re: regexp.MustCompile(`(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\n;&|]*?[\s'"]-p(?:[ \t]+|=)`)},
+		{id: "sshpass-password", kind: value, wordStart: true, hint: []string{"sshpass"}, re: regexp.MustCompile(`sshpass\b[^\n;&|]*?[\s'"]-p[ \t]*`)},
+		{id: "curl-user", kind: value, wordStart: true, after: ":", hint: []string{"curl"}, re: regexp.MustCompile(`curl\b[^\n;&|]*?[\s'"](?:-u[ \t]*|--user(?:[ \t]+|=))`)},
+	}
+})
 
 // A name holds a secret if it contains one of secretContains or ends with
 // one of secretSuffixes (after lower-casing, - and . read as _), unless it
@@ -207,7 +211,7 @@ type secretSpan struct {
 
 func maskOnce(s string) string {
 	var spans []secretSpan
-	for i, r := range maskRules {
+	for i, r := range maskRules() {
 		for _, m := range r.matches(s) {
 			start, end, ok := r.locate(s, m)
 			if !ok || start >= end || isMasked(s[start:end]) {

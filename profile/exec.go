@@ -399,20 +399,20 @@ func lookalike(s string, name bool) (bool, string) {
 // specFor finds a program's table entry, folding versioned names
 // (python3.12, mkfs.ext4, pip3.11) onto their family.
 func specFor(prog string) *spec {
-	if s := specs[prog]; s != nil {
+	if s := specTable()[prog]; s != nil {
 		return s
 	}
 	for _, fam := range []string{"mkfs", "fsck"} {
 		if strings.HasPrefix(prog, fam+".") {
-			return specs["mkfs"]
+			return specTable()["mkfs"]
 		}
 	}
 	trimmed := strings.TrimRight(prog, "0123456789.")
 	if trimmed != prog && trimmed != "" {
-		if s := specs[trimmed]; s != nil {
+		if s := specTable()[trimmed]; s != nil {
 			return s
 		}
-		if s := specs[trimmed+"3"]; s != nil {
+		if s := specTable()[trimmed+"3"]; s != nil {
 			return s
 		}
 	}

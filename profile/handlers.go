@@ -589,7 +589,7 @@ func hTar(b *builder, c *call) stream {
 	a := c.a
 	if len(c.fs) > 0 && c.fs[0].known && !strings.HasPrefix(c.fs[0].val, "-") {
 		fs := append([]field{{val: "-" + c.fs[0].val, known: true}}, c.fs[1:]...)
-		a = parseArgs(fs, specs["tar"].val, false)
+		a = parseArgs(fs, specTable()["tar"].val, false)
 	}
 	files := a.values("-f", "--file")
 	if a.has("-x", "--extract", "--get") {

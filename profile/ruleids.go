@@ -48,10 +48,10 @@ func collectRules() {
 			walk(sub)
 		}
 	}
-	for _, s := range specs {
+	for _, s := range specTable() {
 		walk(s)
 	}
-	for _, s := range gitSubs {
+	for _, s := range gitSubTable() {
 		walk(s)
 	}
 	for _, v := range sensitiveVars {

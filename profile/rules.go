@@ -1,12 +1,22 @@
 package profile
 
+import "sync"
+
 // The command table: what guard knows about each program. A new program is
 // a new entry; a new behaviour is a new row with its own rule id. Rule ids
 // are stable: policies, allowances and audit records refer to them.
 
-var specs map[string]*spec
+// specs is built on first use (a thousand small allocations that a guard
+// process which reviews nothing, like the sandbox helper, never needs).
+var (
+	specsOnce sync.Once
+	specsMap  map[string]*spec
+)
 
-func init() { specs = table() }
+func specTable() map[string]*spec {
+	specsOnce.Do(func() { specsMap = table() })
+	return specsMap
+}
 
 // Shorthands for common row shapes.
 func reader(id string, val string) *spec {
@@ -203,7 +213,7 @@ func table() map[string]*spec {
 		"tclsh":     {fn: hInterp("")},
 		"guard":     {val: "--workspace --provenance --min-level --shell --allow-write", posix: true, fn: hGuard},
 		"guard-sh": {fn: func(b *builder, c *call) stream {
-			return b.apply(specs["bash"], c)
+			return b.apply(specTable()["bash"], c)
 		}},
 	}
 	for k, v := range networkTable() {

@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // git: global options first (-C changes the directory, -c sets config for
@@ -65,7 +66,7 @@ func hGit(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapDynamic, Rule: "git.dynamic-subcommand", Program: "git", Target: sub.display(), Msg: "runs git with a subcommand that is not static"}, c.sp)
 		return stream{kind: streamUnknown}
 	}
-	s := gitSubs[sub.val]
+	s := gitSubTable()[sub.val]
 	if s == nil {
 		b.add(Effect{Cap: CapDynamic, Rule: "git.unknown-subcommand", Program: "git", Target: sub.val, Msg: fmt.Sprintf("runs 'git %s', which guard does not know (it may be an alias that runs a command)", sub.val)}, c.sp)
 		return stream{kind: streamUnknown}
@@ -73,9 +74,15 @@ func hGit(b *builder, c *call) stream {
 	return b.apply(s, &call{prog: "git", sub: sub.val, fs: rest[1:], st: st, in: c.in, sp: c.sp, via: c.via})
 }
 
-var gitSubs map[string]*spec
+var (
+	gitOnce    sync.Once
+	gitSubsMap map[string]*spec
+)
 
-func init() { gitSubs = gitTable() }
+func gitSubTable() map[string]*spec {
+	gitOnce.Do(func() { gitSubsMap = gitTable() })
+	return gitSubsMap
+}
 
 func gitTable() map[string]*spec {
 	read := func() *spec {
