@@ -153,7 +153,7 @@ func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
 		if r.Binding != key {
 			continue
 		}
-		if r.StateAt(t) == Approved && (r.Level == review.B || r.Level == review.C && r.PIN) {
+		if r.Usable(t) {
 			r.State, r.Used = Consumed, t
 			if err := writeRequest(dir, *r, os.Rename); err != nil {
 				return Request{}, err
@@ -173,6 +173,30 @@ func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
 	}
 	latest.State = st
 	return *latest, &StateError{ID: latest.ID, State: st}
+}
+
+// Find looks for requests bound to exactly key without changing any:
+// approved is a usable approval's id (see Usable), pending a request still
+// waiting for the user. Hooks use it; the guard run they hand the command
+// to is the one that consumes the approval.
+func Find(dir string, key Binding, now func() time.Time) (approved, pending string, err error) {
+	reqs, err := List(dir, now)
+	if err != nil {
+		return "", "", err
+	}
+	t := now()
+	for _, r := range reqs {
+		if r.Binding != key {
+			continue
+		}
+		switch {
+		case r.Usable(t):
+			approved = r.ID
+		case r.State == Pending:
+			pending = r.ID
+		}
+	}
+	return approved, pending, nil
 }
 
 // update applies change to a pending, unexpired request under the lock.

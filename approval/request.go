@@ -76,6 +76,13 @@ func (r Request) StateAt(t time.Time) State {
 	return r.State
 }
 
+// Usable reports whether r may be honoured at t: approved, unexpired,
+// unused, and for level C approved with the PIN. This is the one place the
+// PIN rule of an approval lives.
+func (r Request) Usable(t time.Time) bool {
+	return r.StateAt(t) == Approved && (r.Level == review.B || r.Level == review.C && r.PIN)
+}
+
 // Grant is how the user approved.
 type Grant struct {
 	// TTL is how long the approval lasts; zero means DefaultApprovalTTL.

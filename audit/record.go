@@ -48,6 +48,9 @@ type Record struct {
 	Exit *int `json:"exit,omitempty"`
 	// Duration is how long the child ran, for outcomes.
 	Duration time.Duration `json:"duration_ns,omitempty"`
+	// Violations are the protected paths the command changed (and guard
+	// restored or could not restore), for outcomes.
+	Violations []string `json:"violations,omitempty"`
 	// Note is free text: why a command failed to start, which approval
 	// it used. Append masks it.
 	Note string `json:"note,omitempty"`

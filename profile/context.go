@@ -168,6 +168,24 @@ func (c *Context) ProtectedLocations() []string { return c.lists().protected }
 // sandbox: "/" and the home directory never are.
 func (c *Context) WorkspaceUsable() bool { return c.hasWorkspace() }
 
+// Copy is a context with c's facts and none of its caches, for a caller
+// that reviews in parallel (each goroutine its own copy).
+func (c *Context) Copy() *Context {
+	return &Context{
+		Cwd: c.Cwd, Workspace: c.Workspace, Home: c.Home, User: c.User, Env: c.Env,
+		ConfigDir: c.ConfigDir, StateDir: c.StateDir, Remote: c.Remote,
+		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks,
+	}
+}
+
+// remoteView is c for the remote command of ssh: the same facts, with
+// paths on another machine.
+func (c *Context) remoteView() *Context {
+	r := c.Copy()
+	r.Remote = true
+	return r
+}
+
 func (c *Context) hasWorkspace() bool {
 	// "/", the home directory and any directory above it are never a
 	// workspace: with them everything counts as outside.

@@ -526,9 +526,11 @@ func hSSH(b *builder, c *call) stream {
 	if len(c.a.rest) < 2 {
 		return stream{kind: streamNetwork}
 	}
-	prev := b.ctx.Remote
-	b.ctx.Remote = true
-	defer func() { b.ctx.Remote = prev }()
+	// The remote command is reviewed against a remote view of the
+	// context: Build never writes to the context it was given.
+	prev := b.ctx
+	b.ctx = prev.remoteView()
+	defer func() { b.ctx = prev }()
 	remote := &call{prog: "ssh", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
 	b.shellText(c.a.rest[1:], remote, "ssh "+c.a.rest[0].display())
 	return stream{kind: streamNetwork}

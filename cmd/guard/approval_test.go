@@ -34,8 +34,8 @@ func TestRunRefusesExpiredApproval(t *testing.T) {
 	}
 	past := func() time.Time { return time.Now().Add(-time.Hour) }
 	id, err := approval.Add(approvalsDir(), approval.Request{
-		Created: past(), Level: a.verdict.Level, Explanation: "x",
-		Binding: approval.Binding{Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: a.verdict.Digest},
+		Created: past(), Level: a.Verdict.Level, Explanation: "x",
+		Binding: approval.Binding{Command: a.Text, Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Digest: a.Verdict.Digest},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,30 +29,44 @@ type approvalsOptions struct {
 	pins *pin.Store
 	// auditHead returns the audit log's head hash for the PIN prompt.
 	auditHead func() (string, error)
-	timeout   time.Duration
-	ttl       time.Duration
-	all       bool
-	json      bool
-	ids       []string
+	// record appends an audit record of a queue decision.
+	record  func(audit.Record) error
+	timeout time.Duration
+	ttl     time.Duration
+	all     bool
+	json    bool
+	ids     []string
 }
 
 func newApprovalsOptions() *approvalsOptions {
-	return &approvalsOptions{
-		dir:       approvalsDir(),
-		now:       time.Now,
-		pins:      &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: time.Now},
-		auditHead: auditHead,
-		timeout:   defaultAnswerTimeout,
-		ttl:       approval.DefaultApprovalTTL,
-	}
+	return &approvalsOptions{now: time.Now, timeout: defaultAnswerTimeout, ttl: approval.DefaultApprovalTTL}
 }
 
-// approvalsDir is the queue: $XDG_STATE_HOME/guard/approvals.
-func approvalsDir() string { return filepath.Join(stateDir(), "approvals") }
+// resolve fills in guard's directories (exit 125 without an absolute HOME)
+// where a test has not set them.
+func (o *approvalsOptions) resolve() error {
+	d, err := guardDirs()
+	if err != nil {
+		return err
+	}
+	if o.dir == "" {
+		o.dir = d.Approvals()
+	}
+	if o.pins == nil {
+		o.pins = &pin.Store{ConfigDir: d.Config, StateDir: d.State, Now: o.now}
+	}
+	if o.auditHead == nil {
+		o.auditHead = func() (string, error) { return auditHead(d.State) }
+	}
+	if o.record == nil {
+		o.record = func(r audit.Record) error { return recordDecision(d.State, r) }
+	}
+	return nil
+}
 
-// auditHead opens the audit log just to read its head hash.
-func auditHead() (string, error) {
-	l, err := audit.Open(stateDir())
+// auditHead opens the audit log in state just to read its head hash.
+func auditHead(state string) (string, error) {
+	l, err := audit.Open(state)
 	if err != nil {
 		return "", err
 	}
@@ -60,8 +74,46 @@ func auditHead() (string, error) {
 	return l.Head()
 }
 
+// denyRequest records, then applies, the user's refusal of request id.
+func denyRequest(opts *approvalsOptions, id string) error {
+	r, err := pendingRequest(opts, id)
+	if err != nil {
+		return err
+	}
+	if err := opts.recordQueueDecision(r, audit.Refused, "approval "+id+" denied"); err != nil {
+		return err
+	}
+	if _, err := approval.Deny(opts.dir, id, opts.now); err != nil {
+		return failf(nil, "%v", err)
+	}
+	return nil
+}
+
+// recordDecision appends one record to the audit log in state.
+func recordDecision(state string, r audit.Record) error {
+	l, err := audit.Open(state)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	_, err = l.Append(r)
+	return err
+}
+
+// recordQueueDecision writes the audit record of a decision about queued
+// request r (approve, deny, a wrong PIN, revoke). No record, no decision:
+// the caller fails when it cannot be written.
+func (o *approvalsOptions) recordQueueDecision(r approval.Request, d audit.Decision, note string) error {
+	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: "user",
+		Cwd: r.Cwd, Workspace: r.Workspace, Command: r.Command, Level: r.Level, Decision: d, Note: note}
+	if err := o.record(rec); err != nil {
+		return failf([]string{"guard records every decision; make the state directory writable (see 'guard doctor')"}, "audit log: %v; the decision about %s was not recorded", err, r.ID)
+	}
+	return nil
+}
+
 // newApprovalsCmd is `guard approvals`: the queue, pending and recent.
-func newApprovalsCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+func newApprovalsCmd(s *streams) *cobra.Command {
 	opts := newApprovalsOptions()
 	c := &cobra.Command{
 		Use:   "approvals",
@@ -72,8 +124,8 @@ Pending requests lapse after an hour; an approval lasts 15 minutes and is good
 for one run of the exact command, in the same directory and workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
 			return runApprovals(s, opts)
 		},
@@ -84,7 +136,7 @@ for one run of the exact command, in the same directory and workspace.`,
 }
 
 // newApproveCmd is `guard approve ID`: consent (and PIN) on the terminal.
-func newApproveCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+func newApproveCmd(s *streams) *cobra.Command {
 	opts := newApprovalsOptions()
 	c := &cobra.Command{
 		Use:   "approve ID",
@@ -94,10 +146,10 @@ terminal (and your PIN for level C). An approval is good for one run of the
 exact command, in the same directory and workspace, within --for.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			opts.ids = args
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
+			opts.ids = args
 			return runApprove(s, opts)
 		},
 	}
@@ -106,24 +158,24 @@ exact command, in the same directory and workspace, within --for.`,
 }
 
 // newDenyCmd is `guard deny ID...`.
-func newDenyCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+func newDenyCmd(s *streams) *cobra.Command {
 	opts := newApprovalsOptions()
 	return &cobra.Command{
 		Use:   "deny ID...",
 		Short: "Deny queued commands",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			opts.ids = args
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
+			opts.ids = args
 			return runDeny(s, opts)
 		},
 	}
 }
 
 // newReviewCmd is `guard review`: every pending request in turn.
-func newReviewCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command {
+func newReviewCmd(s *streams) *cobra.Command {
 	opts := newApprovalsOptions()
 	c := &cobra.Command{
 		Use:   "review",
@@ -132,8 +184,8 @@ func newReviewCmd(s *streams, runF func(*approvalsOptions) error) *cobra.Command
 level C), n denies, Enter or s leaves it pending.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
 			return runReview(s, opts)
 		},
@@ -223,6 +275,9 @@ func runApprove(s *streams, opts *approvalsOptions) error {
 		return err
 	}
 	if res.result != consentApproved {
+		if err := opts.recordQueueDecision(r, res.auditDecision(r.Level), "approval "+r.ID+" not granted: "+res.result.String()); err != nil {
+			return err
+		}
 		return consentFailure(res)
 	}
 	return approveRequest(s, opts, r)
@@ -235,7 +290,7 @@ func runDeny(s *streams, opts *approvalsOptions) error {
 			errs = append(errs, fmt.Errorf("%q is not an approval id", id))
 			continue
 		}
-		if _, err := approval.Deny(opts.dir, id, opts.now); err != nil {
+		if err := denyRequest(opts, id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -281,8 +336,8 @@ walk:
 			}
 			approved++
 		case consentRefused:
-			if _, err := approval.Deny(opts.dir, r.ID, opts.now); err != nil {
-				report(s.err, failf(nil, "%v", err))
+			if err := denyRequest(opts, r.ID); err != nil {
+				report(s.err, err)
 				left++
 				continue
 			}
@@ -295,6 +350,9 @@ walk:
 			left++
 			break walk
 		default: // wrong PIN, locked out, no PIN: it stays pending
+			if err := opts.recordQueueDecision(r, res.auditDecision(r.Level), "approval "+r.ID+" not granted: "+res.result.String()); err != nil {
+				return err
+			}
 			report(s.err, consentFailure(res))
 			left++
 		}
@@ -361,6 +419,9 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 
 // approveRequest records the approval and says how long it lasts.
 func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) error {
+	if err := opts.recordQueueDecision(r, consentOutcome{result: consentApproved}.auditDecision(r.Level), fmt.Sprintf("approval %s granted for %s", r.ID, shortDuration(opts.ttl))); err != nil {
+		return err
+	}
 	got, err := approval.Approve(opts.dir, r.ID, approval.Grant{TTL: opts.ttl, PIN: r.Level == review.C}, opts.now)
 	if err != nil {
 		return failf(nil, "%v", err)
@@ -369,17 +430,12 @@ func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) erro
 	return nil
 }
 
-// queueApproval is the run path's answer when no terminal can ask: it
-// queues req (the caller fills Created, the Binding, Level, Explanation,
-// Details, Provenance and Session), announces it best-effort and returns
+// announceQueued is the run path's answer when no terminal can ask, for
+// request req just queued: it announces it best-effort and returns
 // guard's "pending" outcome: exit 126, with the id and what to do on
 // stderr. A notification that fails is a warning, never a failure.
-func queueApproval(s *streams, req approval.Request, notify approval.Notifications) error {
-	id, err := approval.Add(approvalsDir(), req)
-	if err != nil {
-		return failf(nil, "queue approval request: %v", err)
-	}
-	req.ID = id
+func announceQueued(s *streams, req approval.Request, notify approval.Notifications) error {
+	id := req.ID
 	if err := approval.Notify(context.Background(), req, notify); err != nil {
 		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
 	}

@@ -31,18 +31,18 @@ func (f *reviewFlags) register(c *cobra.Command) {
 }
 
 func (f *reviewFlags) options() (assessOptions, error) {
-	o := assessOptions{workspace: f.workspace}
+	o := assessOptions{Workspace: f.workspace}
 	p, err := review.ParseProvenance(f.provenance)
 	if err != nil {
 		return o, usagef("use --provenance user, agent or untrusted", "%v", err)
 	}
-	o.provenance = p
+	o.Provenance = p
 	if f.minLevel != "" {
 		l, err := review.ParseLevel(f.minLevel)
 		if err != nil || l == review.Deny {
 			return o, usagef("use --min-level A, B or C", "bad --min-level %q", f.minLevel)
 		}
-		o.minLevel = l
+		o.MinLevel = l
 	}
 	return o, nil
 }
@@ -54,7 +54,7 @@ type checkOptions struct {
 	command string
 }
 
-func newCheckCmd(s *streams, runF func(*checkOptions) error) *cobra.Command {
+func newCheckCmd(s *streams) *cobra.Command {
 	opts := &checkOptions{}
 	c := &cobra.Command{
 		Use:   "check [flags] COMMAND",
@@ -75,9 +75,6 @@ Exit status: 0 for A, 1 for B, 2 for C, 3 when a policy denies it, 125 on errors
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.command = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return runCheck(s, opts)
 		},
 	}
@@ -107,7 +104,7 @@ func runCheck(s *streams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	writePolicyWarnings(s.err, a.policyWarnings)
+	writePolicyWarnings(s.err, a.Warnings)
 	if opts.json {
 		if err := writeVerdictJSON(s.out, a); err != nil {
 			return err
@@ -115,7 +112,7 @@ func runCheck(s *streams, opts *checkOptions) error {
 	} else {
 		writeVerdictText(s.out, a, opts.explain)
 	}
-	return exitCode(checkExit(a.verdict.Level))
+	return exitCode(checkExit(a.Verdict.Level))
 }
 
 func checkExit(l review.Level) int {
@@ -156,23 +153,23 @@ type policyMatchJSON struct {
 }
 
 func writeVerdictJSON(w io.Writer, a *assessment) error {
-	v := a.verdict
+	v := a.Verdict
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	var pm []policyMatchJSON
-	for _, m := range a.policyMatches {
+	for _, m := range a.Matches {
 		pm = append(pm, policyMatchJSON{Rule: m.Rule, Origin: m.Origin.String(), Effect: m.Effect, From: m.From, To: m.To, Grants: m.Grants})
 	}
 	return enc.Encode(verdictJSON{
 		Level: v.Level, Reasons: v.Reasons, Explanation: v.Explanation, Sandbox: v.Sandbox, Digest: v.Digest,
-		Profile: a.prof, Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Provenance: string(a.input.Provenance),
+		Profile: a.Profile, Command: a.Text, Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Provenance: string(a.Input.Provenance),
 		Policy: pm,
 	})
 }
 
 func writeVerdictText(w io.Writer, a *assessment, explain bool) {
-	v := a.verdict
-	fmt.Fprintf(w, "%s  %s\n", v.Level, oneLine(a.text))
+	v := a.Verdict
+	fmt.Fprintf(w, "%s  %s\n", v.Level, oneLine(a.Text))
 	for _, r := range v.Reasons {
 		fmt.Fprintf(w, "   %s %s: %s\n", r.Level, r.Rule, r.Message)
 	}
@@ -180,16 +177,16 @@ func writeVerdictText(w io.Writer, a *assessment, explain bool) {
 	fmt.Fprint(w, v.Explanation)
 	if explain {
 		fmt.Fprintln(w, "\nEffects:")
-		for _, e := range a.prof.Effects {
+		for _, e := range a.Profile.Effects {
 			fmt.Fprintf(w, "  %s %-10s %-24s %s\n", review.EffectLevel(e), e.Cap, e.Rule, e.Msg)
 		}
-		if len(a.prof.Effects) == 0 {
+		if len(a.Profile.Effects) == 0 {
 			fmt.Fprintln(w, "  (none)")
 		}
-		if len(a.policyMatches) > 0 {
+		if len(a.Matches) > 0 {
 			fmt.Fprintln(w)
 		}
-		for _, m := range a.policyMatches {
+		for _, m := range a.Matches {
 			fmt.Fprintf(w, "Policy: %s\n", m)
 		}
 	}

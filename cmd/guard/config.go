@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/guard-sh/guard/approval"
+	"github.com/guard-sh/guard/internal/safefile"
 )
 
 // userConfig is $XDG_CONFIG_HOME/guard/config.toml: settings that are not
@@ -40,12 +39,19 @@ type settings struct {
 
 const defaultConsentTimeout = 60 * time.Second
 
+// maxConfigFile bounds config.toml: settings are a few lines.
+const maxConfigFile = 64 << 10
+
 // loadSettings reads config.toml. A missing file gives the defaults; a bad
 // one is an error (exit 125) with the position, never a silent default.
 func loadSettings() (settings, error) {
 	st := settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}}
-	path := filepath.Join(configDir(), "config.toml")
-	data, err := os.ReadFile(path)
+	d, err := guardDirs()
+	if err != nil {
+		return st, err
+	}
+	path := d.ConfigFile()
+	data, err := safefile.Read(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/pin"
+	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/sandbox"
 )
 
@@ -105,11 +106,15 @@ without the whole sandbox), 125 when doctor itself fails.`,
   guard doctor --json | jq .sandbox.landlock_abi`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			d, err := guardDirs()
+			if err != nil {
+				return err
+			}
 			return runDoctor(s, opts, &doctorEnv{
 				support:   sandbox.Probe(),
 				euid:      os.Geteuid(),
-				configDir: configDir(),
-				stateDir:  stateDir(),
+				configDir: d.Config,
+				stateDir:  d.State,
 				now:       time.Now,
 			})
 		},
@@ -318,22 +323,24 @@ func doctorPIN(env *doctorEnv) doctorCheck {
 // exactly as a review would.
 func doctorPolicy(cfgDir string) doctorCheck {
 	c := doctorCheck{Name: "policy"}
-	ctx, err := buildContext("", "")
+	e, err := newEngine()
+	var ctx *profile.Context
 	if err == nil {
-		ctx.ConfigDir = cfgDir
-		_, err = loadPolicy(ctx)
+		ctx, err = e.Context("", "")
+	}
+	if err == nil {
+		_, err = e.Policy(ctx)
 	}
 	if err != nil {
 		c.Detail = err.Error()
-		var ee *exitError
-		if errors.As(err, &ee) && len(ee.hints) > 0 {
-			c.Detail += " (" + ee.hints[len(ee.hints)-1] + ")"
+		if hs := errorHints(err); len(hs) > 0 {
+			c.Detail += " (" + hs[len(hs)-1] + ")"
 		}
 		return c
 	}
 	c.OK = true
 	var files []string
-	user, project := policyFiles(ctx)
+	user, project := e.PolicyFiles(ctx)
 	for _, p := range []string{user, project} {
 		if p == "" {
 			continue

@@ -40,6 +40,20 @@ func exitCode(code int) error {
 	return &exitError{code: code, err: fmt.Errorf("exit %d", code), silent: true}
 }
 
+// errorHints are the hints err carries: an exitError's, or those of a
+// library error with HintLines (decision.Error); nil when none.
+func errorHints(err error) []string {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.hints
+	}
+	var h interface{ HintLines() []string }
+	if errors.As(err, &h) {
+		return h.HintLines()
+	}
+	return nil
+}
+
 // report prints err in guard's voice and returns the exit code for it.
 func report(stderr io.Writer, err error) int {
 	if err == nil {
@@ -54,6 +68,15 @@ func report(stderr io.Writer, err error) int {
 			}
 		}
 		return ee.code
+	}
+	var he interface{ HintLines() []string }
+	if errors.As(err, &he) {
+		// A library's failure with hints (decision.Error): guard failed.
+		fmt.Fprintf(stderr, "guard: error: %v\n", err)
+		for _, h := range he.HintLines() {
+			fmt.Fprintf(stderr, "guard: hint: %s\n", h)
+		}
+		return exitGuardFailed
 	}
 	// cobra's own errors: unknown flags, wrong argument counts.
 	fmt.Fprintf(stderr, "guard: error: %v\n", err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -40,10 +41,10 @@ const (
 	exitHookBlock = 2
 )
 
-// envHookTestPanic set to any value makes the hook panic after reading
-// its input, to prove that an internal error is a deny. It can only make
-// guard refuse, never allow.
-const envHookTestPanic = "GUARD_HOOK_TEST_PANIC"
+// hookTestHook runs after the hook read its input. Only the test binary
+// sets it (to panic, proving an internal error is a deny); the shipped
+// binary reads no switch for it.
+var hookTestHook = func() {}
 
 // hookAnswers are what a hook can say.
 const (
@@ -212,7 +213,6 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 				// A decision never rests on a recovered panic: deny, and
 				// record it (the deadline still bounds this).
 				msg := fmt.Sprintf("internal error: %v", r)
-				h.log = nil
 				h.record(audit.Record{Cwd: h.ev.Cwd, Decision: audit.Failed, Note: "hook: " + msg})
 				done <- denyf("guard: error: %s; denied (this is a bug in guard, please report it)", msg)
 			}
@@ -313,7 +313,7 @@ type hookCall struct {
 	s   *streams
 	env hookEnv
 	ev  hookEvent
-	log *audit.Log
+	e   *decision.Engine
 }
 
 // decide reads the event and decides. Every path that returns writes one
@@ -327,12 +327,15 @@ func (h *hookCall) decide() hookAnswer {
 	case len(data) > maxHookInput:
 		return h.fail("", "the hook input is larger than %d bytes", maxHookInput)
 	}
-	if os.Getenv(envHookTestPanic) != "" {
-		panic("forced by " + envHookTestPanic)
-	}
+	hookTestHook()
 	if err := h.parse(data); err != nil {
 		return h.fail("", "%v", err)
 	}
+	e, err := newEngine()
+	if err != nil {
+		return h.fail("", "%v", err)
+	}
+	h.e = e
 	if slices.Contains(p.shellTools, h.ev.ToolName) {
 		return h.shell()
 	}
@@ -387,20 +390,35 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 	return v, true, nil
 }
 
-// record appends one audit record; a log that cannot be written is a
-// warning, as in the run path.
-func (h *hookCall) record(r audit.Record) {
-	if h.log == nil {
-		h.log = openAudit(h.s)
-		if h.log == nil {
-			return
-		}
+// record appends one audit record. It returns false when the record could
+// not be written: the caller then denies (no audit record, no run).
+func (h *hookCall) record(r audit.Record) bool {
+	state := ""
+	if h.e != nil {
+		state = h.e.Dirs().State
+	} else if d, err := guardDirs(); err == nil {
+		state = d.State
 	}
-	defer func() { h.log.Close(); h.log = nil }()
+	if state == "" {
+		fmt.Fprintf(h.s.err, "guard: error: audit log: guard's state directory is unknown (HOME is not set)\n")
+		return false
+	}
 	r.ID = audit.NewID()
 	r.Session = audit.Session(h.ev.SessionID, h.env.ppid)
 	r.Provenance = h.p.provenance
-	appendAudit(h.s, h.log, r)
+	if err := recordDecision(state, r); err != nil {
+		fmt.Fprintf(h.s.err, "guard: error: audit log: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// recorded is a, unless r cannot be recorded: then a deny.
+func (h *hookCall) recorded(r audit.Record, a hookAnswer) hookAnswer {
+	if !h.record(r) {
+		return denyf("guard: error: the audit log cannot be written, so guard allows nothing; denied (run 'guard doctor')")
+	}
+	return a
 }
 
 // fail is a deny for input or an internal state guard cannot judge.
@@ -410,7 +428,9 @@ func (h *hookCall) fail(command, format string, args ...any) hookAnswer {
 	return denyf("guard: error: %s; denied", msg)
 }
 
-// shell decides a shell tool call.
+// shell decides a shell tool call with the engine's ladder. The agent's
+// own prompt can answer B where the protocol has an ask; nobody in a hook
+// can answer C (the PIN is typed at guard's terminal only).
 func (h *hookCall) shell() hookAnswer {
 	text, ok, err := h.stringField("command")
 	if err != nil {
@@ -433,57 +453,46 @@ func (h *hookCall) shell() hookAnswer {
 			cwd = filepath.Clean(d)
 		}
 	}
-	a, err := assess(text, assessOptions{cwd: cwd, provenance: review.ProvAgent})
+	a, err := h.e.Assess(text, assessOptions{Cwd: cwd, Provenance: review.ProvAgent})
 	if err != nil {
 		return h.fail(text, "review failed: %v", err)
 	}
-	v := a.verdict
-	rec := audit.Record{Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: v.Level, Rules: ruleIDs(v)}
-	if v.Level == review.Deny {
-		r := firstReason(v)
+	d, err := h.e.Decide(a, decision.Who{AskB: h.p.canAsk})
+	if err != nil {
+		return h.fail(text, "%v", err)
+	}
+	v := a.Verdict
+	rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs()}
+	switch d.Action {
+	case decision.Refuse:
 		rec.Decision = audit.DeniedPolicy
 		h.record(rec)
-		return denyf("guard: denied: %s: %s. A policy rule forbids this command; it cannot be approved.", r.Rule, audit.Mask(r.Message))
-	}
-	if v.Level == review.A {
+		return denyf("guard: denied: %s: %s. A policy rule forbids this command; it cannot be approved.", d.Reason.Rule, audit.Mask(d.Reason.Message))
+	case decision.Run:
 		rec.Decision = audit.ApprovedAuto
 		sb := v.Sandbox
 		rec.Sandbox = &sb
-		h.record(rec)
-		return h.allowRewritten(text, "guard: level A; runs in guard's sandbox")
-	}
-	bind := approval.Binding{Command: text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: v.Digest}
-	st, err := lookupApproval(bind, h.env.now)
-	if err != nil {
-		return h.fail(text, "read the approval queue: %v", err)
-	}
-	if st.approved != "" {
+		return h.recorded(rec, h.allowRewritten(text, "guard: level A; runs in guard's sandbox"))
+	case decision.UseApproval:
 		// guard run, which the rewrite calls, consumes the approval: it
 		// is honoured once, in the sandbox.
 		rec.Decision = audit.ApprovedQueue
-		rec.Note = "approval " + st.approved + " (guard run uses it)"
-		h.record(rec)
-		return h.allowRewritten(text, fmt.Sprintf("guard: level %s, approved by the user as %s; runs once in guard's sandbox", v.Level, st.approved))
-	}
-	if h.p.canAsk && v.Level == review.B {
+		rec.Note = "approval " + d.Approval + " (guard run uses it)"
+		return h.recorded(rec, h.allowRewritten(text, fmt.Sprintf("guard: level %s, approved by the user as %s; runs once in guard's sandbox", v.Level, d.Approval)))
+	case decision.Ask:
 		// The user answers in the agent's prompt; the command then runs
 		// as the agent runs it (guard run could not honour that yes).
 		rec.Decision = audit.Pending
 		rec.Note = "asked in " + h.p.label + "'s prompt"
-		h.record(rec)
-		return hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + "\nApprove only if you expect this command: it then runs as " + h.p.label + " runs it, outside guard's sandbox."}
+		return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + "\nApprove only if you expect this command: it then runs as " + h.p.label + " runs it, outside guard's sandbox."})
 	}
-	id := st.pending
+	id := d.Pending
 	if id == "" {
-		req := approval.Request{
-			Created: h.env.now(), Binding: bind, Provenance: h.p.provenance, Level: v.Level,
-			Explanation: audit.Mask(v.Explanation), Details: profileDetails(a),
-			Session: audit.Session(h.ev.SessionID, h.env.ppid),
+		req, err := h.e.Enqueue(a, h.p.provenance, audit.Session(h.ev.SessionID, h.env.ppid))
+		if err != nil {
+			return h.fail(text, "%v", err)
 		}
-		if id, err = approval.Add(approvalsDir(), req); err != nil {
-			return h.fail(text, "queue the approval request: %v", err)
-		}
-		req.ID = id
+		id = req.ID
 		notifyQueued(h.s, req)
 	}
 	rec.Decision = audit.Pending
@@ -514,37 +523,6 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 	return hookAnswer{decision: hookAllow, reason: reason, command: cmd, input: h.ev.input}
 }
 
-// approvalState is what the queue holds for one binding.
-type approvalState struct {
-	approved string // an approval that guard run can use now
-	pending  string // a request still waiting for the user
-}
-
-// lookupApproval finds a usable approval or a pending request for bind,
-// without consuming anything: the approval is for guard run (which the
-// allowed command is rewritten to) to consume, once.
-func lookupApproval(bind approval.Binding, now func() time.Time) (approvalState, error) {
-	var st approvalState
-	reqs, err := approval.List(approvalsDir(), now)
-	if err != nil {
-		return st, err
-	}
-	for _, r := range reqs {
-		if r.Binding != bind {
-			continue
-		}
-		switch r.State {
-		case approval.Approved:
-			if r.Level == review.B || r.Level == review.C && r.PIN {
-				st.approved = r.ID
-			}
-		case approval.Pending:
-			st.pending = r.ID
-		}
-	}
-	return st, nil
-}
-
 // notifyQueued announces a queued request as the run path does; failures
 // are warnings.
 func notifyQueued(s *streams, req approval.Request) {
@@ -561,8 +539,8 @@ func notifyQueued(s *streams, req approval.Request) {
 // levelReason is the verdict in words: level, first rule, explanation,
 // masked.
 func levelReason(a *assessment) string {
-	v := a.verdict
-	r := firstReason(v)
+	v := a.Verdict
+	r := a.FirstReason()
 	var b strings.Builder
 	fmt.Fprintf(&b, "guard: level %s: %s: %s", v.Level, r.Rule, audit.Mask(r.Message))
 	if e := strings.TrimSpace(audit.Mask(v.Explanation)); e != "" {
@@ -682,19 +660,18 @@ func (h *hookCall) other() hookAnswer {
 		if err != nil || !ok {
 			continue
 		}
-		a, err := assess(text, assessOptions{cwd: h.ev.Cwd, provenance: review.ProvAgent})
+		a, err := h.e.Assess(text, assessOptions{Cwd: h.ev.Cwd, Provenance: review.ProvAgent})
 		if err != nil {
 			return h.fail(text, "review failed: %v", err)
 		}
-		v := a.verdict
-		rec := audit.Record{Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: v.Level, Rules: ruleIDs(v), Note: "tool " + h.ev.ToolName}
+		v := a.Verdict
+		rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs(), Note: "tool " + h.ev.ToolName}
 		switch {
 		case v.Level == review.A:
 			return hookAnswer{} // the agent's own rules decide
 		case v.Level == review.B && h.p.canAsk:
 			rec.Decision = audit.Pending
-			h.record(rec)
-			return hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)}
+			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)})
 		}
 		rec.Decision = audit.Refused
 		if v.Level == review.Deny {
@@ -717,24 +694,35 @@ func (h *hookCall) other() hookAnswer {
 	return h.judgePaths(paths, true)
 }
 
-// judgePaths decides by the worst of the paths. Where every path is fine
-// guard has no opinion: the agent's own rules (its prompt before an edit,
-// with the diff) stay in force; guard only adds asks and denies. unknown:
-// the tool is not one guard knows.
+// localOnlyClasses are denied for writes only when the path is surely a
+// local file (a known file tool); an unknown tool's "path" is asked about.
+var localOnlyClasses = []profile.Class{profile.ClassSystem, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY}
+
+// hookAccess maps a tool's access to the engine's.
+var hookAccess = map[fileAccess]decision.Access{
+	accessRead: decision.AccessRead, accessList: decision.AccessList, accessSearch: decision.AccessSearch,
+	accessWrite: decision.AccessWrite, accessPatch: decision.AccessWrite,
+}
+
+// judgePaths decides by the worst of the paths, priced by the engine
+// (decision.JudgePath: review's effect table). Where every path is A guard
+// has no opinion: the agent's own rules (its prompt before an edit, with
+// the diff) stay in force; guard only adds asks (B) and denies (C).
+// unknown: the tool is not one guard knows.
 func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
-	ctx, err := buildContext(h.ev.Cwd, "")
+	ctx, err := h.e.Context(h.ev.Cwd, "")
 	if err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}
-	worst := fileJudgement{answer: hookAllow, level: review.A}
+	worst := decision.PathJudgement{Level: review.A}
 	var shown []string
 	for _, tp := range paths {
-		j := judgePath(ctx, tp)
-		if unknown && j.answer == hookDeny && slices.Contains(localOnlyClasses, j.class) {
-			j.answer, j.level = hookAsk, review.B
+		j := decision.JudgePath(ctx, tp.path, hookAccess[tp.access])
+		if unknown && j.Level == review.C && slices.Contains(localOnlyClasses, j.Class) {
+			j.Level = review.B
 		}
-		shown = append(shown, j.path)
-		if j.level > worst.level {
+		shown = append(shown, j.Path)
+		if j.Level > worst.Level {
 			worst = j
 		}
 	}
@@ -742,20 +730,19 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 	if q, err := parse.Quote(shown); err == nil {
 		command += " " + q
 	}
-	rec := audit.Record{Cwd: ctx.Cwd, Workspace: ctx.Workspace, Command: command, Level: worst.level, Note: "file tool"}
-	if worst.class != "" {
-		rec.Note = fmt.Sprintf("file tool: %s is %s", worst.path, worst.class)
+	rec := audit.Record{Cwd: ctx.Cwd, Workspace: ctx.Workspace, Command: command, Level: worst.Level, Note: "file tool"}
+	if worst.Class != "" {
+		rec.Note = fmt.Sprintf("file tool: %s is %s", worst.Path, worst.Class)
 	}
-	switch worst.answer {
-	case hookAllow:
+	switch worst.Level {
+	case review.A:
 		return hookAnswer{}
-	case hookAsk:
-		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.path, worst.why)
+	case review.B:
+		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.Path, worst.Why)
 		if h.p.canAsk {
 			rec.Decision = audit.Pending
 			rec.Note += "; asked in " + h.p.label + "'s prompt"
-			h.record(rec)
-			return hookAnswer{decision: hookAsk, reason: reason}
+			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: reason})
 		}
 		rec.Decision = audit.Refused
 		h.record(rec)
@@ -763,123 +750,7 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 	}
 	rec.Decision = audit.Refused
 	h.record(rec)
-	return denyf("guard: denied: %s %s: %s. guard does not let an agent do this; ask the user to do it themselves if it is really needed.", h.ev.ToolName, worst.path, worst.why)
-}
-
-// fileJudgement is the answer for one path.
-type fileJudgement struct {
-	path   string
-	class  profile.Class
-	answer string
-	level  review.Level // A allow, B ask, C deny: for ordering and the audit
-	why    string
-}
-
-// classAnswers says, per class, what a read and a write get. A class not
-// listed is allowed.
-var classAnswers = map[profile.Class]struct {
-	read, write string
-	why         string
-}{
-	profile.ClassSecret:      {hookDeny, hookDeny, "it is a secret location (keys, credentials, shell history)"},
-	profile.ClassGuard:       {hookDeny, hookDeny, "it is guard's own configuration or state"},
-	profile.ClassPersistence: {hookAllow, hookDeny, "it runs code later (shell startup files, autostart, git hooks and config)"},
-	profile.ClassSystem:      {hookAllow, hookDeny, "it is a system location"},
-	profile.ClassRoot:        {hookAllow, hookDeny, "it is the root directory"},
-	profile.ClassDevice:      {hookAsk, hookDeny, "it is a device"},
-	profile.ClassTTY:         {hookAsk, hookDeny, "it is a terminal"},
-	profile.ClassSensitive:   {hookAsk, hookAllow, "it usually holds secrets (.env, keys)"},
-	profile.ClassOutside:     {hookAllow, hookAsk, "it is outside the workspace"},
-	profile.ClassHome:        {hookAllow, hookAsk, "it is your home directory, outside the workspace"},
-	profile.ClassUnknown:     {hookAsk, hookAsk, "guard cannot tell where it is"},
-	profile.ClassRemote:      {hookAsk, hookAsk, "it is on another machine"},
-}
-
-// localOnlyClasses are denied for writes only when the path is surely a
-// local file (a known file tool).
-var localOnlyClasses = []profile.Class{profile.ClassSystem, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY}
-
-var answerLevel = map[string]review.Level{hookAllow: review.A, hookAsk: review.B, hookDeny: review.C}
-
-// judgePath classes one path (as written and with symlinks resolved; the
-// worse counts) and answers for its access.
-func judgePath(ctx *profile.Context, tp toolPath) fileJudgement {
-	p := tp.path
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		p = ctx.Home + p[1:]
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(ctx.Cwd, p)
-	}
-	p = filepath.Clean(p)
-	j := fileJudgement{path: p, answer: hookAllow, level: review.A}
-	if strings.ContainsRune(p, 0) {
-		j.answer, j.level, j.class, j.why = hookDeny, review.C, profile.ClassUnknown, "the path holds a NUL byte"
-		return j
-	}
-	classes := []profile.Class{ctx.Classify(p)}
-	resolved, ok := ctx.Resolve("", p)
-	if ok && resolved != p {
-		classes = append(classes, ctx.Classify(resolved))
-	} else {
-		resolved = p
-	}
-	for _, c := range classes {
-		row, listed := classAnswers[c]
-		if !listed {
-			continue
-		}
-		ans := row.read
-		switch tp.access {
-		case accessWrite, accessPatch:
-			ans = row.write
-		case accessList:
-			if ans == hookAsk && c == profile.ClassSensitive {
-				ans = hookAllow // a name is not the secret
-			}
-		}
-		if answerLevel[ans] > j.level {
-			j.answer, j.level, j.class, j.why = ans, answerLevel[ans], c, row.why
-		}
-	}
-	if (tp.access == accessWrite || tp.access == accessPatch) && (isAgentConfig(ctx, p) || isAgentConfig(ctx, resolved)) {
-		j.answer, j.level, j.class = hookDeny, review.C, "agent configuration"
-		j.why = "it configures an agent's hooks and permissions (guard's hook among them)"
-		return j
-	}
-	if tp.access == accessSearch && j.level < review.B {
-		// Searching a tree reads every file in it.
-		for _, loc := range ctx.SecretLocations() {
-			if pathWithin(loc, p) || pathWithin(loc, resolved) {
-				j.answer, j.level, j.class = hookAsk, review.B, "a tree holding secrets"
-				j.why = "searching it reads " + loc + " too"
-				break
-			}
-		}
-	}
-	return j
-}
-
-// agentConfigFiles are the files where agents keep their hooks and
-// permissions, in a project or in the home directory: an agent that edits
-// them can remove guard's hook or allow itself anything.
-var agentConfigFiles = []string{
-	".claude/settings.json", ".claude/settings.local.json",
-	".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json",
-}
-
-// isAgentConfig reports whether p is an agent's hook or permission file.
-func isAgentConfig(ctx *profile.Context, p string) bool {
-	if ctx.Home != "" && p == filepath.Join(ctx.Home, ".claude.json") {
-		return true
-	}
-	for _, f := range agentConfigFiles {
-		if strings.HasSuffix(p, "/"+f) {
-			return true
-		}
-	}
-	return false
+	return denyf("guard: denied: %s %s: %s. guard does not let an agent do this; ask the user to do it themselves if it is really needed.", h.ev.ToolName, worst.Path, worst.Why)
 }
 
 // patchPaths are the files a Codex apply_patch body adds, updates, deletes
@@ -913,13 +784,4 @@ func globPrefix(pat string) string {
 		return dir[:j]
 	}
 	return ""
-}
-
-// pathWithin reports whether p is dir or below it.
-func pathWithin(p, dir string) bool {
-	dir = filepath.Clean(dir)
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }

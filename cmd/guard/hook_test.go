@@ -15,6 +15,8 @@ import (
 
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/review"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/hook")
@@ -478,8 +480,9 @@ func TestHookJudgePath(t *testing.T) {
 		{w.home + "/.claude.json", accessWrite, hookDeny},
 	}
 	for _, c := range cases {
-		if got := judgePath(ctx, toolPath{c.path, c.access}); got.answer != c.want {
-			t.Errorf("%s (access %d): %s (%s), want %s", c.path, c.access, got.answer, got.why, c.want)
+		want := map[string]review.Level{hookAllow: review.A, hookAsk: review.B, hookDeny: review.C}[c.want]
+		if got := decision.JudgePath(ctx, c.path, hookAccess[c.access]); got.Level != want {
+			t.Errorf("%s (access %d): %s (%s), want %s", c.path, c.access, got.Level, got.Why, want)
 		}
 	}
 }

@@ -167,12 +167,16 @@ when guard init was cancelled at a prompt.`,
 			if err != nil {
 				return failf([]string{"run guard from a directory that exists"}, "cannot determine the current directory: %v", err)
 			}
+			d, err := guardDirs()
+			if err != nil {
+				return err
+			}
 			env := &initEnv{
 				s: s, opts: opts, root: c.Root(),
 				support: sandbox.Probe(),
 				euid:    os.Geteuid(),
 				cwd:     cwd,
-				pins:    &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: time.Now},
+				pins:    &pin.Store{ConfigDir: d.Config, StateDir: d.State, Now: time.Now},
 				timeout: initAnswerTimeout,
 			}
 			return runInit(env, initSteps())

@@ -916,7 +916,7 @@ func removeMember(b []byte, obj *jsonSpan, i int) []byte {
 
 // tildePath shows p with ~ for the home directory.
 func tildePath(p string) string {
-	if h := os.Getenv("HOME"); h != "" && pathWithin(p, h) && p != h {
+	if h := os.Getenv("HOME"); h != "" && (p == h || strings.HasPrefix(p, h+"/")) && p != h {
 		return "~" + strings.TrimPrefix(p, h)
 	}
 	return p

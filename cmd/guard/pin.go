@@ -21,9 +21,22 @@ type pinOptions struct {
 
 func newPinOptions() *pinOptions {
 	return &pinOptions{
-		store:   &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: time.Now},
 		timeout: defaultAnswerTimeout,
 	}
+}
+
+// resolve sets the PIN store in guard's config dir (exit 125 without an
+// absolute HOME) unless a test set one.
+func (o *pinOptions) resolve() error {
+	if o.store != nil {
+		return nil
+	}
+	d, err := guardDirs()
+	if err != nil {
+		return err
+	}
+	o.store = &pin.Store{ConfigDir: d.Config, StateDir: d.State, Now: time.Now}
+	return nil
 }
 
 // newPinCmd is `guard pin`: the PIN that level C commands ask for.
@@ -38,49 +51,49 @@ from stdin.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.AddCommand(newPinSetCmd(s, nil), newPinChangeCmd(s, nil), newPinStatusCmd(s, nil))
+	c.AddCommand(newPinSetCmd(s), newPinChangeCmd(s), newPinStatusCmd(s))
 	return c
 }
 
-func newPinSetCmd(s *streams, runF func(*pinOptions) error) *cobra.Command {
+func newPinSetCmd(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "set",
 		Short: "Set the PIN (typed twice on the terminal)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			opts := newPinOptions()
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
 			return runPinSet(s, opts)
 		},
 	}
 }
 
-func newPinChangeCmd(s *streams, runF func(*pinOptions) error) *cobra.Command {
+func newPinChangeCmd(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "change",
 		Short: "Change the PIN (the current one first)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			opts := newPinOptions()
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
 			return runPinChange(s, opts)
 		},
 	}
 }
 
-func newPinStatusCmd(s *streams, runF func(*pinOptions) error) *cobra.Command {
+func newPinStatusCmd(s *streams) *cobra.Command {
 	opts := newPinOptions()
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Show whether a PIN is set, failed attempts and any lockout",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
+			if err := opts.resolve(); err != nil {
+				return err
 			}
 			return runPinStatus(s, opts)
 		},

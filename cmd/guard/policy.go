@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 )
@@ -26,7 +30,7 @@ deny. See docs/policy.md.`,
 			return usagef("run 'guard policy show' or 'guard policy check [FILE]'", "policy needs a subcommand")
 		},
 	}
-	c.AddCommand(newPolicyShowCmd(s, nil), newPolicyCheckCmd(s, nil))
+	c.AddCommand(newPolicyShowCmd(s), newPolicyCheckCmd(s))
 	return c
 }
 
@@ -34,16 +38,13 @@ type policyShowOptions struct {
 	workspace string
 }
 
-func newPolicyShowCmd(s *streams, runF func(*policyShowOptions) error) *cobra.Command {
+func newPolicyShowCmd(s *streams) *cobra.Command {
 	opts := &policyShowOptions{}
 	c := &cobra.Command{
 		Use:   "show",
 		Short: "Print the effective policy, each rule with the file and line it comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runPolicyShow(s, opts)
 		},
 	}
@@ -52,16 +53,20 @@ func newPolicyShowCmd(s *streams, runF func(*policyShowOptions) error) *cobra.Co
 }
 
 func runPolicyShow(s *streams, opts *policyShowOptions) error {
-	ctx, err := buildContext("", opts.workspace)
+	e, err := newEngine()
 	if err != nil {
 		return err
 	}
-	pol, err := loadPolicy(ctx)
+	ctx, err := e.Context("", opts.workspace)
+	if err != nil {
+		return err
+	}
+	pol, err := e.Policy(ctx)
 	if err != nil {
 		return err
 	}
 	writePolicyWarnings(s.err, pol.Warnings())
-	user, project := policyFiles(ctx)
+	user, project := e.PolicyFiles(ctx)
 	fmt.Fprintln(s.out, "Rules apply in this order; deny beats require beats allow, and the highest level wins.")
 	for _, f := range pol.Files {
 		writePolicyFile(s.out, f)
@@ -189,7 +194,7 @@ type policyCheckOptions struct {
 	workspace string
 }
 
-func newPolicyCheckCmd(s *streams, runF func(*policyCheckOptions) error) *cobra.Command {
+func newPolicyCheckCmd(s *streams) *cobra.Command {
 	opts := &policyCheckOptions{}
 	c := &cobra.Command{
 		Use:   "check [FILE]",
@@ -209,9 +214,6 @@ Exit status: 0 when every file is valid and every example passes, 125 otherwise.
 			if len(args) == 1 {
 				opts.file = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
 			return runPolicyCheck(s, opts)
 		},
 	}
@@ -220,14 +222,18 @@ Exit status: 0 when every file is valid and every example passes, 125 otherwise.
 }
 
 func runPolicyCheck(s *streams, opts *policyCheckOptions) error {
-	ctx, err := buildContext("", opts.workspace)
+	e, err := newEngine()
+	if err != nil {
+		return err
+	}
+	ctx, err := e.Context("", opts.workspace)
 	if err != nil {
 		return err
 	}
 	if opts.file != "" {
 		return checkPolicyFile(s, ctx, opts.file)
 	}
-	pol, err := loadPolicy(ctx)
+	pol, err := e.Policy(ctx)
 	if err != nil {
 		return err
 	}
@@ -251,19 +257,19 @@ func checkPolicyFile(s *streams, ctx *profile.Context, file string) error {
 	if filepath.Base(file) == ".guard.toml" {
 		scope = policy.Project
 	}
-	src, err := readPolicySource(file, scope)
-	if err != nil {
-		return err
-	}
-	if src == nil {
+	data, err := safefile.Read(file, policy.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return usagef("pass the path of a policy file", "read policy %s: no such file", file)
 	}
-	f, err := policy.Parse(src.Path, src.Data, scope)
 	if err != nil {
-		return policyError(err, false)
+		return failf([]string{"make the policy file a readable regular file"}, "read policy %s: %v", file, err)
+	}
+	f, err := policy.Parse(file, data, scope)
+	if err != nil {
+		return decision.PolicyError(err, false)
 	}
 	if _, err := f.Check(ctx); err != nil {
-		return policyError(err, false)
+		return decision.PolicyError(err, false)
 	}
 	writePolicyWarnings(s.err, f.Warnings)
 	writeCheckOK(s.out, f)

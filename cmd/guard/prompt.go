@@ -21,10 +21,10 @@ import (
 	"github.com/guard-sh/guard/review"
 )
 
-// envTTY names the terminal device to open instead of /dev/tty. Tests
-// point it at a pseudo-terminal. It grants nothing: whoever can drive a
-// terminal's other end can already make it guard's controlling terminal.
-const envTTY = "GUARD_TTY"
+// ttyPath names the terminal device prompts open. The test binary points
+// it at a pseudo-terminal (testhooks_test.go); the shipped binary always
+// opens /dev/tty and reads no variable for it.
+var ttyPath = func() string { return "/dev/tty" }
 
 // defaultAnswerTimeout is how long a prompt waits for each answer.
 const defaultAnswerTimeout = 60 * time.Second
@@ -42,7 +42,7 @@ var (
 	errInterrupted = errors.New("interrupted")
 )
 
-// terminal is the user's terminal: /dev/tty, or $GUARD_TTY. Prompts and
+// terminal is the user's terminal: /dev/tty. Prompts and
 // PIN entry use it and never stdin or stdout, which belong to the command
 // and to machine output.
 //
@@ -68,10 +68,7 @@ type terminal struct {
 // and when guard is not in the terminal's foreground process group (a
 // read would stop guard with SIGTTIN and hang the agent that started it).
 func openTerminal() (*terminal, error) {
-	name := "/dev/tty"
-	if v := os.Getenv(envTTY); v != "" {
-		name = v
-	}
+	name := ttyPath()
 	f, err := os.OpenFile(name, os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open %s: %v", errNoTerminal, name, unwrapPath(err))
@@ -600,41 +597,6 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), m)
 	}
 	return fmt.Sprintf("%dh", int(d.Hours()))
-}
-
-// askRunConsent is the run path's consent for a B or C verdict. It opens
-// the terminal, shows explanation, asks (details on ?), for C asks the
-// PIN under the audit head, and closes the terminal again before the
-// command runs. It returns the audit decision, and nil only when the user
-// approved; otherwise the error to return (exit 126, message and hints).
-// With no terminal to ask on it returns audit.Pending and an error
-// wrapping errNoTerminal: the caller queues the request instead
-// (queueApproval). head is the audit log's Head method (nil without a
-// log); now is the clock for the PIN's attempt count.
-func askRunConsent(level review.Level, explanation, details string, head func() (string, error), now func() time.Time, timeout time.Duration) (audit.Decision, error) {
-	t, err := openTerminal()
-	if err != nil {
-		return audit.Pending, err
-	}
-	defer t.Close()
-	c := consent{
-		level:       level,
-		explanation: explanation,
-		details:     details,
-		timeout:     timeout,
-		pins:        &pin.Store{ConfigDir: configDir(), StateDir: stateDir(), Now: now},
-	}
-	if level == review.C {
-		c.auditHead = auditHeadText(head)
-	}
-	out, err := askConsent(t, c)
-	if err != nil {
-		return audit.Refused, failf(nil, "ask for consent: %v", err)
-	}
-	if out.result != consentApproved {
-		return out.auditDecision(level), consentFailure(out)
-	}
-	return out.auditDecision(level), nil
 }
 
 // auditHeadText is what the PIN prompt shows as the audit head: the hash,

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/pin"
 	"github.com/guard-sh/guard/review"
 	"github.com/guard-sh/guard/sandbox"
 )
@@ -68,7 +70,8 @@ Level A runs at once. B and C need approval. Exit status: the command's own
 	return c
 }
 
-// runRun is the main job: review, decide, run in the sandbox, audit.
+// runRun is the main job: review, decide, record, run in the sandbox,
+// record the outcome. No audit record, no run.
 func runRun(s *streams, o *runOptions) error {
 	text, argv, err := o.commandLine()
 	if err != nil {
@@ -81,45 +84,53 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	ao.cwd = o.cwd
-	ao.widenNet = o.net
+	ao.Cwd = o.cwd
+	ao.WidenNet = o.net
 	for _, w := range o.allowWrite {
-		abs, err := absPath(w)
+		abs, err := filepath.Abs(w)
 		if err != nil {
 			return usagef("pass an absolute or relative path to --allow-write", "bad --allow-write %q: %v", w, err)
 		}
-		ao.widenWrite = append(ao.widenWrite, abs)
+		ao.WidenWrite = append(ao.WidenWrite, abs)
 	}
-	a, err := assess(text, ao)
+	e, err := newEngine()
 	if err != nil {
 		return err
 	}
-	writePolicyWarnings(s.err, a.policyWarnings)
+	a, err := e.Assess(text, ao)
+	if err != nil {
+		return err
+	}
+	writePolicyWarnings(s.err, a.Warnings)
 	if err := checkWorkspace(a); err != nil {
 		// Before any consent: asking, then refusing, wastes the user's yes.
 		return err
 	}
-	log := openAudit(s)
-	if log != nil {
-		defer log.Close()
+	log, err := openAudit(e.Dirs().State)
+	if err != nil {
+		return err
 	}
-	id := audit.NewID()
-	prov := string(a.input.Provenance)
+	defer log.Close()
+	prov := string(a.Input.Provenance)
 	if o.auditProvenance != "" {
 		prov = o.auditProvenance
 	}
-	rec := audit.Record{ID: id, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
-		Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: a.verdict.Level, Rules: ruleIDs(a.verdict)}
+	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
+		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: a.Verdict.Level, Rules: a.RuleIDs()}
 
-	decision, err := decideRun(s, a)
-	rec.Decision = decision
+	decided, err := decideRun(s, e, a, log)
+	rec.Decision = decided
 	if err != nil {
-		appendAudit(s, log, rec)
+		if rerr := appendAudit(log, rec); rerr != nil {
+			return rerr
+		}
 		return err
 	}
-	sb := a.verdict.Sandbox
+	sb := a.Verdict.Sandbox
 	rec.Sandbox = &sb
-	appendAudit(s, log, rec)
+	if err := appendAudit(log, rec); err != nil {
+		return err
+	}
 	return execute(s, a, argv, o, log, rec)
 }
 
@@ -140,111 +151,104 @@ func (o *runOptions) commandLine() (string, []string, error) {
 	return text, o.argv, nil
 }
 
-// decideRun turns the verdict into a decision: A runs; B and C need
-// approval, which this build does not grant yet on its own; deny never.
-func decideRun(s *streams, a *assessment) (audit.Decision, error) {
-	v := a.verdict
-	switch v.Level {
-	case review.A:
-		if a.userAllowedB {
+// decideRun carries out the engine's decision for the run path: A runs; a
+// policy deny refuses; a queued approval is used once; on a terminal the
+// user is asked (consent for B, consent and PIN for C); without one the
+// request is queued and guard exits 126. It returns the audit decision
+// and nil only when the command may run.
+func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (audit.Decision, error) {
+	v := a.Verdict
+	who := decision.Who{Consume: true}
+	var t *terminal
+	if v.Level == review.B || v.Level == review.C {
+		// Someone at this terminal can answer B and C; the terminal is
+		// closed again before the command runs.
+		var err error
+		if t, err = openTerminal(); err == nil {
+			defer t.Close()
+			who.AskB, who.AskC = true, true
+		}
+	}
+	d, err := e.Decide(a, who)
+	if err != nil {
+		return audit.Failed, failf([]string{"check that guard's state directory is readable ('guard doctor')"}, "%v", err)
+	}
+	if d.Unusable != nil {
+		fmt.Fprintf(s.err, "guard: note: approval %s cannot be used: %v\n", d.Unusable.ID, d.Unusable)
+	}
+	switch d.Action {
+	case decision.Run:
+		if a.UserAllowedB {
 			// A user allow rule lowered B: it runs without a prompt, in CI
 			// and agents too. Say so, so it is never silent.
 			fmt.Fprintf(s.err, "guard: note: allowed by your policy (%s)\n", policyRuleNames(a))
 		}
 		return audit.ApprovedAuto, nil
-	case review.Deny:
-		r := firstReason(v)
-		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", r.Rule, audit.Mask(r.Message))
+	case decision.Refuse:
+		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
 		return audit.DeniedPolicy, &exitError{code: exitNotRun, err: errors.New("denied by policy"), silent: true}
-	}
-	return approve(s, a)
-}
-
-// approve is the approval ladder for B and C:
-//
-//  1. an approval from the queue bound to exactly this review (text, cwd,
-//     workspace, digest) is used once;
-//  2. on a terminal: the explanation and consent (B), plus the PIN (C);
-//  3. without a terminal: the request is queued and guard exits 126 with
-//     its id, for the human to approve from their terminal.
-var approve = func(s *streams, a *assessment) (audit.Decision, error) {
-	v := a.verdict
-	bind := approval.Binding{Command: a.text, Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Digest: v.Digest}
-	req, err := approval.Consume(approvalsDir(), bind, time.Now)
-	if err == nil {
-		fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", req.ID, v.Level)
+	case decision.UseApproval:
+		fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", d.Approval, v.Level)
 		return audit.ApprovedQueue, nil
-	}
-	var se *approval.StateError
-	pendingID := ""
-	if errors.As(err, &se) {
-		if errors.Is(err, approval.ErrPending) {
-			pendingID = se.ID
-		} else {
-			fmt.Fprintf(s.err, "guard: note: approval %s cannot be used: %v\n", se.ID, err)
+	case decision.Ask:
+		cfg, err := loadSettings()
+		if err != nil {
+			return audit.Failed, err
 		}
+		return askRunConsent(t, e, a, log, cfg.consentTimeout)
+	}
+	// Queue: nobody here can answer.
+	fmt.Fprintf(s.err, "guard: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
+	if d.Pending != "" {
+		// Already queued: do not queue (and notify) again.
+		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, d.Pending)
+		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", d.Pending)
+		return audit.Pending, &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
 	}
 	cfg, err := loadSettings()
 	if err != nil {
 		return audit.Failed, err
 	}
-	details := profileDetails(a)
-	explanation := audit.Mask(v.Explanation)
-	var head func() (string, error)
-	if l := openAuditQuiet(); l != nil {
-		defer l.Close()
-		head = l.Head
-	}
-	dec, err := askRunConsent(v.Level, explanation, details, head, time.Now, cfg.consentTimeout)
-	if err == nil || !errors.Is(err, errNoTerminal) {
-		return dec, err
-	}
-	r := approval.Request{
-		Created: time.Now(), Binding: bind, Provenance: string(a.input.Provenance), Level: v.Level,
-		Explanation: explanation, Details: details, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()),
-	}
-	r1 := firstReason(v)
-	fmt.Fprintf(s.err, "guard: %s: %s\n", r1.Rule, audit.Mask(r1.Message))
-	if pendingID != "" {
-		// Already queued: do not queue (and notify) again.
-		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, pendingID)
-		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", pendingID)
-		return audit.Pending, &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
-	}
-	return audit.Pending, queueApproval(s, r, cfg.notify)
-}
-
-// profileDetails is the full profile shown on "?" at the prompt, masked.
-func profileDetails(a *assessment) string {
-	var b strings.Builder
-	for _, e := range a.prof.Effects {
-		fmt.Fprintf(&b, "%s %-10s %-24s %s\n", review.EffectLevel(e), e.Cap, e.Rule, e.Msg)
-	}
-	fmt.Fprintf(&b, "sandbox: %s\n", review.DescribeSandbox(a.verdict.Sandbox))
-	return audit.Mask(b.String())
-}
-
-// openAuditQuiet opens the log for its head hash; nil when unavailable
-// (the prompt then says so).
-func openAuditQuiet() *audit.Log {
-	dir, err := audit.DefaultDir(os.Getenv)
+	req, err := e.Enqueue(a, string(a.Input.Provenance), audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()))
 	if err != nil {
-		return nil
+		return audit.Failed, failf(nil, "%v", err)
 	}
-	l, err := audit.Open(dir)
-	if err != nil {
-		return nil
-	}
-	return l
+	return audit.Pending, announceQueued(s, req, cfg.notify)
 }
 
-// execute runs the approved command in the sandbox and reports.
+// askRunConsent asks on t for consent to a B or C verdict (and the PIN
+// for C, under the audit head). It returns the audit decision, and nil
+// only when the user approved.
+func askRunConsent(t *terminal, e *decision.Engine, a *assessment, log *audit.Log, timeout time.Duration) (audit.Decision, error) {
+	pins := &pin.Store{ConfigDir: e.Dirs().Config, StateDir: e.Dirs().State, Now: e.Env().Now}
+	return consentToRun(t, a.Verdict.Level, audit.Mask(a.Verdict.Explanation), a.Details(), pins, log.Head, timeout)
+}
+
+// consentToRun asks on t: the explanation, consent, and for C the PIN
+// under the audit head (head gives it).
+func consentToRun(t *terminal, level review.Level, explanation, details string, pins *pin.Store, head func() (string, error), timeout time.Duration) (audit.Decision, error) {
+	c := consent{level: level, explanation: explanation, details: details, timeout: timeout, pins: pins}
+	if level == review.C {
+		c.auditHead = auditHeadText(head)
+	}
+	out, err := askConsent(t, c)
+	if err != nil {
+		return audit.Refused, failf(nil, "ask for consent: %v", err)
+	}
+	if out.result != consentApproved {
+		return out.auditDecision(level), consentFailure(out)
+	}
+	return out.auditDecision(level), nil
+}
+
+// execute runs the approved command in the sandbox, records the outcome
+// and reports.
 func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record) error {
-	sb := a.verdict.Sandbox
+	sb := a.Verdict.Sandbox
 	spec := sandbox.Spec{
-		Workspace: a.ctx.Workspace, Home: a.ctx.Home, Dir: a.ctx.Cwd,
+		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
-		KeepEnv: append(append([]string(nil), o.keepEnv...), a.keepEnv...), Require: o.requireSandbox,
+		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
 	}
 	start := time.Now()
 	ctx, stop := context.WithCancel(context.Background())
@@ -259,33 +263,48 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	rec.Decision = audit.Ran
 	rec.Duration = time.Since(start)
 	code := res.ExitCode
-	rec.Exit = &code
 	if err != nil && !res.Started {
+		var out error
 		switch res.ExitCode {
 		case exitNotFound:
 			rec.Decision = audit.NotFound
-			appendAudit(s, log, rec)
-			return &exitError{code: exitNotFound, err: fmt.Errorf("%s: command not found", argv[0]), hints: []string{"check the spelling, or that the program is on PATH"}}
+			out = &exitError{code: exitNotFound, err: fmt.Errorf("%s: command not found", argv[0]), hints: []string{"check the spelling, or that the program is on PATH"}}
 		case exitNotRun:
 			rec.Decision = audit.Failed
-			appendAudit(s, log, rec)
-			return &exitError{code: exitNotRun, err: fmt.Errorf("%s: %v", argv[0], err)}
+			out = &exitError{code: exitNotRun, err: fmt.Errorf("%s: %v", argv[0], err)}
+		default:
+			rec.Decision, code = audit.Failed, exitGuardFailed
+			rec.Note = err.Error()
+			out = &exitError{code: exitGuardFailed, err: fmt.Errorf("sandbox: %v", err), hints: []string{"run 'guard doctor' to see what this kernel enforces"}}
 		}
-		rec.Decision = audit.Failed
-		rec.Note = err.Error()
-		appendAudit(s, log, rec)
-		hints := []string{"run 'guard doctor' to see what this kernel enforces"}
-		return &exitError{code: exitGuardFailed, err: fmt.Errorf("sandbox: %v", err), hints: hints}
+		rec.Exit = &code
+		if rerr := appendAudit(log, rec); rerr != nil {
+			fmt.Fprintf(s.err, "guard: error: %v\n", rerr)
+		}
+		return out
 	}
-	appendAudit(s, log, rec)
+	restored := true
 	for _, v := range res.Violations {
 		fmt.Fprintf(s.err, "guard: error: the command changed a protected path: %s\n", v)
+		rec.Violations = append(rec.Violations, v.String())
+		restored = restored && v.Restored
+	}
+	if len(res.Violations) > 0 && code == 0 {
+		code = 1
+	}
+	// The record carries the status guard itself returns.
+	rec.Exit = &code
+	if rerr := appendAudit(log, rec); rerr != nil {
+		// The command ran; its outcome could not be recorded. Say so
+		// loudly; the decision record before it stands.
+		fmt.Fprintf(s.err, "guard: error: %v\n", rerr)
 	}
 	if len(res.Violations) > 0 {
-		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) were restored; writing them needs its own approval\n")
-		if code == 0 {
-			code = 1
+		what := "were restored"
+		if !restored {
+			what = "were restored where possible (see 'not restored' above)"
 		}
+		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) %s; writing them needs its own approval\n", what)
 	}
 	if code != 0 && len(res.DroppedEnv) > 0 {
 		fmt.Fprintf(s.err, "guard: hint: these secret-looking variables were not passed to the command: %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
@@ -300,59 +319,35 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	return exitCode(code)
 }
 
-func firstReason(v review.Verdict) review.Reason {
-	if len(v.Reasons) > 0 {
-		return v.Reasons[0]
+// openAudit opens the audit log in state. A log that cannot be opened is
+// an error: no audit record, no run.
+func openAudit(state string) (*audit.Log, error) {
+	l, err := audit.Open(state)
+	if err != nil {
+		return nil, auditError(err)
 	}
-	return review.Reason{Rule: "level", Message: "needs approval"}
+	return l, nil
 }
 
-func ruleIDs(v review.Verdict) []string {
-	var ids []string
-	for _, r := range v.Reasons {
-		ids = append(ids, r.Rule)
+// appendAudit appends r; a record that cannot be written is an error.
+func appendAudit(l *audit.Log, r audit.Record) error {
+	if _, err := l.Append(r); err != nil {
+		return auditError(err)
 	}
-	return ids
-}
-
-// openAudit opens the audit log; a log that cannot be opened is a loud
-// warning, never a silent skip.
-func openAudit(s *streams) *audit.Log {
-	dir, err := audit.DefaultDir(os.Getenv)
-	if err == nil {
-		var l *audit.Log
-		if l, err = audit.Open(dir); err == nil {
-			return l
-		}
-	}
-	fmt.Fprintf(s.err, "guard: warning: audit log unavailable, this decision is not recorded: %v\n", err)
 	return nil
 }
 
-func appendAudit(s *streams, l *audit.Log, r audit.Record) {
-	if l == nil {
-		return
-	}
-	if _, err := l.Append(r); err != nil {
-		fmt.Fprintf(s.err, "guard: warning: audit log: %v\n", err)
-	}
-}
-
-func absPath(p string) (string, error) {
-	if strings.HasPrefix(p, "/") {
-		return p, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return wd + "/" + p, nil
+func auditError(err error) error {
+	return failf([]string{
+		"guard records every decision before it runs anything; free disk space or make the state directory a writable directory",
+		"'guard doctor' checks guard's files; 'guard log verify' checks the log",
+	}, "audit log: %v; nothing was run", err)
 }
 
 // policyRuleNames lists the policy rules that matched, for notes.
 func policyRuleNames(a *assessment) string {
 	var names []string
-	for _, m := range a.policyMatches {
+	for _, m := range a.Matches {
 		names = append(names, m.String())
 	}
 	if len(names) == 0 {
@@ -364,9 +359,9 @@ func policyRuleNames(a *assessment) string {
 // checkWorkspace refuses, before anything is asked or run, a writable run
 // whose workspace is / or contains the home directory.
 func checkWorkspace(a *assessment) error {
-	if a.ctx.WorkspaceUsable() || !a.verdict.Sandbox.Write {
+	if a.Ctx.WorkspaceUsable() || !a.Verdict.Sandbox.Write {
 		return nil
 	}
 	return usagef("run guard inside a project directory, or pass --workspace DIR",
-		"refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.ctx.Workspace)
+		"refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.Ctx.Workspace)
 }

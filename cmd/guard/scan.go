@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -103,7 +104,10 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return usagef("", "%v", err)
 	}
-	eng := newScanEngine()
+	eng, err := newScanEngine()
+	if err != nil {
+		return err
+	}
 	known, err := eng.knownRule(root, len(files) > 0)
 	if err != nil {
 		return err
@@ -157,14 +161,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// scanEngine is the engine as guard scan uses it: assess with provenance
-// "file", for many commands in a few directories. What assess gathers for
-// every command is gathered once per scan instead: the context and the
-// policy of each (workspace, cwd), the symlinks resolved and the scripts
-// read on the way (the tree is taken not to change while it is scanned).
-// A verdict is the one 'guard check --provenance file' gives for the same
-// text and cwd.
+// scanEngine is the decision engine as guard scan uses it: assess with
+// provenance "file", for many commands in a few directories. What assess
+// gathers for every command is gathered once per scan instead: the context
+// and the policy of each (workspace, cwd), the symlinks resolved and the
+// scripts read on the way (the tree is taken not to change while it is
+// scanned). A verdict is the one 'guard check --provenance file' gives for
+// the same text and cwd.
 type scanEngine struct {
+	e     *decision.Engine
 	mu    sync.Mutex
 	dirs  map[[2]string]*scanDir
 	links sync.Map // path → scanLink
@@ -176,11 +181,9 @@ type scanDir struct {
 	ctx  *profile.Context
 	pol  *policy.Policy
 	err  error
-	// ctxs are copies of ctx for reviews to use one at a time: the
-	// profile sets Remote on the context it is given while it looks at
-	// ssh's remote command (and puts it back), so reviews running in
-	// parallel cannot share one, and a copy keeps the tables the
-	// profile computes once per context.
+	// ctxs are copies of ctx for reviews to use one at a time: a copy
+	// keeps the tables the profile computes once per context, and reviews
+	// running in parallel must not share those caches' locks.
 	ctxs sync.Pool
 }
 
@@ -194,7 +197,19 @@ type scanRead struct {
 	err  error
 }
 
-func newScanEngine() *scanEngine { return &scanEngine{dirs: map[[2]string]*scanDir{}} }
+func newScanEngine() (*scanEngine, error) {
+	se := &scanEngine{dirs: map[[2]string]*scanDir{}}
+	env := decision.OS()
+	read := env.ReadFile
+	env.ReadFile = func(p string, limit int64) ([]byte, error) { return se.readFile(read, p, limit) }
+	env.EvalSymlinks = se.evalSymlinks
+	e, err := decision.New(env)
+	if err != nil {
+		return nil, err
+	}
+	se.e = e
+	return se, nil
+}
 
 // dir returns the context and policy of commands run in cwd.
 func (e *scanEngine) dir(workspace, cwd string) *scanDir {
@@ -206,13 +221,11 @@ func (e *scanEngine) dir(workspace, cwd string) *scanDir {
 	}
 	e.mu.Unlock()
 	d.once.Do(func() {
-		d.ctx, d.err = buildContext(cwd, workspace)
+		d.ctx, d.err = e.e.Context(cwd, workspace)
 		if d.err != nil {
 			return
 		}
-		d.ctx.EvalSymlinks = e.evalSymlinks
-		d.ctx.ReadFile = e.readFile
-		d.pol, d.err = loadPolicy(d.ctx)
+		d.pol, d.err = e.e.Policy(d.ctx)
 	})
 	return d
 }
@@ -227,13 +240,14 @@ func (e *scanEngine) evalSymlinks(p string) (string, error) {
 	return r, err
 }
 
-// readFile is readLimited, remembered for the scan: `npm run` reads
-// package.json and `bash x.sh` the script for every command that says so.
-func (e *scanEngine) readFile(p string) ([]byte, error) {
+// readFile is the engine's safe read, remembered for the scan: `npm run`
+// reads package.json and `bash x.sh` the script for every command that
+// says so.
+func (e *scanEngine) readFile(read func(string, int64) ([]byte, error), p string, limit int64) ([]byte, error) {
 	if r, ok := e.files.Load(p); ok {
 		return r.(scanRead).data, r.(scanRead).err
 	}
-	data, err := readLimited(p)
+	data, err := read(p, limit)
 	e.files.Store(p, scanRead{data, err})
 	return data, err
 }
@@ -246,20 +260,11 @@ func (e *scanEngine) review(text, workspace, cwd string) (scan.Review, error) {
 	}
 	ctx, _ := d.ctxs.Get().(*profile.Context)
 	if ctx == nil {
-		ctx = contextCopy(d.ctx)
+		ctx = d.ctx.Copy()
 	}
-	a := assessIn(text, ctx, d.pol, assessOptions{cwd: cwd, workspace: workspace, provenance: review.ProvFile})
+	a := decision.AssessIn(text, ctx, d.pol, assessOptions{Cwd: cwd, Workspace: workspace, Provenance: review.ProvFile})
 	d.ctxs.Put(ctx)
-	return scan.Review{Verdict: a.verdict, Effects: a.prof.Effects}, nil
-}
-
-// contextCopy is a context with c's facts and none of its caches.
-func contextCopy(c *profile.Context) *profile.Context {
-	return &profile.Context{
-		Cwd: c.Cwd, Workspace: c.Workspace, Home: c.Home, User: c.User, Env: c.Env,
-		ConfigDir: c.ConfigDir, StateDir: c.StateDir, Remote: c.Remote,
-		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks,
-	}
+	return scan.Review{Verdict: a.Verdict, Effects: a.Profile.Effects}, nil
 }
 
 // knownRule is what a guard:allow may name: a rule of the engine

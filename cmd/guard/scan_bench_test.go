@@ -71,7 +71,10 @@ func BenchmarkScan(b *testing.B) {
 		b.SetBytes(fileBytes)
 		cpu := cpuTime()
 		for b.Loop() {
-			eng := newScanEngine()
+			eng, err := newScanEngine()
+			if err != nil {
+				b.Fatal(err)
+			}
 			known, err := eng.knownRule(root, true)
 			if err != nil {
 				b.Fatal(err)

@@ -326,7 +326,7 @@ func shellInteractive(s *streams, base *runOptions, flags []string, in *os.File)
 // prompt shows the directory, with ~ for the home directory.
 func (ss *shellSession) prompt() string {
 	d := ss.cwd
-	if h := os.Getenv("HOME"); h != "" && pathWithin(d, h) {
+	if h := os.Getenv("HOME"); h != "" && (d == h || strings.HasPrefix(d, h+"/")) {
 		d = "~" + strings.TrimPrefix(d, h)
 	}
 	return "guard " + d + "$ "
@@ -445,25 +445,42 @@ func shellWord(w *parse.Word) (string, bool) {
 	return b.String(), true
 }
 
+// applyDecision reviews and decides a line the shim applies itself (cd,
+// export, exit…), and records the decision; nil means apply it. No audit
+// record, no change.
+func (ss *shellSession) applyDecision(o *runOptions) error {
+	ao, err := o.options()
+	if err != nil {
+		return err
+	}
+	ao.Cwd = ss.cwd
+	e, err := newEngine()
+	if err != nil {
+		return err
+	}
+	a, err := e.Assess(o.command, ao)
+	if err != nil {
+		return err
+	}
+	log, err := openAudit(e.Dirs().State)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: shellProvenance,
+		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: o.command, Level: a.Verdict.Level, Rules: a.RuleIDs(), Note: "applied by the shell shim"}
+	rec.Decision, err = decideRun(ss.s, e, a, log)
+	if rerr := appendAudit(log, rec); rerr != nil {
+		return rerr
+	}
+	return err
+}
+
 // builtins reviews the line like any other (so export PATH=… gets the
 // level it deserves), then applies it.
 func (ss *shellSession) builtins(o *runOptions, bs []shellBuiltin) (bool, int) {
 	prev := ss.status // what a bare exit returns
-	ao, err := o.options()
-	if err == nil {
-		ao.cwd = ss.cwd
-		var a *assessment
-		if a, err = assess(o.command, ao); err == nil {
-			log := openAudit(ss.s)
-			rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: shellProvenance,
-				Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: o.command, Level: a.verdict.Level, Rules: ruleIDs(a.verdict), Note: "applied by the shell shim"}
-			rec.Decision, err = decideRun(ss.s, a)
-			appendAudit(ss.s, log, rec)
-			if log != nil {
-				log.Close()
-			}
-		}
-	}
+	err := ss.applyDecision(o)
 	if err != nil {
 		ss.status = report(ss.s.err, err)
 		return false, 0

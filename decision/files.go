@@ -1,0 +1,136 @@
+package decision
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/guard-sh/guard/profile"
+	"github.com/guard-sh/guard/review"
+)
+
+// Access is what an agent's file tool does with a path.
+type Access int
+
+const (
+	AccessRead   Access = iota + 1 // reads one file's contents
+	AccessList                     // lists names (Glob, LS)
+	AccessSearch                   // reads the contents of a tree (Grep)
+	AccessWrite                    // creates, changes or deletes
+)
+
+// PathJudgement is the level of one path a file tool touches.
+type PathJudgement struct {
+	Path  string        // absolute, cleaned
+	Class profile.Class // the class that set the level ("" when A)
+	Level review.Level
+	Why   string
+}
+
+// classWhy says, per class, why a path costs what it costs.
+var classWhy = map[profile.Class]string{
+	profile.ClassSecret:      "it is a secret location (keys, credentials, shell history)",
+	profile.ClassGuard:       "it is guard's own configuration or state",
+	profile.ClassPersistence: "it runs code later (shell startup files, autostart, git hooks and config)",
+	profile.ClassSystem:      "it is a system location",
+	profile.ClassRoot:        "it is the root directory",
+	profile.ClassDevice:      "it is a device",
+	profile.ClassTTY:         "it is a terminal",
+	profile.ClassSensitive:   "it usually holds secrets (.env, keys)",
+	profile.ClassOutside:     "it is outside the workspace",
+	profile.ClassHome:        "it is your home directory, outside the workspace",
+	profile.ClassUnknown:     "guard cannot tell where it is",
+	profile.ClassRemote:      "it is on another machine",
+}
+
+// agentConfigFiles are the files where agents keep their hooks and
+// permissions: an agent that edits them can remove guard's hook or allow
+// itself anything.
+var agentConfigFiles = []string{
+	".claude/settings.json", ".claude/settings.local.json",
+	".codex/hooks.json", ".codex/config.toml",
+	".gemini/settings.json",
+}
+
+// JudgePath prices one path an agent's file tool touches with review's
+// effect table (a read is profile.CapRead, a write profile.CapWrite, on
+// the path's class, as written and with symlinks resolved: the worse
+// counts). What differs from a shell command is stated here, once:
+//
+//   - a file tool does not run in guard's sandbox, so devices and other
+//     terminals, and paths guard cannot place, are at least B even to
+//     read (the sandbox would have refused or hidden them), and a
+//     search of a tree that holds secrets is B;
+//   - listing names in a sensitive place is A: a name is not the secret;
+//   - writing an agent's own hook or permission file is C.
+func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = ctx.Home + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ctx.Cwd, p)
+	}
+	p = filepath.Clean(p)
+	j := PathJudgement{Path: p, Level: review.A}
+	if strings.ContainsRune(p, 0) {
+		j.Level, j.Class, j.Why = review.C, profile.ClassUnknown, "the path holds a NUL byte"
+		return j
+	}
+	resolved, ok := ctx.Resolve("", p)
+	if !ok {
+		resolved = p
+	}
+	cap := profile.CapRead
+	if acc == AccessWrite {
+		cap = profile.CapWrite
+	}
+	for _, c := range []profile.Class{ctx.Classify(p), ctx.Classify(resolved)} {
+		l := review.EffectLevel(profile.Effect{Cap: cap, Class: c})
+		if cap == profile.CapRead && (c == profile.ClassDevice || c == profile.ClassTTY || c == profile.ClassUnknown || c == profile.ClassRemote) {
+			l = review.Max(l, review.B) // no sandbox to refuse it
+		}
+		if acc == AccessList && c == profile.ClassSensitive {
+			l = review.A // a name is not the secret
+		}
+		if l > j.Level {
+			j.Level, j.Class, j.Why = l, c, classWhy[c]
+		}
+	}
+	if acc == AccessWrite && (isAgentConfig(ctx, p) || isAgentConfig(ctx, resolved)) {
+		j.Level, j.Class = review.C, "agent configuration"
+		j.Why = "it configures an agent's hooks and permissions (guard's hook among them)"
+		return j
+	}
+	if acc == AccessSearch && j.Level < review.B {
+		// Searching a tree reads every file in it.
+		for _, loc := range ctx.SecretLocations() {
+			if within(loc, p) || within(loc, resolved) {
+				j.Level, j.Class = review.B, "a tree holding secrets"
+				j.Why = "searching it reads " + loc + " too"
+				break
+			}
+		}
+	}
+	return j
+}
+
+// isAgentConfig reports whether p is an agent's hook or permission file.
+func isAgentConfig(ctx *profile.Context, p string) bool {
+	if ctx.Home != "" && p == filepath.Join(ctx.Home, ".claude.json") {
+		return true
+	}
+	for _, f := range agentConfigFiles {
+		if strings.HasSuffix(p, "/"+f) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	dir = filepath.Clean(dir)
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
