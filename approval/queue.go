@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/review"
 )
 
@@ -289,9 +290,13 @@ func writeRequest(dir string, r Request, install func(tmp, dst string) error) er
 	return nil
 }
 
+// maxRequestFile bounds one request file: a command, an explanation and
+// the profile's details.
+const maxRequestFile = 8 << 20
+
 func readRequest(path string) (Request, error) {
 	var r Request
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, maxRequestFile)
 	if err != nil {
 		return r, err
 	}

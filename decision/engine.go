@@ -177,7 +177,7 @@ func (e *Engine) Policy(ctx *profile.Context) (*policy.Policy, error) {
 			continue
 		}
 		if err != nil {
-			return nil, errorf([]string{"make the policy file a readable regular file, or move it away to run without it"}, "read policy %s: %v", f.path, err)
+			return nil, errorf([]string{"make the policy file a readable regular file, or move it away to run without it"}, "read policy: %w", err)
 		}
 		srcs = append(srcs, policy.Source{Path: f.path, Data: data, Scope: f.scope})
 	}

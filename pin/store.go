@@ -275,7 +275,8 @@ func (s *Store) hashPath() string { return filepath.Join(s.ConfigDir, HashFile) 
 // read or replace.
 func (s *Store) readHash() (string, error) {
 	path := s.hashPath()
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a FIFO planted as the PIN file must not hang guard.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", ErrNoPIN
 	} else if err != nil {

@@ -408,10 +408,27 @@ type pos struct{ line, col int }
 type index struct {
 	keys   map[string]pos
 	tables map[string]pos // [table] headers (not [[array tables]])
+	// lines are the byte offsets where lines start: positions are found
+	// by binary search, so indexing stays linear in the file's size
+	// (the TOML parser's Shape rescans from the start every call).
+	lines []int
+}
+
+// pos is the 1-based line and byte column of offset off.
+func (ix *index) pos(off uint32) pos {
+	i := sort.SearchInts(ix.lines, int(off)+1) - 1
+	return pos{i + 1, int(off) - ix.lines[i] + 1}
 }
 
 func newIndex(data []byte) (*index, error) {
-	ix := &index{keys: map[string]pos{}, tables: map[string]pos{}}
+	ix := &index{tables: map[string]pos{}, lines: make([]int, 1, bytes.Count(data, []byte{'\n'})+1)}
+	for i, c := range data {
+		if c == '\n' {
+			ix.lines = append(ix.lines, i+1)
+		}
+	}
+	// About one key per line: sized once, the map never rehashes.
+	ix.keys = make(map[string]pos, len(ix.lines))
 	var p unstable.Parser
 	p.Reset(data)
 	counts := map[string]int{}
@@ -420,7 +437,7 @@ func newIndex(data []byte) (*index, error) {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			name, at := keyName(&p, e.Key())
+			name, at := ix.keyName(e.Key())
 			if e.Kind == unstable.Table {
 				prefix = name
 				ix.tables[name] = at
@@ -437,7 +454,7 @@ func newIndex(data []byte) (*index, error) {
 }
 
 func (ix *index) keyValue(p *unstable.Parser, prefix string, n *unstable.Node) {
-	name, at := keyName(p, n.Key())
+	name, at := ix.keyName(n.Key())
 	full := join(prefix, name)
 	ix.keys[full] = at
 	ix.value(p, full, n.Value(), at)
@@ -451,8 +468,7 @@ func (ix *index) value(p *unstable.Parser, full string, v *unstable.Node, at pos
 			c := it.Node()
 			cp := at
 			if c.Raw.Length > 0 {
-				s := p.Shape(c.Raw)
-				cp = pos{s.Start.Line, s.Start.Column}
+				cp = ix.pos(c.Raw.Offset)
 			}
 			k := full + "." + strconv.Itoa(i)
 			ix.keys[k] = cp
@@ -467,14 +483,13 @@ func (ix *index) value(p *unstable.Parser, full string, v *unstable.Node, at pos
 	}
 }
 
-func keyName(p *unstable.Parser, it unstable.Iterator) (string, pos) {
+func (ix *index) keyName(it unstable.Iterator) (string, pos) {
 	var parts []string
 	at := pos{}
 	for it.Next() {
 		k := it.Node()
 		if at.line == 0 && k.Raw.Length > 0 {
-			s := p.Shape(k.Raw)
-			at = pos{s.Start.Line, s.Start.Column}
+			at = ix.pos(k.Raw.Offset)
 		}
 		parts = append(parts, string(k.Data))
 	}
