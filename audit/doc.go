@@ -4,7 +4,7 @@
 // # What it decides
 //
 // What a record holds and how it is stored: one JSON line per decision or
-// outcome (Record), under $XDG_STATE_HOME/guard/audit.log (DefaultDir), each
+// outcome (Record), under guard's state directory (internal/dirs) as audit.log, each
 // line carrying as "prev" the SHA-256 of the previous line's exact bytes.
 // Which text is a secret (Mask): provider tokens, private keys, JWTs,
 // credentials in URLs, and values of secret-looking headers, flags and

@@ -237,10 +237,17 @@ func TestVerifyTornVersusTampered(t *testing.T) {
 		line: 5, torn: true,
 		msg: "line 5: torn last line (crash mid-write): the line is not newline-terminated",
 	}, {
-		name: "last line zero-filled",
+		// A record is one write(2) ending in its newline: a complete
+		// line that is not a record is not what a crash leaves.
+		name: "last line complete but not a record",
 		edit: func(d []byte) []byte { return append(d, "\x00\x00\x00\x00\n"...) },
-		line: 6, torn: true,
-		msg: "line 6: torn last line (crash mid-write): the line is not a valid record",
+		line: 6,
+		msg:  "line 6: chain broken in the middle (tampering): the line is not a valid record (edited?)",
+	}, {
+		name: "last line complete JSON but not chained",
+		edit: func(d []byte) []byte { return append(d, "{\"v\":1}\n"...) },
+		line: 6,
+		msg:  "line 6: chain broken in the middle (tampering): the line is not a valid record (edited?)",
 	}, {
 		name: "middle line edited",
 		edit: func(d []byte) []byte {
@@ -271,7 +278,7 @@ func TestVerifyTornVersusTampered(t *testing.T) {
 		name: "first lines removed",
 		edit: func(d []byte) []byte { return bytes.Join(lines(d)[2:], nil) },
 		line: 1,
-		msg:  "line 1: chain broken in the middle (tampering): the first record does not start the chain: earlier records were removed",
+		msg:  "line 1: chain broken in the middle (tampering): the first record does not start the chain and no prune anchor vouches for it: earlier records were removed",
 	}, {
 		name: "middle edited and last torn: the earlier problem wins",
 		edit: func(d []byte) []byte {
@@ -402,17 +409,53 @@ func TestRotation(t *testing.T) {
 }
 
 func TestRotationPruned(t *testing.T) {
-	// Removing the oldest rotated file keeps the rest verifiable; the
-	// report says where the chain now starts.
+	// Pruning the oldest rotated files keeps the rest verifiable: the
+	// anchor vouches for where the chain now starts.
+	dir := t.TempDir()
+	l := openTest(t, dir)
+	l.MaxSize = 600
+	appendN(t, l, 30)
+	all := mustVerify(t, dir)
+	removed, err := l.Prune(len(all.Files) - 3) // audit.log itself is kept
+	if err != nil || len(removed) != 2 || removed[0] != "audit.log.1" || removed[1] != "audit.log.2" {
+		t.Fatalf("Prune = %v, %v", removed, err)
+	}
+	if rep := mustVerify(t, dir); rep.Start == "" || rep.Files[0] != "audit.log.3" {
+		t.Errorf("pruned: %+v", rep)
+	}
+	// Records appended after a prune keep verifying.
+	appendN(t, l, 3)
+	mustVerify(t, dir)
+	// Removing the oldest file by hand (not pruned) is a broken chain.
+	if err := os.Remove(filepath.Join(dir, "audit.log.3")); err != nil {
+		t.Fatal(err)
+	}
+	if ce := chainError(t, dir); ce.Torn || !strings.Contains(ce.Reason, "without 'guard log prune'") {
+		t.Errorf("got %+v, want a break naming the removal", ce)
+	}
+	// A forged anchor does not vouch for an edited first record.
+	if err := writeAnchor(dir, anchor{n: 3, hash: strings.Repeat("0", 64)}); err != nil {
+		t.Fatal(err)
+	}
+	if ce := chainError(t, dir); ce.Torn || !strings.Contains(ce.Reason, "prune anchor recorded") {
+		t.Errorf("got %+v, want a break at the anchor", ce)
+	}
+}
+
+func TestRotationRemovedByHand(t *testing.T) {
 	dir := t.TempDir()
 	l := openTest(t, dir)
 	l.MaxSize = 600
 	appendN(t, l, 20)
+	// Without a prune, a missing oldest file is a break, not a start.
 	if err := os.Remove(filepath.Join(dir, "audit.log.1")); err != nil {
 		t.Fatal(err)
 	}
-	if rep := mustVerify(t, dir); rep.Start == "" || rep.Files[0] != "audit.log.2" {
-		t.Errorf("pruned: %+v", rep)
+	if ce := chainError(t, dir); ce.Torn || ce.File != "audit.log.2" || ce.Line != 1 {
+		t.Errorf("got %+v, want a break at audit.log.2 line 1", ce)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "audit.log.1"), nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	// Removing a file from the middle breaks the chain.
 	if err := os.Remove(filepath.Join(dir, "audit.log.3")); err != nil {

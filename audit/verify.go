@@ -89,14 +89,15 @@ func Verify(dir string) (Report, error) {
 			}
 			prev, ok := parseLink(line)
 			switch {
-			case !ok && torn:
-				return &ChainError{lf.name, n, true, "the line is not a valid record"}
 			case !ok:
+				// A crash mid-write leaves a line without its newline (one
+				// write(2) per record); a complete line that is not a
+				// record was written by someone else.
 				return &ChainError{lf.name, n, false, "the line is not a valid record (edited?)"}
 			case first:
 				rep.Start = prev
-				if prev != "" && lf.n <= 1 {
-					return &ChainError{lf.name, n, false, "the first record does not start the chain: earlier records were removed"}
+				if reason := checkStart(dir, lf.n, prev); reason != "" {
+					return &ChainError{lf.name, n, false, reason}
 				}
 			case prev != expect:
 				next := fmt.Sprintf("line %d", n)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,7 +56,7 @@ The log lives in $XDG_STATE_HOME/guard/audit.log (default
 	f.StringSliceVar(&opts.levels, "level", nil, "only records of these `levels` (A, B, C, deny)")
 	f.StringSliceVar(&opts.decisions, "decision", nil, "only records with these `decisions` (ran, refused, pending, …)")
 	f.BoolVar(&opts.json, "json", false, "print records as NDJSON")
-	cmd.AddCommand(newLogVerifyCmd(s), newLogSummaryCmd(s))
+	cmd.AddCommand(newLogVerifyCmd(s), newLogSummaryCmd(s), newLogPruneCmd(s))
 	return cmd
 }
 
@@ -78,6 +77,48 @@ inserted), and exit 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runLogVerify(s) },
 	}
+}
+
+func newLogPruneCmd(s *streams) *cobra.Command {
+	keep := 0
+	cmd := &cobra.Command{
+		Use:   "prune --keep N",
+		Short: "Remove the oldest rotated audit files, keeping the chain verifiable",
+		Long: `Remove the oldest rotated audit files (audit.log.1, audit.log.2, …) so that
+at most N remain; audit.log itself is never removed. Before each removal the
+hash of the file's last record is kept in audit.anchor, so 'guard log verify'
+still checks the records that remain. A rotated file removed any other way is
+reported as a broken chain.`,
+		Example: `  guard log prune --keep 4`,
+		Args:    cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if keep < 0 {
+				return usagef("use --keep 0 or more", "--keep must not be negative")
+			}
+			dir, err := auditDir()
+			if err != nil {
+				return err
+			}
+			l, err := openAudit(dir)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			removed, err := l.Prune(keep)
+			for _, r := range removed {
+				fmt.Fprintf(s.err, "guard: removed %s\n", r)
+			}
+			if err != nil {
+				return failf(nil, "%v", err)
+			}
+			if len(removed) == 0 {
+				fmt.Fprintln(s.err, "guard: nothing to prune")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&keep, "keep", 4, "how many rotated files to keep")
+	return cmd
 }
 
 func newLogSummaryCmd(s *streams) *cobra.Command {
@@ -235,11 +276,11 @@ func decisionList() string {
 }
 
 func auditDir() (string, error) {
-	dir, err := audit.DefaultDir(os.Getenv)
+	d, err := guardDirs()
 	if err != nil {
-		return "", failf([]string{"set HOME, or XDG_STATE_HOME, to an absolute path"}, "%v", err)
+		return "", err
 	}
-	return dir, nil
+	return d.State, nil
 }
 
 func readLog(f audit.Filter) ([]audit.Record, error) {

@@ -154,3 +154,47 @@ func TestLogParseSince(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPrune: guard log prune removes the oldest rotated files and the
+// rest still verifies; removing one by hand does not.
+func TestLogPrune(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "")
+	dir := filepath.Join(home, ".local", "state", "guard")
+	l, err := audit.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.MaxSize = 600
+	for i := range 30 {
+		if _, err := l.Append(audit.Record{Command: "echo " + strings.Repeat("x", i), Decision: audit.ApprovedAuto}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	guard := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"guard"}, args...), strings.NewReader(""), &out, &errb)
+		return code, errb.String()
+	}
+	if code, stderr := guard("log", "prune", "--keep", "1"); code != 0 || !strings.Contains(stderr, "guard: removed audit.log.1\n") {
+		t.Fatalf("prune: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "audit.log.1")); err == nil {
+		t.Error("audit.log.1 is still there")
+	}
+	if code, stderr := guard("log", "verify"); code != 0 {
+		t.Fatalf("verify after prune: exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "audit.log.*"))
+	if len(files) != 1 {
+		t.Fatalf("rotated files after prune: %v", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := guard("log", "verify"); code != 1 || !strings.Contains(stderr, "tampering") {
+		t.Errorf("verify after a removal by hand: exit %d\n%s", code, stderr)
+	}
+}
