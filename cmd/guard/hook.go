@@ -206,7 +206,14 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 		env.deadline = hookDeadline
 	}
 	done := make(chan hookAnswer, 1)
-	h := &hookCall{p: p, s: s, env: env}
+	// The engine (and with it guard's state directory) is fixed before
+	// the decision starts: a decision cut off by the deadline that finishes
+	// later still records where this call said it would.
+	e, err := newEngine()
+	if err != nil {
+		return p.answer(s, denyf("guard: error: %v; denied", err))
+	}
+	h := &hookCall{p: p, s: s, env: env, e: e}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -331,11 +338,6 @@ func (h *hookCall) decide() hookAnswer {
 	if err := h.parse(data); err != nil {
 		return h.fail("", "%v", err)
 	}
-	e, err := newEngine()
-	if err != nil {
-		return h.fail("", "%v", err)
-	}
-	h.e = e
 	if slices.Contains(p.shellTools, h.ev.ToolName) {
 		return h.shell()
 	}
@@ -393,16 +395,7 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 // record appends one audit record. It returns false when the record could
 // not be written: the caller then denies (no audit record, no run).
 func (h *hookCall) record(r audit.Record) bool {
-	state := ""
-	if h.e != nil {
-		state = h.e.Dirs().State
-	} else if d, err := guardDirs(); err == nil {
-		state = d.State
-	}
-	if state == "" {
-		fmt.Fprintf(h.s.err, "guard: error: audit log: guard's state directory is unknown (HOME is not set)\n")
-		return false
-	}
+	state := h.e.Dirs().State
 	r.ID = audit.NewID()
 	r.Session = audit.Session(h.ev.SessionID, h.env.ppid)
 	r.Provenance = h.p.provenance
