@@ -214,7 +214,10 @@ func TestHookGolden(t *testing.T) {
 		})},
 		{name: "gemini_shell_allow", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git status && git diff --stat", "description": "d"})},
 		{name: "gemini_shell_b_denied_queued", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git reset --hard HEAD~1"})},
-		{name: "gemini_shell_dir_path", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "rm -rf build", "dir_path": ".."})},
+		// dir_path moves the command: build is then in the home directory, outside
+		// the workspace, wherever the test tree lives (under /root it would be a
+		// system location).
+		{name: "gemini_shell_dir_path", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "rm -rf build", "dir_path": "../home"})},
 		{name: "gemini_write_outside_denied", agent: "gemini", input: func(w *hookWorld) string {
 			return w.event("BeforeTool", "write_file", map[string]any{"file_path": w.home + "/x.txt", "content": "x"})
 		}},
