@@ -71,11 +71,11 @@ func Write(w io.Writer, r *Report, format string, o WriteOptions) error {
 
 // writeText writes `path:line:col: C rule-id: message` per finding, and
 // the verdict's explanation, indented, after the last finding of each
-// command. Suppressed findings are left out.
+// command. Suppressed and baselined findings are left out.
 func writeText(w io.Writer, r *Report, o WriteOptions) error {
 	var fs []Finding
 	for _, f := range o.reported(r) {
-		if f.Suppressed == nil {
+		if f.counts() {
 			fs = append(fs, f)
 		}
 	}
@@ -97,7 +97,13 @@ func writeText(w io.Writer, r *Report, o WriteOptions) error {
 	return err
 }
 
+// JSONVersion is the version of the schema of scan's JSON output
+// (docs/json.md). It changes only when a field changes meaning or goes
+// away; new fields may appear within a version.
+const JSONVersion = 1
+
 type jsonReport struct {
+	Version  int        `json:"version"`
 	Findings []Finding  `json:"findings"`
 	Problems []Problem  `json:"problems"`
 	Summary  jsonCounts `json:"summary"`
@@ -108,6 +114,7 @@ type jsonCounts struct {
 	Commands   int          `json:"commands"`
 	Reported   int          `json:"reported"`
 	Suppressed int          `json:"suppressed"`
+	Baselined  int          `json:"baselined"`
 	Exceeding  int          `json:"exceeding"`
 	MaxLevel   review.Level `json:"max_level"`
 	Passed     bool         `json:"passed"`
@@ -115,7 +122,7 @@ type jsonCounts struct {
 
 func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 	fs := o.reported(r)
-	out := jsonReport{Findings: fs, Problems: r.Problems}
+	out := jsonReport{Version: JSONVersion, Findings: fs, Problems: r.Problems}
 	if out.Findings == nil {
 		out.Findings = []Finding{}
 	}
@@ -129,6 +136,9 @@ func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 		if f.Suppressed != nil {
 			out.Summary.Suppressed++
 		}
+		if f.Baselined {
+			out.Summary.Baselined++
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -141,7 +151,7 @@ func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 func writeGitHub(w io.Writer, r *Report, o WriteOptions) error {
 	var b strings.Builder
 	for _, f := range o.reported(r) {
-		if f.Suppressed != nil {
+		if !f.counts() {
 			continue
 		}
 		cmd := "warning"
