@@ -85,6 +85,7 @@ func ReadBaseline(data []byte) (*Baseline, error) {
 // Apply marks the findings of r that b holds as Baselined; they are
 // reported but do not count. It returns how many were marked.
 func (b *Baseline) Apply(r *Report) int {
+	r.Baseline = true
 	n := 0
 	for i := range r.Findings {
 		if b.set[r.Findings[i].Fingerprint] {

@@ -88,11 +88,14 @@ func Describe(id string) RuleInfo {
 			Full:  "A rule of the policy in effect (.guard.toml or your policy.toml) gave this command its level: 'guard policy show' prints the rule."}
 	}
 	family, _, _ := strings.Cut(id, ".")
+	tags := []string{"security", "shell"}
 	what := ruleFamilies[family]
 	if what == "" {
 		what = "what a command does"
+	} else {
+		tags = append(tags, family)
 	}
-	return RuleInfo{ID: id, Topic: "levels", Tags: []string{"security", "shell", family},
+	return RuleInfo{ID: id, Topic: "levels", Tags: tags,
 		Short: "Shell command: " + what + " (" + id + ")",
 		Full: "A command in the repository's shell (a script, CI step, Makefile recipe, Dockerfile RUN or package.json script) does something " +
 			"guard reviews under " + id + " (" + what + "). The finding's message says what; the level says who must agree before it runs on a " +

@@ -117,6 +117,9 @@ type Report struct {
 	// Files counts the files that held shell, Commands the snippets
 	// reviewed.
 	Files, Commands int
+	// Baseline is set when a baseline was applied (Baseline.Apply): SARIF
+	// then gives every result a baselineState.
+	Baseline bool
 }
 
 // counts reports whether a finding counts against a threshold: neither an

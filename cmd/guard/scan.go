@@ -154,7 +154,7 @@ func runScan(s *streams, opts *scanOptions) error {
 		return writeBaseline(s, opts.writeTo, rep)
 	}
 	wo := scan.WriteOptions{Report: reportLevel, Max: maxLevel,
-		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI}}
+		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI, DocsURI: guardURI + "/blob/main/docs/"}}
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
 	}
