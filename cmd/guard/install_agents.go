@@ -1042,10 +1042,10 @@ func doctorAgents(*doctorEnv) doctorSection {
 	if len(sec.Checks) == 0 {
 		sec.Summary = "no hook or guard-sh link installed"
 		sec.Checks = []doctorCheck{{Name: "agent hooks", Optional: true,
-			Detail: "none installed: 'guard install claude|codex|gemini' or 'guard install shell' (docs/agents.md)"}}
+			Detail: "none installed: 'guard install claude|codex|gemini' or 'guard install shell' ('guard help agents')"}}
 		return sec
 	}
-	sec.Hints = []string{"reinstall with 'guard install AGENT'; docs/agents.md says what each agent needs"}
+	sec.Hints = []string{"reinstall with 'guard install AGENT'; 'guard help agents' says what each agent needs"}
 	return sec
 }
 

@@ -62,6 +62,13 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		if len(args) == 0 && runOpts.command == "" {
 			return c.Help()
 		}
+		// A first word written without -- that names no program and is
+		// close to a subcommand is a typo, not a command to run.
+		if len(args) > 0 && runOpts.command == "" && c.ArgsLenAtDash() != 0 {
+			if err := mistypedCommand(c, args[0]); err != nil {
+				return err
+			}
+		}
 		runOpts.argv = args
 		return runRun(s, runOpts)
 	}
@@ -87,6 +94,9 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		newHookCmd(s),
 		newShellCmd(s),
 		newInitCmd(s),
+		newDocsCmd(s),
+		newManCmd(s),
 	)
+	root.SetHelpCommand(newHelpCmd(s))
 	return root
 }
