@@ -98,5 +98,6 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		newManCmd(s),
 	)
 	root.SetHelpCommand(newHelpCmd(s))
+	registerCompletions(root)
 	return root
 }
