@@ -49,7 +49,13 @@ func newRootCmd(s *streams) *cobra.Command {
 parsed, profiled (what it would read, write, delete, send and run) and given a
 review level: A runs at once, B asks for your consent, C asks for consent and
 your PIN. Approved commands run under a Landlock sandbox derived from the same
-profile, and every decision is written to a tamper-evident audit log.`,
+profile, and every decision is written to a tamper-evident audit log.
+
+'guard COMMAND [ARG...]' runs COMMAND when it is not a subcommand. A word
+that names no program and is close to a subcommand ('guard chek') is taken
+for a typo and refused; after '--' the word is always a program
+('guard -- check'). 'guard help TOPIC' prints the documentation built into
+guard: ` + topicsLine() + `.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionString(),
