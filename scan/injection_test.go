@@ -94,6 +94,28 @@ func TestWorkflowInjectionThroughEnv(t *testing.T) {
 	}
 }
 
+// TestWorkflowInjectionOtherLanguages: ${{ }} is substituted into a
+// python or pwsh step's script too; the injection is reported, the text is
+// not reviewed as shell.
+func TestWorkflowInjectionOtherLanguages(t *testing.T) {
+	src := "on: issues\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - shell: python\n        run: print(\"${{ github.event.issue.body }}\")\n" +
+		"  w:\n    runs-on: windows-latest\n    steps:\n      - run: Write-Host \"${{ github.event.comment.body }}\"\n      - shell: python\n        run: print(1)\n"
+	reviewed := 0
+	r, err := Run(Options{Review: func(text, ws, cwd string) (Review, error) { reviewed++; return fakeReview(text, ws, cwd) }},
+		[]File{{Path: ".github/workflows/w.yml", Src: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", f.Line, f.Col, f.Rule, f.Level))
+	}
+	want := "7:21 scan-workflow-injection C|11:26 scan-workflow-injection C"
+	if strings.Join(got, "|") != want || reviewed != 0 || r.Commands != 0 {
+		t.Errorf("findings %v (want %s), %d reviewed, %d commands", got, want, reviewed, r.Commands)
+	}
+}
+
 func TestWorkflowInputs(t *testing.T) {
 	for _, expr := range []string{"inputs.version", "github.event.inputs.version", "toJSON(inputs)"} {
 		src := workflowRun(fmt.Sprintf("./release.sh ${{ %s }}", expr), "")

@@ -279,6 +279,11 @@ func scanFile(opts Options, f File) fileResult {
 	}
 	for i := range snippets {
 		s := &snippets[i]
+		if s.NotShell {
+			addInjections(s, add)
+			res.commands--
+			continue
+		}
 		cwd := filepath.Join(opts.Root, filepath.FromSlash(s.Dir))
 		rv, err := opts.Review(s.Text, opts.Root, cwd)
 		if err != nil {
@@ -307,12 +312,7 @@ func scanFile(opts Options, f File) fileResult {
 				Explanation: v.Explanation, snippet: i}, start)
 		}
 		explainAllowed(res.findings[first:])
-		for _, in := range s.Injections {
-			info := Describe(in.Rule)
-			add(Finding{Position: in.Position, Kind: s.Kind, Level: info.Level, Rule: in.Rule,
-				Message:     fmt.Sprintf("%s %s", in.Ref, in.How),
-				Explanation: info.Full + "\nFix: " + info.Fix + "\n", snippet: -1}, start)
-		}
+		addInjections(s, add)
 	}
 	if se, ok := xerr.(*SyntaxError); ok {
 		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable,
@@ -321,6 +321,17 @@ func scanFile(opts Options, f File) fileResult {
 		return fileResult{err: xerr}
 	}
 	return res
+}
+
+// addInjections reports a snippet's injections as findings of their rule,
+// with the rule's description and fix as the explanation.
+func addInjections(s *Snippet, add func(Finding, int)) {
+	for _, in := range s.Injections {
+		info := Describe(in.Rule)
+		add(Finding{Position: in.Position, Kind: s.Kind, Level: info.Level, Rule: in.Rule,
+			Message:     fmt.Sprintf("%s %s", in.Ref, in.How),
+			Explanation: info.Full + "\nFix: " + info.Fix + "\n", snippet: -1}, s.Start().Line)
+	}
 }
 
 // readCandidate reads a file if it may hold shell: by its name, or by a

@@ -47,6 +47,10 @@ type Snippet struct {
 	// extractor found (a GitHub ${{ }} expression of event data, a GitLab
 	// variable a merge request's author sets, unquoted or evaluated).
 	Injections []Injection
+	// NotShell is set on a run step in another language (shell: python,
+	// pwsh) that holds injections: only they are reported; the text is
+	// not reviewed as shell.
+	NotShell bool
 
 	segs  []segment
 	lines *lineIndex
