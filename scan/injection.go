@@ -131,12 +131,29 @@ func matchesAny(ref []string, patterns []string) bool {
 // handed to eval or sh -c (run as code). Text that does not parse is left
 // to the reviewer, which gives it C anyway.
 func gitlabInjections(s *Snippet) {
+	if !mentionsUntrustedGitLab(s.Text) {
+		return // most scripts: no parse
+	}
 	script, err := parse.Bash(s.Text)
 	if err != nil {
 		return
 	}
 	g := &gitlabWalk{s: s}
 	g.script(script)
+}
+
+// mentionsUntrustedGitLab reports whether text names one of
+// UntrustedGitLab at all.
+func mentionsUntrustedGitLab(text string) bool {
+	if !strings.Contains(text, "CI_") {
+		return false
+	}
+	for name := range UntrustedGitLab {
+		if strings.Contains(text, name) {
+			return true
+		}
+	}
+	return false
 }
 
 type gitlabWalk struct {
