@@ -28,7 +28,7 @@ var ownRules = []RuleInfo{
 	{ID: RuleUnparsable, Level: review.C, Topic: "ci", Tags: []string{"security", "correctness"},
 		Short: "A CI or package file that does not parse",
 		Full:  "The YAML or JSON file does not parse, so the shell in it cannot be found and reviewed. What cannot be read is not known to be safe.",
-		Fix:   "Fix the syntax error, or exclude the file (a .guardignore line or --exclude) when it is malformed on purpose."},
+		Fix:   "Correct the syntax error, or exclude the file (a .guardignore line or --exclude) when it is malformed on purpose."},
 	{ID: RuleUnreadable, Level: review.C, Topic: "ci", Tags: []string{"security", "correctness"},
 		Short: "A file that may hold shell could not be read",
 		Full:  "guard scan could not read a file that may hold shell (permissions, a device, a file removed during the scan). What cannot be read is not known to be safe.",

@@ -250,7 +250,7 @@ func scanFile(opts Options, f File) fileResult {
 				why = pe.Err
 			}
 			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: KindOf(f.Path), Level: review.C,
-				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), snippet: -1}
+				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
 			fd.lineHash = lineHash(f.Path, fd.Rule, nil)
 			return fileResult{findings: []Finding{fd}}
 		}
@@ -315,7 +315,7 @@ func scanFile(opts Options, f File) fileResult {
 		addInjections(s, add)
 	}
 	if se, ok := xerr.(*SyntaxError); ok {
-		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable,
+		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable, Explanation: ownExplanation(RuleUnparsable),
 			Message: se.Msg, snippet: -1}, se.Pos.Line)
 	} else if xerr != nil {
 		return fileResult{err: xerr}
@@ -329,9 +329,15 @@ func addInjections(s *Snippet, add func(Finding, int)) {
 	for _, in := range s.Injections {
 		info := Describe(in.Rule)
 		add(Finding{Position: in.Position, Kind: s.Kind, Level: info.Level, Rule: in.Rule,
-			Message:     fmt.Sprintf("%s %s", in.Ref, in.How),
-			Explanation: info.Full + "\nFix: " + info.Fix + "\n", snippet: -1}, s.Start().Line)
+			Message: fmt.Sprintf("%s %s", in.Ref, in.How), Explanation: ownExplanation(in.Rule), snippet: -1}, s.Start().Line)
 	}
+}
+
+// ownExplanation explains a finding of scan's own rules: what the rule
+// means and its fix.
+func ownExplanation(rule string) string {
+	info := Describe(rule)
+	return info.Full + "\nFix: " + info.Fix + "\n"
 }
 
 // readCandidate reads a file if it may hold shell: by its name, or by a
