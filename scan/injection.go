@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 )
@@ -69,21 +70,24 @@ var UntrustedGitLab = map[string]bool{
 }
 
 // ghRef finds context references in an expression: a name, then .name,
-// .*, ['name'] or [0] parts.
-var ghRef = regexp.MustCompile(`(?i)\b(?:github|inputs)(?:\s*\.\s*[a-z0-9_*-]+|\s*\[\s*(?:'[^']*'|"[^"]*"|\*|[0-9]+)\s*\])*`)
+// .*, ['name'] or [0] parts. Compiled on first use: guard starts for every
+// hook call, and most never scan.
+var ghRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:github|inputs)(?:\s*\.\s*[a-z0-9_*-]+|\s*\[\s*(?:'[^']*'|"[^"]*"|\*|[0-9]+)\s*\])*`)
+})
 
 // ghString is a string literal of the expression language.
-var ghString = regexp.MustCompile(`'(?:[^']|'')*'`)
+var ghString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'(?:[^']|'')*'`) })
 
 // untrustedExpr returns the rule an expression's text falls under ("" for
 // none) and the reference that decided it.
 func untrustedExpr(expr string) (rule, ref string) {
 	// A string literal holds no reference: blank it, keeping a bracket's
 	// own quoted key (github.event['issue']) readable.
-	masked := ghString.ReplaceAllStringFunc(expr, func(s string) string {
+	masked := ghString().ReplaceAllStringFunc(expr, func(s string) string {
 		return "'" + strings.Repeat(" ", len(s)-2) + "'"
 	})
-	for _, loc := range ghRef.FindAllStringIndex(masked, -1) {
+	for _, loc := range ghRef().FindAllStringIndex(masked, -1) {
 		segs := refSegments(expr[loc[0]:loc[1]])
 		switch {
 		case matchesAny(segs, UntrustedGitHub):
