@@ -129,6 +129,13 @@ func postWebhook(ctx context.Context, rawURL string, req Request) error {
 // checkWebhook accepts https URLs, and http only to a loopback address:
 // the payload carries command lines, which must not cross a network in
 // the clear.
+// CheckWebhook reports whether raw is a webhook URL Notify accepts: https,
+// or http to a loopback address.
+func CheckWebhook(raw string) error {
+	_, err := checkWebhook(raw)
+	return err
+}
+
 func checkWebhook(raw string) (*url.URL, error) {
 	// Errors name the host only: webhook URLs often carry a secret in
 	// the path or query, and stderr is read by the agent.

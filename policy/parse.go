@@ -58,8 +58,8 @@ var keyTypes = map[string]string{
 }
 
 const (
-	hintTopKeys  = "a policy file holds min_level and [[rules]] tables; see docs/policy.md"
-	hintRuleKeys = "a rule's keys are id, description, command, regex, paths, caps, deny, message, require, allow, grant_write, grant_net, keep_env, examples and not_examples; see docs/policy.md"
+	hintTopKeys  = "a policy file holds min_level and [[rules]] tables; see 'guard help policy'"
+	hintRuleKeys = "a rule's keys are id, description, command, regex, paths, caps, deny, message, require, allow, grant_write, grant_net, keep_env, examples and not_examples; see 'guard help policy'"
 	hintSyntax   = "fix the TOML syntax at that position (https://toml.io)"
 )
 
@@ -391,7 +391,7 @@ func decodeError(file string, err error) error {
 		if strings.HasPrefix(msg, "cannot decode") && len(key) > 0 {
 			name := key[len(key)-1]
 			if want, ok := keyTypes[name]; ok {
-				return &Error{Path: file, Line: line, Col: col, Msg: fmt.Sprintf("%s must be %s", name, want), Hint: "see docs/policy.md for every key and an example", Err: err}
+				return &Error{Path: file, Line: line, Col: col, Msg: fmt.Sprintf("%s must be %s", name, want), Hint: "'guard help policy' lists every key with an example", Err: err}
 			}
 		}
 		return &Error{Path: file, Line: line, Col: col, Msg: "invalid TOML: " + msg, Hint: hintSyntax, Err: err}

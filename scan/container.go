@@ -81,12 +81,49 @@ func (r *ContainerRow) matches(e profile.Effect) bool {
 		!slices.ContainsFunc(r.Except, func(dir string) bool { return e.Target == dir || strings.HasPrefix(e.Target, dir+"/") })
 }
 
-// containerLevel is what an effect costs in an image build, and the row
-// that lowered it (nil when none did).
-func containerLevel(e profile.Effect) (review.Level, *ContainerRow) {
+// RuleCI names the adjustment scan makes to commands of CI files (GitHub
+// Actions run steps, .gitlab-ci.yml scripts), like RuleContainer for
+// Dockerfiles.
+const RuleCI = "scan-ci"
+
+// CITable is how scan reviews a command in a CI file. It runs on a CI
+// runner: a machine (or container) made for the job and thrown away after
+// it, where installing the build's tools is the normal first step. System
+// package managers (apt-get, dnf, apk, …: rule sys.packages) and sudo, su
+// and doas (the runner's root) are B there: a reviewer of the workflow
+// should see them, but they are not the C they are on a developer's
+// machine. Everything else keeps the engine's level: code from the
+// network (curl … | sh), what sudo runs (sudo rm -rf / is still C by its
+// own rule), credentials, publishing, persistence, the kernel.
+var CITable = []ContainerRow{
+	{Rule: "sys.packages", Level: review.B, Why: "system packages installed by a CI job are the runner's, thrown away after the job"},
+	{Rule: "priv.sudo", Level: review.B, Why: "root on a CI runner is the runner's; what runs as root keeps its own level"},
+	{Rule: "priv.su", Level: review.B, Why: "root on a CI runner is the runner's; what runs as root keeps its own level"},
+	{Rule: "priv.doas", Level: review.B, Why: "root on a CI runner is the runner's; what runs as root keeps its own level"},
+}
+
+// adjustment is a table of lowered levels with the scan rule that names
+// it and the title of the section it adds to an explanation.
+type adjustment struct {
+	table []ContainerRow
+	rule  string
+	title string
+}
+
+var (
+	inImage  = adjustment{ContainerTable, RuleContainer, "In the image (" + RuleContainer + "): a Dockerfile RUN runs in the build container, not on this machine:"}
+	onRunner = adjustment{CITable, RuleCI, "On a CI runner (" + RuleCI + "): a CI job runs on a machine made for it:"}
+)
+
+// adjustments says which adjustment applies to commands of each kind.
+var adjustments = map[Kind]*adjustment{Dockerfile: &inImage, Workflow: &onRunner, GitLab: &onRunner}
+
+// level is what an effect costs under a, and the row that lowered it (nil
+// when none did).
+func (a *adjustment) level(e profile.Effect) (review.Level, *ContainerRow) {
 	l := review.EffectLevel(e)
-	for i := range ContainerTable {
-		r := &ContainerTable[i]
+	for i := range a.table {
+		r := &a.table[i]
 		if r.matches(e) && r.Level < l {
 			return r.Level, r
 		}
@@ -100,7 +137,11 @@ func containerLevel(e profile.Effect) (review.Level, *ContainerRow) {
 // that is lower; reasons of policy rules, and reasons no effect explains,
 // are kept. The verdict's level and the heading of its explanation follow.
 // adj[i] says why Reasons[i] was lowered, or is nil. rv is not modified.
-func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) {
+func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) { return inImage.apply(rv) }
+
+// apply adjusts a review by a's table, as inContainer does by
+// ContainerTable.
+func (a *adjustment) apply(rv Review) (v review.Verdict, adj []*Adjustment) {
 	v = rv.Verdict
 	if len(rv.Effects) == 0 || len(v.Reasons) == 0 {
 		return v, nil
@@ -112,7 +153,7 @@ func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) {
 	}
 	by := map[key]*lowered{}
 	for _, e := range rv.Effects {
-		l, row := containerLevel(e)
+		l, row := a.level(e)
 		k := key{e.Rule, e.Msg}
 		if cur, ok := by[k]; !ok || l > cur.level {
 			by[k] = &lowered{l, row}
@@ -132,7 +173,7 @@ func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) {
 			reasons = slices.Clone(v.Reasons)
 			adj = make([]*Adjustment, len(v.Reasons))
 		}
-		adj[i] = &Adjustment{Rule: RuleContainer, From: r.Level, Why: lo.row.Why}
+		adj[i] = &Adjustment{Rule: a.rule, From: r.Level, Why: lo.row.Why}
 		reasons[i].Level = lo.level
 		after = review.Max(after, lo.level)
 		lines = append(lines, fmt.Sprintf("%s: %s → %s, %s", r.Rule, r.Level, lo.level, lo.row.Why))
@@ -146,8 +187,7 @@ func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) {
 		// kept; scan reports it as RuleUnexplained.
 		v.Level = review.Max(review.A, after)
 	}
-	v.Explanation = withSection(retitle(v.Explanation, v.Level),
-		"In the image ("+RuleContainer+"): a Dockerfile RUN runs in the build container, not on this machine:", uniq(lines))
+	v.Explanation = withSection(retitle(v.Explanation, v.Level), a.title, uniq(lines))
 	return v, adj
 }
 

@@ -27,13 +27,25 @@
 // "Level X" heading gives the level of what is left, and an "Allowed in
 // the code" section names the rule, the allowance's line and its reason.
 //
+// It also finds script injection that no review of the shell can see: a
+// GitHub Actions ${{ }} expression of event data an outsider writes in a
+// run: step (RuleWorkflowInjection, by the UntrustedGitHub table; inputs
+// are RuleWorkflowInput), and a GitLab variable a merge request's author
+// sets, expanded unquoted or evaluated (RuleGitLabInjection, by
+// UntrustedGitLab). Describe gives every rule a fixed description, help
+// and tags for SARIF. Ignore reads .guardignore and --exclude globs;
+// Baseline records findings by Fingerprint (path, rule and the line's
+// text, not its number) so that CI fails only on new ones.
+//
 // A Dockerfile RUN runs in the build container, not on the machine that
 // runs guard, so its system paths, packages and accounts are the image's.
 // Scan lowers those effects to B by ContainerTable (rule RuleContainer):
 // the finding keeps the engine's rule, Adjusted records the level it had,
 // and the explanation has an "In the image" section. Everything else, code
 // from the network first (curl … | sh baked into an image is still C),
-// keeps the engine's level.
+// keeps the engine's level. A command of a CI file (a workflow run step, a
+// GitLab script) runs on a throw-away runner: CITable lowers its system
+// package installs and sudo to B the same way (RuleCI).
 //
 // What it does not do: it does not decide levels (that is the Reviewer's;
 // ContainerTable only lowers what the Reviewer's effects show to be the

@@ -14,9 +14,10 @@ import (
 // Formats are the output formats Write knows.
 var Formats = []string{"text", "json", "sarif", "github"}
 
-// Tool names the program in SARIF output.
+// Tool names the program in SARIF output. DocsURI, when set, is the base
+// of the rules' helpUri: the topic's page name is appended ("ci.md").
 type Tool struct {
-	Name, Version, InformationURI string
+	Name, Version, InformationURI, DocsURI string
 }
 
 // WriteOptions say what to report.
@@ -71,11 +72,11 @@ func Write(w io.Writer, r *Report, format string, o WriteOptions) error {
 
 // writeText writes `path:line:col: C rule-id: message` per finding, and
 // the verdict's explanation, indented, after the last finding of each
-// command. Suppressed findings are left out.
+// command. Suppressed and baselined findings are left out.
 func writeText(w io.Writer, r *Report, o WriteOptions) error {
 	var fs []Finding
 	for _, f := range o.reported(r) {
-		if f.Suppressed == nil {
+		if f.counts() {
 			fs = append(fs, f)
 		}
 	}
@@ -97,7 +98,13 @@ func writeText(w io.Writer, r *Report, o WriteOptions) error {
 	return err
 }
 
+// JSONVersion is the version of the schema of scan's JSON output
+// (docs/json.md). It changes only when a field changes meaning or goes
+// away; new fields may appear within a version.
+const JSONVersion = 1
+
 type jsonReport struct {
+	Version  int        `json:"version"`
 	Findings []Finding  `json:"findings"`
 	Problems []Problem  `json:"problems"`
 	Summary  jsonCounts `json:"summary"`
@@ -108,6 +115,7 @@ type jsonCounts struct {
 	Commands   int          `json:"commands"`
 	Reported   int          `json:"reported"`
 	Suppressed int          `json:"suppressed"`
+	Baselined  int          `json:"baselined"`
 	Exceeding  int          `json:"exceeding"`
 	MaxLevel   review.Level `json:"max_level"`
 	Passed     bool         `json:"passed"`
@@ -115,7 +123,7 @@ type jsonCounts struct {
 
 func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 	fs := o.reported(r)
-	out := jsonReport{Findings: fs, Problems: r.Problems}
+	out := jsonReport{Version: JSONVersion, Findings: fs, Problems: r.Problems}
 	if out.Findings == nil {
 		out.Findings = []Finding{}
 	}
@@ -129,6 +137,9 @@ func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 		if f.Suppressed != nil {
 			out.Summary.Suppressed++
 		}
+		if f.Baselined {
+			out.Summary.Baselined++
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -141,7 +152,7 @@ func writeJSON(w io.Writer, r *Report, o WriteOptions) error {
 func writeGitHub(w io.Writer, r *Report, o WriteOptions) error {
 	var b strings.Builder
 	for _, f := range o.reported(r) {
-		if f.Suppressed != nil {
+		if !f.counts() {
 			continue
 		}
 		cmd := "warning"
@@ -205,9 +216,18 @@ type sarifDriver struct {
 
 type sarifRule struct {
 	ID                   string             `json:"id"`
+	Name                 string             `json:"name,omitempty"`
 	ShortDescription     sarifMessage       `json:"shortDescription"`
+	FullDescription      sarifMessage       `json:"fullDescription"`
+	Help                 sarifHelp          `json:"help"`
+	HelpURI              string             `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
 	Properties           sarifRuleProps     `json:"properties"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type sarifConfiguration struct {
@@ -215,8 +235,10 @@ type sarifConfiguration struct {
 }
 
 type sarifRuleProps struct {
-	Tags             []string `json:"tags"`
-	SecuritySeverity string   `json:"security-severity"`
+	Tags []string `json:"tags"`
+	// SecuritySeverity is GitHub code scanning's 0–10 score; set for
+	// rules reported at C.
+	SecuritySeverity string `json:"security-severity,omitempty"`
 }
 
 type sarifMessage struct {
@@ -224,13 +246,18 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID       string             `json:"ruleId"`
-	RuleIndex    int                `json:"ruleIndex"`
-	Level        string             `json:"level"`
-	Message      sarifMessage       `json:"message"`
-	Locations    []sarifLocation    `json:"locations"`
-	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifMessage       `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	BaselineState       string             `json:"baselineState,omitempty"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 }
+
+// sarifFingerprintKey names guard's fingerprint in partialFingerprints.
+const sarifFingerprintKey = "guardFindingHash/v1"
 
 type sarifLocation struct {
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
@@ -279,27 +306,68 @@ func sarifLevel(l review.Level) string {
 	return "note"
 }
 
-// securitySeverity is GitHub code scanning's 0–10 score for a level.
+// securitySeverity is GitHub code scanning's 0–10 score: 8.0 (high)
+// for C, none below.
 func securitySeverity(l review.Level) string {
+	if l >= review.C {
+		return "8.0"
+	}
+	return ""
+}
+
+// sarifRuleOf describes a rule from the rule table (Describe), never from
+// a finding: GitHub shows the same text for every alert of the rule.
+func sarifRuleOf(id string, top review.Level, docs string) sarifRule {
+	info := Describe(id)
+	rule := sarifRule{
+		ID:                   id,
+		ShortDescription:     sarifMessage{Text: info.Short},
+		FullDescription:      sarifMessage{Text: info.Full},
+		DefaultConfiguration: sarifConfiguration{Level: sarifLevel(top)},
+		Properties:           sarifRuleProps{Tags: info.Tags, SecuritySeverity: securitySeverity(top)},
+	}
+	if docs != "" && info.Topic != "" {
+		rule.HelpURI = docs + info.Topic + ".md"
+	}
+	meaning := levelMeaning(top)
+	allow := "# guard:allow " + id + " -- <why this is safe here>"
+	var text, md strings.Builder
+	text.WriteString(info.Full + "\n\n" + meaning + "\n")
+	md.WriteString(info.Full + "\n\n" + meaning + "\n")
+	if info.Fix != "" {
+		text.WriteString("\nFix: " + info.Fix + "\n")
+		md.WriteString("\n**Fix:** " + info.Fix + "\n")
+	}
+	text.WriteString("\nIf the command is safe here, say why in the code, on its line or the line above:\n    " + allow + "\n")
+	md.WriteString("\nIf the command is safe here, say why in the code, on its line or the line above:\n\n```sh\n" + allow + "\n```\n")
+	if info.Topic != "" {
+		text.WriteString("\nMore: guard help " + info.Topic + "\n")
+		md.WriteString("\nMore: `guard help " + info.Topic + "`\n")
+	}
+	rule.Help = sarifHelp{Text: text.String(), Markdown: md.String()}
+	return rule
+}
+
+// levelMeaning says what a level means for a command in a repository.
+func levelMeaning(l review.Level) string {
+	head := strings.TrimSpace(review.Heading(l))
 	switch {
 	case l >= review.C:
-		return "8.0"
+		return head + " guard scan fails on it by default (--max-level B)."
 	case l == review.B:
-		return "5.0"
+		return head + " guard scan reports it and passes by default; --max-level A fails on it."
 	}
-	return "2.0"
+	return head + " guard scan reports it only with --report-level A."
 }
 
 func writeSARIF(w io.Writer, r *Report, o WriteOptions) error {
 	fs := o.reported(r)
-	// Rules, sorted by id; each described by its first message.
+	// Rules, sorted by id, described by the rule table.
 	index := map[string]int{}
 	var ids []string
-	first := map[string]Finding{}
 	top := map[string]review.Level{}
 	for _, f := range fs {
-		if _, ok := first[f.Rule]; !ok {
-			first[f.Rule] = f
+		if _, ok := top[f.Rule]; !ok {
 			ids = append(ids, f.Rule)
 		}
 		top[f.Rule] = review.Max(top[f.Rule], f.Level)
@@ -308,25 +376,23 @@ func writeSARIF(w io.Writer, r *Report, o WriteOptions) error {
 	rules := make([]sarifRule, len(ids))
 	for i, id := range ids {
 		index[id] = i
-		rules[i] = sarifRule{
-			ID:                   id,
-			ShortDescription:     sarifMessage{Text: first[id].Message},
-			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(top[id])},
-			Properties:           sarifRuleProps{Tags: []string{"security", "shell"}, SecuritySeverity: securitySeverity(top[id])},
-		}
+		rules[i] = sarifRuleOf(id, top[id], o.Tool.DocsURI)
 	}
 	results := make([]sarifResult, 0, len(fs))
 	for _, f := range fs {
-		msg := f.Message
-		if f.Explanation != "" {
-			msg += "\n\n" + strings.TrimRight(f.Explanation, "\n")
-		}
 		res := sarifResult{
-			RuleID:    f.Rule,
-			RuleIndex: index[f.Rule],
-			Level:     sarifLevel(f.Level),
-			Message:   sarifMessage{Text: msg},
-			Locations: []sarifLocation{location(f.Path, f.Line, f.col16)},
+			RuleID:              f.Rule,
+			RuleIndex:           index[f.Rule],
+			Level:               sarifLevel(f.Level),
+			Message:             sarifMessage{Text: f.Message},
+			Locations:           []sarifLocation{location(f.Path, f.Line, f.col16)},
+			PartialFingerprints: map[string]string{sarifFingerprintKey: f.Fingerprint},
+		}
+		if r.Baseline {
+			res.BaselineState = "new"
+			if f.Baselined {
+				res.BaselineState = "unchanged"
+			}
 		}
 		if f.Suppressed != nil {
 			res.Suppressions = []sarifSuppression{{Kind: "inSource", Status: "accepted",

@@ -42,7 +42,9 @@ func (x *extractor) gitlabScript(n *yaml.Node, seen map[*yaml.Node]bool, depth i
 	seen[n] = true
 	switch n.Kind {
 	case yaml.ScalarNode:
-		x.emit(GitLab, ".", x.yamlScalar(n))
+		if s := x.emit(GitLab, ".", x.yamlScalar(n)); s != nil {
+			gitlabInjections(s)
+		}
 	case yaml.SequenceNode:
 		for _, e := range n.Content {
 			x.gitlabScript(e, seen, depth+1)

@@ -2,7 +2,9 @@ package scan
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,9 +45,11 @@ const (
 	// reason's. The engine should not do that; the finding keeps the
 	// level honest.
 	RuleUnexplained = "scan-unexplained"
+	// RuleUnreadable: a file that may hold shell could not be read
+	// (permissions, a device, a race with a deletion). It is C for the
+	// same reason as RuleUnparsable.
+	RuleUnreadable = "scan-unreadable"
 )
-
-func ownRule(id string) bool { return id == RuleUnparsable || id == RuleUnexplained }
 
 // Options configure a scan.
 type Options struct {
@@ -89,9 +93,19 @@ type Finding struct {
 	// Adjusted is set when scan lowered the engine's level (a Dockerfile
 	// command, reviewed as a change to the image: see ContainerTable).
 	Adjusted *Adjustment `json:"adjusted,omitempty"`
+	// Fingerprint identifies the finding across scans without line
+	// numbers: a hash of the path, the rule and the text of the finding's
+	// line (white space collapsed), then ":n" for the n-th (from 0) finding
+	// of the file with the same hash. Baselines and SARIF's
+	// partialFingerprints use it.
+	Fingerprint string `json:"fingerprint"`
+	// Baselined is set when a baseline recorded the finding: it is
+	// reported but does not count.
+	Baselined bool `json:"baselined,omitempty"`
 
-	snippet int // index of the snippet in its file, to group findings
-	col16   int // column in UTF-16 code units, for SARIF
+	snippet  int    // index of the snippet in its file, to group findings
+	col16    int    // column in UTF-16 code units, for SARIF
+	lineHash string // see Fingerprint
 }
 
 // Report is the outcome of a scan.
@@ -103,14 +117,21 @@ type Report struct {
 	// Files counts the files that held shell, Commands the snippets
 	// reviewed.
 	Files, Commands int
+	// Baseline is set when a baseline was applied (Baseline.Apply): SARIF
+	// then gives every result a baselineState.
+	Baseline bool
 }
 
-// Exceeding returns the findings that count against max: not suppressed,
-// with a level above it.
+// counts reports whether a finding counts against a threshold: neither an
+// allowance nor a baseline covers it.
+func (f *Finding) counts() bool { return f.Suppressed == nil && !f.Baselined }
+
+// Exceeding returns the findings that count against max: not suppressed
+// or baselined, with a level above it.
 func (r *Report) Exceeding(max review.Level) []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Suppressed == nil && f.Level > max {
+		if f.counts() && f.Level > max {
 			out = append(out, f)
 		}
 	}
@@ -184,6 +205,7 @@ func Run(opts Options, files []File) (*Report, error) {
 			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col),
 				cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 		})
+		fingerprint(res.findings)
 		r.Findings = append(r.Findings, res.findings...)
 		r.Problems = append(r.Problems, res.problems...)
 		r.Commands += res.commands
@@ -220,8 +242,20 @@ func scanFile(opts Options, f File) fileResult {
 			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
 		}
 		var err error
-		if src, err = readCandidate(p, f.Path); err != nil || src == nil {
-			return fileResult{err: err}
+		if src, err = readCandidate(p, f.Path); err != nil {
+			// Not known to be safe: a finding, and the scan goes on.
+			why := errors.Unwrap(err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				why = pe.Err
+			}
+			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: KindOf(f.Path), Level: review.C,
+				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
+			fd.lineHash = lineHash(f.Path, fd.Rule, nil)
+			return fileResult{findings: []Finding{fd}}
+		}
+		if src == nil {
+			return fileResult{}
 		}
 	}
 	snippets, xerr := Extract(f.Path, src)
@@ -240,10 +274,16 @@ func scanFile(opts Options, f File) fileResult {
 		fd.Path = f.Path
 		fd.col16 = li.utf16Col(fd.Position)
 		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, snippetLine)
+		fd.lineHash = lineHash(f.Path, fd.Rule, trimCR(li.line(fd.Line)))
 		res.findings = append(res.findings, fd)
 	}
 	for i := range snippets {
 		s := &snippets[i]
+		if s.NotShell {
+			addInjections(s, add)
+			res.commands--
+			continue
+		}
 		cwd := filepath.Join(opts.Root, filepath.FromSlash(s.Dir))
 		rv, err := opts.Review(s.Text, opts.Root, cwd)
 		if err != nil {
@@ -251,8 +291,8 @@ func scanFile(opts Options, f File) fileResult {
 			return fileResult{err: fmt.Errorf("review %s:%d:%d: %w", f.Path, p.Line, p.Col, err)}
 		}
 		v, adj := rv.Verdict, []*Adjustment(nil)
-		if s.Kind == Dockerfile {
-			v, adj = inContainer(rv)
+		if a := adjustments[s.Kind]; a != nil {
+			v, adj = a.apply(rv)
 		}
 		first := len(res.findings)
 		start := s.Start().Line
@@ -272,14 +312,32 @@ func scanFile(opts Options, f File) fileResult {
 				Explanation: v.Explanation, snippet: i}, start)
 		}
 		explainAllowed(res.findings[first:])
+		addInjections(s, add)
 	}
 	if se, ok := xerr.(*SyntaxError); ok {
-		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable,
+		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable, Explanation: ownExplanation(RuleUnparsable),
 			Message: se.Msg, snippet: -1}, se.Pos.Line)
 	} else if xerr != nil {
 		return fileResult{err: xerr}
 	}
 	return res
+}
+
+// addInjections reports a snippet's injections as findings of their rule,
+// with the rule's description and fix as the explanation.
+func addInjections(s *Snippet, add func(Finding, int)) {
+	for _, in := range s.Injections {
+		info := Describe(in.Rule)
+		add(Finding{Position: in.Position, Kind: s.Kind, Level: info.Level, Rule: in.Rule,
+			Message: fmt.Sprintf("%s %s", in.Ref, in.How), Explanation: ownExplanation(in.Rule), snippet: -1}, s.Start().Line)
+	}
+}
+
+// ownExplanation explains a finding of scan's own rules: what the rule
+// means and its fix.
+func ownExplanation(rule string) string {
+	info := Describe(rule)
+	return info.Full + "\nFix: " + info.Fix + "\n"
 }
 
 // readCandidate reads a file if it may hold shell: by its name, or by a

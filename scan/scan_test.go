@@ -343,9 +343,14 @@ func TestRunErrors(t *testing.T) {
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "a.sh:1:1") {
 		t.Errorf("reviewer error = %v", err)
 	}
-	_, err = Run(Options{Root: dir, Review: fakeReview}, []File{{Path: "missing.sh"}})
-	if err == nil || !strings.Contains(err.Error(), "missing.sh") {
-		t.Errorf("missing file error = %v", err)
+	// A file that cannot be read is a C finding, not the end of the scan.
+	r, err := Run(Options{Root: dir, Review: fakeReview}, []File{{Path: "missing.sh"}, {Path: "a.sh"}})
+	if err != nil {
+		t.Fatalf("unreadable file: %v", err)
+	}
+	if len(r.Findings) != 2 || r.Findings[1].Rule != RuleUnreadable || r.Findings[1].Level != review.C ||
+		r.Findings[1].Path != "missing.sh" || r.Findings[1].Message != "cannot read the file: no such file or directory" {
+		t.Errorf("unreadable file findings = %+v", r.Findings)
 	}
 	if _, err := Run(Options{Root: dir}, nil); err == nil {
 		t.Error("no error without a reviewer")

@@ -43,6 +43,14 @@ type Snippet struct {
 	// Argv is set for a Dockerfile exec-form RUN: Text is then the argument
 	// vector quoted for the shell, not shell written by a person.
 	Argv bool
+	// Injections are untrusted data expanded into the shell that the
+	// extractor found (a GitHub ${{ }} expression of event data, a GitLab
+	// variable a merge request's author sets, unquoted or evaluated).
+	Injections []Injection
+	// NotShell is set on a run step in another language (shell: python,
+	// pwsh) that holds injections: only they are reported; the text is
+	// not reviewed as shell.
+	NotShell bool
 
 	segs  []segment
 	lines *lineIndex

@@ -59,6 +59,13 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 			sh = s
 		}
 		if sh == nil && windows || sh != nil && !isShellCommand(scalarString(sh)) {
+			// Not shell, but ${{ }} is substituted into any language's
+			// script: keep the step only for what it injects.
+			s := x.yamlScalar(run).snippet(x.name, Workflow, ".", x.lines)
+			if githubExprs(&s); len(s.Injections) > 0 {
+				s.NotShell = true
+				x.out = append(x.out, s)
+			}
 			continue
 		}
 		d := dir

@@ -241,6 +241,10 @@ func githubExprs(s *Snippet) {
 			break
 		}
 		end := j + 3 + k + 2
+		if rule, ref := untrustedExpr(t[j+3 : end-2]); rule != "" {
+			s.Injections = append(s.Injections, Injection{Position: s.Pos(j), Rule: rule, Ref: ref,
+				How: "is written into the script before the shell starts"})
+		}
 		edits = append(edits, edit{from: j, to: end, with: placeholder(t[j+3 : end-2])})
 		i = end
 	}

@@ -127,8 +127,15 @@ func checkExit(l review.Level) int {
 	return exitCheckC
 }
 
+// jsonVersion is the schema version of guard's JSON outputs (check
+// --json, log --json; scan.JSONVersion for scan --format json), documented
+// in docs/json.md: it changes only when a field changes meaning or goes
+// away.
+const jsonVersion = 1
+
 // verdictJSON is the machine form of a review.
 type verdictJSON struct {
+	Version     int               `json:"version"`
 	Level       review.Level      `json:"level"`
 	Reasons     []review.Reason   `json:"reasons"`
 	Explanation string            `json:"explanation"`
@@ -161,7 +168,7 @@ func writeVerdictJSON(w io.Writer, a *assessment) error {
 		pm = append(pm, policyMatchJSON{Rule: m.Rule, Origin: m.Origin.String(), Effect: m.Effect, From: m.From, To: m.To, Grants: m.Grants})
 	}
 	return enc.Encode(verdictJSON{
-		Level: v.Level, Reasons: v.Reasons, Explanation: v.Explanation, Sandbox: v.Sandbox, Digest: v.Digest,
+		Version: jsonVersion, Level: v.Level, Reasons: v.Reasons, Explanation: v.Explanation, Sandbox: v.Sandbox, Digest: v.Digest,
 		Profile: a.Profile, Command: a.Text, Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Provenance: string(a.Input.Provenance),
 		Policy: pm,
 	})

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -13,7 +15,8 @@ import (
 )
 
 // userConfig is $XDG_CONFIG_HOME/guard/config.toml: settings that are not
-// policy (policy.toml decides levels). Every key is optional.
+// policy (policy.toml decides levels). Every key is optional; configKeys
+// lists them with their defaults, and docs/config.md documents each.
 //
 //	[consent]
 //	timeout = "60s"          # no answer at the prompt within this is a refusal
@@ -31,6 +34,28 @@ type userConfig struct {
 	} `toml:"notify"`
 }
 
+// configKey is one key of config.toml, for hints and the docs test.
+type configKey struct {
+	table, key, def, what string
+}
+
+// configKeys are every key config.toml may hold, in the order of
+// docs/config.md.
+var configKeys = []configKey{
+	{"consent", "timeout", `"60s"`, "a duration (\"90s\", \"2m\"): no answer at a consent prompt within it is a refusal"},
+	{"notify", "desktop", "true", "true or false: run notify-send when a request is queued for approval"},
+	{"notify", "webhook", `""`, "an https URL (or http to a loopback address) to POST each queued request to, as JSON"},
+}
+
+// knownKeysHint lists the keys for hints.
+func knownKeysHint() string {
+	var parts []string
+	for _, k := range configKeys {
+		parts = append(parts, "["+k.table+"] "+k.key)
+	}
+	return "known keys: " + strings.Join(parts, ", ") + "; 'guard help config' documents each"
+}
+
 // settings is the parsed configuration with defaults applied.
 type settings struct {
 	consentTimeout time.Duration
@@ -42,22 +67,41 @@ const defaultConsentTimeout = 60 * time.Second
 // maxConfigFile bounds config.toml: settings are a few lines.
 const maxConfigFile = 64 << 10
 
+// configPath is where config.toml is read (exit 125 without an absolute
+// HOME).
+func configPath() (string, error) {
+	d, err := guardDirs()
+	if err != nil {
+		return "", err
+	}
+	return d.ConfigFile(), nil
+}
+
 // loadSettings reads config.toml. A missing file gives the defaults; a bad
 // one is an error (exit 125) with the position, never a silent default.
 func loadSettings() (settings, error) {
-	st := settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}}
-	d, err := guardDirs()
+	path, err := configPath()
 	if err != nil {
-		return st, err
+		return defaultSettings(), err
 	}
-	path := d.ConfigFile()
 	data, err := safefile.Read(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
+		return defaultSettings(), nil
 	}
 	if err != nil {
-		return st, failf([]string{"fix or remove " + path}, "read %s: %v", path, err)
+		return defaultSettings(), failf([]string{"fix or remove " + path}, "read %s: %v", path, err)
 	}
+	return parseSettings(path, data)
+}
+
+func defaultSettings() settings {
+	return settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}}
+}
+
+// parseSettings checks the text of a config.toml and applies it over the
+// defaults. Every error names the file, the line and column, and the fix.
+func parseSettings(path string, data []byte) (settings, error) {
+	st := defaultSettings()
 	var c userConfig
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -67,23 +111,51 @@ func loadSettings() (settings, error) {
 		switch {
 		case errors.As(err, &se) && len(se.Errors) > 0:
 			row, col := se.Errors[0].Position()
-			return st, failf([]string{"known keys: [consent] timeout, [notify] desktop, webhook"}, "%s:%d:%d: unknown key %s", path, row, col, se.Errors[0].Key())
+			return st, failf([]string{knownKeysHint()}, "%s:%d:%d: unknown key %s", path, row, col, strings.Join(se.Errors[0].Key(), "."))
 		case errors.As(err, &de):
 			row, col := de.Position()
-			return st, failf([]string{"fix the file; known keys: [consent] timeout, [notify] desktop, webhook"}, "%s:%d:%d: %s", path, row, col, de.Error())
+			return st, failf([]string{"fix the file; " + knownKeysHint()}, "%s:%d:%d: %s", path, row, col, de.Error())
 		}
 		return st, failf(nil, "%s: %v", path, err)
 	}
 	if c.Consent.Timeout != "" {
 		d, err := time.ParseDuration(c.Consent.Timeout)
 		if err != nil || d <= 0 {
-			return st, failf([]string{`write a duration such as "60s" or "2m"`}, "%s: bad [consent] timeout %q", path, c.Consent.Timeout)
+			return st, failf([]string{`write a duration such as "60s" or "2m"`}, "%s:%d: bad [consent] timeout %q", path, keyLine(data, "consent", "timeout"), c.Consent.Timeout)
 		}
 		st.consentTimeout = d
 	}
 	if c.Notify.Desktop != nil {
 		st.notify.Desktop = *c.Notify.Desktop
 	}
+	if c.Notify.Webhook != "" {
+		if err := approval.CheckWebhook(c.Notify.Webhook); err != nil {
+			return st, failf([]string{`write an https URL, or http://localhost:PORT/… for a local receiver`}, "%s:%d: bad [notify] webhook: %v", path, keyLine(data, "notify", "webhook"), err)
+		}
+	}
 	st.notify.Webhook = c.Notify.Webhook
 	return st, nil
+}
+
+// keyLine is the line of `key =` inside [table] in a TOML text (a dotted
+// `table.key =` at the top level too), or 0 when it is not found.
+func keyLine(data []byte, table, key string) int {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	cur := ""
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			cur = strings.TrimSpace(strings.Trim(line, "[]"))
+			continue
+		}
+		name, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		name = strings.Trim(strings.TrimSpace(name), `"'`)
+		if cur == table && name == key || cur == "" && name == table+"."+key {
+			return n
+		}
+	}
+	return 0
 }

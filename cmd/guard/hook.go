@@ -159,7 +159,7 @@ workspace need the user, and persistence locations (shell startup files,
 The hook never fails open: bad input, an unknown event, more than 4 MiB of
 input, an internal error or a decision slower than 8 s is a deny (exit 2,
 the reason on stderr). 'guard install claude|codex|gemini' configures it;
-docs/agents.md has the details.`,
+'guard help agents' has the details.`,
 		// The agent runs exactly "guard hook NAME"; anything else must be
 		// a deny, not a cobra usage error (exit 125 would fail open).
 		DisableFlagParsing: true,

@@ -368,11 +368,7 @@ func (env *initEnv) ask(question string) (bool, error) {
 		}
 		return false, err
 	}
-	switch strings.ToLower(strings.TrimSpace(ans)) {
-	case "y", "yes":
-		return true, nil
-	}
-	return false, nil
+	return isYes(ans), nil
 }
 
 func writeInitSummary(w io.Writer, results []initResult) {
@@ -425,13 +421,17 @@ func detectPIN(env *initEnv) initFinding {
 	return initFinding{state: initOffer, detail: "not set yet"}
 }
 
+// initPINTries is how many times guard init asks for a PIN that is weak
+// or not repeated the same, before the step fails.
+const initPINTries = 3
+
 // applyPIN sets the PIN: typed twice on the terminal, as 'guard pin set'
 // asks it, or one line of stdin with --pin-stdin.
 func applyPIN(env *initEnv) (string, error) {
 	var p string
 	if env.tty != nil {
 		var err error
-		if p, err = readNewPIN(env.tty, "  New PIN: ", "  Repeat the PIN: ", env.timeout, "guard pin set"); err != nil {
+		if p, err = readNewPIN(env.tty, "  New PIN: ", "  Repeat the PIN: ", env.timeout, "guard pin set", initPINTries); err != nil {
 			return "", err
 		}
 	} else {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/guard-sh/guard/pin"
 	"github.com/guard-sh/guard/sandbox"
@@ -244,24 +243,13 @@ func TestInitInteractiveCancel(t *testing.T) {
 	}
 }
 
-// TestInitManPages generates the man pages from the command tree: guard.1
-// and one page per subcommand. internal/mangen (make man) runs it with
-// GUARD_MAN_DIR set to write them there; otherwise they go to a temp dir.
-// The generator lives in a test because the command tree is in package
-// main: the guard binary itself carries no hidden page writer.
+// TestInitManPages generates the man pages from the command tree as
+// `guard man DIR` (and make man, through it) does: guard.1 and one page
+// per subcommand.
 func TestInitManPages(t *testing.T) {
-	dir := os.Getenv("GUARD_MAN_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Join(t.TempDir(), "man1")
 	root := newRootCmd(&streams{})
-	root.InitDefaultCompletionCmd()
-	root.DisableAutoGenTag = true
-	date := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // reproducible pages
-	if err := doc.GenManTree(root, &doc.GenManHeader{Section: "1", Source: "guard " + version, Manual: "guard manual", Date: &date}, dir); err != nil {
+	if _, err := writeManPages(root, dir); err != nil {
 		t.Fatal(err)
 	}
 	for page, want := range map[string]string{

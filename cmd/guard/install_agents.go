@@ -220,7 +220,7 @@ top of the repository.`, t.event, t.agent, t.label, backupSuffix, t.agent, t.use
 
 func installAgent(s *streams, t agentTarget, path string) error {
 	exe := guardPath()
-	res, err := editSettingsFile(path, func(b []byte) ([]byte, error) { return installHookJSON(b, t, exe) })
+	res, err := editSettingsFile(path, true, func(b []byte) ([]byte, error) { return installHookJSON(b, t, exe) })
 	if err != nil {
 		return failf([]string{"fix the file, or add this to its \"hooks\" by hand: " + hookSnippet(t, exe)}, "%v", err)
 	}
@@ -240,7 +240,7 @@ func installAgent(s *streams, t agentTarget, path string) error {
 }
 
 func uninstallAgent(s *streams, t agentTarget, path string) error {
-	res, err := editSettingsFile(path, func(b []byte) ([]byte, error) { return uninstallHookJSON(b, t) })
+	res, err := editSettingsFile(path, false, func(b []byte) ([]byte, error) { return uninstallHookJSON(b, t) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(s.err, "guard: %s does not exist; nothing to do\n", tildePath(path))
@@ -251,7 +251,15 @@ func uninstallAgent(s *streams, t agentTarget, path string) error {
 		fmt.Fprintf(s.err, "guard: no guard hook in %s; nothing to do\n", tildePath(path))
 		return nil
 	}
-	fmt.Fprintf(s.err, "guard: removed guard's %s hook from %s (the file as it was: %s)\n", t.label, tildePath(path), tildePath(res.backup))
+	fmt.Fprintf(s.err, "guard: removed guard's %s hook from %s\n", t.label, tildePath(path))
+	// The copy install kept is of a file guard no longer changes: an
+	// uninstall leaves nothing of guard's behind.
+	if fi, err := os.Lstat(path + backupSuffix); err == nil && fi.Mode().IsRegular() {
+		if err := os.Remove(path + backupSuffix); err != nil {
+			return failf([]string{"remove it by hand"}, "remove %s: %v", path+backupSuffix, err)
+		}
+		fmt.Fprintf(s.err, "guard: removed %s (the copy kept by 'guard install %s')\n", tildePath(path+backupSuffix), t.agent)
+	}
 	return nil
 }
 
@@ -268,10 +276,11 @@ type settingsEdit struct {
 }
 
 // editSettingsFile applies edit to the file at path (its target, when it
-// is a symlink): the old contents go to path+backupSuffix, the new ones
-// replace the file atomically with its mode kept. A missing file is edited
-// from empty; edit returning the input unchanged writes nothing.
-func editSettingsFile(path string, edit func([]byte) ([]byte, error)) (settingsEdit, error) {
+// is a symlink): with backup, the old contents go to path+backupSuffix;
+// the new ones replace the file atomically with its mode kept. A missing
+// file is edited from empty; edit returning the input unchanged writes
+// nothing.
+func editSettingsFile(path string, backup bool, edit func([]byte) ([]byte, error)) (settingsEdit, error) {
 	var res settingsEdit
 	real := path
 	if r, err := filepath.EvalSymlinks(path); err == nil {
@@ -300,7 +309,7 @@ func editSettingsFile(path string, edit func([]byte) ([]byte, error)) (settingsE
 		return res, nil
 	}
 	res.changed, res.created = true, !existed
-	if existed {
+	if existed && backup {
 		res.backup = path + backupSuffix
 		if err := writeFileAtomic(res.backup, data, 0o600); err != nil {
 			return res, fmt.Errorf("write the backup: %w", err)
@@ -931,7 +940,11 @@ func newInstallShellCmd(s *streams) *cobra.Command {
 		Long: `Creates guard-sh, a symbolic link to guard that behaves as 'guard shell': a
 shell that reviews every command it is given. It goes next to the guard
 binary when that directory is writable, else in ~/.local/bin (or --dir).
-Point an agent at it with SHELL=/path/to/guard-sh.`,
+Point an agent at it with SHELL=/path/to/guard-sh.
+
+A --dir that does not exist is created when it is inside your home
+directory; outside it guard asks on the terminal first, and without a
+terminal refuses (create the directory yourself).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			exe := guardPath()
@@ -947,8 +960,8 @@ Point an agent at it with SHELL=/path/to/guard-sh.`,
 				}
 				return failf([]string{"remove it, or choose another directory with --dir"}, "%s exists and is not a link to this guard", link)
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return failf(nil, "%v", err)
+			if err := makeLinkDir(dir); err != nil {
+				return err
 			}
 			if err := os.Symlink(exe, link); err != nil {
 				return failf([]string{"choose a writable directory with --dir"}, "%v", err)
@@ -960,6 +973,45 @@ Point an agent at it with SHELL=/path/to/guard-sh.`,
 	}
 	c.Flags().StringVar(&dir, "dir", "", "put the link in `DIR`")
 	return c
+}
+
+// makeLinkDir creates the directory of the guard-sh link. Inside the home
+// directory it is created as asked; outside it (a typo in --dir could
+// otherwise make /usr/loca/bin) only after a yes on the terminal.
+func makeLinkDir(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return failf(nil, "%v", err)
+	}
+	if _, err := os.Stat(abs); err == nil {
+		return nil
+	}
+	home := os.Getenv("HOME")
+	if home == "" || !(abs == home || strings.HasPrefix(abs, home+"/")) {
+		t, err := openTerminal()
+		if err != nil {
+			return failf([]string{"create it first if it is the right place: mkdir -p " + abs, "or choose a directory in your home with --dir"},
+				"%s does not exist and is outside your home directory; not creating it without a terminal to ask on", abs)
+		}
+		defer t.Close()
+		ans, err := t.readLine(fmt.Sprintf("%s does not exist and is outside your home directory. Create it? [y/N] ", abs), true, defaultConsentTimeout)
+		if err != nil || !isYes(ans) {
+			return failf([]string{"choose another directory with --dir"}, "not creating %s", abs)
+		}
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return failf([]string{"choose a writable directory with --dir"}, "%v", err)
+	}
+	return nil
+}
+
+// isYes reports whether an answer to a [y/N] question is a yes.
+func isYes(ans string) bool {
+	switch strings.ToLower(strings.TrimSpace(ans)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 func shellHints(s *streams, link string) {
@@ -1042,10 +1094,10 @@ func doctorAgents(*doctorEnv) doctorSection {
 	if len(sec.Checks) == 0 {
 		sec.Summary = "no hook or guard-sh link installed"
 		sec.Checks = []doctorCheck{{Name: "agent hooks", Optional: true,
-			Detail: "none installed: 'guard install claude|codex|gemini' or 'guard install shell' (docs/agents.md)"}}
+			Detail: "none installed: 'guard install claude|codex|gemini' or 'guard install shell' ('guard help agents')"}}
 		return sec
 	}
-	sec.Hints = []string{"reinstall with 'guard install AGENT'; docs/agents.md says what each agent needs"}
+	sec.Hints = []string{"reinstall with 'guard install AGENT'; 'guard help agents' says what each agent needs"}
 	return sec
 }
 

@@ -153,7 +153,7 @@ func runLog(s *streams, opts *logOptions) error {
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
 		for _, r := range rs {
-			if err := enc.Encode(r); err != nil {
+			if err := enc.Encode(logRecordJSON{Version: jsonVersion, Record: r}); err != nil {
 				return failf(nil, "write records: %v", err)
 			}
 		}
@@ -167,6 +167,14 @@ func runLog(s *streams, opts *logOptions) error {
 		fmt.Fprintln(s.out, recordLine(r))
 	}
 	return nil
+}
+
+// logRecordJSON is one line of guard log --json: the audit record (whose
+// "v" is the log file's record format) with the output's schema version
+// (docs/json.md).
+type logRecordJSON struct {
+	Version int `json:"version"`
+	audit.Record
 }
 
 func runLogVerify(s *streams) error {

@@ -115,7 +115,7 @@ func runPinSet(s *streams, opts *pinOptions) error {
 		return noTerminalError(err, "run 'guard pin set' in a terminal")
 	}
 	defer t.Close()
-	p, err := readNewPIN(t, "New PIN: ", "Repeat the PIN: ", opts.timeout, "guard pin set")
+	p, err := readNewPIN(t, "New PIN: ", "Repeat the PIN: ", opts.timeout, "guard pin set", 1)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func runPinChange(s *streams, opts *pinOptions) error {
 	if err := opts.store.Verify(old); err != nil {
 		return pinError(err)
 	}
-	p, err := readNewPIN(t, "New PIN: ", "Repeat the new PIN: ", opts.timeout, "guard pin change")
+	p, err := readNewPIN(t, "New PIN: ", "Repeat the new PIN: ", opts.timeout, "guard pin change", 1)
 	if err != nil {
 		return err
 	}
@@ -221,26 +221,36 @@ func readPINLine(t *terminal, prompt string, timeout time.Duration) (string, err
 }
 
 // readNewPIN asks for a new PIN twice, refusing a weak one before asking
-// for the repeat.
-func readNewPIN(t *terminal, prompt, again string, timeout time.Duration, retry string) (string, error) {
-	p, err := readPINLine(t, prompt, timeout)
-	if err != nil {
-		return "", err
+// for the repeat. A weak PIN or two that differ ask again, up to tries
+// rounds in all; the last one fails with a hint to run retry.
+func readNewPIN(t *terminal, prompt, again string, timeout time.Duration, retry string, tries int) (string, error) {
+	weakHint := fmt.Sprintf("use at least %d characters, not one repeated, a sequence like 123456, a pattern like 121212 or a common PIN", pin.MinLength)
+	for round := 1; ; round++ {
+		last := round >= tries
+		p, err := readPINLine(t, prompt, timeout)
+		if err != nil {
+			return "", err
+		}
+		if err := pin.Validate(p); err != nil {
+			if last {
+				return "", failf([]string{weakHint, fmt.Sprintf("run '%s' again", retry)}, "%v", err)
+			}
+			t.say("  %v: %s. Try again.\n", err, weakHint)
+			continue
+		}
+		q, err := readPINLine(t, again, timeout)
+		if err != nil {
+			return "", err
+		}
+		if p != q {
+			if last {
+				return "", failf([]string{fmt.Sprintf("run '%s' again", retry)}, "the two PINs differ")
+			}
+			t.say("  The two PINs differ. Try again.\n")
+			continue
+		}
+		return p, nil
 	}
-	if err := pin.Validate(p); err != nil {
-		return "", failf([]string{
-			fmt.Sprintf("use at least %d characters, not one repeated, a sequence like 123456, a pattern like 121212 or a common PIN", pin.MinLength),
-			fmt.Sprintf("run '%s' again", retry),
-		}, "%v", err)
-	}
-	q, err := readPINLine(t, again, timeout)
-	if err != nil {
-		return "", err
-	}
-	if p != q {
-		return "", failf([]string{fmt.Sprintf("run '%s' again", retry)}, "the two PINs differ")
-	}
-	return p, nil
 }
 
 // pinError is guard's error for a failed pin.Verify in the pin commands.

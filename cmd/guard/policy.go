@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func newPolicyCmd(s *streams) *cobra.Command {
 		Long: `guard reads two policy files: yours, $XDG_CONFIG_HOME/guard/policy.toml
 (default ~/.config/guard/policy.toml), which may raise, deny, lower and grant,
 and a project's, .guard.toml at the workspace root, which may only raise and
-deny. See docs/policy.md.`,
+deny. See 'guard help policy'.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return usagef("run 'guard policy show' or 'guard policy check [FILE]'", "policy needs a subcommand")
@@ -200,10 +201,11 @@ func newPolicyCheckCmd(s *streams) *cobra.Command {
 		Use:   "check [FILE]",
 		Short: "Validate policy files and run their examples",
 		Long: `Validate a policy file and run every rule's examples and not_examples.
-Without FILE, check the files guard would use here: yours and the
-workspace's .guard.toml. A file named .guard.toml is checked as a project
-policy (its allow rules and grants are reported as ignored); any other as a
-user policy.
+Without FILE, check the files guard would use here: yours, the
+workspace's .guard.toml, and your config.toml (settings: 'guard help
+config'). A file named .guard.toml is checked as a project policy (its
+allow rules and grants are reported as ignored), one named config.toml as
+settings, any other as a user policy.
 
 Exit status: 0 when every file is valid and every example passes, 125 otherwise.`,
 		Example: `  guard policy check
@@ -231,7 +233,15 @@ func runPolicyCheck(s *streams, opts *policyCheckOptions) error {
 		return err
 	}
 	if opts.file != "" {
+		if filepath.Base(opts.file) == "config.toml" {
+			return checkConfigFile(s, opts.file)
+		}
 		return checkPolicyFile(s, ctx, opts.file)
+	}
+	if cfg := e.Dirs().ConfigFile(); fileExists(cfg) {
+		if err := checkConfigFile(s, cfg); err != nil {
+			return err
+		}
 	}
 	pol, err := e.Policy(ctx)
 	if err != nil {
@@ -276,10 +286,30 @@ func checkPolicyFile(s *streams, ctx *profile.Context, file string) error {
 	return nil
 }
 
+// checkConfigFile checks a config.toml: unknown keys and bad values are
+// errors with their line.
+func checkConfigFile(s *streams, path string) error {
+	data, err := safefile.Read(path, maxConfigFile)
+	if err != nil {
+		return usagef("pass the path of a config.toml", "read %s: %v", path, err)
+	}
+	if _, err := parseSettings(path, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "ok: %s (settings)\n", path)
+	return nil
+}
+
 func writeCheckOK(w io.Writer, f *policy.File) {
 	ex := 0
 	for _, r := range f.Rules {
 		ex += len(r.Examples) + len(r.NotExamples)
 	}
 	fmt.Fprintf(w, "ok: %s (%s policy): %d rules, %d examples passed\n", f.Path, f.Scope, len(f.Rules), ex)
+}
+
+// fileExists reports whether something exists at p.
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

@@ -49,7 +49,13 @@ func newRootCmd(s *streams) *cobra.Command {
 parsed, profiled (what it would read, write, delete, send and run) and given a
 review level: A runs at once, B asks for your consent, C asks for consent and
 your PIN. Approved commands run under a Landlock sandbox derived from the same
-profile, and every decision is written to a tamper-evident audit log.`,
+profile, and every decision is written to a tamper-evident audit log.
+
+'guard COMMAND [ARG...]' runs COMMAND when it is not a subcommand. A word
+that names no program and is close to a subcommand ('guard chek') is taken
+for a typo and refused; after '--' the word is always a program
+('guard -- check'). 'guard help TOPIC' prints the documentation built into
+guard: ` + topicsLine() + `.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionString(),
@@ -61,6 +67,13 @@ profile, and every decision is written to a tamper-evident audit log.`,
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 && runOpts.command == "" {
 			return c.Help()
+		}
+		// A first word written without -- that names no program and is
+		// close to a subcommand is a typo, not a command to run.
+		if len(args) > 0 && runOpts.command == "" && c.ArgsLenAtDash() != 0 {
+			if err := mistypedCommand(c, args[0]); err != nil {
+				return err
+			}
 		}
 		runOpts.argv = args
 		return runRun(s, runOpts)
@@ -87,6 +100,10 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		newHookCmd(s),
 		newShellCmd(s),
 		newInitCmd(s),
+		newDocsCmd(s),
+		newManCmd(s),
 	)
+	root.SetHelpCommand(newHelpCmd(s))
+	registerCompletions(root)
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -28,6 +29,9 @@ type scanOptions struct {
 	report   string
 	format   string
 	staged   bool
+	exclude  []string
+	baseline string
+	writeTo  string
 }
 
 func newScanCmd(s *streams) *cobra.Command {
@@ -53,10 +57,19 @@ code, on the line of the finding or the line above:
     # guard:allow <rule-id> -- <why this is safe>
 
 The rule id is one 'guard check' prints, or policy.<id> for a rule of the
-policy in effect; docs/ci.md has hook and CI configurations.`,
+policy in effect.
+
+Files are left out by --exclude GLOB (repeatable) and by the lines of a
+.guardignore file at the repository root: doublestar globs read like
+gitignore lines ('testdata/', '**/fixtures/*.sh', '!keep.sh', # comments).
+--write-baseline FILE records today's findings and exits 0; --baseline FILE
+then counts only findings that are not in it (matched by a fingerprint of
+the file, the rule and the line's text, so moved code stays matched).
+'guard help ci' has hook and CI configurations.`,
 		Example: `  guard scan
   guard scan --staged
   guard scan --format sarif > guard.sarif
+  guard scan --exclude 'testdata/**' --baseline .guard-baseline.json
   guard scan --max-level A scripts/deploy.sh`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.paths = args
@@ -68,6 +81,9 @@ policy in effect; docs/ci.md has hook and CI configurations.`,
 	f.StringVar(&opts.report, "report-level", "B", "lowest level reported: `A|B|C`")
 	f.StringVar(&opts.format, "format", "text", "output format: `text|json|sarif|github`")
 	f.BoolVar(&opts.staged, "staged", false, "scan the staged content of the files the next commit changes")
+	f.StringArrayVar(&opts.exclude, "exclude", nil, "leave out files matching a doublestar `GLOB` (repeatable)")
+	f.StringVar(&opts.baseline, "baseline", "", "count only findings not recorded in the baseline `FILE`")
+	f.StringVar(&opts.writeTo, "write-baseline", "", "record today's findings in `FILE` and pass")
 	return cmd
 }
 
@@ -104,6 +120,26 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return usagef("", "%v", err)
 	}
+	var ignore scan.Ignore
+	if err := ignore.ReadIgnore(root); err != nil {
+		return usagef("fix the line: a doublestar glob per line, # for comments", "%v", err)
+	}
+	for _, x := range opts.exclude {
+		if err := ignore.AddPattern(x, "--exclude"); err != nil {
+			return usagef("write a doublestar glob such as 'testdata/**' or '*.sh'", "%v", err)
+		}
+	}
+	files = ignore.Filter(files)
+	var base *scan.Baseline
+	if opts.baseline != "" {
+		data, err := safefile.Read(opts.baseline, 64<<20)
+		if err != nil {
+			return usagef("write one with 'guard scan --write-baseline "+opts.baseline+"'", "read baseline: %v", err)
+		}
+		if base, err = scan.ReadBaseline(data); err != nil {
+			return usagef("write it again with 'guard scan --write-baseline "+opts.baseline+"'", "%s: %v", opts.baseline, err)
+		}
+	}
 	eng, err := newScanEngine()
 	if err != nil {
 		return err
@@ -116,8 +152,14 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return failf(nil, "scan: %v", err)
 	}
+	if base != nil {
+		base.Apply(rep)
+	}
+	if opts.writeTo != "" {
+		return writeBaseline(s, opts.writeTo, rep)
+	}
 	wo := scan.WriteOptions{Report: reportLevel, Max: maxLevel,
-		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI}}
+		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI, DocsURI: guardURI + "/blob/main/docs/"}}
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
 	}
@@ -140,6 +182,31 @@ func runScan(s *streams, opts *scanOptions) error {
 		fmt.Fprintf(s.err, "guard: hint: if a command is safe here, say why in the code: '# guard:allow <rule-id> -- <reason>' on its line or the line above\n")
 		return exitCode(exitScanFindings)
 	}
+	return nil
+}
+
+// writeBaseline records the report's findings in path (atomically) and
+// says how many on stderr.
+func writeBaseline(s *streams, path string, rep *scan.Report) error {
+	b := scan.NewBaseline(rep)
+	var buf strings.Builder
+	if err := b.Write(&buf); err != nil {
+		return failf(nil, "write baseline: %v", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(buf.String()), 0o644); err != nil {
+		return failf(nil, "write baseline: %v", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return failf(nil, "write baseline: %v", err)
+	}
+	what := "findings"
+	if len(b.Findings) == 1 {
+		what = "finding"
+	}
+	fmt.Fprintf(s.err, "guard: wrote %d %s to %s\n", len(b.Findings), what, path)
+	fmt.Fprintf(s.err, "guard: hint: commit it and run 'guard scan --baseline %s' in CI: only new findings fail\n", path)
 	return nil
 }
 

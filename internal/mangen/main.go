@@ -4,11 +4,10 @@
 //	go run ./internal/mangen [-o DIR]      # make man: DIR is man/
 //
 // The pages come from guard's cobra command tree through
-// github.com/spf13/cobra/doc. That tree is built in package main
-// (cmd/guard), which cannot be imported, so the generator is the test
-// TestInitManPages there, and mangen runs it with GUARD_MAN_DIR set: the
-// guard binary itself carries no hidden page writer. Pages of commands
-// that no longer exist are removed first.
+// github.com/spf13/cobra/doc, written by `guard man DIR` (so that users who
+// did not build from source get the same pages); mangen runs that command
+// from the source tree. Pages of commands that no longer exist are removed
+// first.
 package main
 
 import (
@@ -48,8 +47,7 @@ func generate(dir string) error {
 	if goTool == "" {
 		goTool = "go"
 	}
-	cmd := exec.Command(goTool, "test", "-count=1", "-run", "^TestInitManPages$", "github.com/guard-sh/guard/cmd/guard")
-	cmd.Env = append(os.Environ(), "GUARD_MAN_DIR="+abs)
+	cmd := exec.Command(goTool, "run", "github.com/guard-sh/guard/cmd/guard", "man", abs)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("generate the pages: %v", err)
