@@ -14,6 +14,7 @@ import (
 
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/pin"
 	"github.com/guard-sh/guard/review"
 )
@@ -430,16 +431,74 @@ func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) erro
 	return nil
 }
 
-// announceQueued is the run path's answer when no terminal can ask, for
-// request req just queued: it announces it best-effort and returns
-// guard's "pending" outcome: exit 126, with the id and what to do on
-// stderr. A notification that fails is a warning, never a failure.
-func announceQueued(s *streams, req approval.Request, notify approval.Notifications) error {
-	id := req.ID
+// announceQueued says at once that request req was queued (the pending
+// line an agent or a script can watch for) and notifies the user,
+// best-effort: a notification that fails is a warning, never a failure.
+func announceQueued(s *streams, req approval.Request, notify approval.Notifications) {
+	fmt.Fprintf(s.err, "guard: pending: level %s needs approval; queued as %s\n", req.Level, req.ID)
 	if err := approval.Notify(context.Background(), req, notify); err != nil {
 		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
 	}
-	fmt.Fprintf(s.err, "guard: pending: level %s needs approval; queued as %s\n", req.Level, id)
-	fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", id)
-	return &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
+}
+
+// waitPoll is how often a waiting guard reads the queue: the user's
+// decision is seen within this, and a poll is one small file read.
+const waitPoll = 100 * time.Millisecond
+
+// awaitDecision waits up to wait for the user's decision about request id
+// (queued for a's review) from another terminal: approved, the approval is
+// consumed and the command runs; denied, it does not (126); no decision
+// within wait, the request stays pending and guard exits 126 with the way
+// to approve it. It returns the audit decision, and nil only when the
+// command may run.
+func awaitDecision(s *streams, e *decision.Engine, a *assessment, id string, wait time.Duration) (audit.Decision, error) {
+	pending := &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
+	hint := func() {
+		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", id)
+	}
+	if wait <= 0 {
+		hint()
+		return audit.Pending, pending
+	}
+	waitText := shortDuration(wait)
+	if wait < time.Second {
+		waitText = wait.String()
+	}
+	fmt.Fprintf(s.err, "guard: waiting up to %s for 'guard approve %s' or 'guard deny %s' in your terminal\n", waitText, id, id)
+	dir := e.Dirs().Approvals()
+	now := e.Env().Now
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		r, err := approval.Get(dir, id)
+		if err != nil {
+			return audit.Failed, failf([]string{"check that guard's state directory is readable ('guard doctor')"}, "read approval request %s: %v", id, err)
+		}
+		switch r.StateAt(now()) {
+		case approval.Approved:
+			got, err := approval.Consume(dir, a.Binding(), now)
+			if err != nil {
+				fmt.Fprintf(s.err, "guard: error: approval %s cannot be used: %v\n", id, err)
+				return audit.Refused, &exitError{code: exitNotRun, err: errors.New("approval not usable"), silent: true}
+			}
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", got.ID, r.Level)
+			return audit.ApprovedQueue, nil
+		case approval.Denied:
+			fmt.Fprintf(s.err, "guard: denied: you denied request %s; nothing was run\n", id)
+			return audit.Refused, &exitError{code: exitNotRun, err: errors.New("denied"), silent: true}
+		case approval.Pending:
+		default:
+			fmt.Fprintf(s.err, "guard: error: approval request %s is %s; nothing was run\n", id, r.StateAt(now()))
+			return audit.Refused, &exitError{code: exitNotRun, err: errors.New("not approved"), silent: true}
+		}
+		select {
+		case <-deadline.C:
+			fmt.Fprintf(s.err, "guard: no decision within %s; %s stays pending\n", waitText, id)
+			hint()
+			return audit.Pending, pending
+		case <-tick.C:
+		}
+	}
 }

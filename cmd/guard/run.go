@@ -28,6 +28,7 @@ type runOptions struct {
 	allowWrite     []string
 	requireSandbox bool
 	keepEnv        []string
+	wait           string // --wait DURATION ("" = config, then the default)
 	argv           []string
 
 	// Set by callers that are not the CLI flags (the shell shim):
@@ -44,6 +45,7 @@ func (o *runOptions) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&o.allowWrite, "allow-write", nil, "also allow writing `PATH` (raises the level to at least B)")
 	c.Flags().BoolVar(&o.requireSandbox, "require-sandbox", false, "fail instead of warning when the kernel cannot enforce the whole sandbox")
 	c.Flags().StringArrayVar(&o.keepEnv, "keep-env", nil, "pass the secret-looking environment variable `NAME` through")
+	c.Flags().StringVar(&o.wait, "wait", "", "without a terminal, wait `DURATION` for 'guard approve' or 'guard deny' (default: [approval] wait in config.toml, else 60s)")
 	c.Flags().SetInterspersed(false)
 }
 
@@ -118,7 +120,13 @@ func runRun(s *streams, o *runOptions) error {
 	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
 		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: a.Verdict.Level, Rules: a.RuleIDs()}
 
-	decided, err := decideRun(s, e, a, log)
+	wait := time.Duration(-1)
+	if o.wait != "" {
+		if wait, err = parseWait(o.wait); err != nil {
+			return usagef("use --wait 60s, for example, or --wait 0 not to wait", "bad --wait %q: %v", o.wait, err)
+		}
+	}
+	decided, err := decideRunWait(s, e, a, log, wait)
 	rec.Decision = decided
 	if err != nil {
 		if rerr := appendAudit(log, rec); rerr != nil {
@@ -154,9 +162,16 @@ func (o *runOptions) commandLine() (string, []string, error) {
 // decideRun carries out the engine's decision for the run path: A runs; a
 // policy deny refuses; a queued approval is used once; on a terminal the
 // user is asked (consent for B, consent and PIN for C); without one the
-// request is queued and guard exits 126. It returns the audit decision
-// and nil only when the command may run.
+// request is queued, and guard waits for the user's decision from another
+// terminal ([approval] wait) before it exits 126. It returns the audit
+// decision and nil only when the command may run.
 func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (audit.Decision, error) {
+	return decideRunWait(s, e, a, log, -1)
+}
+
+// decideRunWait is decideRun with the wait for a queued request given
+// (negative: [approval] wait from config.toml or GUARD_WAIT).
+func decideRunWait(s *streams, e *decision.Engine, a *assessment, log *audit.Log, wait time.Duration) (audit.Decision, error) {
 	v := a.Verdict
 	who := decision.Who{Consume: true}
 	var t *terminal
@@ -197,23 +212,32 @@ func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (a
 		}
 		return askRunConsent(t, e, a, log, cfg.consentTimeout)
 	}
-	// Queue: nobody here can answer.
+	// Queue: nobody here can answer. The request waits in the queue and
+	// guard waits for the user's decision from their terminal.
 	fmt.Fprintf(s.err, "guard: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
-	if d.Pending != "" {
-		// Already queued: do not queue (and notify) again.
-		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, d.Pending)
-		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", d.Pending)
-		return audit.Pending, &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
-	}
 	cfg, err := loadSettings()
+	if err == nil {
+		cfg, err = cfg.withEnv(os.Getenv)
+	}
 	if err != nil {
 		return audit.Failed, err
 	}
-	req, err := e.Enqueue(a, string(a.Input.Provenance), audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()))
-	if err != nil {
-		return audit.Failed, failf(nil, "%v", err)
+	if wait >= 0 {
+		cfg.approvalWait = wait
 	}
-	return audit.Pending, announceQueued(s, req, cfg.notify)
+	id := d.Pending
+	if id != "" {
+		// Already queued: do not queue (and notify) again.
+		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, id)
+	} else {
+		req, err := e.Enqueue(a, string(a.Input.Provenance), audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()))
+		if err != nil {
+			return audit.Failed, failf(nil, "%v", err)
+		}
+		id = req.ID
+		announceQueued(s, req, cfg.notify)
+	}
+	return awaitDecision(s, e, a, id, cfg.approvalWait)
 }
 
 // askRunConsent asks on t for consent to a B or C verdict (and the PIN
