@@ -65,59 +65,6 @@ const (
 	accessPatch                        // Codex apply_patch: paths in a patch body
 )
 
-// hookProtocol is one agent's hook dialect.
-type hookProtocol struct {
-	name  string // the argument: guard hook NAME
-	label string // for messages: "Claude Code"
-	// event is the hook_event_name guard answers; any other is refused.
-	event string
-	// provenance goes into audit records and queued requests.
-	provenance string
-	// canAsk: the agent has an "ask" answer that prompts the user. Codex
-	// parses "ask" but runs the call, so it must not be used there.
-	canAsk bool
-	// gemini: answers are {"decision": …} rather than hookSpecificOutput.
-	gemini bool
-	// shellTools are the tools whose tool_input.command is shell text.
-	shellTools []string
-	// fileTools are the tools that read or write the paths they carry.
-	fileTools map[string]fileAccess
-}
-
-// claudeFileTools are Claude Code's file tools; Codex sends apply_patch.
-var claudeFileTools = map[string]fileAccess{
-	"Read": accessRead, "NotebookRead": accessRead,
-	"Glob": accessList, "LS": accessList,
-	"Grep":  accessSearch,
-	"Write": accessWrite, "Edit": accessWrite, "MultiEdit": accessWrite, "NotebookEdit": accessWrite,
-	"apply_patch": accessPatch,
-}
-
-// hookProtocols is the table of supported agents. A new agent is a new row.
-var hookProtocols = []*hookProtocol{
-	{name: "claude", label: "Claude Code", event: "PreToolUse", provenance: "hook:claude-code", canAsk: true,
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
-	{name: "codex", label: "Codex", event: "PreToolUse", provenance: "hook:codex",
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
-	{name: "gemini", label: "Gemini CLI", event: "BeforeTool", provenance: "hook:gemini-cli", gemini: true,
-		shellTools: []string{"run_shell_command"},
-		fileTools: map[string]fileAccess{
-			"read_file": accessRead, "read_many_files": accessRead,
-			"list_directory": accessList, "glob": accessList,
-			"search_file_content": accessSearch, "grep_search": accessSearch,
-			"write_file": accessWrite, "replace": accessWrite,
-		}},
-}
-
-func hookProtocolNamed(name string) *hookProtocol {
-	for _, p := range hookProtocols {
-		if p.name == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // pathKeys are the tool_input keys that name a file or directory, in any
 // tool; pathListKeys hold arrays of them.
 var (
@@ -197,11 +144,11 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 			code = exitHookBlock
 		}
 	}()
-	if len(args) != 1 || hookProtocolNamed(args[0]) == nil {
-		fmt.Fprintf(s.err, "guard: error: usage: guard hook claude|codex|gemini (got %q); denied\n", strings.Join(args, " "))
+	if len(args) != 1 || agentNamed(args[0]) == nil {
+		fmt.Fprintf(s.err, "guard: error: usage: guard hook %s (got %q); denied\n", agentNames(), strings.Join(args, " "))
 		return exitHookBlock
 	}
-	p := hookProtocolNamed(args[0])
+	p := agentNamed(args[0])
 	if env.deadline <= 0 {
 		env.deadline = hookDeadline
 	}
@@ -231,7 +178,7 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 }
 
 // answer writes a in the agent's protocol and returns the exit code.
-func (p *hookProtocol) answer(s *streams, a hookAnswer) int {
+func (p *agentProtocol) answer(s *streams, a hookAnswer) int {
 	if a.decision == hookNoOpinion {
 		if p.gemini {
 			// Gemini CLI parses stdout on exit 0: an empty object is
@@ -245,6 +192,10 @@ func (p *hookProtocol) answer(s *streams, a hookAnswer) int {
 		g := map[string]any{"decision": a.decision}
 		if a.reason != "" {
 			g["reason"] = a.reason
+			if a.decision == hookAsk {
+				// Gemini CLI shows systemMessage in the confirmation.
+				g["systemMessage"] = a.reason
+			}
 		}
 		if a.command != "" {
 			g["hookSpecificOutput"] = map[string]any{"hookEventName": p.event, "tool_input": map[string]string{"command": a.command}}
@@ -309,7 +260,7 @@ type hookEvent struct {
 
 // hookCall is one decision in progress.
 type hookCall struct {
-	p   *hookProtocol
+	p   *agentProtocol
 	s   *streams
 	env hookEnv
 	ev  hookEvent
@@ -480,8 +431,11 @@ func (h *hookCall) shell() hookAnswer {
 		rec.Note = "approval " + d.Approval + " (guard run uses it)"
 		return h.recorded(rec, h.allowRewritten(text, fmt.Sprintf("guard: level %s, approved by the user as %s; runs once in guard's sandbox", v.Level, d.Approval)))
 	case decision.Ask:
+		if h.p.askRewrite {
+			return h.askRewritten(a, rec)
+		}
 		// The user answers in the agent's prompt; the command then runs
-		// as the agent runs it (guard run could not honour that yes).
+		// as the agent runs it (the agent cannot carry guard's rewrite).
 		rec.Decision = audit.Pending
 		rec.Note = "asked in " + h.p.label + "'s prompt"
 		return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + "\nApprove only if you expect this command: it then runs as " + h.p.label + " runs it, outside guard's sandbox."})
@@ -506,11 +460,43 @@ func (h *hookCall) shell() hookAnswer {
 		levelReason(a), need, h.p.label, id, id)
 }
 
+// askRewritten asks the user in the agent's own prompt about a level B
+// command, rewritten to run through guard run with the token of an
+// approval queued for exactly this review: the agent runs the rewrite only
+// when its user says yes, and guard run then uses that approval, once, and
+// runs the command in the sandbox. The prompt shows the rewrite.
+//
+// The protocol gives guard no proof of the yes: the token is the proof
+// that the command came through this answer. An agent that replays the
+// rewrite on its own gains nothing: through a hook or the shim, running
+// guard is level C (guard-self), which no agent prompt can approve; on a
+// path guard does not see it could run the command itself anyway. The
+// approval is single-use, bound to the text, cwd, workspace and verdict,
+// level B only, and lapses unused (docs/agents.md).
+func (h *hookCall) askRewritten(a *assessment, rec audit.Record) hookAnswer {
+	req, token, err := h.e.EnqueueAsked(a, h.p.provenance, audit.Session(h.ev.SessionID, h.env.ppid), h.p.label)
+	if err != nil {
+		return h.fail(a.Text, "%v", err)
+	}
+	reason := levelReason(a) + fmt.Sprintf("\nIf you approve, guard runs it once in its sandbox (approval %s).", req.ID)
+	ans := h.rewritten(hookAsk, a.Text, reason, "--asked", token)
+	rec.Decision = audit.Pending
+	rec.Note = fmt.Sprintf("asked in %s's prompt as %s; runs in guard's sandbox if approved", h.p.label, req.ID)
+	return h.recorded(rec, ans)
+}
+
 // allowRewritten allows the shell command, rewritten to run through guard
 // run: guard reviews it again there (same text, cwd and workspace give the
 // same verdict) and runs it in the sandbox.
 func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
-	cmd, err := parse.Quote([]string{h.env.exe, "run", "--provenance", "agent", "-c", text})
+	return h.rewritten(hookAllow, text, reason)
+}
+
+// rewritten is an answer whose command is text run through guard run
+// (with extra flags before -c).
+func (h *hookCall) rewritten(decision, text, reason string, extra ...string) hookAnswer {
+	argv := append([]string{h.env.exe, "run", "--provenance", "agent"}, extra...)
+	cmd, err := parse.Quote(append(argv, "-c", text))
 	if err != nil {
 		return h.fail(text, "cannot quote the command for guard run: %v", err)
 	}
@@ -520,7 +506,7 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 			cmd = "GUARD_SESSION=" + q + " " + cmd
 		}
 	}
-	return hookAnswer{decision: hookAllow, reason: reason, command: cmd, input: h.ev.input}
+	return hookAnswer{decision: decision, reason: reason, command: cmd, input: h.ev.input}
 }
 
 // notifyQueued announces a queued request as the run path does; failures

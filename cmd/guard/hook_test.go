@@ -99,14 +99,32 @@ func (w *hookWorld) auditCount(t *testing.T) int {
 }
 
 // approvalID finds the queued id in a reason.
-var approvalID = regexp.MustCompile(`(queued as |guard approve |approved by the user as )([0-9a-f]{8})`)
+var (
+	approvalID = regexp.MustCompile(`(queued as |guard approve |approved by the user as |\(approval |prompt as )([0-9a-f]{8})`)
+	askedToken = regexp.MustCompile(`(--asked )[0-9a-f]{32}`)
+)
 
 // normalize makes an answer independent of the test's directories and ids.
 func (w *hookWorld) normalize(s string) string {
 	s = strings.ReplaceAll(s, w.work, "$WORK")
+	s = askedToken.ReplaceAllString(s, "${1}$$TOKEN")
 	return approvalID.ReplaceAllString(s, "${1}$$ID")
 }
 
+// TestHookGolden checks each agent's answers on A, B, C, file tools and bad
+// input against the protocols as documented (agents.go cites each row's
+// source):
+//
+//   - Claude Code, https://code.claude.com/docs/en/hooks: PreToolUse,
+//     hookSpecificOutput.permissionDecision allow|deny|ask, updatedInput
+//     (with allow, and with ask: the user approves the modified input);
+//     exit 2 blocks.
+//   - Codex, https://developers.openai.com/codex/hooks: the same JSON;
+//     deny and exit 2 block; ask is not honoured, so B and C are denied.
+//   - Gemini CLI, google-gemini/gemini-cli docs/hooks/reference.md and
+//     packages/core/src/scheduler/hook-utils.ts: BeforeTool, decision
+//     allow|deny|ask, hookSpecificOutput.tool_input merged into the call,
+//     systemMessage shown in the confirmation; exit 2 blocks.
 func TestHookGolden(t *testing.T) {
 	type hookCase struct {
 		name  string
@@ -131,7 +149,7 @@ func TestHookGolden(t *testing.T) {
 	cases := []hookCase{
 		{name: "claude_bash_allow_rewrite", agent: "claude", input: bash("go test ./... 2>&1 | tail -20")},
 		{name: "claude_bash_allow_quoting", agent: "claude", input: bash(`git commit -m "it's done" && echo '$HOME'`)},
-		{name: "claude_bash_ask", agent: "claude", input: bash("rm -rf build")},
+		{name: "claude_bash_ask_rewrite", agent: "claude", input: bash("rm -rf build")},
 		{name: "claude_bash_deny_queued", agent: "claude", input: bash("git push --force origin main")},
 		{name: "claude_bash_policy_deny", agent: "claude", input: bash("git status"), setup: func(t *testing.T, w *hookWorld) {
 			writeFile(t, filepath.Join(w.home, ".config", "guard", "policy.toml"), "[[rules]]\nid = \"no-git-status\"\ncommand = \"git status\"\ndeny = true\nmessage = \"not in this account\"\nexamples = [\"git status\"]\n")
@@ -213,9 +231,12 @@ func TestHookGolden(t *testing.T) {
 			return map[string]any{"command": "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** End Patch\n"}
 		})},
 		{name: "gemini_shell_allow", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git status && git diff --stat", "description": "d"})},
-		{name: "gemini_shell_b_denied_queued", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git reset --hard HEAD~1"})},
+		{name: "gemini_shell_b_ask_rewrite", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git reset --hard HEAD~1"})},
+		{name: "gemini_shell_c_denied_queued", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git push --force origin main"})},
+		{name: "codex_bash_c_denied_queued", agent: "codex", input: bash("git push --force origin main")},
+		{name: "codex_malformed", agent: "codex", input: func(*hookWorld) string { return `{"hook_event_name": "PreToolUse", "tool_name": 7}` }},
 		{name: "gemini_shell_dir_path", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "rm -rf build", "dir_path": ".."})},
-		{name: "gemini_write_outside_denied", agent: "gemini", input: func(w *hookWorld) string {
+		{name: "gemini_write_outside_ask", agent: "gemini", input: func(w *hookWorld) string {
 			return w.event("BeforeTool", "write_file", map[string]any{"file_path": w.home + "/x.txt", "content": "x"})
 		}},
 		{name: "gemini_read_secret_denied", agent: "gemini", input: func(w *hookWorld) string {
@@ -541,4 +562,81 @@ func BenchmarkTrueProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestHookAskRewrite: a level B command the user approves in the agent's
+// own prompt runs through guard run, in the sandbox, once: the rewrite's
+// token is the only way to use that approval. Without it (the original
+// command, a guessed token, a replay) nothing runs.
+func TestHookAskRewrite(t *testing.T) {
+	if landlockABI() < 6 {
+		t.Skip("the approved command runs in the sandbox: this kernel has no Landlock ABI 6")
+	}
+	w := newHookWorld(t)
+	build := filepath.Join(w.proj, "build")
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GUARD_TTY", filepath.Join(w.work, "no-tty"))
+	t.Setenv("GUARD_WAIT", "0s")
+	t.Chdir(w.proj)
+	in := w.event("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"})
+	r := callHook("claude", in)
+	var ans struct {
+		HSO struct {
+			PermissionDecision string `json:"permissionDecision"`
+			UpdatedInput       struct {
+				Command string `json:"command"`
+			} `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ans); err != nil || r.code != 0 || ans.HSO.PermissionDecision != hookAsk {
+		t.Fatalf("hook answer = exit %d %s (%v); want an ask", r.code, r.stdout, err)
+	}
+	m := regexp.MustCompile(`--asked ([0-9a-f]{32}) -c 'rm -rf build'$`).FindStringSubmatch(ans.HSO.UpdatedInput.Command)
+	if m == nil {
+		t.Fatalf("rewrite %q carries no token", ans.HSO.UpdatedInput.Command)
+	}
+	token := m[1]
+	guard := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"guard"}, args...), strings.NewReader(""), &out, &errb)
+		return code, errb.String()
+	}
+	mustExist := func(what string) {
+		t.Helper()
+		if _, err := os.Stat(build); err != nil {
+			t.Fatalf("%s: build was deleted", what)
+		}
+	}
+
+	// The agent runs the original command itself: the approval is not
+	// its to use.
+	if code, stderr := guard("--", "rm", "-rf", "build"); code != exitNotRun || !strings.Contains(stderr, "guard: pending:") {
+		t.Errorf("original command: exit %d, want %d (queued):\n%s", code, exitNotRun, stderr)
+	}
+	mustExist("original command")
+	// A guessed token does not use it either.
+	if code, _ := guard("run", "--provenance", "agent", "--asked", strings.Repeat("0", 32), "-c", "rm -rf build"); code != exitNotRun {
+		t.Errorf("guessed token: exit %d, want %d", code, exitNotRun)
+	}
+	mustExist("guessed token")
+
+	// The user said yes: the agent runs the rewrite.
+	code, stderr := guard("run", "--provenance", "agent", "--asked", token, "-c", "rm -rf build")
+	if code != 0 || !strings.Contains(stderr, "level B, given in Claude Code's prompt") {
+		t.Fatalf("rewrite: exit %d, want 0:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(build); err == nil {
+		t.Fatal("rewrite ran but build is still there")
+	}
+
+	// Once: a replay of the rewrite is queued, not run.
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := guard("run", "--provenance", "agent", "--asked", token, "-c", "rm -rf build"); code != exitNotRun || !strings.Contains(stderr, "already used") {
+		t.Errorf("replay: exit %d, want %d with the used approval named:\n%s", code, exitNotRun, stderr)
+	}
+	mustExist("replay")
 }

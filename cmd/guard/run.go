@@ -29,6 +29,7 @@ type runOptions struct {
 	requireSandbox bool
 	keepEnv        []string
 	wait           string // --wait DURATION ("" = config, then the default)
+	asked          string // --asked TOKEN: the hook's rewrite after an agent's prompt
 	argv           []string
 
 	// Set by callers that are not the CLI flags (the shell shim):
@@ -46,6 +47,10 @@ func (o *runOptions) register(c *cobra.Command) {
 	c.Flags().BoolVar(&o.requireSandbox, "require-sandbox", false, "fail instead of warning when the kernel cannot enforce the whole sandbox")
 	c.Flags().StringArrayVar(&o.keepEnv, "keep-env", nil, "pass the secret-looking environment variable `NAME` through")
 	c.Flags().StringVar(&o.wait, "wait", "", "without a terminal, wait `DURATION` for 'guard approve' or 'guard deny' (default: [approval] wait in config.toml, else 60s)")
+	// The hook's rewrite of a command the user approved in the agent's
+	// own prompt carries the approval's token; people never type it.
+	c.Flags().StringVar(&o.asked, "asked", "", "the token of an approval given in an agent's prompt (set by 'guard hook')")
+	c.Flags().MarkHidden("asked")
 	c.Flags().SetInterspersed(false)
 }
 
@@ -120,13 +125,13 @@ func runRun(s *streams, o *runOptions) error {
 	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
 		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: a.Verdict.Level, Rules: a.RuleIDs()}
 
-	wait := time.Duration(-1)
+	how := runDecide{wait: -1, token: o.asked}
 	if o.wait != "" {
-		if wait, err = parseWait(o.wait); err != nil {
+		if how.wait, err = parseWait(o.wait); err != nil {
 			return usagef("use --wait 60s, for example, or --wait 0 not to wait", "bad --wait %q: %v", o.wait, err)
 		}
 	}
-	decided, err := decideRunWait(s, e, a, log, wait)
+	decided, err := decideRunWith(s, e, a, log, how)
 	rec.Decision = decided
 	if err != nil {
 		if rerr := appendAudit(log, rec); rerr != nil {
@@ -166,14 +171,22 @@ func (o *runOptions) commandLine() (string, []string, error) {
 // terminal ([approval] wait) before it exits 126. It returns the audit
 // decision and nil only when the command may run.
 func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (audit.Decision, error) {
-	return decideRunWait(s, e, a, log, -1)
+	return decideRunWith(s, e, a, log, runDecide{wait: -1})
 }
 
-// decideRunWait is decideRun with the wait for a queued request given
-// (negative: [approval] wait from config.toml or GUARD_WAIT).
-func decideRunWait(s *streams, e *decision.Engine, a *assessment, log *audit.Log, wait time.Duration) (audit.Decision, error) {
+// runDecide are the run path's choices beyond the review.
+type runDecide struct {
+	// wait for a queued request's decision; negative: [approval] wait
+	// from config.toml or GUARD_WAIT.
+	wait time.Duration
+	// token of an approval given in an agent's prompt (--asked).
+	token string
+}
+
+// decideRunWith is decideRun with the run path's choices.
+func decideRunWith(s *streams, e *decision.Engine, a *assessment, log *audit.Log, how runDecide) (audit.Decision, error) {
 	v := a.Verdict
-	who := decision.Who{Consume: true}
+	who := decision.Who{Consume: true, Token: how.token}
 	var t *terminal
 	if v.Level == review.B || v.Level == review.C {
 		// Someone at this terminal can answer B and C; the terminal is
@@ -203,7 +216,11 @@ func decideRunWait(s *streams, e *decision.Engine, a *assessment, log *audit.Log
 		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
 		return audit.DeniedPolicy, &exitError{code: exitNotRun, err: errors.New("denied by policy"), silent: true}
 	case decision.UseApproval:
-		fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", d.Approval, v.Level)
+		if d.Asked != "" {
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s, given in %s's prompt)\n", d.Approval, v.Level, d.Asked)
+		} else {
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", d.Approval, v.Level)
+		}
 		return audit.ApprovedQueue, nil
 	case decision.Ask:
 		cfg, err := loadSettings()
@@ -222,8 +239,8 @@ func decideRunWait(s *streams, e *decision.Engine, a *assessment, log *audit.Log
 	if err != nil {
 		return audit.Failed, err
 	}
-	if wait >= 0 {
-		cfg.approvalWait = wait
+	if how.wait >= 0 {
+		cfg.approvalWait = how.wait
 	}
 	id := d.Pending
 	if id != "" {
