@@ -34,9 +34,15 @@ type approvalsOptions struct {
 	record  func(audit.Record) error
 	timeout time.Duration
 	ttl     time.Duration
-	all     bool
-	json    bool
-	ids     []string
+	// grant and scope: approve --grant DURATION --scope S.
+	grant time.Duration
+	scope string
+	// showGrant, when set, says on the terminal what the grant allows,
+	// before the question.
+	showGrant func(*terminal)
+	all       bool
+	json      bool
+	ids       []string
 }
 
 func newApprovalsOptions() *approvalsOptions {
@@ -144,7 +150,14 @@ func newApproveCmd(s *streams) *cobra.Command {
 		Short: "Approve a queued command, on the terminal",
 		Long: `Shows a queued command and what it would do, and asks for your consent on the
 terminal (and your PIN for level C). An approval is good for one run of the
-exact command, in the same directory and workspace, within --for.`,
+exact command, in the same directory and workspace, within --for.
+
+With --grant DURATION it also writes a standing grant to your policy
+(~/.config/guard/policy.toml, never a project's): an allow rule for this
+workspace that expires after DURATION, so the same work runs without asking
+until then. --scope says how far it reaches (shown before you confirm);
+level C can be granted for its exact text only. 'guard approvals' lists
+grants, 'guard revoke ID' removes one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := opts.resolve(); err != nil {
@@ -155,6 +168,8 @@ exact command, in the same directory and workspace, within --for.`,
 		},
 	}
 	c.Flags().DurationVar(&opts.ttl, "for", approval.DefaultApprovalTTL, "how long the approval lasts")
+	c.Flags().DurationVar(&opts.grant, "grant", 0, "also allow it without asking for `DURATION` (a standing grant in your policy, at most 7 days; see --scope)")
+	c.Flags().StringVar(&opts.scope, "scope", scopeExact, "what a --grant allows, in this workspace only: exact (this command text), command (this program on workspace paths), rule (what this review flagged, on workspace paths); level C: exact only")
 	return c
 }
 
@@ -215,9 +230,13 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(shown)
 	}
+	d, err := guardDirs()
+	if err != nil {
+		return err
+	}
 	if len(shown) == 0 {
 		fmt.Fprintln(s.err, "guard: no approval requests")
-		return nil
+		return listGrants(s, d.UserPolicy(), now)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tLEVEL\tAGE\tCOMMAND")
@@ -229,6 +248,9 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 			pending++
 		case approval.Approved:
 			st = fmt.Sprintf("approved (%s left)", shortDuration(r.Expires.Sub(now)))
+			if r.Asked != "" {
+				st = fmt.Sprintf("asked in %s (%s left)", r.Asked, shortDuration(r.Expires.Sub(now)))
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, st, r.Level, shortDuration(now.Sub(r.Created)), printable(r.Command, false))
 	}
@@ -236,7 +258,7 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 	if pending > 0 {
 		fmt.Fprintln(s.err, "guard: hint: run 'guard approve ID' or 'guard deny ID', or 'guard review' for each in turn")
 	}
-	return nil
+	return listGrants(s, d.UserPolicy(), now)
 }
 
 // lastChange is when a request last changed state.
@@ -271,6 +293,17 @@ func runApprove(s *streams, opts *approvalsOptions) error {
 	if err != nil {
 		return err
 	}
+	var e *decision.Engine
+	var plan grantPlan
+	if opts.grant != 0 {
+		if e, err = newEngine(); err != nil {
+			return err
+		}
+		if plan, err = planGrant(e, r, opts.scope, opts.grant); err != nil {
+			return err
+		}
+		opts.showGrant = plan.show
+	}
 	res, err := decideRequest(t, opts, r, false)
 	if err != nil {
 		return err
@@ -281,7 +314,13 @@ func runApprove(s *streams, opts *approvalsOptions) error {
 		}
 		return consentFailure(res)
 	}
-	return approveRequest(s, opts, r)
+	if err := approveRequest(s, opts, r); err != nil {
+		return err
+	}
+	if e != nil {
+		return writeGrant(s, opts, e, r, plan)
+	}
+	return nil
 }
 
 func runDeny(s *streams, opts *approvalsOptions) error {
@@ -289,6 +328,13 @@ func runDeny(s *streams, opts *approvalsOptions) error {
 	for _, id := range opts.ids {
 		if !approval.ValidID(id) {
 			errs = append(errs, fmt.Errorf("%q is not an approval id", id))
+			continue
+		}
+		if r, err := approval.Get(opts.dir, id); err == nil && r.StateAt(opts.now()) == approval.Approved {
+			// Approved but not used yet: denying it now withdraws it.
+			if err := revoke(s, opts, id); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if err := denyRequest(opts, id); err != nil {
@@ -398,6 +444,9 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 			from = strings.TrimPrefix(from+", session "+r.Session, ", ")
 		}
 		t.say("  from:      %s\n", printable(from, false))
+	}
+	if opts.showGrant != nil {
+		opts.showGrant(t)
 	}
 	c := consent{
 		level:       r.Level,
