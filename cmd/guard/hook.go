@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +71,6 @@ const (
 var (
 	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
 	pathListKeys = []string{"paths"}
-	commandKeys  = []string{"command", "cmd", "script"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
@@ -636,26 +636,32 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 	return out, nil
 }
 
-// other decides a tool guard does not know: one that carries a shell
-// command or a path is judged (never allowed: guard cannot sandbox or
-// approve what another tool runs), one that carries neither gets no
-// opinion.
+// other decides a tool guard does not know (an MCP tool, a new built-in):
+// every string in its input, under any key and at any depth, that holds a
+// shell command or looks like a path is judged. A command is never allowed
+// outright (guard cannot sandbox or queue what another tool runs); a path
+// to a secret or guard's own state is denied whatever the key. A tool that
+// carries neither gets no opinion.
 func (h *hookCall) other() hookAnswer {
-	for _, k := range commandKeys {
-		text, ok, err := h.stringField(k)
-		if err != nil || !ok {
-			continue
-		}
+	var input any
+	if err := json.Unmarshal(h.ev.ToolInput, &input); err != nil {
+		return h.fail(h.ev.ToolName, "malformed hook input: %v", err)
+	}
+	var found toolStrings
+	if err := found.walk("", input, 0); err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	for _, text := range found.commands {
 		a, err := h.e.Assess(text, assessOptions{Cwd: h.ev.Cwd, Provenance: review.ProvAgent})
 		if err != nil {
 			return h.fail(text, "review failed: %v", err)
 		}
 		v := a.Verdict
+		if v.Level == review.A {
+			continue
+		}
 		rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs(), Note: "tool " + h.ev.ToolName}
-		switch {
-		case v.Level == review.A:
-			return hookAnswer{} // the agent's own rules decide
-		case v.Level == review.B && h.p.canAsk:
+		if v.Level == review.B && h.p.canAsk {
 			rec.Decision = audit.Pending
 			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)})
 		}
@@ -666,18 +672,108 @@ func (h *hookCall) other() hookAnswer {
 		h.record(rec)
 		return denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)
 	}
-	paths, err := h.anyPaths(accessWrite)
-	if err != nil {
-		return h.fail(h.ev.ToolName, "%v", err)
-	}
-	if len(paths) == 0 {
+	if len(found.paths) == 0 {
 		return hookAnswer{}
 	}
 	// Unknown tools may write what they name: judge them as writes. Their
 	// "path" may not be a local file (an API or repository path), so only
 	// what is dangerous anyway (secrets, guard, persistence, agent
 	// settings) is denied; the rest is at most asked about.
-	return h.judgePaths(paths, true)
+	return h.judgePaths(found.paths, true)
+}
+
+// Limits of the walk over an unknown tool's input: deeper or larger input
+// is refused (denied), never skipped.
+const (
+	maxToolDepth   = 64
+	maxToolStrings = 10000
+)
+
+// toolStrings are the commands and paths found in a tool's input.
+type toolStrings struct {
+	commands []string
+	paths    []toolPath
+	n        int
+}
+
+// commandKeys hold shell text; pathKeyWords, in a key's name, say its
+// value names a file (source, destination, file_path, uri, …).
+var (
+	commandKeys  = []string{"command", "cmd", "script", "shell", "bash"}
+	pathKeyWords = []string{"path", "file", "dir", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "root"}
+)
+
+// walk visits every value; key is the nearest object key above it.
+func (f *toolStrings) walk(key string, v any, depth int) error {
+	if depth > maxToolDepth {
+		return fmt.Errorf("malformed hook input: tool_input is nested deeper than %d levels", maxToolDepth)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if err := f.walk(k, x, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := f.walk(key, x, depth+1); err != nil {
+				return err
+			}
+		}
+	case string:
+		if f.n++; f.n > maxToolStrings {
+			return fmt.Errorf("malformed hook input: tool_input holds more than %d strings", maxToolStrings)
+		}
+		f.add(strings.ToLower(key), v)
+	}
+	return nil
+}
+
+// add classifies one string value: shell text under a command key; a
+// path when it is written as one (absolute, ~/, ./, ../, file://) or a
+// path-named key holds a single line.
+func (f *toolStrings) add(key, v string) {
+	if v == "" {
+		return
+	}
+	if slices.Contains(commandKeys, key) {
+		f.commands = append(f.commands, v)
+		return
+	}
+	if p, ok := strings.CutPrefix(v, "file://"); ok {
+		if u, err := url.PathUnescape(p); err == nil {
+			p = u
+		}
+		if i := strings.IndexByte(p, '/'); i > 0 {
+			p = p[i:] // file://host/path
+		}
+		f.paths = append(f.paths, toolPath{p, accessWrite})
+		return
+	}
+	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
+		return
+	}
+	written := v == "~" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
+	switch {
+	case written && !strings.ContainsAny(v, " \t"):
+	case keyNamesPath(key):
+	default:
+		return
+	}
+	if pre := globPrefix(v); pre != "" {
+		f.paths = append(f.paths, toolPath{pre, accessWrite})
+	}
+}
+
+// keyNamesPath reports whether a key's name says it holds a path.
+func keyNamesPath(key string) bool {
+	for _, w := range pathKeyWords {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // localOnlyClasses are denied for writes only when the path is surely a
