@@ -1017,7 +1017,20 @@ func agentHookChecks(s *streams) []doctorCheck {
 			}
 			for _, cmd := range t.ourHookCommands(data) {
 				name := fmt.Sprintf("%s hook (%s)", t.label, tildePath(path))
-				ok, detail := probeHook(t, cmd)
+				// "ok" only when the hook would fire: this guard exists
+				// where the hook says, the agent's own settings run it,
+				// and it answers.
+				ok, detail := hookBinary(cmd)
+				if ok {
+					g := gateFor(t, path, project)
+					ok, detail = g.fires, g.detail
+					if ok {
+						ok, detail = probeHook(t, cmd)
+						if g.detail != "" {
+							detail += "; " + g.detail
+						}
+					}
+				}
 				out = append(out, doctorCheck{Name: name, OK: ok, Detail: detail})
 			}
 		}

@@ -311,7 +311,8 @@ func TestInstallAgentHookChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, string(data))
-	// A broken hook: a command that exits 1 fails open.
+	// A broken hook: another program where guard should be (it exits 1,
+	// which fails open).
 	gem := agentNamed("gemini")
 	gpath, _ := gem.settingsPath(false)
 	fake := filepath.Join(w.work, "bin", "guard")
@@ -331,7 +332,7 @@ func TestInstallAgentHookChecks(t *testing.T) {
 				t.Errorf("claude hook: %+v", c)
 			}
 		case strings.HasPrefix(c.Name, "Gemini CLI"):
-			if c.OK || !strings.Contains(c.Detail, "not allowed") {
+			if c.OK || !strings.Contains(c.Detail, "not this guard") {
 				t.Errorf("broken gemini hook passed: %+v", c)
 			}
 		default:
