@@ -255,6 +255,9 @@ type hookEvent struct {
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
 	HookEventName string          `json:"hook_event_name"`
+	// PermissionMode is Claude Code's (and Codex's): in bypassPermissions
+	// and dontAsk nobody answers an ask.
+	PermissionMode string `json:"permission_mode"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 
@@ -344,6 +347,18 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 	return v, true, nil
 }
 
+// unattendedModes are permission modes in which the agent's prompt does
+// not reach a person (Claude Code: bypassPermissions skips prompts,
+// dontAsk denies what is not pre-approved).
+var unattendedModes = []string{"bypassPermissions", "dontAsk"}
+
+// canAsk reports whether an ask reaches the agent's user: the protocol has
+// one and the session's permission mode does not skip prompts. Otherwise
+// what would be asked is denied and queued, for the user's terminal.
+func (h *hookCall) canAsk() bool {
+	return h.p.canAsk && !slices.Contains(unattendedModes, h.ev.PermissionMode)
+}
+
 // record appends one audit record. It returns false when the record could
 // not be written: the caller then denies (no audit record, no run).
 func (h *hookCall) record(r audit.Record) bool {
@@ -411,7 +426,7 @@ func (h *hookCall) shell() hookAnswer {
 	if err != nil {
 		return h.fail(text, "review failed: %v", err)
 	}
-	d, err := h.e.Decide(a, decision.Who{AskB: h.p.canAsk})
+	d, err := h.e.Decide(a, decision.Who{AskB: h.canAsk()})
 	if err != nil {
 		return h.fail(text, "%v", err)
 	}
@@ -664,7 +679,7 @@ func (h *hookCall) other() hookAnswer {
 			continue
 		}
 		rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs(), Note: "tool " + h.ev.ToolName}
-		if v.Level == review.B && h.p.canAsk {
+		if v.Level == review.B && h.canAsk() {
 			rec.Decision = audit.Pending
 			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)})
 		}
@@ -824,7 +839,7 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 		return hookAnswer{}
 	case review.B:
 		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.Path, worst.Why)
-		if h.p.canAsk {
+		if h.canAsk() {
 			rec.Decision = audit.Pending
 			rec.Note += "; asked in " + h.p.label + "'s prompt"
 			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: reason})

@@ -150,6 +150,10 @@ func TestHookGolden(t *testing.T) {
 		{name: "claude_bash_allow_rewrite", agent: "claude", input: bash("go test ./... 2>&1 | tail -20")},
 		{name: "claude_bash_allow_quoting", agent: "claude", input: bash(`git commit -m "it's done" && echo '$HOME'`)},
 		{name: "claude_bash_ask_rewrite", agent: "claude", input: bash("rm -rf build")},
+		// In bypassPermissions nobody sees an ask: B is denied and queued.
+		{name: "claude_bash_bypass_mode_denied_queued", agent: "claude", input: func(w *hookWorld) string {
+			return strings.Replace(bash("rm -rf build")(w), `"permission_mode":"default"`, `"permission_mode":"bypassPermissions"`, 1)
+		}},
 		{name: "claude_bash_deny_queued", agent: "claude", input: bash("git push --force origin main")},
 		{name: "claude_bash_policy_deny", agent: "claude", input: bash("git status"), setup: func(t *testing.T, w *hookWorld) {
 			writeFile(t, filepath.Join(w.home, ".config", "guard", "policy.toml"), "[[rules]]\nid = \"no-git-status\"\ncommand = \"git status\"\ndeny = true\nmessage = \"not in this account\"\nexamples = [\"git status\"]\n")
