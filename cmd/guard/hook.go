@@ -252,14 +252,14 @@ func jsonString(s string) json.RawMessage {
 // hookEvent is the part of the event guard reads. Unknown fields are
 // ignored; known fields of the wrong type make the event malformed.
 type hookEvent struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName string `json:"hook_event_name"`
 	// PermissionMode is Claude Code's (and Codex's): in bypassPermissions
 	// and dontAsk nobody answers an ask.
-	PermissionMode string `json:"permission_mode"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
 
 	input map[string]json.RawMessage
 }
