@@ -578,6 +578,24 @@ func BenchmarkHookDecision(b *testing.B) {
 	}
 }
 
+// BenchmarkHookUnknownTool is an MCP tool call with a large nested input
+// (500 records of three strings, one a workspace path): the cost of
+// walking every string.
+func BenchmarkHookUnknownTool(b *testing.B) {
+	w := newHookWorld(b)
+	var rows []any
+	for i := range 500 {
+		rows = append(rows, map[string]any{"title": fmt.Sprintf("row %d", i), "body": "some text here", "file": fmt.Sprintf("src/f%d.go", i)})
+	}
+	in := w.event("PreToolUse", "mcp__db__insert", map[string]any{"rows": rows})
+	b.ResetTimer()
+	for range b.N {
+		if r := callHook("claude", in); r.code != 0 || r.stdout != "" {
+			b.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 func BenchmarkTrueProcess(b *testing.B) {
 	for range b.N {
 		if err := exec.Command("/bin/true").Run(); err != nil {
