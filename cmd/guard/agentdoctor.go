@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -213,8 +215,28 @@ func hookBinary(command string) (bool, string) {
 	if self == "" {
 		return true, ""
 	}
-	if me, err := os.Stat(self); err == nil && !os.SameFile(st, me) {
+	if me, err := os.Stat(self); err == nil && !os.SameFile(st, me) && !sameContents(exe, self) {
 		return false, fmt.Sprintf("the hook runs %s, not this guard (%s): run 'guard install' again with the guard you use", exe, self)
 	}
 	return true, ""
+}
+
+// sameContents reports whether two files hold the same bytes (a copy of
+// this guard is this guard).
+func sameContents(a, b string) bool {
+	sum := func(p string) ([]byte, bool) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, false
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, false
+		}
+		return h.Sum(nil), true
+	}
+	x, ok1 := sum(a)
+	y, ok2 := sum(b)
+	return ok1 && ok2 && bytes.Equal(x, y)
 }
