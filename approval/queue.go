@@ -2,6 +2,8 @@ package approval
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -122,6 +125,83 @@ func Approve(dir, id string, g Grant, now func() time.Time) (Request, error) {
 	})
 }
 
+// NewToken is a fresh secret for AddAsked: 128 random bits, hex.
+func NewToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("read random token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// hashToken is what the queue stores of a token.
+func hashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// AddAsked queues req (level B only) as approved through agent's own
+// prompt, bound to token as well as to its Binding: the hook that asked
+// hands the agent a command carrying the token, which the agent runs only
+// when its user says yes. The approval lasts as long as a pending request
+// would (the user may answer the agent's prompt late); unused, it lapses.
+func AddAsked(dir string, req Request, agent, token string) (Request, error) {
+	switch {
+	case req.Level != review.B:
+		return req, fmt.Errorf("queue approval request: level %v cannot be approved in an agent's prompt", req.Level)
+	case agent == "" || len(token) < 32:
+		return req, errors.New("queue approval request: an agent's approval needs the agent and a token")
+	}
+	id, err := Add(dir, req)
+	if err != nil {
+		return req, err
+	}
+	return update(dir, id, func() time.Time { return req.Created }, func(r *Request, t time.Time) error {
+		r.State, r.Decided, r.Asked, r.TokenHash = Approved, t, agent, hashToken(token)
+		return nil
+	})
+}
+
+// ConsumeAsked is Consume for an approval given in an agent's prompt: it
+// honours, once, only an AddAsked approval bound to key and to token.
+func ConsumeAsked(dir string, key Binding, token string, now func() time.Time) (Request, error) {
+	if token == "" {
+		return Request{}, ErrNotFound
+	}
+	reqs, unlock, err := lockedAll(dir)
+	if err != nil {
+		return Request{}, err
+	}
+	defer unlock()
+	t, want := now(), hashToken(token)
+	for i := range reqs {
+		r := &reqs[i]
+		if r.Binding != key || r.TokenHash == "" || subtle.ConstantTimeCompare([]byte(r.TokenHash), []byte(want)) != 1 {
+			continue
+		}
+		if !r.Usable(t) {
+			st := r.StateAt(t)
+			return *r, &StateError{ID: r.ID, State: st}
+		}
+		r.State, r.Used = Consumed, t
+		if err := writeRequest(dir, *r, os.Rename); err != nil {
+			return Request{}, err
+		}
+		return *r, nil
+	}
+	return Request{}, ErrNotFound
+}
+
+// Revoke withdraws request id: an approval not used yet (approved,
+// unexpired) or a request still pending. Anything else gives a
+// *StateError.
+func Revoke(dir, id string, now func() time.Time) (Request, error) {
+	return updateFrom(dir, id, now, []State{Pending, Approved}, func(r *Request, t time.Time) error {
+		r.State, r.Decided = Revoked, t
+		return nil
+	})
+}
+
 // Deny marks a pending, unexpired request denied.
 func Deny(dir, id string, now func() time.Time) (Request, error) {
 	return update(dir, id, now, func(r *Request, t time.Time) error {
@@ -137,21 +217,17 @@ func Deny(dir, id string, now func() time.Time) (Request, error) {
 // *StateError (ErrPending, ErrDenied, ErrExpired, ErrUsed) about the most
 // recent request for key, which it returns too, so the caller can name it.
 func Consume(dir string, key Binding, now func() time.Time) (Request, error) {
-	unlock, err := lock(dir)
+	reqs, unlock, err := lockedAll(dir)
 	if err != nil {
 		return Request{}, err
 	}
 	defer unlock()
-	reqs, err := readAll(dir)
-	if err != nil {
-		return Request{}, err
-	}
 	testHookConsume()
 	t := now()
 	var latest *Request
 	for i := range reqs {
 		r := &reqs[i]
-		if r.Binding != key {
+		if r.Binding != key || r.TokenHash != "" {
 			continue
 		}
 		if r.Usable(t) {
@@ -187,7 +263,7 @@ func Find(dir string, key Binding, now func() time.Time) (approved, pending stri
 	}
 	t := now()
 	for _, r := range reqs {
-		if r.Binding != key {
+		if r.Binding != key || r.TokenHash != "" {
 			continue
 		}
 		switch {
@@ -202,6 +278,12 @@ func Find(dir string, key Binding, now func() time.Time) (approved, pending stri
 
 // update applies change to a pending, unexpired request under the lock.
 func update(dir, id string, now func() time.Time, change func(*Request, time.Time) error) (Request, error) {
+	return updateFrom(dir, id, now, []State{Pending}, change)
+}
+
+// updateFrom applies change under the lock to a request whose state at
+// now() is one of from.
+func updateFrom(dir, id string, now func() time.Time, from []State, change func(*Request, time.Time) error) (Request, error) {
 	if !ValidID(id) {
 		return Request{}, fmt.Errorf("%q is not an approval id (want 8 hex digits)", id)
 	}
@@ -215,7 +297,7 @@ func update(dir, id string, now func() time.Time, change func(*Request, time.Tim
 		return Request{}, err
 	}
 	t := now()
-	if st := r.StateAt(t); st != Pending {
+	if st := r.StateAt(t); !slices.Contains(from, st) {
 		r.State = st
 		return r, &StateError{ID: id, State: st}
 	}
@@ -234,6 +316,20 @@ func newID() (string, error) {
 		return "", fmt.Errorf("read random id: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// lockedAll takes the lock and reads every request; the caller releases
+// the lock with unlock.
+func lockedAll(dir string) (reqs []Request, unlock func(), err error) {
+	unlock, err = lock(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reqs, err = readAll(dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return reqs, unlock, nil
 }
 
 // lock takes the queue's exclusive flock and returns its release.

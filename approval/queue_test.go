@@ -342,3 +342,72 @@ func TestConcurrentConsumeOneWinner(t *testing.T) {
 		t.Errorf("results = %v, want exactly one winner and %d ErrUsed", results, 2*procs-1)
 	}
 }
+
+// TestAsked: an approval given in an agent's prompt is used only with its
+// token, once, for level B only; Consume and Find never see it.
+func TestAsked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	token, err := NewToken()
+	if err != nil || len(token) != 32 {
+		t.Fatalf("NewToken = %q, %v", token, err)
+	}
+	if _, err := AddAsked(dir, request(key, review.C), "Claude Code", token); err == nil {
+		t.Error("AddAsked accepted a level C request")
+	}
+	r, err := AddAsked(dir, request(key, review.B), "Claude Code", token)
+	if err != nil || r.State != Approved || r.Asked != "Claude Code" || r.TokenHash == "" || r.TokenHash == token {
+		t.Fatalf("AddAsked = %+v, %v", r, err)
+	}
+	later := at(t0.Add(time.Minute))
+	if got, err := Consume(dir, key, later); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Consume without the token = %+v, %v; want ErrNotFound", got, err)
+	}
+	if approved, pending, err := Find(dir, key, later); approved != "" || pending != "" || err != nil {
+		t.Errorf("Find = %q, %q, %v; want nothing", approved, pending, err)
+	}
+	other, _ := NewToken()
+	if _, err := ConsumeAsked(dir, key, other, later); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ConsumeAsked with another token: %v; want ErrNotFound", err)
+	}
+	if _, err := ConsumeAsked(dir, Binding{Command: "rm -rf src", Cwd: key.Cwd, Workspace: key.Workspace, Digest: key.Digest}, token, later); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ConsumeAsked for another command: %v; want ErrNotFound", err)
+	}
+	if _, err := ConsumeAsked(dir, key, token, at(t0.Add(DefaultPendingTTL))); !errors.Is(err, ErrExpired) {
+		t.Errorf("ConsumeAsked after the pending TTL: %v; want ErrExpired", err)
+	}
+	got, err := ConsumeAsked(dir, key, token, later)
+	if err != nil || got.ID != r.ID || got.State != Consumed {
+		t.Fatalf("ConsumeAsked = %+v, %v", got, err)
+	}
+	if _, err := ConsumeAsked(dir, key, token, later); !errors.Is(err, ErrUsed) {
+		t.Errorf("second ConsumeAsked: %v; want ErrUsed", err)
+	}
+}
+
+// TestRevoke: an approval not yet used, or a pending request, can be
+// revoked; it is then never consumed. A used one cannot.
+func TestRevoke(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	id := mustAdd(t, dir, request(key, review.B))
+	if _, err := Approve(dir, id, Grant{}, at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Revoke(dir, id, at(t0.Add(time.Minute)))
+	if err != nil || r.State != Revoked {
+		t.Fatalf("Revoke = %+v, %v", r, err)
+	}
+	var se *StateError
+	if _, err := Consume(dir, key, at(t0.Add(2*time.Minute))); !errors.As(err, &se) || se.State != Revoked {
+		t.Errorf("Consume after Revoke: %v; want a revoked StateError", err)
+	}
+	pending := mustAdd(t, dir, request(Binding{Command: "x", Cwd: "/", Workspace: "/", Digest: "d"}, review.B))
+	if r, err := Revoke(dir, pending, at(t0)); err != nil || r.State != Revoked {
+		t.Errorf("Revoke pending = %+v, %v", r, err)
+	}
+	used := mustAdd(t, dir, request(Binding{Command: "y", Cwd: "/", Workspace: "/", Digest: "d"}, review.B))
+	Approve(dir, used, Grant{}, at(t0))
+	Consume(dir, Binding{Command: "y", Cwd: "/", Workspace: "/", Digest: "d"}, at(t0))
+	if _, err := Revoke(dir, used, at(t0)); !errors.Is(err, ErrUsed) {
+		t.Errorf("Revoke a used approval: %v; want ErrUsed", err)
+	}
+}

@@ -23,6 +23,9 @@ const (
 	Denied   State = "denied"
 	Expired  State = "expired"
 	Consumed State = "consumed"
+	// Revoked: the user withdrew an approval before it was used (or a
+	// request before deciding it).
+	Revoked State = "revoked"
 )
 
 // Binding is what an approval is bound to. Consume matches all four
@@ -65,6 +68,13 @@ type Request struct {
 	PIN bool `json:"pin,omitempty"`
 	// Used is when Consume honoured the approval.
 	Used time.Time `json:"used,omitzero"`
+	// Asked names the agent whose own prompt asked the user (AddAsked).
+	// Such an approval is bound to TokenHash as well: only ConsumeAsked
+	// with the token honours it, never Consume or Find, so nothing but
+	// the rewritten command the agent runs after its user's yes can use
+	// it.
+	Asked     string `json:"asked,omitempty"`
+	TokenHash string `json:"token_hash,omitempty"`
 }
 
 // StateAt is the request's state at t: a pending or approved request past

@@ -92,6 +92,11 @@ const (
 	NotFound Decision = "not-found"
 	// Failed: guard could not start or confine the command.
 	Failed Decision = "failed"
+	// Granted: the user gave a standing grant (an expiring allow rule in
+	// their policy) with guard approve --grant; Note names the rule.
+	Granted Decision = "granted"
+	// Revoked: the user withdrew a grant or an unused approval.
+	Revoked Decision = "revoked"
 )
 
 // decisionClass groups decisions for summaries.
@@ -121,6 +126,8 @@ var decisions = []struct {
 	{Ran, classOutcome},
 	{NotFound, classOutcome},
 	{Failed, classOutcome},
+	{Granted, classApproved},
+	{Revoked, classNotRun},
 }
 
 // Decisions lists the known decisions.

@@ -55,6 +55,11 @@ type Who struct {
 	// used up (once, atomically). A hook only looks: the guard run it
 	// hands the command to consumes the approval.
 	Consume bool
+	// Token is the secret of an approval given in an agent's own prompt
+	// (EnqueueAsked): the rewritten command the agent runs after its
+	// user's yes carries it. With Consume, such an approval bound to
+	// exactly this review and this token is used first.
+	Token string
 }
 
 // Decision is the outcome of Decide.
@@ -66,8 +71,10 @@ type Decision struct {
 	Reason review.Reason
 	// Binding is what an approval for this review is bound to.
 	Binding approval.Binding
-	// Approval is the id of the approval used (UseApproval).
+	// Approval is the id of the approval used (UseApproval); Asked the
+	// agent whose prompt gave it, when it was given there.
 	Approval string
+	Asked    string
 	// Pending is the id of a request for the same review that is already
 	// waiting (Queue): it is not queued again.
 	Pending string
@@ -108,6 +115,19 @@ func (e *Engine) Decide(a *Assessment, who Who) (Decision, error) {
 		return d, fmt.Errorf("decide: unknown level %v", v.Level)
 	}
 	dir := e.dirs.Approvals()
+	if who.Consume && who.Token != "" {
+		req, err := approval.ConsumeAsked(dir, d.Binding, who.Token, e.env.Now)
+		var se *approval.StateError
+		switch {
+		case err == nil:
+			d.Action, d.Approval, d.Asked = UseApproval, req.ID, req.Asked
+			return d, nil
+		case errors.As(err, &se):
+			d.Unusable = se
+		case !errors.Is(err, approval.ErrNotFound):
+			return d, fmt.Errorf("read the approval queue: %w", err)
+		}
+	}
 	if who.Consume {
 		req, err := approval.Consume(dir, d.Binding, e.env.Now)
 		switch {
@@ -148,16 +168,38 @@ func (e *Engine) Decide(a *Assessment, who Who) (Decision, error) {
 // Enqueue adds a request for a (decided Queue) to the approval queue and
 // returns it with its id. provenance and session say who asked.
 func (e *Engine) Enqueue(a *Assessment, provenance, session string) (approval.Request, error) {
-	req := approval.Request{
-		Created: e.env.Now(), Binding: a.Binding(), Provenance: provenance, Level: a.Verdict.Level,
-		Explanation: audit.Mask(a.Verdict.Explanation), Details: a.Details(), Session: session,
-	}
+	req := e.request(a, provenance, session)
 	id, err := approval.Add(e.dirs.Approvals(), req)
 	if err != nil {
 		return req, fmt.Errorf("queue the approval request: %w", err)
 	}
 	req.ID = id
 	return req, nil
+}
+
+// request is the queue entry for a, before Add.
+func (e *Engine) request(a *Assessment, provenance, session string) approval.Request {
+	return approval.Request{
+		Created: e.env.Now(), Binding: a.Binding(), Provenance: provenance, Level: a.Verdict.Level,
+		Explanation: audit.Mask(a.Verdict.Explanation), Details: a.Details(), Session: session,
+	}
+}
+
+// EnqueueAsked adds an approval for a (decided Ask, level B) given in
+// agent's own prompt and bound to a new token, which it returns: the hook
+// puts the token into the rewritten command the agent runs only after its
+// user's yes. Nothing else can use the approval (see approval.AddAsked).
+func (e *Engine) EnqueueAsked(a *Assessment, provenance, session, agent string) (approval.Request, string, error) {
+	token, err := approval.NewToken()
+	if err != nil {
+		return approval.Request{}, "", err
+	}
+	req := e.request(a, provenance, session)
+	got, err := approval.AddAsked(e.dirs.Approvals(), req, agent, token)
+	if err != nil {
+		return got, "", fmt.Errorf("queue the agent's approval: %w", err)
+	}
+	return got, token, nil
 }
 
 // Details is the full profile shown on "?" at a prompt, masked.

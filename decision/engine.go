@@ -192,7 +192,7 @@ func (e *Engine) Policy(ctx *profile.Context) (*policy.Policy, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if p, ok := e.policies[key]; ok {
-		return p, nil
+		return p.At(e.env.Now(), ctx.Workspace), nil
 	}
 	p, err := policy.Load(ctx, srcs...)
 	if err != nil {
@@ -202,7 +202,8 @@ func (e *Engine) Policy(ctx *profile.Context) (*policy.Policy, error) {
 		e.policies = map[[sha256.Size]byte]*policy.Policy{}
 	}
 	e.policies[key] = p
-	return p, nil
+	// Standing grants apply only in their workspace, until they expire.
+	return p.At(e.env.Now(), ctx.Workspace), nil
 }
 
 // PolicyError puts a policy error in guard's voice: PATH:LINE:COL and

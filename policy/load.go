@@ -56,6 +56,11 @@ func Load(ctx *profile.Context, srcs ...Source) (*Policy, error) {
 func (f *File) Check(ctx *profile.Context) (int, error) {
 	n := 0
 	for _, r := range f.Rules {
+		if r.Workspace != "" && r.Workspace != ctx.Workspace {
+			// A rule of another workspace: its examples are about paths
+			// there, and it does not apply here.
+			continue
+		}
 		for j, ex := range r.Examples {
 			n++
 			if !r.Matches(profile.Build(ex, ctx), ex, ctx) {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -45,6 +46,10 @@ type ruleTOML struct {
 	KeepEnv     []string `toml:"keep_env"`
 	Examples    []string `toml:"examples"`
 	NotExamples []string `toml:"not_examples"`
+	// A standing grant's limits (guard approve --grant): the rule applies
+	// only in workspace, and only before expires.
+	Workspace *string    `toml:"workspace"`
+	Expires   *time.Time `toml:"expires"`
 }
 
 // keyTypes names what each key holds, for type errors.
@@ -55,11 +60,12 @@ var keyTypes = map[string]string{
 	"message": "a string", "require": `"B" or "C"`, "allow": "true or false",
 	"grant_write": "an array of strings", "grant_net": "true, false or an array of ports",
 	"keep_env": "an array of strings", "examples": "an array of strings", "not_examples": "an array of strings",
+	"workspace": "an absolute directory", "expires": "a date-time with offset: 2026-05-01T18:00:00Z",
 }
 
 const (
 	hintTopKeys  = "a policy file holds min_level and [[rules]] tables; see 'guard help policy'"
-	hintRuleKeys = "a rule's keys are id, description, command, regex, paths, caps, deny, message, require, allow, grant_write, grant_net, keep_env, examples and not_examples; see 'guard help policy'"
+	hintRuleKeys = "a rule's keys are id, description, command, regex, paths, caps, deny, message, require, allow, grant_write, grant_net, keep_env, examples, not_examples, workspace and expires; see 'guard help policy'"
 	hintSyntax   = "fix the TOML syntax at that position (https://toml.io)"
 )
 
@@ -279,6 +285,18 @@ func parseRule(file string, scope Scope, rt ruleTOML, rp rulePos) (*Rule, error)
 		}
 	}
 	r.Examples, r.NotExamples = rt.Examples, rt.NotExamples
+
+	// The limits.
+	if rt.Workspace != nil {
+		w := *rt.Workspace
+		if !path.IsAbs(w) || path.Clean(w) != w || w == "/" {
+			return nil, fail(rp.at("workspace"), `write the workspace's absolute path: workspace = "/home/me/proj"`, "rule %s: bad workspace %q", id, w)
+		}
+		r.Workspace = w
+	}
+	if rt.Expires != nil {
+		r.Expires = *rt.Expires
+	}
 	return r, nil
 }
 

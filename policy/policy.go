@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -77,6 +78,11 @@ type Rule struct {
 	Examples    []string
 	NotExamples []string
 
+	// Limits: the rule applies only in Workspace ("" = everywhere) and
+	// only before Expires (zero = always). Policy.At drops the rest.
+	Workspace string
+	Expires   time.Time
+
 	compiled compiled
 	pos      rulePos
 }
@@ -126,6 +132,40 @@ func (p *Policy) Rules() []*Rule {
 		out = append(out, f.Rules...)
 	}
 	return out
+}
+
+// At is the policy as it stands at now in workspace: without the rules
+// that have expired or belong to another workspace. The clock is the
+// caller's, so Apply stays pure.
+func (p *Policy) At(now time.Time, workspace string) *Policy {
+	if p == nil {
+		return nil
+	}
+	out := &Policy{Files: make([]*File, len(p.Files))}
+	for i, f := range p.Files {
+		keep := f.Rules[:0:0]
+		for _, r := range f.Rules {
+			if r.InForce(now, workspace) {
+				keep = append(keep, r)
+			}
+		}
+		if len(keep) == len(f.Rules) {
+			out.Files[i] = f
+			continue
+		}
+		c := *f
+		c.Rules = keep
+		out.Files[i] = &c
+	}
+	return out
+}
+
+// InForce reports whether the rule applies at now in workspace.
+func (r *Rule) InForce(now time.Time, workspace string) bool {
+	if !r.Expires.IsZero() && !now.Before(r.Expires) {
+		return false
+	}
+	return r.Workspace == "" || r.Workspace == workspace
 }
 
 // Warnings lists what the files asked for and do not get.

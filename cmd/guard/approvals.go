@@ -14,6 +14,7 @@ import (
 
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/pin"
 	"github.com/guard-sh/guard/review"
 )
@@ -33,9 +34,15 @@ type approvalsOptions struct {
 	record  func(audit.Record) error
 	timeout time.Duration
 	ttl     time.Duration
-	all     bool
-	json    bool
-	ids     []string
+	// grant and scope: approve --grant DURATION --scope S.
+	grant time.Duration
+	scope string
+	// showGrant, when set, says on the terminal what the grant allows,
+	// before the question.
+	showGrant func(*terminal)
+	all       bool
+	json      bool
+	ids       []string
 }
 
 func newApprovalsOptions() *approvalsOptions {
@@ -143,7 +150,14 @@ func newApproveCmd(s *streams) *cobra.Command {
 		Short: "Approve a queued command, on the terminal",
 		Long: `Shows a queued command and what it would do, and asks for your consent on the
 terminal (and your PIN for level C). An approval is good for one run of the
-exact command, in the same directory and workspace, within --for.`,
+exact command, in the same directory and workspace, within --for.
+
+With --grant DURATION it also writes a standing grant to your policy
+(~/.config/guard/policy.toml, never a project's): an allow rule for this
+workspace that expires after DURATION, so the same work runs without asking
+until then. --scope says how far it reaches (shown before you confirm);
+level C can be granted for its exact text only. 'guard approvals' lists
+grants, 'guard revoke ID' removes one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := opts.resolve(); err != nil {
@@ -154,6 +168,8 @@ exact command, in the same directory and workspace, within --for.`,
 		},
 	}
 	c.Flags().DurationVar(&opts.ttl, "for", approval.DefaultApprovalTTL, "how long the approval lasts")
+	c.Flags().DurationVar(&opts.grant, "grant", 0, "also allow it without asking for `DURATION` (a standing grant in your policy, at most 7 days; see --scope)")
+	c.Flags().StringVar(&opts.scope, "scope", scopeExact, "what a --grant allows, in this workspace only: exact (this command text), command (this program on workspace paths), rule (what this review flagged, on workspace paths); level C: exact only")
 	return c
 }
 
@@ -214,9 +230,13 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(shown)
 	}
+	d, err := guardDirs()
+	if err != nil {
+		return err
+	}
 	if len(shown) == 0 {
 		fmt.Fprintln(s.err, "guard: no approval requests")
-		return nil
+		return listGrants(s, d.UserPolicy(), now)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tLEVEL\tAGE\tCOMMAND")
@@ -228,6 +248,9 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 			pending++
 		case approval.Approved:
 			st = fmt.Sprintf("approved (%s left)", shortDuration(r.Expires.Sub(now)))
+			if r.Asked != "" {
+				st = fmt.Sprintf("asked in %s (%s left)", r.Asked, shortDuration(r.Expires.Sub(now)))
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, st, r.Level, shortDuration(now.Sub(r.Created)), printable(r.Command, false))
 	}
@@ -235,7 +258,7 @@ func runApprovals(s *streams, opts *approvalsOptions) error {
 	if pending > 0 {
 		fmt.Fprintln(s.err, "guard: hint: run 'guard approve ID' or 'guard deny ID', or 'guard review' for each in turn")
 	}
-	return nil
+	return listGrants(s, d.UserPolicy(), now)
 }
 
 // lastChange is when a request last changed state.
@@ -270,6 +293,17 @@ func runApprove(s *streams, opts *approvalsOptions) error {
 	if err != nil {
 		return err
 	}
+	var e *decision.Engine
+	var plan grantPlan
+	if opts.grant != 0 {
+		if e, err = newEngine(); err != nil {
+			return err
+		}
+		if plan, err = planGrant(e, r, opts.scope, opts.grant); err != nil {
+			return err
+		}
+		opts.showGrant = plan.show
+	}
 	res, err := decideRequest(t, opts, r, false)
 	if err != nil {
 		return err
@@ -280,7 +314,13 @@ func runApprove(s *streams, opts *approvalsOptions) error {
 		}
 		return consentFailure(res)
 	}
-	return approveRequest(s, opts, r)
+	if err := approveRequest(s, opts, r); err != nil {
+		return err
+	}
+	if e != nil {
+		return writeGrant(s, opts, e, r, plan)
+	}
+	return nil
 }
 
 func runDeny(s *streams, opts *approvalsOptions) error {
@@ -288,6 +328,13 @@ func runDeny(s *streams, opts *approvalsOptions) error {
 	for _, id := range opts.ids {
 		if !approval.ValidID(id) {
 			errs = append(errs, fmt.Errorf("%q is not an approval id", id))
+			continue
+		}
+		if r, err := approval.Get(opts.dir, id); err == nil && r.StateAt(opts.now()) == approval.Approved {
+			// Approved but not used yet: denying it now withdraws it.
+			if err := revoke(s, opts, id); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if err := denyRequest(opts, id); err != nil {
@@ -398,6 +445,9 @@ func decideRequest(t *terminal, opts *approvalsOptions, r approval.Request, allo
 		}
 		t.say("  from:      %s\n", printable(from, false))
 	}
+	if opts.showGrant != nil {
+		opts.showGrant(t)
+	}
 	c := consent{
 		level:       r.Level,
 		explanation: r.Explanation,
@@ -430,16 +480,74 @@ func approveRequest(s *streams, opts *approvalsOptions, r approval.Request) erro
 	return nil
 }
 
-// announceQueued is the run path's answer when no terminal can ask, for
-// request req just queued: it announces it best-effort and returns
-// guard's "pending" outcome: exit 126, with the id and what to do on
-// stderr. A notification that fails is a warning, never a failure.
-func announceQueued(s *streams, req approval.Request, notify approval.Notifications) error {
-	id := req.ID
+// announceQueued says at once that request req was queued (the pending
+// line an agent or a script can watch for) and notifies the user,
+// best-effort: a notification that fails is a warning, never a failure.
+func announceQueued(s *streams, req approval.Request, notify approval.Notifications) {
+	fmt.Fprintf(s.err, "guard: pending: level %s needs approval; queued as %s\n", req.Level, req.ID)
 	if err := approval.Notify(context.Background(), req, notify); err != nil {
 		fmt.Fprintf(s.err, "guard: warning: approval notification: %v\n", err)
 	}
-	fmt.Fprintf(s.err, "guard: pending: level %s needs approval; queued as %s\n", req.Level, id)
-	fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", id)
-	return &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
+}
+
+// waitPoll is how often a waiting guard reads the queue: the user's
+// decision is seen within this, and a poll is one small file read.
+const waitPoll = 100 * time.Millisecond
+
+// awaitDecision waits up to wait for the user's decision about request id
+// (queued for a's review) from another terminal: approved, the approval is
+// consumed and the command runs; denied, it does not (126); no decision
+// within wait, the request stays pending and guard exits 126 with the way
+// to approve it. It returns the audit decision, and nil only when the
+// command may run.
+func awaitDecision(s *streams, e *decision.Engine, a *assessment, id string, wait time.Duration) (audit.Decision, error) {
+	pending := &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
+	hint := func() {
+		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", id)
+	}
+	if wait <= 0 {
+		hint()
+		return audit.Pending, pending
+	}
+	waitText := shortDuration(wait)
+	if wait < time.Second {
+		waitText = wait.String()
+	}
+	fmt.Fprintf(s.err, "guard: waiting up to %s for 'guard approve %s' or 'guard deny %s' in your terminal\n", waitText, id, id)
+	dir := e.Dirs().Approvals()
+	now := e.Env().Now
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		r, err := approval.Get(dir, id)
+		if err != nil {
+			return audit.Failed, failf([]string{"check that guard's state directory is readable ('guard doctor')"}, "read approval request %s: %v", id, err)
+		}
+		switch r.StateAt(now()) {
+		case approval.Approved:
+			got, err := approval.Consume(dir, a.Binding(), now)
+			if err != nil {
+				fmt.Fprintf(s.err, "guard: error: approval %s cannot be used: %v\n", id, err)
+				return audit.Refused, &exitError{code: exitNotRun, err: errors.New("approval not usable"), silent: true}
+			}
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", got.ID, r.Level)
+			return audit.ApprovedQueue, nil
+		case approval.Denied:
+			fmt.Fprintf(s.err, "guard: denied: you denied request %s; nothing was run\n", id)
+			return audit.Refused, &exitError{code: exitNotRun, err: errors.New("denied"), silent: true}
+		case approval.Pending:
+		default:
+			fmt.Fprintf(s.err, "guard: error: approval request %s is %s; nothing was run\n", id, r.StateAt(now()))
+			return audit.Refused, &exitError{code: exitNotRun, err: errors.New("not approved"), silent: true}
+		}
+		select {
+		case <-deadline.C:
+			fmt.Fprintf(s.err, "guard: no decision within %s; %s stays pending\n", waitText, id)
+			hint()
+			return audit.Pending, pending
+		case <-tick.C:
+		}
+	}
 }

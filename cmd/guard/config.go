@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ import (
 //	[consent]
 //	timeout = "60s"          # no answer at the prompt within this is a refusal
 //
+//	[approval]
+//	wait = "60s"             # without a terminal, wait this long for
+//	                         # 'guard approve' or 'guard deny' ("0s": do not wait)
+//
 //	[notify]
 //	desktop = true           # notify-send when a request is queued
 //	webhook = "https://…"    # POST the queued request as JSON
@@ -28,6 +33,9 @@ type userConfig struct {
 	Consent struct {
 		Timeout string `toml:"timeout"`
 	} `toml:"consent"`
+	Approval struct {
+		Wait string `toml:"wait"`
+	} `toml:"approval"`
 	Notify struct {
 		Desktop *bool  `toml:"desktop"`
 		Webhook string `toml:"webhook"`
@@ -43,6 +51,7 @@ type configKey struct {
 // docs/config.md.
 var configKeys = []configKey{
 	{"consent", "timeout", `"60s"`, "a duration (\"90s\", \"2m\"): no answer at a consent prompt within it is a refusal"},
+	{"approval", "wait", `"60s"`, "a duration from \"0s\" to \"10m\": without a terminal, how long a queued request waits for 'guard approve' or 'guard deny' (GUARD_WAIT and --wait override it)"},
 	{"notify", "desktop", "true", "true or false: run notify-send when a request is queued for approval"},
 	{"notify", "webhook", `""`, "an https URL (or http to a loopback address) to POST each queued request to, as JSON"},
 }
@@ -59,10 +68,28 @@ func knownKeysHint() string {
 // settings is the parsed configuration with defaults applied.
 type settings struct {
 	consentTimeout time.Duration
-	notify         approval.Notifications
+	// approvalWait is how long a request queued without a terminal waits
+	// for the user's decision before guard gives up (exit 126).
+	approvalWait time.Duration
+	notify       approval.Notifications
 }
 
 const defaultConsentTimeout = 60 * time.Second
+
+// defaultApprovalWait stays below every supported agent's own command
+// timeout (docs/agents.md: Claude Code's Bash tool gives a command 2
+// minutes by default), so the agent sees guard's answer, not its own
+// timeout.
+const defaultApprovalWait = 60 * time.Second
+
+// maxApprovalWait bounds [approval] wait and --wait: a longer wait would
+// outlive the agents' command timeouts and the pending request itself.
+const maxApprovalWait = 10 * time.Minute
+
+// envApprovalWait overrides [approval] wait (the --wait flag overrides
+// both). It can only change how long guard waits for the user, never what
+// it decides, so an agent that sets it gains nothing.
+const envApprovalWait = "GUARD_WAIT"
 
 // maxConfigFile bounds config.toml: settings are a few lines.
 const maxConfigFile = 64 << 10
@@ -95,7 +122,7 @@ func loadSettings() (settings, error) {
 }
 
 func defaultSettings() settings {
-	return settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}}
+	return settings{consentTimeout: defaultConsentTimeout, approvalWait: defaultApprovalWait, notify: approval.Notifications{Desktop: true}}
 }
 
 // parseSettings checks the text of a config.toml and applies it over the
@@ -124,6 +151,13 @@ func parseSettings(path string, data []byte) (settings, error) {
 			return st, failf([]string{`write a duration such as "60s" or "2m"`}, "%s:%d: bad [consent] timeout %q", path, keyLine(data, "consent", "timeout"), c.Consent.Timeout)
 		}
 		st.consentTimeout = d
+	}
+	if c.Approval.Wait != "" {
+		w, err := parseWait(c.Approval.Wait)
+		if err != nil {
+			return st, failf([]string{`write a duration such as "60s", or "0s" not to wait`}, "%s:%d: bad [approval] wait %q: %v", path, keyLine(data, "approval", "wait"), c.Approval.Wait, err)
+		}
+		st.approvalWait = w
 	}
 	if c.Notify.Desktop != nil {
 		st.notify.Desktop = *c.Notify.Desktop
@@ -158,4 +192,30 @@ func keyLine(data []byte, table, key string) int {
 		}
 	}
 	return 0
+}
+
+// withEnv applies the environment's overrides to loaded settings.
+func (st settings) withEnv(getenv func(string) string) (settings, error) {
+	if v := getenv(envApprovalWait); v != "" {
+		w, err := parseWait(v)
+		if err != nil {
+			return st, usagef(`set `+envApprovalWait+` to a duration such as "60s", or unset it`, "bad %s=%q: %v", envApprovalWait, v, err)
+		}
+		st.approvalWait = w
+	}
+	return st, nil
+}
+
+// parseWait reads an approval wait: a duration from 0 to maxApprovalWait.
+func parseWait(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, errors.New("not a duration")
+	case d < 0:
+		return 0, errors.New("negative")
+	case d > maxApprovalWait:
+		return 0, fmt.Errorf("longer than %s", maxApprovalWait)
+	}
+	return d, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,65 +66,11 @@ const (
 	accessPatch                        // Codex apply_patch: paths in a patch body
 )
 
-// hookProtocol is one agent's hook dialect.
-type hookProtocol struct {
-	name  string // the argument: guard hook NAME
-	label string // for messages: "Claude Code"
-	// event is the hook_event_name guard answers; any other is refused.
-	event string
-	// provenance goes into audit records and queued requests.
-	provenance string
-	// canAsk: the agent has an "ask" answer that prompts the user. Codex
-	// parses "ask" but runs the call, so it must not be used there.
-	canAsk bool
-	// gemini: answers are {"decision": …} rather than hookSpecificOutput.
-	gemini bool
-	// shellTools are the tools whose tool_input.command is shell text.
-	shellTools []string
-	// fileTools are the tools that read or write the paths they carry.
-	fileTools map[string]fileAccess
-}
-
-// claudeFileTools are Claude Code's file tools; Codex sends apply_patch.
-var claudeFileTools = map[string]fileAccess{
-	"Read": accessRead, "NotebookRead": accessRead,
-	"Glob": accessList, "LS": accessList,
-	"Grep":  accessSearch,
-	"Write": accessWrite, "Edit": accessWrite, "MultiEdit": accessWrite, "NotebookEdit": accessWrite,
-	"apply_patch": accessPatch,
-}
-
-// hookProtocols is the table of supported agents. A new agent is a new row.
-var hookProtocols = []*hookProtocol{
-	{name: "claude", label: "Claude Code", event: "PreToolUse", provenance: "hook:claude-code", canAsk: true,
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
-	{name: "codex", label: "Codex", event: "PreToolUse", provenance: "hook:codex",
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools},
-	{name: "gemini", label: "Gemini CLI", event: "BeforeTool", provenance: "hook:gemini-cli", gemini: true,
-		shellTools: []string{"run_shell_command"},
-		fileTools: map[string]fileAccess{
-			"read_file": accessRead, "read_many_files": accessRead,
-			"list_directory": accessList, "glob": accessList,
-			"search_file_content": accessSearch, "grep_search": accessSearch,
-			"write_file": accessWrite, "replace": accessWrite,
-		}},
-}
-
-func hookProtocolNamed(name string) *hookProtocol {
-	for _, p := range hookProtocols {
-		if p.name == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // pathKeys are the tool_input keys that name a file or directory, in any
 // tool; pathListKeys hold arrays of them.
 var (
 	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
 	pathListKeys = []string{"paths"}
-	commandKeys  = []string{"command", "cmd", "script"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
@@ -148,10 +95,13 @@ hook protocol: 'claude' for Claude Code's PreToolUse, 'codex' for Codex's
 PreToolUse, 'gemini' for Gemini CLI's BeforeTool.
 
 A shell command at level A is allowed and rewritten to run through
-'guard run' (so it runs in guard's sandbox). Claude Code asks the user about
-level B. Above that, or where the agent has no way to ask, the call is denied
-and queued: the user approves it with 'guard approve ID' in a terminal and
-the agent runs the same command again. File tools are judged by the path
+'guard run' (so it runs in guard's sandbox). Claude Code and Gemini CLI ask
+their user about level B, with the command rewritten to run once in guard's
+sandbox if the user says yes. Above that, or where the agent has no way to
+ask (Codex), the call is denied and queued: the user approves it with
+'guard approve ID' in a terminal and the agent runs the same command again.
+Tools guard does not know (MCP tools) are judged by every command and path
+in their input, at any depth. File tools are judged by the path
 they touch: secrets and guard's own files are denied, writes outside the
 workspace need the user, and persistence locations (shell startup files,
 .git/hooks, .git/config) are denied for writes.
@@ -197,11 +147,11 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 			code = exitHookBlock
 		}
 	}()
-	if len(args) != 1 || hookProtocolNamed(args[0]) == nil {
-		fmt.Fprintf(s.err, "guard: error: usage: guard hook claude|codex|gemini (got %q); denied\n", strings.Join(args, " "))
+	if len(args) != 1 || agentNamed(args[0]) == nil {
+		fmt.Fprintf(s.err, "guard: error: usage: guard hook %s (got %q); denied\n", agentNames(), strings.Join(args, " "))
 		return exitHookBlock
 	}
-	p := hookProtocolNamed(args[0])
+	p := agentNamed(args[0])
 	if env.deadline <= 0 {
 		env.deadline = hookDeadline
 	}
@@ -238,7 +188,7 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 }
 
 // answer writes a in the agent's protocol and returns the exit code.
-func (p *hookProtocol) answer(s *streams, a hookAnswer) int {
+func (p *agentProtocol) answer(s *streams, a hookAnswer) int {
 	if a.decision == hookNoOpinion {
 		if p.gemini {
 			// Gemini CLI parses stdout on exit 0: an empty object is
@@ -252,6 +202,10 @@ func (p *hookProtocol) answer(s *streams, a hookAnswer) int {
 		g := map[string]any{"decision": a.decision}
 		if a.reason != "" {
 			g["reason"] = a.reason
+			if a.decision == hookAsk {
+				// Gemini CLI shows systemMessage in the confirmation.
+				g["systemMessage"] = a.reason
+			}
 		}
 		if a.command != "" {
 			g["hookSpecificOutput"] = map[string]any{"hookEventName": p.event, "tool_input": map[string]string{"command": a.command}}
@@ -305,18 +259,21 @@ func jsonString(s string) json.RawMessage {
 // hookEvent is the part of the event guard reads. Unknown fields are
 // ignored; known fields of the wrong type make the event malformed.
 type hookEvent struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName string `json:"hook_event_name"`
+	// PermissionMode is Claude Code's (and Codex's): in bypassPermissions
+	// and dontAsk nobody answers an ask.
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
 
 	input map[string]json.RawMessage
 }
 
 // hookCall is one decision in progress.
 type hookCall struct {
-	p   *hookProtocol
+	p   *agentProtocol
 	s   *streams
 	env hookEnv
 	ev  hookEvent
@@ -392,6 +349,18 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 	return v, true, nil
 }
 
+// unattendedModes are permission modes in which the agent's prompt does
+// not reach a person (Claude Code: bypassPermissions skips prompts,
+// dontAsk denies what is not pre-approved).
+var unattendedModes = []string{"bypassPermissions", "dontAsk"}
+
+// canAsk reports whether an ask reaches the agent's user: the protocol has
+// one and the session's permission mode does not skip prompts. Otherwise
+// what would be asked is denied and queued, for the user's terminal.
+func (h *hookCall) canAsk() bool {
+	return h.p.canAsk && !slices.Contains(unattendedModes, h.ev.PermissionMode)
+}
+
 // record appends one audit record. It returns false when the record could
 // not be written: the caller then denies (no audit record, no run).
 func (h *hookCall) record(r audit.Record) bool {
@@ -450,7 +419,7 @@ func (h *hookCall) shell() hookAnswer {
 	if err != nil {
 		return h.fail(text, "review failed: %v", err)
 	}
-	d, err := h.e.Decide(a, decision.Who{AskB: h.p.canAsk})
+	d, err := h.e.Decide(a, decision.Who{AskB: h.canAsk()})
 	if err != nil {
 		return h.fail(text, "%v", err)
 	}
@@ -473,8 +442,11 @@ func (h *hookCall) shell() hookAnswer {
 		rec.Note = "approval " + d.Approval + " (guard run uses it)"
 		return h.recorded(rec, h.allowRewritten(text, fmt.Sprintf("guard: level %s, approved by the user as %s; runs once in guard's sandbox", v.Level, d.Approval)))
 	case decision.Ask:
+		if h.p.askRewrite {
+			return h.askRewritten(a, rec)
+		}
 		// The user answers in the agent's prompt; the command then runs
-		// as the agent runs it (guard run could not honour that yes).
+		// as the agent runs it (the agent cannot carry guard's rewrite).
 		rec.Decision = audit.Pending
 		rec.Note = "asked in " + h.p.label + "'s prompt"
 		return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + "\nApprove only if you expect this command: it then runs as " + h.p.label + " runs it, outside guard's sandbox."})
@@ -499,11 +471,43 @@ func (h *hookCall) shell() hookAnswer {
 		levelReason(a), need, h.p.label, id, id)
 }
 
+// askRewritten asks the user in the agent's own prompt about a level B
+// command, rewritten to run through guard run with the token of an
+// approval queued for exactly this review: the agent runs the rewrite only
+// when its user says yes, and guard run then uses that approval, once, and
+// runs the command in the sandbox. The prompt shows the rewrite.
+//
+// The protocol gives guard no proof of the yes: the token is the proof
+// that the command came through this answer. An agent that replays the
+// rewrite on its own gains nothing: through a hook or the shim, running
+// guard is level C (guard-self), which no agent prompt can approve; on a
+// path guard does not see it could run the command itself anyway. The
+// approval is single-use, bound to the text, cwd, workspace and verdict,
+// level B only, and lapses unused (docs/agents.md).
+func (h *hookCall) askRewritten(a *assessment, rec audit.Record) hookAnswer {
+	req, token, err := h.e.EnqueueAsked(a, h.p.provenance, audit.Session(h.ev.SessionID, h.env.ppid), h.p.label)
+	if err != nil {
+		return h.fail(a.Text, "%v", err)
+	}
+	reason := levelReason(a) + fmt.Sprintf("\nIf you approve, guard runs it once in its sandbox (approval %s).", req.ID)
+	ans := h.rewritten(hookAsk, a.Text, reason, "--asked", token)
+	rec.Decision = audit.Pending
+	rec.Note = fmt.Sprintf("asked in %s's prompt as %s; runs in guard's sandbox if approved", h.p.label, req.ID)
+	return h.recorded(rec, ans)
+}
+
 // allowRewritten allows the shell command, rewritten to run through guard
 // run: guard reviews it again there (same text, cwd and workspace give the
 // same verdict) and runs it in the sandbox.
 func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
-	cmd, err := parse.Quote([]string{h.env.exe, "run", "--provenance", "agent", "-c", text})
+	return h.rewritten(hookAllow, text, reason)
+}
+
+// rewritten is an answer whose command is text run through guard run
+// (with extra flags before -c).
+func (h *hookCall) rewritten(decision, text, reason string, extra ...string) hookAnswer {
+	argv := append([]string{h.env.exe, "run", "--provenance", "agent"}, extra...)
+	cmd, err := parse.Quote(append(argv, "-c", text))
 	if err != nil {
 		return h.fail(text, "cannot quote the command for guard run: %v", err)
 	}
@@ -513,7 +517,7 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 			cmd = "GUARD_SESSION=" + q + " " + cmd
 		}
 	}
-	return hookAnswer{decision: hookAllow, reason: reason, command: cmd, input: h.ev.input}
+	return hookAnswer{decision: decision, reason: reason, command: cmd, input: h.ev.input}
 }
 
 // notifyQueued announces a queued request as the run path does; failures
@@ -643,26 +647,32 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 	return out, nil
 }
 
-// other decides a tool guard does not know: one that carries a shell
-// command or a path is judged (never allowed: guard cannot sandbox or
-// approve what another tool runs), one that carries neither gets no
-// opinion.
+// other decides a tool guard does not know (an MCP tool, a new built-in):
+// every string in its input, under any key and at any depth, that holds a
+// shell command or looks like a path is judged. A command is never allowed
+// outright (guard cannot sandbox or queue what another tool runs); a path
+// to a secret or guard's own state is denied whatever the key. A tool that
+// carries neither gets no opinion.
 func (h *hookCall) other() hookAnswer {
-	for _, k := range commandKeys {
-		text, ok, err := h.stringField(k)
-		if err != nil || !ok {
-			continue
-		}
+	var input any
+	if err := json.Unmarshal(h.ev.ToolInput, &input); err != nil {
+		return h.fail(h.ev.ToolName, "malformed hook input: %v", err)
+	}
+	var found toolStrings
+	if err := found.walk("", input, 0); err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	for _, text := range found.commands {
 		a, err := h.e.Assess(text, assessOptions{Cwd: h.ev.Cwd, Provenance: review.ProvAgent})
 		if err != nil {
 			return h.fail(text, "review failed: %v", err)
 		}
 		v := a.Verdict
+		if v.Level == review.A {
+			continue
+		}
 		rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs(), Note: "tool " + h.ev.ToolName}
-		switch {
-		case v.Level == review.A:
-			return hookAnswer{} // the agent's own rules decide
-		case v.Level == review.B && h.p.canAsk:
+		if v.Level == review.B && h.canAsk() {
 			rec.Decision = audit.Pending
 			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)})
 		}
@@ -673,18 +683,108 @@ func (h *hookCall) other() hookAnswer {
 		h.record(rec)
 		return denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)
 	}
-	paths, err := h.anyPaths(accessWrite)
-	if err != nil {
-		return h.fail(h.ev.ToolName, "%v", err)
-	}
-	if len(paths) == 0 {
+	if len(found.paths) == 0 {
 		return hookAnswer{}
 	}
 	// Unknown tools may write what they name: judge them as writes. Their
 	// "path" may not be a local file (an API or repository path), so only
 	// what is dangerous anyway (secrets, guard, persistence, agent
 	// settings) is denied; the rest is at most asked about.
-	return h.judgePaths(paths, true)
+	return h.judgePaths(found.paths, true)
+}
+
+// Limits of the walk over an unknown tool's input: deeper or larger input
+// is refused (denied), never skipped.
+const (
+	maxToolDepth   = 64
+	maxToolStrings = 10000
+)
+
+// toolStrings are the commands and paths found in a tool's input.
+type toolStrings struct {
+	commands []string
+	paths    []toolPath
+	n        int
+}
+
+// commandKeys hold shell text; pathKeyWords, in a key's name, say its
+// value names a file (source, destination, file_path, uri, …).
+var (
+	commandKeys  = []string{"command", "cmd", "script", "shell", "bash"}
+	pathKeyWords = []string{"path", "file", "dir", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "root"}
+)
+
+// walk visits every value; key is the nearest object key above it.
+func (f *toolStrings) walk(key string, v any, depth int) error {
+	if depth > maxToolDepth {
+		return fmt.Errorf("malformed hook input: tool_input is nested deeper than %d levels", maxToolDepth)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if err := f.walk(k, x, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := f.walk(key, x, depth+1); err != nil {
+				return err
+			}
+		}
+	case string:
+		if f.n++; f.n > maxToolStrings {
+			return fmt.Errorf("malformed hook input: tool_input holds more than %d strings", maxToolStrings)
+		}
+		f.add(strings.ToLower(key), v)
+	}
+	return nil
+}
+
+// add classifies one string value: shell text under a command key; a
+// path when it is written as one (absolute, ~/, ./, ../, file://) or a
+// path-named key holds a single line.
+func (f *toolStrings) add(key, v string) {
+	if v == "" {
+		return
+	}
+	if slices.Contains(commandKeys, key) {
+		f.commands = append(f.commands, v)
+		return
+	}
+	if p, ok := strings.CutPrefix(v, "file://"); ok {
+		if u, err := url.PathUnescape(p); err == nil {
+			p = u
+		}
+		if i := strings.IndexByte(p, '/'); i > 0 {
+			p = p[i:] // file://host/path
+		}
+		f.paths = append(f.paths, toolPath{p, accessWrite})
+		return
+	}
+	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
+		return
+	}
+	written := v == "~" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
+	switch {
+	case written && !strings.ContainsAny(v, " \t"):
+	case keyNamesPath(key):
+	default:
+		return
+	}
+	if pre := globPrefix(v); pre != "" {
+		f.paths = append(f.paths, toolPath{pre, accessWrite})
+	}
+}
+
+// keyNamesPath reports whether a key's name says it holds a path.
+func keyNamesPath(key string) bool {
+	for _, w := range pathKeyWords {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // localOnlyClasses are denied for writes only when the path is surely a
@@ -732,7 +832,7 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 		return hookAnswer{}
 	case review.B:
 		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.Path, worst.Why)
-		if h.p.canAsk {
+		if h.canAsk() {
 			rec.Decision = audit.Pending
 			rec.Note += "; asked in " + h.p.label + "'s prompt"
 			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: reason})

@@ -99,14 +99,32 @@ func (w *hookWorld) auditCount(t *testing.T) int {
 }
 
 // approvalID finds the queued id in a reason.
-var approvalID = regexp.MustCompile(`(queued as |guard approve |approved by the user as )([0-9a-f]{8})`)
+var (
+	approvalID = regexp.MustCompile(`(queued as |guard approve |approved by the user as |\(approval |prompt as )([0-9a-f]{8})`)
+	askedToken = regexp.MustCompile(`(--asked )[0-9a-f]{32}`)
+)
 
 // normalize makes an answer independent of the test's directories and ids.
 func (w *hookWorld) normalize(s string) string {
 	s = strings.ReplaceAll(s, w.work, "$WORK")
+	s = askedToken.ReplaceAllString(s, "${1}$$TOKEN")
 	return approvalID.ReplaceAllString(s, "${1}$$ID")
 }
 
+// TestHookGolden checks each agent's answers on A, B, C, file tools and bad
+// input against the protocols as documented (agents.go cites each row's
+// source):
+//
+//   - Claude Code, https://code.claude.com/docs/en/hooks: PreToolUse,
+//     hookSpecificOutput.permissionDecision allow|deny|ask, updatedInput
+//     (with allow, and with ask: the user approves the modified input);
+//     exit 2 blocks.
+//   - Codex, https://developers.openai.com/codex/hooks: the same JSON;
+//     deny and exit 2 block; ask is not honoured, so B and C are denied.
+//   - Gemini CLI, google-gemini/gemini-cli docs/hooks/reference.md and
+//     packages/core/src/scheduler/hook-utils.ts: BeforeTool, decision
+//     allow|deny|ask, hookSpecificOutput.tool_input merged into the call,
+//     systemMessage shown in the confirmation; exit 2 blocks.
 func TestHookGolden(t *testing.T) {
 	type hookCase struct {
 		name  string
@@ -131,7 +149,11 @@ func TestHookGolden(t *testing.T) {
 	cases := []hookCase{
 		{name: "claude_bash_allow_rewrite", agent: "claude", input: bash("go test ./... 2>&1 | tail -20")},
 		{name: "claude_bash_allow_quoting", agent: "claude", input: bash(`git commit -m "it's done" && echo '$HOME'`)},
-		{name: "claude_bash_ask", agent: "claude", input: bash("rm -rf build")},
+		{name: "claude_bash_ask_rewrite", agent: "claude", input: bash("rm -rf build")},
+		// In bypassPermissions nobody sees an ask: B is denied and queued.
+		{name: "claude_bash_bypass_mode_denied_queued", agent: "claude", input: func(w *hookWorld) string {
+			return strings.Replace(bash("rm -rf build")(w), `"permission_mode":"default"`, `"permission_mode":"bypassPermissions"`, 1)
+		}},
 		{name: "claude_bash_deny_queued", agent: "claude", input: bash("git push --force origin main")},
 		{name: "claude_bash_policy_deny", agent: "claude", input: bash("git status"), setup: func(t *testing.T, w *hookWorld) {
 			writeFile(t, filepath.Join(w.home, ".config", "guard", "policy.toml"), "[[rules]]\nid = \"no-git-status\"\ncommand = \"git status\"\ndeny = true\nmessage = \"not in this account\"\nexamples = [\"git status\"]\n")
@@ -191,6 +213,24 @@ func TestHookGolden(t *testing.T) {
 		{name: "claude_unknown_tool_secret_path_deny", agent: "claude", input: tool("mcp__fs__read", func(w *hookWorld) map[string]any {
 			return map[string]any{"paths": []string{w.proj + "/README.md", "~/.aws/credentials"}}
 		})},
+		{name: "claude_mcp_nested_secret_deny", agent: "claude", input: tool("mcp__mail__send", func(w *hookWorld) map[string]any {
+			return map[string]any{"to": "a@example.com", "options": map[string]any{"attachments": []any{map[string]any{"name": "report", "from": "~/.ssh/id_ed25519"}}}}
+		})},
+		{name: "claude_mcp_file_uri_guard_state_deny", agent: "claude", input: tool("mcp__fs__read_resource", func(w *hookWorld) map[string]any {
+			return map[string]any{"uri": "file://" + w.home + "/.local/state/guard/audit.log"}
+		})},
+		{name: "claude_mcp_nested_command_deny", agent: "claude", input: tool("mcp__ci__run", func(w *hookWorld) map[string]any {
+			return map[string]any{"steps": []any{map[string]any{"name": "clean", "cmd": "rm -rf ~"}}}
+		})},
+		{name: "claude_mcp_destination_outside_ask", agent: "claude", input: tool("mcp__fs__copy", func(w *hookWorld) map[string]any {
+			return map[string]any{"source": "notes.txt", "destination": "../elsewhere/notes.txt"}
+		})},
+		{name: "claude_mcp_text_no_opinion", agent: "claude", input: tool("mcp__db__query", func(w *hookWorld) map[string]any {
+			return map[string]any{"query": "select 1", "limit": 5, "content": "/* a comment */", "url": "https://example.com/a/b"}
+		})},
+		{name: "codex_mcp_nested_secret_deny", agent: "codex", input: tool("mcp__fs__stat", func(w *hookWorld) map[string]any {
+			return map[string]any{"targets": []any{"README.md", w.home + "/.aws/credentials"}}
+		})},
 		{name: "claude_malformed", agent: "claude", input: func(*hookWorld) string { return `{"session_id": "s", "tool_name": "Bash",` }},
 		{name: "claude_empty", agent: "claude", input: func(*hookWorld) string { return "" }},
 		{name: "claude_not_an_object", agent: "claude", input: func(*hookWorld) string { return `["PreToolUse"]` }},
@@ -213,12 +253,15 @@ func TestHookGolden(t *testing.T) {
 			return map[string]any{"command": "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** End Patch\n"}
 		})},
 		{name: "gemini_shell_allow", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git status && git diff --stat", "description": "d"})},
-		{name: "gemini_shell_b_denied_queued", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git reset --hard HEAD~1"})},
+		{name: "gemini_shell_b_ask_rewrite", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git reset --hard HEAD~1"})},
+		{name: "gemini_shell_c_denied_queued", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "git push --force origin main"})},
+		{name: "codex_bash_c_denied_queued", agent: "codex", input: bash("git push --force origin main")},
+		{name: "codex_malformed", agent: "codex", input: func(*hookWorld) string { return `{"hook_event_name": "PreToolUse", "tool_name": 7}` }},
 		// dir_path moves the command: build is then in the home directory, outside
 		// the workspace, wherever the test tree lives (under /root it would be a
 		// system location).
 		{name: "gemini_shell_dir_path", agent: "gemini", input: gemini("run_shell_command", map[string]any{"command": "rm -rf build", "dir_path": "../home"})},
-		{name: "gemini_write_outside_denied", agent: "gemini", input: func(w *hookWorld) string {
+		{name: "gemini_write_outside_ask", agent: "gemini", input: func(w *hookWorld) string {
 			return w.event("BeforeTool", "write_file", map[string]any{"file_path": w.home + "/x.txt", "content": "x"})
 		}},
 		{name: "gemini_read_secret_denied", agent: "gemini", input: func(w *hookWorld) string {
@@ -538,10 +581,147 @@ func BenchmarkHookDecision(b *testing.B) {
 	}
 }
 
+// BenchmarkHookUnknownTool is an MCP tool call with a large nested input
+// (500 records of three strings, one a workspace path): the cost of
+// walking every string.
+func BenchmarkHookUnknownTool(b *testing.B) {
+	w := newHookWorld(b)
+	var rows []any
+	for i := range 500 {
+		rows = append(rows, map[string]any{"title": fmt.Sprintf("row %d", i), "body": "some text here", "file": fmt.Sprintf("src/f%d.go", i)})
+	}
+	in := w.event("PreToolUse", "mcp__db__insert", map[string]any{"rows": rows})
+	b.ResetTimer()
+	for range b.N {
+		if r := callHook("claude", in); r.code != 0 || r.stdout != "" {
+			b.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 func BenchmarkTrueProcess(b *testing.B) {
 	for range b.N {
 		if err := exec.Command("/bin/true").Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestHookAskRewrite: a level B command the user approves in the agent's
+// own prompt runs through guard run, in the sandbox, once: the rewrite's
+// token is the only way to use that approval. Without it (the original
+// command, a guessed token, a replay) nothing runs.
+func TestHookAskRewrite(t *testing.T) {
+	if landlockABI() < 6 {
+		t.Skip("the approved command runs in the sandbox: this kernel has no Landlock ABI 6")
+	}
+	w := newHookWorld(t)
+	build := filepath.Join(w.proj, "build")
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GUARD_TTY", filepath.Join(w.work, "no-tty"))
+	t.Setenv("GUARD_WAIT", "0s")
+	t.Chdir(w.proj)
+	in := w.event("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"})
+	r := callHook("claude", in)
+	var ans struct {
+		HSO struct {
+			PermissionDecision string `json:"permissionDecision"`
+			UpdatedInput       struct {
+				Command string `json:"command"`
+			} `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ans); err != nil || r.code != 0 || ans.HSO.PermissionDecision != hookAsk {
+		t.Fatalf("hook answer = exit %d %s (%v); want an ask", r.code, r.stdout, err)
+	}
+	m := regexp.MustCompile(`--asked ([0-9a-f]{32}) -c 'rm -rf build'$`).FindStringSubmatch(ans.HSO.UpdatedInput.Command)
+	if m == nil {
+		t.Fatalf("rewrite %q carries no token", ans.HSO.UpdatedInput.Command)
+	}
+	token := m[1]
+	guard := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"guard"}, args...), strings.NewReader(""), &out, &errb)
+		return code, errb.String()
+	}
+	mustExist := func(what string) {
+		t.Helper()
+		if _, err := os.Stat(build); err != nil {
+			t.Fatalf("%s: build was deleted", what)
+		}
+	}
+
+	// The agent runs the original command itself: the approval is not
+	// its to use.
+	if code, stderr := guard("--", "rm", "-rf", "build"); code != exitNotRun || !strings.Contains(stderr, "guard: pending:") {
+		t.Errorf("original command: exit %d, want %d (queued):\n%s", code, exitNotRun, stderr)
+	}
+	mustExist("original command")
+	// A guessed token does not use it either.
+	if code, _ := guard("run", "--provenance", "agent", "--asked", strings.Repeat("0", 32), "-c", "rm -rf build"); code != exitNotRun {
+		t.Errorf("guessed token: exit %d, want %d", code, exitNotRun)
+	}
+	mustExist("guessed token")
+
+	// The user said yes: the agent runs the rewrite.
+	code, stderr := guard("run", "--provenance", "agent", "--asked", token, "-c", "rm -rf build")
+	if code != 0 || !strings.Contains(stderr, "level B, given in Claude Code's prompt") {
+		t.Fatalf("rewrite: exit %d, want 0:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(build); err == nil {
+		t.Fatal("rewrite ran but build is still there")
+	}
+
+	// Once: a replay of the rewrite is queued, not run.
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := guard("run", "--provenance", "agent", "--asked", token, "-c", "rm -rf build"); code != exitNotRun || !strings.Contains(stderr, "already used") {
+		t.Errorf("replay: exit %d, want %d with the used approval named:\n%s", code, exitNotRun, stderr)
+	}
+	mustExist("replay")
+}
+
+// TestToolStrings: which strings of an unknown tool's input are judged as
+// commands or paths, whatever the key and depth; too deep is an error.
+func TestToolStrings(t *testing.T) {
+	cases := []struct {
+		key, v  string
+		command bool
+		path    string
+	}{
+		{"cmd", "ls", true, ""},
+		{"anything", "/etc/passwd", false, "/etc/passwd"},
+		{"anything", "~/.ssh/id_rsa", false, "~/.ssh/id_rsa"},
+		{"uri", "file:///home/u/.aws/credentials", false, "/home/u/.aws/credentials"},
+		{"uri", "file://localhost/home/u/a%20b", false, "/home/u/a b"},
+		{"destination", "out/report.txt", false, "out/report.txt"},
+		{"sourceFile", "src/**/*.go", false, "src"},
+		{"message", "fix build", false, ""},
+		{"content", "/* a comment */", false, ""},
+		{"url", "https://example.com/x", false, ""},
+		{"path", "line one\nline two", false, ""},
+	}
+	for _, c := range cases {
+		var f toolStrings
+		f.add(strings.ToLower(c.key), c.v)
+		gotCmd := len(f.commands) == 1
+		gotPath := ""
+		if len(f.paths) == 1 {
+			gotPath = f.paths[0].path
+		}
+		if gotCmd != c.command || gotPath != c.path {
+			t.Errorf("%s=%q: command %v path %q; want %v %q", c.key, c.v, gotCmd, gotPath, c.command, c.path)
+		}
+	}
+	var deep any = "x"
+	for range maxToolDepth + 2 {
+		deep = []any{deep}
+	}
+	var f toolStrings
+	if err := f.walk("", deep, 0); err == nil {
+		t.Error("input nested deeper than the limit was walked")
 	}
 }

@@ -118,15 +118,15 @@ func initSteps() []initStep {
 			apply:    installerStep("shell"),
 		},
 	}
-	for _, t := range agentTargets {
+	for _, t := range agentProtocols {
 		steps = append(steps, initStep{
-			name:     t.agent,
+			name:     t.name,
 			title:    t.label,
 			explain:  fmt.Sprintf("%s asks guard before each tool call: level A commands run in guard's sandbox, the rest wait for your approval.", t.label),
 			question: fmt.Sprintf("Add guard's hook to %s's settings?", t.label),
-			later:    "guard install " + t.agent,
+			later:    "guard install " + t.name,
 			detect:   detectAgent(t),
-			apply:    installerStep(t.agent),
+			apply:    installerStep(t.name),
 		})
 	}
 	return append(steps, initStep{
@@ -487,7 +487,7 @@ func detectShell(env *initEnv) initFinding {
 
 // detectAgent finds an agent by its settings: the user's config dir or
 // the project's settings file. Guard's hook already in either is done.
-func detectAgent(t agentTarget) func(*initEnv) initFinding {
+func detectAgent(t *agentProtocol) func(*initEnv) initFinding {
 	return func(env *initEnv) initFinding {
 		userFile, uerr := t.settingsPath(false)
 		projFile := filepath.Join(projectRoot(env.cwd), t.projectDir, t.file)

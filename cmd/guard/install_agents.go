@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,47 +28,6 @@ const backupSuffix = ".guard-backup"
 // `guard shell`.
 const shellLinkName = "guard-sh"
 
-// agentTarget is where and how one agent is told to call guard's hook.
-type agentTarget struct {
-	agent   string // claude, codex, gemini: also the hook argument
-	label   string
-	event   string // the hooks key: PreToolUse, BeforeTool
-	matcher string
-	// timeout is in the agent's unit: seconds for Claude Code and Codex,
-	// milliseconds for Gemini CLI. It must exceed hookDeadline, so guard
-	// answers (deny) before the agent gives up on it and runs the call.
-	timeout int
-	named   bool // Gemini hooks carry a name (for /hooks enable|disable)
-	// user and project are the settings files, relative to the config
-	// home and the project root.
-	userDir, userEnv, file, projectDir string
-	hints                              []string
-}
-
-var agentTargets = []agentTarget{
-	{agent: "claude", label: "Claude Code", event: "PreToolUse", matcher: "*", timeout: 10,
-		userDir: ".claude", userEnv: "CLAUDE_CONFIG_DIR", file: "settings.json", projectDir: ".claude",
-		hints: []string{"Claude Code reads hooks at start: restart it, then '/hooks' lists guard's"}},
-	{agent: "codex", label: "Codex", event: "PreToolUse", matcher: "Bash|apply_patch", timeout: 10,
-		userDir: ".codex", userEnv: "CODEX_HOME", file: "hooks.json", projectDir: ".codex",
-		hints: []string{
-			"Codex runs a new hook only after you trust it: open '/hooks' in Codex and trust guard's",
-			"hooks must not be turned off in Codex's config.toml ([features] hooks = false)",
-		}},
-	{agent: "gemini", label: "Gemini CLI", event: "BeforeTool", matcher: "*", timeout: 10000, named: true,
-		userDir: ".gemini", file: "settings.json", projectDir: ".gemini",
-		hints: []string{"Gemini CLI runs hooks only with its hooks system on: '/settings' → Enable Hooks System, then restart it; '/hooks panel' lists guard's"}},
-}
-
-func agentTargetNamed(name string) agentTarget {
-	for _, t := range agentTargets {
-		if t.agent == name {
-			return t
-		}
-	}
-	panic("unknown agent " + name)
-}
-
 // hookGroup and hookEntry are the configuration guard writes, in the key
 // order the agents document.
 type hookGroup struct {
@@ -84,15 +42,15 @@ type hookEntry struct {
 	Timeout int    `json:"timeout"`
 }
 
-func (t agentTarget) command(exe string) string {
-	cmd, err := parse.Quote([]string{exe, "hook", t.agent})
+func (t *agentProtocol) command(exe string) string {
+	cmd, err := parse.Quote([]string{exe, "hook", t.name})
 	if err != nil {
-		return exe + " hook " + t.agent
+		return exe + " hook " + t.name
 	}
 	return cmd
 }
 
-func (t agentTarget) group(exe string) hookGroup {
+func (t *agentProtocol) group(exe string) hookGroup {
 	e := hookEntry{Type: "command", Command: t.command(exe), Timeout: t.timeout}
 	if t.named {
 		e.Name = "guard"
@@ -100,18 +58,9 @@ func (t agentTarget) group(exe string) hookGroup {
 	return hookGroup{Matcher: t.matcher, Hooks: []hookEntry{e}}
 }
 
-// ourHookCommand matches the command of a hook guard installed, whatever
-// guard's path was then.
-var ourHookCommand = regexp.MustCompile(`(?:^|/)guard'?\s+hook\s+(claude|codex|gemini)\s*$`)
-
-func (t agentTarget) isOurs(command string) bool {
-	m := ourHookCommand.FindStringSubmatch(command)
-	return m != nil && m[1] == t.agent
-}
-
 // settingsPath is the file to edit: the user's, or the project's (at the
 // git top-level of the working directory, else the working directory).
-func (t agentTarget) settingsPath(project bool) (string, error) {
+func (t *agentProtocol) settingsPath(project bool) (string, error) {
 	if project {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -167,7 +116,7 @@ func guardPath() string {
 // newInstallAgentCmds are `guard install claude|codex|gemini|shell`.
 func newInstallAgentCmds(s *streams) []*cobra.Command {
 	var cmds []*cobra.Command
-	for _, t := range agentTargets {
+	for _, t := range agentProtocols {
 		cmds = append(cmds, newAgentCmd(s, t, true))
 	}
 	return append(cmds, newInstallShellCmd(s))
@@ -176,16 +125,16 @@ func newInstallAgentCmds(s *streams) []*cobra.Command {
 // newUninstallAgentCmds are `guard uninstall claude|codex|gemini|shell`.
 func newUninstallAgentCmds(s *streams) []*cobra.Command {
 	var cmds []*cobra.Command
-	for _, t := range agentTargets {
+	for _, t := range agentProtocols {
 		cmds = append(cmds, newAgentCmd(s, t, false))
 	}
 	return append(cmds, newUninstallShellCmd(s))
 }
 
-func newAgentCmd(s *streams, t agentTarget, install bool) *cobra.Command {
+func newAgentCmd(s *streams, t *agentProtocol, install bool) *cobra.Command {
 	var project, user bool
 	c := &cobra.Command{
-		Use:  t.agent,
+		Use:  t.name,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if project && user {
@@ -209,7 +158,7 @@ as *%s. Running it again changes nothing (or updates guard's path);
 'guard uninstall %s' removes only guard's entry.
 
 --user (the default) edits ~/%s/%s; --project edits %s/%s at the
-top of the repository.`, t.event, t.agent, t.label, backupSuffix, t.agent, t.userDir, t.file, t.projectDir, t.file)
+top of the repository.`, t.event, t.name, t.label, backupSuffix, t.name, t.userDir, t.file, t.projectDir, t.file)
 	} else {
 		c.Short = "Remove guard's hook from " + t.label + "'s settings"
 	}
@@ -218,7 +167,7 @@ top of the repository.`, t.event, t.agent, t.label, backupSuffix, t.agent, t.use
 	return c
 }
 
-func installAgent(s *streams, t agentTarget, path string) error {
+func installAgent(s *streams, t *agentProtocol, path string) error {
 	exe := guardPath()
 	res, err := editSettingsFile(path, true, func(b []byte) ([]byte, error) { return installHookJSON(b, t, exe) })
 	if err != nil {
@@ -239,7 +188,7 @@ func installAgent(s *streams, t agentTarget, path string) error {
 	return nil
 }
 
-func uninstallAgent(s *streams, t agentTarget, path string) error {
+func uninstallAgent(s *streams, t *agentProtocol, path string) error {
 	res, err := editSettingsFile(path, false, func(b []byte) ([]byte, error) { return uninstallHookJSON(b, t) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -258,13 +207,13 @@ func uninstallAgent(s *streams, t agentTarget, path string) error {
 		if err := os.Remove(path + backupSuffix); err != nil {
 			return failf([]string{"remove it by hand"}, "remove %s: %v", path+backupSuffix, err)
 		}
-		fmt.Fprintf(s.err, "guard: removed %s (the copy kept by 'guard install %s')\n", tildePath(path+backupSuffix), t.agent)
+		fmt.Fprintf(s.err, "guard: removed %s (the copy kept by 'guard install %s')\n", tildePath(path+backupSuffix), t.name)
 	}
 	return nil
 }
 
 // hookSnippet is the configuration to add by hand.
-func hookSnippet(t agentTarget, exe string) string {
+func hookSnippet(t *agentProtocol, exe string) string {
 	b, _ := renderJSON(map[string]any{t.event: []hookGroup{t.group(exe)}}, "", "")
 	return string(b)
 }
@@ -353,7 +302,7 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 // changing only what it must: other keys, other hooks, comments and
 // formatting stay byte for byte. A group of guard's with an older path is
 // updated in place; guard's hook inside someone else's group is moved out.
-func installHookJSON(data []byte, t agentTarget, exe string) ([]byte, error) {
+func installHookJSON(data []byte, t *agentProtocol, exe string) ([]byte, error) {
 	want := t.group(exe)
 	if len(bytes.TrimSpace(data)) == 0 {
 		doc := map[string]any{"hooks": map[string]any{t.event: []hookGroup{want}}}
@@ -428,7 +377,7 @@ func installHookJSON(data []byte, t agentTarget, exe string) ([]byte, error) {
 }
 
 // uninstallHookJSON removes t's hooks (and the containers left empty).
-func uninstallHookJSON(data []byte, t agentTarget) ([]byte, error) {
+func uninstallHookJSON(data []byte, t *agentProtocol) ([]byte, error) {
 	if data == nil {
 		return nil, nil
 	}
@@ -479,7 +428,7 @@ func uninstallHookJSON(data []byte, t agentTarget) ([]byte, error) {
 
 // oursIn lists the indexes of guard's hooks in a group's "hooks" list, and
 // whether the group holds nothing else.
-func (t agentTarget) oursIn(b []byte, g *jsonSpan) (ours []int, only bool) {
+func (t *agentProtocol) oursIn(b []byte, g *jsonSpan) (ours []int, only bool) {
 	if g.kind != '{' {
 		return nil, false
 	}
@@ -504,7 +453,7 @@ func (t agentTarget) oursIn(b []byte, g *jsonSpan) (ours []int, only bool) {
 }
 
 // ourHookCommands are the commands of guard's hooks in a settings file.
-func (t agentTarget) ourHookCommands(data []byte) []string {
+func (t *agentProtocol) ourHookCommands(data []byte) []string {
 	root, err := parseJSONSpans(data)
 	if err != nil || root.kind != '{' {
 		return nil
@@ -1108,7 +1057,7 @@ func doctorAgents(*doctorEnv) doctorSection {
 // s is unused; the checks print nothing.
 func agentHookChecks(s *streams) []doctorCheck {
 	var out []doctorCheck
-	for _, t := range agentTargets {
+	for _, t := range agentProtocols {
 		for _, project := range []bool{false, true} {
 			path, err := t.settingsPath(project)
 			if err != nil {
@@ -1120,7 +1069,20 @@ func agentHookChecks(s *streams) []doctorCheck {
 			}
 			for _, cmd := range t.ourHookCommands(data) {
 				name := fmt.Sprintf("%s hook (%s)", t.label, tildePath(path))
-				ok, detail := probeHook(t, cmd)
+				// "ok" only when the hook would fire: this guard exists
+				// where the hook says, the agent's own settings run it,
+				// and it answers.
+				ok, detail := hookBinary(cmd)
+				if ok {
+					g := gateFor(t, path, project)
+					ok, detail = g.fires, g.detail
+					if ok {
+						ok, detail = probeHook(t, cmd)
+						if g.detail != "" {
+							detail += "; " + g.detail
+						}
+					}
+				}
 				out = append(out, doctorCheck{Name: name, OK: ok, Detail: detail})
 			}
 		}
@@ -1146,16 +1108,13 @@ func agentHookChecks(s *streams) []doctorCheck {
 
 // probeHook runs one configured hook command twice, through sh as the
 // agents do.
-func probeHook(t agentTarget, command string) (bool, string) {
+func probeHook(t *agentProtocol, command string) (bool, string) {
 	dir, err := os.MkdirTemp("", "guard-doctor-")
 	if err != nil {
 		return false, err.Error()
 	}
 	defer os.RemoveAll(dir)
-	tool, event := "Bash", "PreToolUse"
-	if t.agent == "gemini" {
-		tool, event = "run_shell_command", "BeforeTool"
-	}
+	tool, event := t.shellTools[0], t.event
 	sample, _ := json.Marshal(map[string]any{
 		"session_id": "guard-doctor", "cwd": dir, "hook_event_name": event,
 		"tool_name": tool, "tool_input": map[string]string{"command": "true"},
@@ -1169,7 +1128,7 @@ func probeHook(t agentTarget, command string) (bool, string) {
 	}
 	_ = json.Unmarshal(stdout, &ans)
 	decision := ans.HSO.PermissionDecision
-	if t.agent == "gemini" {
+	if t.gemini {
 		decision = ans.Decision
 	}
 	if code != 0 || decision != hookAllow {

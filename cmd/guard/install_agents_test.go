@@ -70,7 +70,7 @@ var settingsFixtures = map[string]string{
 
 func TestInstallHookJSONRoundTrip(t *testing.T) {
 	for _, agent := range []string{"claude", "codex", "gemini"} {
-		tg := agentTargetNamed(agent)
+		tg := agentNamed(agent)
 		for name, orig := range settingsFixtures {
 			t.Run(agent+"/"+name, func(t *testing.T) {
 				in := []byte(orig)
@@ -144,7 +144,7 @@ func stripComments(b []byte) []byte {
 }
 
 func TestInstallHookJSONExactOutput(t *testing.T) {
-	tg := agentTargetNamed("claude")
+	tg := agentNamed("claude")
 	got, err := installHookJSON([]byte(settingsFixtures["hooks-other-event"]), tg, exeA)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestInstallHookJSONExactOutput(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("one-line: got\n%s\nwant\n%s", got, want)
 	}
-	g, err := installHookJSON(nil, agentTargetNamed("gemini"), "/a b/guard")
+	g, err := installHookJSON(nil, agentNamed("gemini"), "/a b/guard")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestInstallHookJSONExactOutput(t *testing.T) {
 // A guard that moved (an upgrade to another path) updates its entry where
 // it is; uninstall then removes it.
 func TestInstallHookJSONUpdatesPath(t *testing.T) {
-	tg := agentTargetNamed("claude")
+	tg := agentNamed("claude")
 	orig := []byte(settingsFixtures["claude-other-hooks"])
 	a, _ := installHookJSON(orig, tg, exeA)
 	b, err := installHookJSON(a, tg, exeB)
@@ -238,7 +238,7 @@ func TestInstallHookJSONUpdatesPath(t *testing.T) {
 // guard's hook put by hand into someone else's group: install moves it
 // into guard's own group; uninstall leaves the other hook alone.
 func TestInstallHookJSONMixedGroup(t *testing.T) {
-	tg := agentTargetNamed("claude")
+	tg := agentNamed("claude")
 	mixed := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}, {"type": "command", "command": "guard hook claude"}]}]}}`
 	got, err := installHookJSON([]byte(mixed), tg, exeA)
 	if err != nil {
@@ -255,13 +255,13 @@ func TestInstallHookJSONMixedGroup(t *testing.T) {
 		t.Errorf("uninstall from a mixed group:\n%s\nwant\n%s", back, want)
 	}
 	// Other agents' entries are not ours.
-	if got := agentTargetNamed("codex").ourHookCommands([]byte(mixed)); len(got) != 0 {
+	if got := agentNamed("codex").ourHookCommands([]byte(mixed)); len(got) != 0 {
 		t.Errorf("codex sees claude's hook as its own: %q", got)
 	}
 }
 
 func TestInstallHookJSONErrors(t *testing.T) {
-	tg := agentTargetNamed("claude")
+	tg := agentNamed("claude")
 	for _, bad := range []string{`[]`, `{"hooks": []}`, `{"hooks": {"PreToolUse": {}}}`, `{"a": }`, `{"a": 1} x`, `{"a": "unterminated}`, `{/* open`} {
 		if _, err := installHookJSON([]byte(bad), tg, exeA); err == nil {
 			t.Errorf("install into %s: no error", bad)
@@ -277,7 +277,7 @@ func TestInstallHookJSONErrors(t *testing.T) {
 }
 
 func TestInstallOurHookCommand(t *testing.T) {
-	tg := agentTargetNamed("claude")
+	tg := agentNamed("claude")
 	for cmd, want := range map[string]bool{
 		"guard hook claude":                true,
 		"/usr/local/bin/guard hook claude": true,
@@ -304,15 +304,16 @@ func TestInstallAgentHookChecks(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
 	t.Chdir(w.proj)
-	claude := agentTargetNamed("claude")
+	claude := agentNamed("claude")
 	path, _ := claude.settingsPath(false)
 	data, err := installHookJSON(nil, claude, guardBin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, path, string(data))
-	// A broken hook: a command that exits 1 fails open.
-	gem := agentTargetNamed("gemini")
+	// A broken hook: another program where guard should be (it exits 1,
+	// which fails open).
+	gem := agentNamed("gemini")
 	gpath, _ := gem.settingsPath(false)
 	fake := filepath.Join(w.work, "bin", "guard")
 	writeFile(t, fake, "#!/bin/sh\nexit 1\n")
@@ -331,7 +332,7 @@ func TestInstallAgentHookChecks(t *testing.T) {
 				t.Errorf("claude hook: %+v", c)
 			}
 		case strings.HasPrefix(c.Name, "Gemini CLI"):
-			if c.OK || !strings.Contains(c.Detail, "not allowed") {
+			if c.OK || !strings.Contains(c.Detail, "not this guard") {
 				t.Errorf("broken gemini hook passed: %+v", c)
 			}
 		default:

@@ -28,6 +28,8 @@ type runOptions struct {
 	allowWrite     []string
 	requireSandbox bool
 	keepEnv        []string
+	wait           string // --wait DURATION ("" = config, then the default)
+	asked          string // --asked TOKEN: the hook's rewrite after an agent's prompt
 	argv           []string
 
 	// Set by callers that are not the CLI flags (the shell shim):
@@ -44,6 +46,11 @@ func (o *runOptions) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&o.allowWrite, "allow-write", nil, "also allow writing `PATH` (raises the level to at least B)")
 	c.Flags().BoolVar(&o.requireSandbox, "require-sandbox", false, "fail instead of warning when the kernel cannot enforce the whole sandbox")
 	c.Flags().StringArrayVar(&o.keepEnv, "keep-env", nil, "pass the secret-looking environment variable `NAME` through")
+	c.Flags().StringVar(&o.wait, "wait", "", "without a terminal, wait `DURATION` for 'guard approve' or 'guard deny' (default: [approval] wait in config.toml, else 60s)")
+	// The hook's rewrite of a command the user approved in the agent's
+	// own prompt carries the approval's token; people never type it.
+	c.Flags().StringVar(&o.asked, "asked", "", "the token of an approval given in an agent's prompt (set by 'guard hook')")
+	c.Flags().MarkHidden("asked")
 	c.Flags().SetInterspersed(false)
 }
 
@@ -118,7 +125,13 @@ func runRun(s *streams, o *runOptions) error {
 	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
 		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: a.Verdict.Level, Rules: a.RuleIDs()}
 
-	decided, err := decideRun(s, e, a, log)
+	how := runDecide{wait: -1, token: o.asked}
+	if o.wait != "" {
+		if how.wait, err = parseWait(o.wait); err != nil {
+			return usagef("use --wait 60s, for example, or --wait 0 not to wait", "bad --wait %q: %v", o.wait, err)
+		}
+	}
+	decided, err := decideRunWith(s, e, a, log, how)
 	rec.Decision = decided
 	if err != nil {
 		if rerr := appendAudit(log, rec); rerr != nil {
@@ -154,11 +167,26 @@ func (o *runOptions) commandLine() (string, []string, error) {
 // decideRun carries out the engine's decision for the run path: A runs; a
 // policy deny refuses; a queued approval is used once; on a terminal the
 // user is asked (consent for B, consent and PIN for C); without one the
-// request is queued and guard exits 126. It returns the audit decision
-// and nil only when the command may run.
+// request is queued, and guard waits for the user's decision from another
+// terminal ([approval] wait) before it exits 126. It returns the audit
+// decision and nil only when the command may run.
 func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (audit.Decision, error) {
+	return decideRunWith(s, e, a, log, runDecide{wait: -1})
+}
+
+// runDecide are the run path's choices beyond the review.
+type runDecide struct {
+	// wait for a queued request's decision; negative: [approval] wait
+	// from config.toml or GUARD_WAIT.
+	wait time.Duration
+	// token of an approval given in an agent's prompt (--asked).
+	token string
+}
+
+// decideRunWith is decideRun with the run path's choices.
+func decideRunWith(s *streams, e *decision.Engine, a *assessment, log *audit.Log, how runDecide) (audit.Decision, error) {
 	v := a.Verdict
-	who := decision.Who{Consume: true}
+	who := decision.Who{Consume: true, Token: how.token}
 	var t *terminal
 	if v.Level == review.B || v.Level == review.C {
 		// Someone at this terminal can answer B and C; the terminal is
@@ -188,7 +216,11 @@ func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (a
 		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
 		return audit.DeniedPolicy, &exitError{code: exitNotRun, err: errors.New("denied by policy"), silent: true}
 	case decision.UseApproval:
-		fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", d.Approval, v.Level)
+		if d.Asked != "" {
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s, given in %s's prompt)\n", d.Approval, v.Level, d.Asked)
+		} else {
+			fmt.Fprintf(s.err, "guard: using approval %s (level %s)\n", d.Approval, v.Level)
+		}
 		return audit.ApprovedQueue, nil
 	case decision.Ask:
 		cfg, err := loadSettings()
@@ -197,23 +229,32 @@ func decideRun(s *streams, e *decision.Engine, a *assessment, log *audit.Log) (a
 		}
 		return askRunConsent(t, e, a, log, cfg.consentTimeout)
 	}
-	// Queue: nobody here can answer.
+	// Queue: nobody here can answer. The request waits in the queue and
+	// guard waits for the user's decision from their terminal.
 	fmt.Fprintf(s.err, "guard: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
-	if d.Pending != "" {
-		// Already queued: do not queue (and notify) again.
-		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, d.Pending)
-		fmt.Fprintf(s.err, "guard: hint: run 'guard approve %s' in a terminal, then run the same command again\n", d.Pending)
-		return audit.Pending, &exitError{code: exitNotRun, err: errors.New("pending approval"), silent: true}
-	}
 	cfg, err := loadSettings()
+	if err == nil {
+		cfg, err = cfg.withEnv(os.Getenv)
+	}
 	if err != nil {
 		return audit.Failed, err
 	}
-	req, err := e.Enqueue(a, string(a.Input.Provenance), audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()))
-	if err != nil {
-		return audit.Failed, failf(nil, "%v", err)
+	if how.wait >= 0 {
+		cfg.approvalWait = how.wait
 	}
-	return audit.Pending, announceQueued(s, req, cfg.notify)
+	id := d.Pending
+	if id != "" {
+		// Already queued: do not queue (and notify) again.
+		fmt.Fprintf(s.err, "guard: pending: level %s is still waiting for approval as %s\n", v.Level, id)
+	} else {
+		req, err := e.Enqueue(a, string(a.Input.Provenance), audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()))
+		if err != nil {
+			return audit.Failed, failf(nil, "%v", err)
+		}
+		id = req.ID
+		announceQueued(s, req, cfg.notify)
+	}
+	return awaitDecision(s, e, a, id, cfg.approvalWait)
 }
 
 // askRunConsent asks on t for consent to a B or C verdict (and the PIN

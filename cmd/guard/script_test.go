@@ -6,14 +6,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/sandbox"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.ChildMain()
+	// Tests that call run directly and queue do not wait for a decision.
+	// (A script's guard command runs this too: it keeps the script's own
+	// GUARD_WAIT, even an empty one.)
+	if _, ok := os.LookupEnv("GUARD_WAIT"); !ok {
+		os.Setenv("GUARD_WAIT", "0s")
+	}
 	testscript.Main(m, map[string]func(){
 		"guard": func() {
 			os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
@@ -49,6 +57,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("USER", "tester")
+			// Scripts that queue do not wait for a decision unless they
+			// say so (env GUARD_WAIT=…, --wait).
+			e.Setenv("GUARD_WAIT", "0s")
 			for _, k := range []string{"PATH", "GOCACHE", "GOPATH", "GOROOT", "GOMODCACHE"} {
 				if v, ok := os.LookupEnv(k); ok {
 					e.Setenv(k, v)
@@ -57,7 +68,8 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
+			"exitcode":     cmdExitcode,
+			"awaitpending": cmdAwaitPending,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -97,6 +109,40 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
 	}
+}
+
+// cmdAwaitPending waits until the approval queue holds a pending request
+// whose id is not yet in the environment, and sets VAR to its id. It is
+// how a script synchronises with a background guard that queued a request
+// and now waits for the user (the queue file is written before guard
+// prints its pending line):
+//
+//	exec guard -- rm -rf build &
+//	awaitpending ID
+//	exec guard deny $ID
+func cmdAwaitPending(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: awaitpending VAR")
+	}
+	dir := filepath.Join(ts.Getenv("XDG_STATE_HOME"), "guard", "approvals")
+	// A bound, not a timing assert: the background guard queues within
+	// milliseconds; this only stops a broken script from hanging.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		reqs, err := approval.List(dir, time.Now)
+		if err != nil {
+			ts.Fatalf("awaitpending: %v", err)
+		}
+		for _, r := range reqs {
+			if r.State == approval.Pending && ts.Getenv("AWAITED_"+r.ID) == "" {
+				ts.Setenv("AWAITED_"+r.ID, "1")
+				ts.Setenv(args[0], r.ID)
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ts.Fatalf("awaitpending: no new pending request in %s", dir)
 }
 
 // workdirRoot keeps $WORK out of /tmp: guard treats /tmp as a temp dir
