@@ -122,7 +122,6 @@ func (fx *fixture) context(t testing.TB, ctx string) (*profile.Context, review.I
 	return c, in
 }
 
-
 // update rewrites the RULES column of every corpus case (and the golden
 // files) from what the engine reports today: go test ./review -u.
 var update = flag.Bool("u", false, "rewrite corpus rule ids and golden files from the current engine")
