@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -37,6 +39,7 @@ type builder struct {
 	anchor *span           // nested text reports positions of the outer word
 	seen   map[string]bool // effect dedupe
 	src    string          // the top-level text
+	inputs map[string]string // files read for the review: path → SHA-256
 }
 
 type span struct{ pos, end int }
@@ -339,7 +342,12 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	if w, ok := st.files[p]; ok {
 		return w
 	}
-	data, err := b.ctx.ReadFile(p)
+	if cl := b.ctx.Classify(p); cl == ClassSecret || cl == ClassGuard {
+		// Never read credentials or guard's own state to review them
+		// (nor record a hash of them among the inputs).
+		return stream{kind: streamUnknown}
+	}
+	data, err := b.readFile(p)
 	if err != nil || len(data) > parse.DefaultLimits.MaxBytes {
 		return stream{kind: streamUnknown}
 	}
@@ -490,6 +498,30 @@ func (b *builder) add(e Effect, sp span) {
 
 func (b *builder) finish() {
 	sort.SliceStable(b.prof.Effects, func(i, j int) bool { return b.prof.Effects[i].Pos < b.prof.Effects[j].Pos })
+	for p, sum := range b.inputs {
+		b.prof.Inputs = append(b.prof.Inputs, Input{Path: p, Sum: sum})
+	}
+	sort.Slice(b.prof.Inputs, func(i, j int) bool { return b.prof.Inputs[i].Path < b.prof.Inputs[j].Path })
+}
+
+// readFile reads a file the review depends on and records it, with the
+// SHA-256 of what was read, among the profile's inputs.
+func (b *builder) readFile(p string) ([]byte, error) {
+	data, err := b.ctx.ReadFile(p)
+	b.recordInput(p, data, err)
+	return data, err
+}
+
+func (b *builder) recordInput(p string, data []byte, err error) {
+	sum := "absent"
+	if err == nil {
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	if b.inputs == nil {
+		b.inputs = map[string]string{}
+	}
+	b.inputs[p] = sum
 }
 
 // pathEffect records cap on the path a field names.

@@ -275,7 +275,7 @@ func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, vi
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
 		return stream{kind: streamUnknown}
 	}
-	data, err := b.ctx.ReadFile(abs)
+	data, err := b.readFile(abs)
 	if err != nil {
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
 		return stream{kind: streamUnknown}

@@ -830,6 +830,7 @@ func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
 	for d := dir; ; d = path.Dir(d) {
 		data, err := b.ctx.ReadFile(path.Join(d, "package.json"))
 		if err == nil {
+			b.recordInput(path.Join(d, "package.json"), data, nil)
 			var pkg struct {
 				Scripts map[string]string `json:"scripts"`
 			}

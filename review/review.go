@@ -92,6 +92,7 @@ func Assess(p *profile.Profile, in Input) Verdict {
 		return v.Reasons[i].Pos < v.Reasons[j].Pos
 	})
 	v.Sandbox = deriveSandbox(p, in)
+	v.Inputs = p.Inputs
 	v.Explanation = explain(p, v)
 	v.Digest = Digest(in, v)
 	return v
@@ -238,7 +239,7 @@ func uniq(in []string) []string {
 }
 
 // Digest binds a verdict to its input: text, cwd, workspace, provenance,
-// level, rule ids and sandbox. Recompute it after adjusting a verdict.
+// level, rule ids, sandbox and the files the review read (principle 6). Recompute it after adjusting a verdict.
 func Digest(in Input, v Verdict) string {
 	cwd, ws := "", ""
 	if in.Context != nil {
@@ -267,6 +268,11 @@ func Digest(in Input, v Verdict) string {
 		for _, p := range list {
 			field(p)
 		}
+	}
+	field(strconv.Itoa(len(v.Inputs)))
+	for _, f := range v.Inputs {
+		field(f.Path)
+		field(f.Sum)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
