@@ -35,10 +35,10 @@ type builder struct {
 	prof   *Profile
 	depth  int
 	calls  int
-	active map[string]bool // functions being analysed (recursion guard)
-	anchor *span           // nested text reports positions of the outer word
-	seen   map[string]bool // effect dedupe
-	src    string          // the top-level text
+	active map[string]bool   // functions being analysed (recursion guard)
+	anchor *span             // nested text reports positions of the outer word
+	seen   map[string]bool   // effect dedupe
+	src    string            // the top-level text
 	inputs map[string]string // files read for the review: path → SHA-256
 }
 
