@@ -40,6 +40,7 @@ type builder struct {
 	seen   map[string]bool   // effect dedupe
 	src    string            // the top-level text
 	inputs map[string]string // files read for the review: path → SHA-256
+	argCmd bool              // inside a command found in an unknown program's arguments
 }
 
 type span struct{ pos, end int }

@@ -215,6 +215,7 @@ func (b *builder) rows(s *spec, c *call) {
 func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, sp span) stream {
 	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
 	b.secretArgs(prog, fs, st, sp)
+	b.argumentCommands(prog, fs, st, in, sp)
 	return stream{kind: streamUnknown}
 }
 

@@ -152,26 +152,6 @@ func (b *builder) dynamicCode(f field, c *call, via string) stream {
 	return stream{kind: streamUnknown}
 }
 
-// hShell: bash/sh/zsh -c TEXT, bash SCRIPT, or a shell reading stdin.
-func hShell(b *builder, c *call) stream {
-	if codes := c.a.values("-c"); len(codes) > 0 {
-		code := codes[0]
-		if !code.known {
-			return b.dynamicCode(code, c, c.prog+" -c")
-		}
-		inner := c.st.clone()
-		inner.setArgs(c.a.ops)
-		return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
-	}
-	if len(c.a.ops) > 0 && !c.a.has("-s") {
-		withArgs := *c
-		withArgs.st = c.st.clone()
-		withArgs.st.setArgs(c.a.ops)
-		return b.scriptOperand(c.a.ops[0], &withArgs, false)
-	}
-	return b.stdinCode(c, c.prog+" reading stdin")
-}
-
 // stdinCode profiles code a shell reads from its stdin.
 func (b *builder) stdinCode(c *call, via string) stream {
 	switch c.in.kind {
@@ -180,7 +160,7 @@ func (b *builder) stdinCode(c *call, via string) stream {
 	case streamNetwork, streamDecoded:
 		b.add(Effect{Cap: CapNetCode, Rule: "exec.pipe-to-shell", Program: c.prog, Msg: fmt.Sprintf("runs data from the network or from decoding as code (piped into %s) that nobody has reviewed", c.prog)}, c.sp)
 	case streamNone:
-		b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog)}, c.sp)
+		b.interactive(c, fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog))
 	default:
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
 	}
@@ -273,7 +253,7 @@ func hInterp(codeFlags string) handler {
 		case streamNetwork, streamDecoded:
 			return b.stdinCode(c, c.prog)
 		case streamNone:
-			b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: "starts an interactive " + c.prog}, c.sp)
+			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
 		}
@@ -591,13 +571,30 @@ func hTar(b *builder, c *call) stream {
 		fs := append([]field{{val: "-" + c.fs[0].val, known: true}}, c.fs[1:]...)
 		a = parseArgs(fs, specTable()["tar"].val, false)
 	}
+	// Options that run commands: each is reviewed as a command line.
+	for _, f := range a.values("--to-command", "--use-compress-program", "-I", "-F", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command") {
+		b.commandText(f, c, "tar")
+	}
+	for _, f := range a.values("--checkpoint-action") {
+		if !f.known {
+			b.dynamicCode(f, c, "tar --checkpoint-action")
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(f.val, "exec="); ok {
+			f.val = cmd
+			b.commandText(f, c, "tar --checkpoint-action=exec")
+		}
+	}
 	files := a.values("-f", "--file")
+	dirs := a.values("-C", "--directory")
 	if a.has("-x", "--extract", "--get") {
 		dir := staticField(".", c.sp)
-		if ds := a.values("-C", "--directory"); len(ds) > 0 {
-			dir = ds[0]
+		if len(dirs) > 0 {
+			dir = dirs[0]
 		}
-		b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+		if !a.has("--to-command", "-O", "--to-stdout") {
+			b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+		}
 		for _, f := range files {
 			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
 		}
@@ -605,8 +602,29 @@ func hTar(b *builder, c *call) stream {
 		for _, f := range files {
 			b.pathEffect(CapWrite, "tar.create", "tar", f, c.st, c.sp, "writes")
 		}
-		for _, f := range a.ops {
-			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
+		// Operands are relative to the -C directory (every one given,
+		// as guard does not track which operand follows which).
+		sts := []*state{c.st}
+		if len(dirs) > 0 {
+			sts = nil
+			for _, d := range dirs {
+				st := c.st.clone()
+				st.cwd = ""
+				if d.known {
+					if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok {
+						st.cwd = p
+					}
+				}
+				sts = append(sts, st)
+			}
+		}
+		for _, st := range sts {
+			for _, f := range a.ops {
+				b.pathEffect(CapRead, "tar.read", "tar", f, st, c.sp, "reads")
+				if a.has("--remove-files") {
+					b.pathEffect(CapDelete, "tar.remove-files", "tar", f, st, c.sp, "deletes, after archiving,")
+				}
+			}
 		}
 	} else {
 		for _, f := range files {
