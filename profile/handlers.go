@@ -80,21 +80,7 @@ func hEnv(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.split-dynamic", Program: "env", Msg: "runs env -S with a command that is not static"}, c.sp)
 			return stream{kind: streamUnknown}
 		}
-		var argv []field
-		home := ""
-		if v := st.vars["HOME"]; v != nil {
-			home = *v
-		}
-		for _, w := range strings.Fields(s.val) {
-			w = strings.Trim(w, `'"`)
-			// env -S expands ${VAR}; guard also treats ~ as home, erring
-			// on the side of the more dangerous reading.
-			if home != "" && (w == "~" || strings.HasPrefix(w, "~/")) {
-				w = home + w[1:]
-			}
-			w = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(w)
-			argv = append(argv, staticField(w, span{s.pos, s.end}))
-		}
+		argv := envSplit(s.val, st, span{s.pos, s.end})
 		argv = append(argv, c.a.rest...)
 		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
 	}
@@ -106,6 +92,102 @@ func hEnv(b *builder, c *call) stream {
 		return stream{kind: streamText}
 	}
 	return b.exec(inner, st, c.in, "env", c.sp)
+}
+
+// envSplit splits an env -S string as env does: blanks separate words,
+// '…' is literal, "…" allows \" \\ \$ and ${VAR}, a backslash outside
+// quotes escapes (\_ is a blank, \c ends the string), ${VAR} expands and
+// # at the start of a word comments out the rest. A ~ is read as home
+// (env does not expand it, but the worse reading is the one to review).
+func envSplit(text string, st *state, sp span) []field {
+	var out []field
+	cur := staticField("", sp)
+	inWord := false
+	push := func() {
+		if inWord {
+			out = append(out, cur)
+		}
+		cur = staticField("", sp)
+		inWord = false
+	}
+	expandVar := func(i int) int {
+		end := strings.IndexByte(text[i:], '}')
+		if !strings.HasPrefix(text[i:], "${") || end < 0 {
+			cur.val += "$"
+			return i + 1
+		}
+		name := text[i+2 : i+end]
+		if v := st.vars[name]; v != nil {
+			cur.val += *v
+		} else {
+			cur.known = false
+			cur.raw = text
+		}
+		inWord = true
+		return i + end + 1
+	}
+	escapes := map[byte]string{'t': "\t", 'n': "\n", 'r': "\r", 'f': "\f", 'v': "\v", '_': " "}
+	quote := byte(0)
+	for i := 0; i < len(text); {
+		ch := text[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else if ch == '\\' && i+1 < len(text) && (text[i+1] == '\'' || text[i+1] == '\\') {
+				i++
+				cur.val += string(text[i])
+			} else {
+				cur.val += string(ch)
+			}
+			i++
+		case quote == '"' && ch == '"':
+			quote = 0
+			i++
+		case ch == '$':
+			i = expandVar(i)
+		case ch == '\\' && i+1 < len(text):
+			n := text[i+1]
+			if n == 'c' {
+				i = len(text)
+				break
+			}
+			if n == '_' && quote == 0 {
+				push()
+			} else if e, ok := escapes[n]; ok {
+				cur.val += e
+			} else {
+				cur.val += string(n)
+			}
+			inWord = true
+			i += 2
+		case quote == '"':
+			cur.val += string(ch)
+			i++
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			push()
+			i++
+		case ch == '#' && !inWord:
+			i = len(text)
+		case ch == '\'' || ch == '"':
+			quote = ch
+			inWord = true
+			i++
+		default:
+			cur.val += string(ch)
+			inWord = true
+			i++
+		}
+	}
+	push()
+	if h := st.vars["HOME"]; h != nil {
+		for k := range out {
+			if v := out[k].val; out[k].known && (v == "~" || strings.HasPrefix(v, "~/")) {
+				out[k].val = *h + v[1:]
+			}
+		}
+	}
+	return out
 }
 
 func skipAssigns(fs []field) []field {
@@ -312,16 +394,23 @@ func hSed(b *builder, c *call) stream {
 	if len(scripts) == 0 && len(ops) > 0 && !c.a.has("-f", "--file") {
 		scripts, ops = ops[:1], ops[1:]
 	}
+	for _, f := range c.a.values("-f", "--file") {
+		// A sed program file is read and reviewed like an inline one.
+		text := stream{kind: streamUnknown}
+		if f.known && !isStdinPath(f.val) {
+			text = b.fileStream([]field{f}, c.st)
+		}
+		if text.kind != streamText {
+			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Target: f.display(), Msg: "runs a sed program from a file guard cannot read (it may run commands or write files)"}, c.sp)
+			continue
+		}
+		scripts = append(scripts, staticField(text.text, span{f.pos, f.end}))
+	}
 	for _, s := range scripts {
 		if !s.known {
 			continue
 		}
-		if re(`(^|[;\n{}]\s*)e(\s|$)|/[gpiImMw0-9]*e[gpiImMw0-9]*\s*($|;|})`).MatchString(s.val) {
-			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes commands (e)"}, c.sp)
-		}
-		for _, m := range regexp.MustCompile(`(?:^|[;\n]|/[gpiI0-9]*)\s*w\s+(\S+)`).FindAllStringSubmatch(s.val, -1) {
-			b.pathEffect(CapWrite, "sed.write", "sed", staticField(m[1], c.sp), c.st, c.sp, "writes")
-		}
+		b.sedProgram(s, c)
 	}
 	verb, cp := "reads", CapRead
 	rule := "sed.read"
@@ -332,6 +421,142 @@ func hSed(b *builder, c *call) stream {
 		b.pathEffect(cp, rule, "sed", f, c.st, c.sp, verb)
 	}
 	return stream{kind: streamUnknown}
+}
+
+// sed commands that take the rest of the line: e COMMAND runs it, w/W FILE
+// write to it, r/R FILE read it; an address (N, $, /re/, a range, !) may
+// come first. s///e runs the pattern space, s///w FILE writes.
+var (
+	sedLineCmd = regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]+([^\n]*)|[ \t]*(?:$|[;}]))`)
+)
+
+// sedSubst is one s command: its flags and the file of a w flag.
+type sedSubst struct {
+	flags, wfile string
+}
+
+// sedSubsts finds the s commands of a sed program (any delimiter,
+// backslash escapes) and returns them with the program where each was
+// replaced by ";", so text inside a substitution is not read as a command.
+func sedSubsts(prog string) ([]sedSubst, string) {
+	var out []sedSubst
+	var rest strings.Builder
+	i := 0
+	for i < len(prog) {
+		ch := prog[i]
+		if ch != 's' || i+1 >= len(prog) || !sedCmdPos(prog, i) {
+			rest.WriteByte(ch)
+			i++
+			continue
+		}
+		d := prog[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' || d >= '0' && d <= '9' {
+			rest.WriteByte(ch)
+			i++
+			continue
+		}
+		j, seen := i+2, 0
+		for j < len(prog) && seen < 2 {
+			switch prog[j] {
+			case '\\':
+				j++
+			case d:
+				seen++
+			}
+			j++
+		}
+		if seen < 2 {
+			rest.WriteString(prog[i:])
+			break
+		}
+		k := j
+		for k < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[k]) >= 0 {
+			k++
+		}
+		sub := sedSubst{flags: prog[j:k]}
+		if k < len(prog) && prog[k] == 'w' {
+			e := strings.IndexByte(prog[k:], '\n')
+			if e < 0 {
+				e = len(prog) - k
+			}
+			sub.wfile = strings.TrimSpace(prog[k+1 : k+e])
+			k += e
+		}
+		out = append(out, sub)
+		rest.WriteByte(';')
+		i = k
+	}
+	return out, rest.String()
+}
+
+// sedCmdPos reports whether position i of a sed program can start a
+// command: after the start, a separator, or an address.
+func sedCmdPos(prog string, i int) bool {
+	j := i - 1
+	for j >= 0 && (prog[j] == ' ' || prog[j] == '\t') {
+		j--
+	}
+	if j < 0 {
+		return true
+	}
+	return strings.IndexByte(";{}\n!$/0123456789", prog[j]) >= 0
+}
+
+// sedProgram records what one sed program runs, writes and reads.
+func (b *builder) sedProgram(s field, c *call) {
+	at := span{s.pos, s.end}
+	substs, rest := sedSubsts(s.val)
+	for _, m := range substs {
+		if strings.Contains(m.flags, "e") {
+			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes the edited text as a command (s///e)"}, c.sp)
+		}
+		if m.wfile != "" {
+			b.sedWrite(m.wfile, c)
+		}
+	}
+	for _, m := range sedLineCmd.FindAllStringSubmatch(rest, -1) {
+		arg := strings.TrimSpace(m[2])
+		switch m[1] {
+		case "e":
+			if arg == "" {
+				b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes its input lines as commands (e)"}, c.sp)
+				continue
+			}
+			b.text(arg, c.st.clone(), stream{}, "sed e", at)
+		case "w", "W":
+			if arg != "" {
+				b.sedWrite(arg, c)
+			}
+		case "r", "R":
+			if arg != "" && !isStdinPath(arg) {
+				b.pathEffect(CapRead, "sed.read", "sed", b.sedPath(arg, c), c.st, c.sp, "reads")
+			}
+		}
+	}
+}
+
+func (b *builder) sedWrite(arg string, c *call) {
+	arg = strings.TrimSpace(arg)
+	if arg == "/dev/stdout" || arg == "/dev/stderr" || arg == "" {
+		return
+	}
+	f := b.sedPath(arg, c)
+	b.pathEffect(CapWrite, "sed.write", "sed", f, c.st, c.sp, "writes")
+	if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+		c.st.wrote(p, stream{kind: streamUnknown})
+	}
+}
+
+// sedPath is a file name in a sed program; sed does not expand ~, but a
+// tilde there is what the author meant, so guard reads it as home (the
+// worse reading).
+func (b *builder) sedPath(arg string, c *call) field {
+	if arg == "~" || strings.HasPrefix(arg, "~/") {
+		if h := c.st.vars["HOME"]; h != nil {
+			arg = *h + arg[1:]
+		}
+	}
+	return staticField(arg, c.sp)
 }
 
 // hFind: find's start paths, -delete, -exec and friends.
@@ -399,8 +624,14 @@ func hXargs(b *builder, c *call) stream {
 		inner = []field{staticField("echo", c.sp)}
 	}
 	var items []field
+	repl := c.a.values("-I", "-i", "--replace")
 	switch c.in.kind {
 	case streamText:
+		if len(repl) > 0 {
+			// -I: one item per line, blanks and all.
+			items = lineItems(c.in.text, c.sp)
+			break
+		}
 		for _, w := range strings.Fields(c.in.text) {
 			items = append(items, staticField(w, c.sp))
 			if len(items) >= 64 {
@@ -412,7 +643,6 @@ func hXargs(b *builder, c *call) stream {
 	default:
 		items = []field{{raw: "(input)", taint: c.in, pos: c.sp.pos, end: c.sp.end}}
 	}
-	repl := c.a.values("-I", "-i", "--replace")
 	if len(repl) > 0 {
 		r := repl[0].val
 		if r == "" {
@@ -440,6 +670,22 @@ func hXargs(b *builder, c *call) stream {
 	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
 }
 
+// lineItems are the non-empty lines of text (at most 64), as xargs -I
+// and parallel take them.
+func lineItems(text string, sp span) []field {
+	var items []field
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimLeft(l, " \t"); l == "" {
+			continue
+		}
+		items = append(items, staticField(l, sp))
+		if len(items) >= 64 {
+			break
+		}
+	}
+	return items
+}
+
 // hParallel: parallel CMD ::: ARGS runs CMD once per argument.
 func hParallel(b *builder, c *call) stream {
 	fs := c.a.rest
@@ -453,6 +699,10 @@ func hParallel(b *builder, c *call) stream {
 	if cmd == nil {
 		cmd = fs
 		items = []field{{raw: "(input)", taint: c.in}}
+		if c.in.kind == streamText {
+			// Items are the lines of its input.
+			items = lineItems(c.in.text, c.sp)
+		}
 	}
 	if len(items) == 0 {
 		items = []field{staticField("", c.sp)}

@@ -345,8 +345,14 @@ var tmuxBodies = map[string]bool{
 	"run-shell": true, "run": true, "if-shell": true, "if": true, "pipe-pane": true, "pipep": true,
 }
 
-// tmuxVal are the options of tmux's commands that take a value.
-const tmuxVal = "-t -s -n -c -e -F -x -y -w -h -l -p -d -E -T -b -S -L -f -B -I -O -P"
+// tmuxVal are the options of each body command that take a value.
+var tmuxVal = map[string]string{
+	"new-session": "-c -e -F -n -s -t -x -y -f", "new-window": "-c -e -F -n -t", "split-window": "-c -e -F -l -t -p",
+	"respawn-pane": "-c -e -t", "respawn-window": "-c -e -t", "display-popup": "-b -c -d -e -h -s -S -t -T -w -x -y",
+	"run-shell": "-c -d -t", "if-shell": "-t", "pipe-pane": "-t",
+	"new": "-c -e -F -n -s -t -x -y -f", "neww": "-c -e -F -n -t", "splitw": "-c -e -F -l -t -p", "respawnp": "-c -e -t",
+	"respawnw": "-c -e -t", "popup": "-b -c -d -e -h -s -S -t -T -w -x -y", "run": "-c -d -t", "if": "-t", "pipep": "-t",
+}
 
 // hTmux: tmux [-S SOCKET] [-L NAME] CMD [ARGS] [\; CMD …]: each command
 // is looked up in tmux's table; a command body (new-window CMD, run-shell
@@ -381,7 +387,7 @@ func hTmux(subs map[string]*spec) handler {
 			}
 			words := c.fs[idx+1 : end]
 			if tmuxBodies[name.val] {
-				a := parseArgs(words, tmuxVal, false)
+				a := parseArgs(words, tmuxVal[name.val], false)
 				body := a.ops
 				if name.val == "if-shell" || name.val == "if" {
 					if len(body) > 0 {
@@ -415,7 +421,7 @@ func hScreen(prev handler) handler {
 		if prev != nil {
 			prev(b, c)
 		}
-		ops := c.a.ops
+		ops := c.a.rest
 		if c.a.has("-X") {
 			if len(ops) > 0 && ops[0].known && ops[0].val == "screen" {
 				b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: "screen", Msg: "opens a window in a running screen session, outside guard's sandbox"}, c.sp)

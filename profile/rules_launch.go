@@ -100,6 +100,7 @@ func extendLaunch(t map[string]*spec) {
 	}
 	if s := t["screen"]; s != nil {
 		s.val += " -S -c -e -h -p -T -t -s -Logfile"
+		s.posix = true
 		s.fn = hScreen(s.fn)
 	}
 }
