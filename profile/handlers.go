@@ -15,8 +15,38 @@ import (
 // other programs (wrappers, shells, find, xargs), change the directory, or
 // carry code in an argument. Each is named in the table in rules.go.
 
+// cdTarget is where cd DIR goes: a relative DIR that does not start with
+// . or .. is looked up in each CDPATH entry first, as bash does; with a
+// CDPATH guard cannot see, the directory is unknown.
+func (b *builder) cdTarget(st *state, dir string) string {
+	if cdpath, set := st.vars["CDPATH"]; set && !strings.HasPrefix(dir, "/") && dir != "." && dir != ".." && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
+		if cdpath == nil || b.ctx.EvalSymlinks == nil {
+			return ""
+		}
+		for _, e := range strings.Split(*cdpath, ":") {
+			if e == "" {
+				e = "."
+			}
+			if p, ok := b.ctx.Resolve(st.cwd, path.Join(e, dir)); ok {
+				if _, err := b.ctx.EvalSymlinks(p); err == nil {
+					return p
+				}
+			}
+		}
+	}
+	if p, ok := b.ctx.Resolve(st.cwd, dir); ok {
+		return p
+	}
+	return ""
+}
+
 // hCd changes the directory for the rest of the line (cd, pushd).
 func hCd(b *builder, c *call) stream {
+	if old := c.st.cwd; old != "" {
+		c.st.vars["OLDPWD"] = &old
+	} else {
+		c.st.vars["OLDPWD"] = nil
+	}
 	switch {
 	case len(c.a.ops) == 0:
 		if v := c.st.vars["HOME"]; v != nil {
@@ -27,11 +57,7 @@ func hCd(b *builder, c *call) stream {
 	case !c.a.ops[0].known || c.a.ops[0].val == "-":
 		c.st.cwd = ""
 	default:
-		if p, ok := b.ctx.Resolve(c.st.cwd, c.a.ops[0].val); ok {
-			c.st.cwd = p
-		} else {
-			c.st.cwd = ""
-		}
+		c.st.cwd = b.cdTarget(c.st, c.a.ops[0].val)
 	}
 	if c.st.cwd != "" {
 		v := c.st.cwd
@@ -210,6 +236,11 @@ func hWatch(b *builder, c *call) stream {
 
 // shellText joins words the way `sh -c "$*"` would and profiles them.
 func (b *builder) shellText(fs []field, c *call, via string) stream {
+	return b.shellTextIn(fs, c, via, c.st.clone())
+}
+
+// shellTextIn is shellText run in the shell state st.
+func (b *builder) shellTextIn(fs []field, c *call, via string, st *state) stream {
 	if len(fs) == 0 {
 		return stream{}
 	}
@@ -220,7 +251,7 @@ func (b *builder) shellText(fs []field, c *call, via string) stream {
 		}
 		parts = append(parts, f.val)
 	}
-	return b.text(strings.Join(parts, " "), c.st.clone(), c.in, via, span{fs[0].pos, fs[len(fs)-1].end})
+	return b.text(strings.Join(parts, " "), st, c.in, via, span{fs[0].pos, fs[len(fs)-1].end})
 }
 
 // dynamicCode records code guard cannot see: C when it comes from the
@@ -256,7 +287,11 @@ func (b *builder) scriptOperand(f field, c *call, source bool) stream {
 	}
 	if !f.known || f.proc {
 		if f.taint.kind == streamText {
-			return b.text(f.taint.text, c.st.clone(), c.in, c.prog+" <(…)", c.sp)
+			inner := c.st
+			if !source {
+				inner = c.st.clone()
+			}
+			return b.text(f.taint.text, inner, c.in, c.prog+" <(…)", c.sp)
 		}
 		return b.dynamicCode(f, c, c.prog+" "+f.display())
 	}
@@ -285,7 +320,13 @@ func hSource(b *builder, c *call) stream {
 
 // hEval: eval joins its arguments and runs them as shell text.
 func hEval(b *builder, c *call) stream {
-	return b.shellText(c.fs, c, "eval")
+	// eval runs in this shell: functions, aliases and variables it
+	// defines stay for the rest of the line.
+	fs := c.fs
+	if len(fs) > 0 && fs[0].known && fs[0].val == "--" {
+		fs = fs[1:]
+	}
+	return b.shellTextIn(fs, c, "eval", c.st)
 }
 
 // hInterp: python -c, node -e, perl -e, ruby -e…: inline code is not
@@ -939,36 +980,6 @@ func hGuard(b *builder, c *call) stream {
 	}
 	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: what, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
 	return stream{kind: streamUnknown}
-}
-
-// hEcho: the output of echo and printf with static arguments is known
-// text (so `echo 'rm -rf ~' | sh` is reviewed as rm -rf ~).
-func hEcho(b *builder, c *call) stream {
-	var parts []string
-	for _, f := range c.fs {
-		if !f.known {
-			out := stream{kind: streamUnknown}
-			return worse(out, f.taint)
-		}
-		parts = append(parts, f.val)
-	}
-	if c.prog == "echo" {
-		for len(parts) > 0 && (parts[0] == "-n" || parts[0] == "-e" || parts[0] == "-E" || parts[0] == "-ne" || parts[0] == "-en") {
-			parts = parts[1:]
-		}
-		return stream{kind: streamText, text: unescapeC(strings.Join(parts, " ")) + "\n"}
-	}
-	if len(parts) == 0 {
-		return stream{kind: streamText}
-	}
-	// printf FORMAT ARGS: good enough for reviewing what a shell would run:
-	// the format with its escapes, then the arguments.
-	return stream{kind: streamText, text: unescapeC(strings.ReplaceAll(parts[0], "%s", " ")) + " " + strings.Join(parts[1:], " ")}
-}
-
-// unescapeC turns \n and \t into the characters (echo -e, printf).
-func unescapeC(s string) string {
-	return strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(s)
 }
 
 // hCat: cat of readable files outputs their text, so `cat x.sh | bash`

@@ -64,6 +64,12 @@ func launchTable() map[string]*spec {
 		"apropos": plain(), "whatis": plain(), "info": plain(), "tldr": plain(), "apt-cache": plain(),
 		"dpkg-query": plain(), "getent": plain(),
 
+		// The shell's own hooks (principle 10).
+		"trap":    {fn: hTrap},
+		"hash":    {val: "-p", fn: hHash},
+		"command": {posix: true, fn: hCommand},
+		"mktemp":  {val: "-p --tmpdir --suffix", fn: hMktemp},
+
 		// Editors with command options.
 		"vim":         {val: "-c --cmd -S -u -U -i -T -w -W -s -t -q -r -L -l --listen --remote --remote-send --remote-expr --remote-silent --remote-tab --servername --startuptime", fn: hVim},
 		"emacs":       {val: "--eval -eval -l --load -f --funcall -L --directory --script -x -u --user --chdir --file --insert --find-file --visit -t --terminal -d --display", fn: hEmacs},
