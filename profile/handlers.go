@@ -604,6 +604,22 @@ func (b *builder) sedPath(arg string, c *call) field {
 func hFind(b *builder, c *call) stream {
 	var starts []field
 	i := 0
+	// Options before the start paths: -H -L -P (symlinks), -D LIST
+	// (debug), -O LEVEL (optimisation).
+	for ; i < len(c.fs); i++ {
+		v := c.fs[i].val
+		if !c.fs[i].known {
+			break
+		}
+		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
+			continue
+		}
+		if v == "-D" {
+			i++
+			continue
+		}
+		break
+	}
 	for ; i < len(c.fs); i++ {
 		v := c.fs[i].val
 		if c.fs[i].known && (strings.HasPrefix(v, "-") || v == "(" || v == "!") {
@@ -641,21 +657,61 @@ func hFind(b *builder, c *call) stream {
 			for j < len(c.fs) && !(c.fs[j].known && (c.fs[j].val == ";" || c.fs[j].val == "+")) {
 				j++
 			}
-			inner := append([]field(nil), c.fs[i+1:min(j, len(c.fs))]...)
-			for k := range inner {
-				if inner[k].known && strings.Contains(inner[k].val, "{}") {
-					inner[k] = under(starts[0])
+			for _, s := range starts {
+				// {} is each file found, also inside a longer word
+				// (/dest/{}, 'rm {}' in sh -c).
+				item := under(s)
+				inner := append([]field(nil), c.fs[i+1:min(j, len(c.fs))]...)
+				for k := range inner {
+					if !inner[k].known || !strings.Contains(inner[k].val, "{}") {
+						continue
+					}
+					switch {
+					case inner[k].val == "{}":
+						inner[k] = item
+					case item.known:
+						inner[k].val = strings.ReplaceAll(inner[k].val, "{}", item.val)
+						inner[k].glob = true
+					default:
+						inner[k] = field{raw: inner[k].val, taint: item.taint, pos: inner[k].pos, end: inner[k].end}
+					}
 				}
+				b.exec(inner, c.st.clone(), stream{}, "find "+f.val, c.sp)
 			}
-			b.exec(inner, c.st.clone(), stream{}, "find "+f.val, c.sp)
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(c.fs) {
 				b.pathEffect(CapWrite, "find.write", "find", c.fs[i+1], c.st, c.sp, "writes")
+				i++
+			}
+			if f.val == "-fprintf" {
+				i++
+			}
+		case "-files0-from":
+			if i+1 < len(c.fs) {
+				b.pathEffect(CapRead, "find.read", "find", c.fs[i+1], c.st, c.sp, "reads the start paths from")
+				i++
+			}
+			b.add(Effect{Cap: CapDynamic, Rule: "find.dynamic", Program: "find", Msg: "searches start paths read from a file, which guard cannot see"}, c.sp)
+		default:
+			// A test's value (-name "$X", -newer FILE) is data: skip it,
+			// so a pattern that is not static is not taken for code.
+			if (findValue[f.val] || strings.HasPrefix(f.val, "-newer")) && i+1 < len(c.fs) {
+				i++
 			}
 		}
 	}
 	return stream{kind: streamPaths, dir: starts[0].val}
+}
+
+// findValue are find's tests and actions that take one value.
+var findValue = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+	"-regex": true, "-iregex": true, "-regextype": true, "-lname": true, "-ilname": true, "-newer": true,
+	"-anewer": true, "-cnewer": true, "-samefile": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
+	"-perm": true, "-size": true, "-type": true, "-xtype": true, "-mtime": true, "-atime": true, "-ctime": true,
+	"-mmin": true, "-amin": true, "-cmin": true, "-used": true, "-links": true, "-inum": true, "-maxdepth": true,
+	"-mindepth": true, "-printf": true, "-fstype": true, "-context": true,
 }
 
 // hXargs: xargs runs a command with items from stdin as arguments.
