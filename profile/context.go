@@ -347,9 +347,23 @@ func isSensitive(base string) bool {
 
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
-	dir = path.Clean(dir)
+	if !isClean(dir) {
+		dir = path.Clean(dir)
+	}
 	if dir == "/" {
 		return true
 	}
 	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// isClean reports whether an absolute path is already what path.Clean
+// would make it (the tables are; Clean is the hot spot of classifying).
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[0] != '/' || p[len(p)-1] == '/' || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
+		return false
+	}
+	return !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.Contains(p, "/../")
 }
