@@ -181,6 +181,9 @@ func digits(s string, i, max, base int) (int, int) {
 	return n, j
 }
 
+// maxEmulated bounds the output guard builds for echo and printf.
+const maxEmulated = 1 << 20
+
 // printfOut is bash's printf FORMAT ARGS: the format is reused while
 // arguments remain. It reports false for a conversion it does not emulate.
 func printfOut(args []string) (string, bool) {
@@ -243,7 +246,9 @@ func printfOut(args []string) (string, bool) {
 				if j < len(format) && format[j] == '*' {
 					a, _ := next()
 					n, err := strconv.Atoi(a)
-					if err != nil && a != "" {
+					if err != nil && a != "" || n > 9999 || n < -9999 {
+						// A width or precision that large is not emulated
+						// (it would only build a huge string).
 						return "", false
 					}
 					spec += strconv.Itoa(n)
@@ -253,6 +258,9 @@ func printfOut(args []string) (string, bool) {
 				k := j
 				for j < len(format) && format[j] >= '0' && format[j] <= '9' {
 					j++
+				}
+				if j-k > 4 {
+					return "", false
 				}
 				spec += format[k:j]
 			}
@@ -293,6 +301,9 @@ func printfOut(args []string) (string, bool) {
 			default:
 				return "", false
 			}
+		}
+		if sb.Len() > maxEmulated {
+			return "", false
 		}
 		if used == 0 || used >= len(args) {
 			break

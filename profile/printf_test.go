@@ -25,6 +25,8 @@ func TestPrintfOut(t *testing.T) {
 		{[]string{`%f`, "1"}, "", false},
 		{[]string{`%d`, "abc"}, "", false},
 		{[]string{`%q`, "x"}, "", false},
+		{[]string{`%*s`, "100000000", "x"}, "", false},
+		{[]string{`%0999999999d`, "1"}, "", false},
 	} {
 		got, ok := printfOut(tc.args)
 		if ok != tc.ok || ok && got != tc.want {
