@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -326,11 +327,9 @@ func isShellScript(text string) bool {
 			}
 		}
 	}
-	switch interp {
-	case "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh":
-		return true
-	}
-	return false
+	// csh scripts are not Bourne syntax: they run unreviewed, like any
+	// other interpreter's.
+	return slices.Contains(shellNames, interp) && interp != "csh" && interp != "tcsh"
 }
 
 // callFunc profiles a call of a function defined earlier on the line.
