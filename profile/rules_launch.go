@@ -62,7 +62,10 @@ func launchTable() map[string]*spec {
 		"pgrep": plain(), "pidof": plain(), "notify-send": plain(), "logger": plain(), "figlet": plain(),
 		"cowsay": plain(), "banner": plain(), "toilet": plain(), "espeak": plain(), "say": plain(),
 		"apropos": plain(), "whatis": plain(), "info": plain(), "tldr": plain(), "apt-cache": plain(),
-		"dpkg-query": plain(), "getent": plain(),
+		"dpkg-query": plain(), "getent": plain(), "cheat": plain(), "compgen": plain(), "complete": plain(), "compopt": plain(),
+		// Binary and file inspectors: a program path is what they look at.
+		"ldd": plain(), "objdump": plain(), "readelf": plain(), "nm": plain(), "size": plain(), "c++filt": plain(),
+		"addr2line": plain(), "namei": plain(), "getcap": plain(), "lsattr": plain(),
 
 		// The shell's own hooks (principle 10).
 		"trap":    {fn: hTrap},
