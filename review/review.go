@@ -186,6 +186,8 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 		s.ExtraWrite = nil
 	}
 	if ctx := in.Context; ctx != nil {
+		s.Hide = make([]string, 0, len(ctx.SecretLocations()))
+		s.Protect = make([]string, 0, len(ctx.ProtectedLocations()))
 		for _, h := range ctx.SecretLocations() {
 			if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
 				s.Hide = append(s.Hide, h)
@@ -217,11 +219,17 @@ func writeGrant(target string) string {
 // within it).
 func coveredBy(list []string, dir string) bool {
 	for _, p := range list {
-		if p == dir || strings.HasPrefix(p, dir+"/") || strings.HasPrefix(dir, p+"/") {
+		if p == dir || under(p, dir) || under(dir, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// under reports whether p lies strictly below dir (without building
+// dir+"/", which allocated on every comparison).
+func under(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 func uniq(in []string) []string {
