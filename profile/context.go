@@ -44,7 +44,7 @@ type locations struct {
 	// cleaned ("" when unset).
 	home, ws, cfg, state string
 	persist, secret      []string
-	hidden, protected []string // SecretLocations, ProtectedLocations
+	hidden, protected    []string // SecretLocations, ProtectedLocations
 }
 
 func (c *Context) tables() *locations {
