@@ -473,7 +473,7 @@ var (
 
 // sedSubst is one s command: its flags and the file of a w flag.
 type sedSubst struct {
-	flags, wfile string
+	flags, wfile, repl string
 }
 
 // sedSubsts finds the s commands of a sed program (any delimiter,
@@ -496,13 +496,16 @@ func sedSubsts(prog string) ([]sedSubst, string) {
 			i++
 			continue
 		}
-		j, seen := i+2, 0
+		j, seen, mid := i+2, 0, 0
 		for j < len(prog) && seen < 2 {
 			switch prog[j] {
 			case '\\':
 				j++
 			case d:
 				seen++
+				if seen == 1 {
+					mid = j
+				}
 			}
 			j++
 		}
@@ -514,7 +517,7 @@ func sedSubsts(prog string) ([]sedSubst, string) {
 		for k < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[k]) >= 0 {
 			k++
 		}
-		sub := sedSubst{flags: prog[j:k]}
+		sub := sedSubst{flags: prog[j:k], repl: prog[mid+1 : j-1]}
 		if k < len(prog) && prog[k] == 'w' {
 			e := strings.IndexByte(prog[k:], '\n')
 			if e < 0 {
@@ -550,6 +553,13 @@ func (b *builder) sedProgram(s field, c *call) {
 	for _, m := range substs {
 		if strings.Contains(m.flags, "e") {
 			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes the edited text as a command (s///e)"}, c.sp)
+			// The replacement becomes (part of) the command: review its
+			// literal text, with & and \N (the matched text) left out.
+			if r := re(`\\[0-9&]|&`).ReplaceAllString(m.repl, " "); strings.TrimSpace(r) != "" {
+				if _, err := parse.DefaultLimits.Bash(r); err == nil {
+					b.text(r, c.st.clone(), stream{}, "sed s///e", at)
+				}
+			}
 		}
 		if m.wfile != "" {
 			b.sedWrite(m.wfile, c)

@@ -299,7 +299,12 @@ func hVim(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s commands that can run code guard does not review", c.prog)}, c.sp)
 		}
 	}
-	for _, f := range c.a.values("-S", "-l", "-s", "-u", "--listen") {
+	if c.a.has("-s") && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
+		// -s FILE (outside ex mode, where -s means silent) types the
+		// file's keystrokes, which can run anything.
+		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: c.a.ops[0].display(), Msg: fmt.Sprintf("runs a %s keystroke file, which guard does not review", c.prog)}, c.sp)
+	}
+	for _, f := range c.a.values("-S", "-l", "-u", "--listen") {
 		if f.known && (f.val == "NONE" || f.val == "NORC" || f.val == "DEFAULTS") {
 			continue
 		}

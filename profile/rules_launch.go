@@ -74,7 +74,7 @@ func launchTable() map[string]*spec {
 		"mktemp":  {val: "-p --tmpdir --suffix", fn: hMktemp},
 
 		// Editors with command options.
-		"vim":         {val: "-c --cmd -S -u -U -i -T -w -W -s -t -q -r -L -l --listen --remote --remote-send --remote-expr --remote-silent --remote-tab --servername --startuptime", fn: hVim},
+		"vim":         {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r -L -l --listen --remote --remote-send --remote-expr --remote-silent --remote-tab --servername --startuptime", fn: hVim},
 		"emacs":       {val: "--eval -eval -l --load -f --funcall -L --directory --script -x -u --user --chdir --file --insert --find-file --visit -t --terminal -d --display", fn: hEmacs},
 		"emacsclient": {val: "-e --eval -a --alternate-editor -s --socket-name -f --server-file -d --display", fn: hEmacs},
 	}
