@@ -26,6 +26,17 @@ var shellNames = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "ya
 // shell reading stdin. The table parses shells POSIX-style, so c.a.rest is
 // every word from the first operand on.
 func hShell(b *builder, c *call) stream {
+	if fs, ok := dropPlusOptions(c.fs); ok {
+		// +x, +o NAME turn options off; they do not start the operands.
+		nc := *c
+		nc.fs = fs
+		nc.a = parseArgs(fs, shellVal, true)
+		return hShell(b, &nc)
+	}
+	if c.a.has("-n") {
+		// noexec: the shell only checks the syntax.
+		return stream{}
+	}
 	rest := c.a.rest
 	if c.a.has("-c") {
 		if len(rest) == 0 {
@@ -46,6 +57,36 @@ func hShell(b *builder, c *call) stream {
 		return b.scriptOperand(rest[0], &withArgs, false)
 	}
 	return b.stdinCode(c, c.prog+" reading stdin")
+}
+
+// shellVal are the options of a POSIX shell that take a value.
+const shellVal = "-o -O --rcfile --init-file"
+
+// dropPlusOptions removes +X and +o NAME words from a shell's options
+// (before the first operand); ok is false when there are none.
+func dropPlusOptions(fs []field) ([]field, bool) {
+	var out []field
+	found := false
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
+		if !f.known || f.val == "--" || !(strings.HasPrefix(f.val, "-") || strings.HasPrefix(f.val, "+")) || f.val == "-" || f.val == "+" {
+			out = append(out, fs[i:]...)
+			break
+		}
+		if strings.HasPrefix(f.val, "+") {
+			found = true
+			if (f.val == "+o" || f.val == "+O") && i+1 < len(fs) {
+				i++
+			}
+			continue
+		}
+		out = append(out, f)
+		if (f.val == "-o" || f.val == "-O" || f.val == "--rcfile" || f.val == "--init-file") && i+1 < len(fs) {
+			i++
+			out = append(out, fs[i])
+		}
+	}
+	return out, found
 }
 
 // hFish: fish's -c/--command takes its code as a value.

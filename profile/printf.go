@@ -86,6 +86,12 @@ func echoOut(args []string) string {
 // unescape expands backslash escapes: echo -e and %b (echo: \0NNN octal,
 // \c stops all output) or a printf format (\NNN octal).
 func unescape(s string, echo bool) (string, bool) {
+	return unescapeMode(s, echo, false)
+}
+
+// unescapeMode: pctB is printf's %b, which also takes \NNN without the
+// leading 0.
+func unescapeMode(s string, echo, pctB bool) (string, bool) {
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' || i+1 >= len(s) {
@@ -146,7 +152,7 @@ func unescape(s string, echo bool) (string, bool) {
 		default:
 			if ch >= '0' && ch <= '7' {
 				start, max := i, 3
-				if echo {
+				if echo && !(pctB && ch != '0') {
 					// echo: \0 then up to three octal digits.
 					if ch != '0' {
 						sb.WriteByte('\\')
@@ -277,7 +283,7 @@ func printfOut(args []string) (string, bool) {
 				sb.WriteString(fmt.Sprintf(spec+"s", a))
 			case 'b':
 				a, _ := next()
-				u, stop := unescape(a, true)
+				u, stop := unescapeMode(a, true, true)
 				sb.WriteString(fmt.Sprintf(spec+"s", u))
 				if stop {
 					return sb.String(), true

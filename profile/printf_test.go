@@ -12,6 +12,7 @@ func TestPrintfOut(t *testing.T) {
 		{[]string{`\x72\x6d`}, "rm", true},
 		{[]string{`\162\155`}, "rm", true},
 		{[]string{`%b`, `\0162\0155`}, "rm", true},
+		{[]string{`%b`, `rm -rf \176`}, "rm -rf ~", true},
 		{[]string{`%s%s`, "r", "m"}, "rm", true},
 		{[]string{`%c%c`, "rat", "mat"}, "rm", true},
 		{[]string{`%s\n`, "a", "b", "c"}, "a\nb\nc\n", true},

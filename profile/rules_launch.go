@@ -82,7 +82,7 @@ func launchTable() map[string]*spec {
 		t[n] = t["vim"]
 	}
 	for _, n := range shellNames {
-		t[n] = &spec{val: "-o -O --rcfile --init-file", posix: true, fn: hShell}
+		t[n] = &spec{val: shellVal, posix: true, fn: hShell}
 	}
 	t["fish"] = &spec{val: "-c -C --command --init-command", fn: hFish}
 	return t
