@@ -115,6 +115,9 @@ func hMulticall(b *builder, c *call) stream {
 func launch(skip int) handler {
 	return func(b *builder, c *call) stream {
 		inner := c.a.rest
+		if len(inner) <= skip && c.a.has("-h", "--help", "-V", "--version") {
+			return stream{kind: streamText}
+		}
 		if len(inner) <= skip {
 			b.interactive(c, fmt.Sprintf("starts an interactive shell through %s; what it will run cannot be reviewed", c.prog))
 			return stream{kind: streamUnknown}
