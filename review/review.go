@@ -253,15 +253,15 @@ func Digest(in Input, v Verdict) string {
 	if in.Context != nil {
 		cwd, ws = in.Context.Cwd, in.Context.Workspace
 	}
-	h := sha256.New()
-	buf := make([]byte, 0, 512)
+	// One buffer hashed once (writing each field to the hash separately
+	// was a fifth of the time of a whole review).
+	buf := make([]byte, 0, 8192)
 	field := func(s string) {
 		// Length-prefixed, so no two inputs share an encoding.
-		buf = strconv.AppendInt(buf[:0], int64(len(s)), 10)
+		buf = strconv.AppendInt(buf, int64(len(s)), 10)
 		buf = append(buf, ':')
 		buf = append(buf, s...)
 		buf = append(buf, ';')
-		h.Write(buf)
 	}
 	for _, s := range []string{in.Text, cwd, ws, string(in.Provenance), v.Level.String()} {
 		field(s)
@@ -282,7 +282,8 @@ func Digest(in Input, v Verdict) string {
 		field(f.Path)
 		field(f.Sum)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
 }
 
 // reviewRules are the rule ids the review itself adds.
