@@ -557,7 +557,8 @@ var verbWords = map[string]bool{
 	"mount": true, "umount": true, "service": true, "halt": true, "reboot": true, "shutdown": true,
 	"poweroff": true, "script": true, "install": true, "link": true, "set": true, "help": true, "test": true,
 	"read": true, "type": true, "hash": true, "wait": true, "jobs": true, "alias": true, "unalias": true,
-	"ip": true, "route": true,
+	"ip": true, "route": true, "uninstall": true, "add": true, "remove": true, "info": true, "search": true,
+	"show": true, "upgrade": true, "update": true, "get": true, "list": true, "fetch": true, "download": true,
 }
 
 // namesProgram reports whether an argument names a program: a command in
@@ -584,8 +585,10 @@ func (b *builder) argumentCommands(prog string, fs []field, st *state, in stream
 	}
 	b.argCmd = true
 	defer func() { b.argCmd = false }()
+	first, verb := true, false
 	for i, f := range fs {
 		if !f.known || f.glob {
+			first = false
 			continue
 		}
 		v := f.val
@@ -597,9 +600,16 @@ func (b *builder) argumentCommands(prog string, fs []field, st *state, in stream
 		}
 		if strings.ContainsAny(v, " \t\n;|&") {
 			b.argumentCode(prog, v, f, st, sp)
+			first = false
 			continue
 		}
-		if namesProgram(v) {
+		if first && verbWords[v] {
+			// `port install sudo`: a subcommand verb first; what follows
+			// is its data (package names), not a command line.
+			verb = true
+		}
+		first = false
+		if !verb && namesProgram(v) {
 			b.add(Effect{Cap: CapExec, Rule: "exec.argument-command", Program: prog, Target: v, Msg: fmt.Sprintf("may run %s, named in its arguments", v)}, sp)
 			b.exec(fs[i:], st.clone(), in, prog, sp)
 			return
