@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -33,10 +35,12 @@ type builder struct {
 	prof   *Profile
 	depth  int
 	calls  int
-	active map[string]bool // functions being analysed (recursion guard)
-	anchor *span           // nested text reports positions of the outer word
-	seen   map[string]bool // effect dedupe
-	src    string          // the top-level text
+	active map[string]bool   // functions being analysed (recursion guard)
+	anchor *span             // nested text reports positions of the outer word
+	seen   map[string]bool   // effect dedupe
+	src    string            // the top-level text
+	inputs map[string]string // files read for the review: path → SHA-256
+	argCmd bool              // inside a command found in an unknown program's arguments
 }
 
 type span struct{ pos, end int }
@@ -56,6 +60,14 @@ type state struct {
 	// known text, or data from the network or decoding. Shared by every
 	// scope, like the file system.
 	files map[string]stream
+	// hashed are `hash -p PATH NAME` entries: NAME runs PATH.
+	hashed map[string]string
+	// refs are namerefs (declare -n REF=TARGET): REF names TARGET, ""
+	// when the target is not static.
+	refs map[string]string
+	// argv are the positional parameters when known ("$@" expands to one
+	// field each); nil when not set or unknown.
+	argv []field
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -75,6 +87,10 @@ func (s *state) setArgs(args []field) {
 		if i > 0 {
 			all = append(all, a.val)
 		}
+	}
+	s.argv = nil
+	if known && len(args) > 0 {
+		s.argv = append([]field{}, args[1:]...)
 	}
 	n := strconv.Itoa(max(len(args)-1, 0))
 	s.set("#", &n)
@@ -110,7 +126,19 @@ func (b *builder) initialState() *state {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files}
+	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files, argv: s.argv}
+	if len(s.hashed) > 0 {
+		n.hashed = make(map[string]string, len(s.hashed))
+		for k, v := range s.hashed {
+			n.hashed[k] = v
+		}
+	}
+	if len(s.refs) > 0 {
+		n.refs = make(map[string]string, len(s.refs))
+		for k, v := range s.refs {
+			n.refs[k] = v
+		}
+	}
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
@@ -246,6 +274,12 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		out = cur
 	case *parse.FuncDecl:
 		st.funcs[c.Name] = c.Body
+		if hookFuncs[c.Name] {
+			// The shell calls it by itself (for every unknown command, at
+			// every prompt): its body is code that will run.
+			b.add(Effect{Cap: CapExec, Rule: "shell.hook-function", Program: c.Name, Msg: "defines " + c.Name + ", a function the shell runs by itself"}, sp)
+			b.callFunc(c.Name, c.Body, []field{staticField(c.Name, sp)}, st.clone(), stream{}, "hook "+c.Name, sp)
+		}
 	case *parse.Words:
 		for _, w := range c.Words {
 			b.fields(w, st, sp)
@@ -339,7 +373,12 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	if w, ok := st.files[p]; ok {
 		return w
 	}
-	data, err := b.ctx.ReadFile(p)
+	if cl := b.ctx.Classify(p); cl == ClassSecret || cl == ClassGuard {
+		// Never read credentials or guard's own state to review them
+		// (nor record a hash of them among the inputs).
+		return stream{kind: streamUnknown}
+	}
+	data, err := b.readFile(p)
 	if err != nil || len(data) > parse.DefaultLimits.MaxBytes {
 		return stream{kind: streamUnknown}
 	}
@@ -389,11 +428,65 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables, which may hold secrets"}, sp)
 		}
 	}
+	nameref := false
+	for _, o := range opts {
+		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
+			nameref = true
+		}
+	}
 	for _, a := range d.Assigns {
+		if nameref {
+			b.nameref(a, st, sp)
+			continue
+		}
 		b.assign(a, st, sp, true)
 	}
 	return stream{kind: streamText}
 }
+
+// nameref records declare -n REF=TARGET: later reads and writes of REF
+// are of TARGET (so `declare -n p=PATH; p=/tmp/x` sets PATH).
+func (b *builder) nameref(a *parse.Assign, st *state, sp span) {
+	target := ""
+	if a.Value != nil {
+		if fs := b.assignFields(a.Value, st, sp); len(fs) == 1 && fs[0].known {
+			target = fs[0].val
+		}
+	}
+	if target == "" {
+		b.add(Effect{Cap: CapDynamic, Rule: "shell.nameref-dynamic", Target: a.Name, Msg: a.Name + " is made a reference to a variable whose name is not static"}, sp)
+	}
+	if st.refs == nil {
+		st.refs = map[string]string{}
+	}
+	st.refs[a.Name] = target
+}
+
+// resolveRef follows namerefs; "" when a reference's target is unknown.
+func (s *state) resolveRef(name string) string {
+	for range 8 {
+		t, ok := s.refs[name]
+		if !ok {
+			return name
+		}
+		if t == "" {
+			return ""
+		}
+		name = t
+	}
+	return ""
+}
+
+// hookFuncs are functions the shell calls by itself.
+var hookFuncs = map[string]bool{
+	"command_not_found_handle": true, "command_not_found_handler": true, "preexec": true, "precmd": true,
+	"chpwd": true, "periodic": true, "zshexit": true, "zshaddhistory": true, "TRAPEXIT": true, "TRAPZERR": true,
+	"TRAPERR": true, "TRAPDEBUG": true, "TRAPINT": true, "TRAPTERM": true, "TRAPHUP": true,
+}
+
+// promptVars are expanded (parameters, command substitutions) each time
+// the shell prints them: PS4 before every command under set -x.
+var promptVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
 
 // sensitiveVars change what later commands run or load.
 var sensitiveVars = map[string]struct {
@@ -432,13 +525,20 @@ var sensitiveVars = map[string]struct {
 // assign evaluates NAME=VALUE. persist is true when it changes the shell
 // (a bare assignment or a declaration), false for a prefix to a command.
 func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
+	name := a.Name
+	if _, ok := st.refs[name]; ok {
+		if name = st.resolveRef(name); name == "" {
+			b.add(Effect{Cap: CapDynamic, Rule: "shell.nameref-dynamic", Target: a.Name, Msg: "assigns through " + a.Name + ", a reference to a variable whose name is not static"}, sp)
+			return
+		}
+	}
 	var val *string
 	if a.Value != nil {
 		fs := b.assignFields(a.Value, st, sp)
 		if len(fs) == 1 && fs[0].known {
 			v := fs[0].val
 			if a.Append {
-				if old := st.vars[a.Name]; old != nil {
+				if old := st.vars[name]; old != nil {
 					v = *old + v
 				} else {
 					val = nil
@@ -447,31 +547,49 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			val = &v
 		}
-		if sv, ok := sensitiveVars[a.Name]; ok {
+		if sv, ok := sensitiveVars[name]; ok {
 			at := span{a.Pos, a.Value.End}
-			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: a.Name, Msg: sv.msg}, at)
+			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, at)
 			if sv.code {
 				if val != nil {
-					b.text(*val, st.clone(), stream{}, a.Name, at)
+					b.text(*val, st.clone(), stream{}, name, at)
 				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: a.Name, Msg: a.Name + " is set to a command that is not static"}, at)
+					b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, at)
 				}
 			}
 		}
 	} else {
 		v := ""
-		if old := st.vars[a.Name]; old != nil {
+		if old := st.vars[name]; old != nil {
 			v = *old
 		}
 		val = &v
+	}
+	if promptVars[name] && a.Value != nil {
+		at := span{a.Pos, a.Value.End}
+		if val != nil {
+			b.promptText(*val, st, at)
+		} else {
+			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
+		}
 	}
 	for _, w := range a.Array {
 		b.fields(w, st, sp)
 	}
 set:
 	if persist {
-		st.set(a.Name, val)
+		st.set(name, val)
 	}
+}
+
+// promptText reviews a prompt string as the shell expands it: variables,
+// command substitutions and arithmetic, as in an unquoted heredoc.
+func (b *builder) promptText(val string, st *state, at span) {
+	if !strings.ContainsAny(val, "$`") {
+		return
+	}
+	const eof = "GUARD_PROMPT_EOF"
+	b.text(": <<"+eof+"\n"+val+"\n"+eof+"\n", st.clone(), stream{}, "prompt", at)
 }
 
 // add records an effect once, at the anchor when inside nested text.
@@ -490,6 +608,30 @@ func (b *builder) add(e Effect, sp span) {
 
 func (b *builder) finish() {
 	sort.SliceStable(b.prof.Effects, func(i, j int) bool { return b.prof.Effects[i].Pos < b.prof.Effects[j].Pos })
+	for p, sum := range b.inputs {
+		b.prof.Inputs = append(b.prof.Inputs, Input{Path: p, Sum: sum})
+	}
+	sort.Slice(b.prof.Inputs, func(i, j int) bool { return b.prof.Inputs[i].Path < b.prof.Inputs[j].Path })
+}
+
+// readFile reads a file the review depends on and records it, with the
+// SHA-256 of what was read, among the profile's inputs.
+func (b *builder) readFile(p string) ([]byte, error) {
+	data, err := b.ctx.ReadFile(p)
+	b.recordInput(p, data, err)
+	return data, err
+}
+
+func (b *builder) recordInput(p string, data []byte, err error) {
+	sum := "absent"
+	if err == nil {
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	if b.inputs == nil {
+		b.inputs = map[string]string{}
+	}
+	b.inputs[p] = sum
 }
 
 // pathEffect records cap on the path a field names.

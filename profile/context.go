@@ -40,12 +40,22 @@ type Context struct {
 
 // locations are the context's absolute location tables, computed once.
 type locations struct {
-	persist, secret   []string
-	hidden, protected []string // SecretLocations, ProtectedLocations
+	// home, ws, cfg, state are Home, Workspace, ConfigDir and StateDir,
+	// cleaned ("" when unset).
+	home, ws, cfg, state string
+	persist, secret      []string
+	hidden, protected    []string // SecretLocations, ProtectedLocations
 }
 
 func (c *Context) tables() *locations {
 	c.once.Do(func() {
+		clean := func(p string) string {
+			if p == "" {
+				return ""
+			}
+			return path.Clean(p)
+		}
+		c.locs.home, c.locs.ws, c.locs.cfg, c.locs.state = clean(c.Home), clean(c.Workspace), clean(c.ConfigDir), clean(c.StateDir)
 		if c.Home == "" {
 			return
 		}
@@ -189,7 +199,8 @@ func (c *Context) remoteView() *Context {
 func (c *Context) hasWorkspace() bool {
 	// "/", the home directory and any directory above it are never a
 	// workspace: with them everything counts as outside.
-	return c.Workspace != "" && c.Workspace != "/" && (c.Home == "" || !within(path.Clean(c.Home), c.Workspace))
+	t := c.tables()
+	return t.ws != "" && t.ws != "/" && (t.home == "" || !within(t.home, t.ws))
 }
 
 func (c *Context) tempDirs() []string {
@@ -260,7 +271,8 @@ func (c *Context) Classify(p string) Class {
 	if p == "" || !strings.HasPrefix(p, "/") {
 		return ClassUnknown
 	}
-	for _, d := range []string{c.ConfigDir, c.StateDir} {
+	t := c.tables()
+	for _, d := range []string{t.cfg, t.state} {
 		if d != "" && within(p, d) {
 			return ClassGuard
 		}
@@ -273,8 +285,7 @@ func (c *Context) Classify(p string) Class {
 	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
 		return ClassTTY
 	}
-	if c.Home != "" && within(p, c.Home) {
-		t := c.tables()
+	if t.home != "" && within(p, t.home) {
 		for _, d := range t.persist {
 			if within(p, d) {
 				return ClassPersistence
@@ -299,8 +310,8 @@ func (c *Context) Classify(p string) Class {
 	if i := strings.Index(p+"/", "/.git/hooks/"); i >= 0 || strings.HasSuffix(p, "/.git/config") || strings.HasSuffix(p, "/.git/hooks") {
 		return ClassPersistence
 	}
-	if c.hasWorkspace() && within(p, c.Workspace) {
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, path.Clean(c.Workspace)), "/")
+	if c.hasWorkspace() && within(p, t.ws) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")
 		for _, r := range workspacePersist {
 			if rel == r || strings.HasPrefix(rel, r+"/") {
 				return ClassPersistence
@@ -314,17 +325,17 @@ func (c *Context) Classify(p string) Class {
 	// or workspace under /tmp (as in tests) is still what it is.
 	best, bestClass := "", Class("")
 	consider := func(dir string, class Class) {
-		if dir != "" && within(p, dir) && len(path.Clean(dir)) > len(best) {
-			best, bestClass = path.Clean(dir), class
+		if dir != "" && within(p, dir) && len(dir) > len(best) {
+			best, bestClass = dir, class
 		}
 	}
 	if c.hasWorkspace() {
-		consider(c.Workspace, ClassWorkspace)
+		consider(t.ws, ClassWorkspace)
 	}
-	for _, t := range c.tempDirs() {
-		consider(t, ClassTemp)
+	for _, d := range c.tempDirs() {
+		consider(d, ClassTemp)
 	}
-	consider(c.Home, ClassOutside)
+	consider(t.home, ClassOutside)
 	switch bestClass {
 	case ClassWorkspace:
 		if isSensitive(path.Base(p)) {
@@ -334,7 +345,7 @@ func (c *Context) Classify(p string) Class {
 	case ClassTemp:
 		return ClassTemp
 	case ClassOutside:
-		if p == path.Clean(c.Home) {
+		if p == t.home {
 			return ClassHome
 		}
 		return ClassOutside
@@ -363,9 +374,9 @@ func isSensitive(base string) bool {
 	return false
 }
 
-// within reports whether p is dir or below it.
+// within reports whether p is dir or below it; dir must be clean (the
+// tables and the context's cleaned directories are).
 func within(p, dir string) bool {
-	dir = path.Clean(dir)
 	if dir == "/" {
 		return true
 	}

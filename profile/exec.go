@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -93,6 +94,16 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	if body, ok := st.funcs[prog]; ok {
 		return b.callFunc(prog, body, argv, st, in, via, sp)
+	}
+	if p, ok := st.hashed[prog]; ok && !strings.Contains(prog, "/") {
+		// hash -p PATH NAME: NAME runs PATH.
+		if p == "" {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: prog, Msg: fmt.Sprintf("runs %s, which hash -p points at a program that is not static", prog)}, sp)
+			return stream{kind: streamUnknown}
+		}
+		nf := name
+		nf.val = p
+		return b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp)
 	}
 	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
 		// Dashed git helpers: git-reset is git reset.
@@ -215,6 +226,7 @@ func (b *builder) rows(s *spec, c *call) {
 func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, sp span) stream {
 	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
 	b.secretArgs(prog, fs, st, sp)
+	b.argumentCommands(prog, fs, st, in, sp)
 	return stream{kind: streamUnknown}
 }
 
@@ -275,7 +287,7 @@ func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, vi
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
 		return stream{kind: streamUnknown}
 	}
-	data, err := b.ctx.ReadFile(abs)
+	data, err := b.readFile(abs)
 	if err != nil {
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
 		return stream{kind: streamUnknown}
@@ -315,15 +327,38 @@ func isShellScript(text string) bool {
 			}
 		}
 	}
-	switch interp {
-	case "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh":
-		return true
-	}
-	return false
+	// csh scripts are not Bourne syntax: they run unreviewed, like any
+	// other interpreter's.
+	return slices.Contains(shellNames, interp) && interp != "csh" && interp != "tcsh"
 }
 
 // callFunc profiles a call of a function defined earlier on the line.
 func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *state, in stream, via string, sp span) stream {
+	// The call binds the positional parameters ("$@", $1…) for the body;
+	// the caller's come back afterwards.
+	saved := map[string]*string{}
+	savedSet := map[string]bool{}
+	for k, v := range st.vars {
+		if k == "@" || k == "*" || k == "#" || isDigits(k) {
+			saved[k], savedSet[k] = v, true
+		}
+	}
+	savedArgv := st.argv
+	for k := range saved {
+		delete(st.vars, k)
+	}
+	st.setArgs(append([]field{staticField(name, sp)}, argv[1:]...))
+	defer func() {
+		for k := range st.vars {
+			if k == "@" || k == "*" || k == "#" || isDigits(k) {
+				delete(st.vars, k)
+			}
+		}
+		for k, v := range saved {
+			st.vars[k] = v
+		}
+		st.argv = savedArgv
+	}()
 	if b.active[name] {
 		// A function that calls itself; with a pipe or & that is a fork bomb.
 		b.add(Effect{Cap: CapSystem, Rule: "shell.recursive-function", Program: name, Msg: "defines a function that calls itself (a fork bomb when piped or backgrounded), exhausting the machine"}, sp)

@@ -120,8 +120,13 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			started = true
 		case parse.Tilde:
 			home := ""
-			if p.Text == "" || p.Text == b.ctx.User {
-				if v := st.vars["HOME"]; v != nil {
+			// ~ and ~USER are home; ~+ is $PWD and ~- is $OLDPWD.
+			from := map[string]string{"": "HOME", "+": "PWD", "-": "OLDPWD"}[p.Text]
+			if p.Text == b.ctx.User && p.Text != "" {
+				from = "HOME"
+			}
+			if from != "" {
+				if v := st.vars[from]; v != nil {
 					home = *v
 				}
 			}
@@ -132,10 +137,26 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			started = true
 		case parse.Var:
 			cur.exp = true
-			if st.globs[p.Text] {
+			name := p.Text
+			if _, ref := st.refs[name]; ref {
+				name = st.resolveRef(name)
+			}
+			if st.globs[name] {
 				cur.glob = true
 			}
-			v, ok := st.vars[p.Text]
+			if name == "@" && p.Quoted && st.argv != nil {
+				// "$@": one field per positional parameter.
+				for i, a := range st.argv {
+					if i > 0 {
+						push()
+					}
+					cur.val += a.val
+					cur.known = cur.known && a.known
+					started = true
+				}
+				continue
+			}
+			v, ok := st.vars[name]
 			if !ok || v == nil {
 				cur.known = false
 				cur.val += "$" + p.Text

@@ -15,8 +15,38 @@ import (
 // other programs (wrappers, shells, find, xargs), change the directory, or
 // carry code in an argument. Each is named in the table in rules.go.
 
+// cdTarget is where cd DIR goes: a relative DIR that does not start with
+// . or .. is looked up in each CDPATH entry first, as bash does; with a
+// CDPATH guard cannot see, the directory is unknown.
+func (b *builder) cdTarget(st *state, dir string) string {
+	if cdpath, set := st.vars["CDPATH"]; set && !strings.HasPrefix(dir, "/") && dir != "." && dir != ".." && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
+		if cdpath == nil || b.ctx.EvalSymlinks == nil {
+			return ""
+		}
+		for _, e := range strings.Split(*cdpath, ":") {
+			if e == "" {
+				e = "."
+			}
+			if p, ok := b.ctx.Resolve(st.cwd, path.Join(e, dir)); ok {
+				if _, err := b.ctx.EvalSymlinks(p); err == nil {
+					return p
+				}
+			}
+		}
+	}
+	if p, ok := b.ctx.Resolve(st.cwd, dir); ok {
+		return p
+	}
+	return ""
+}
+
 // hCd changes the directory for the rest of the line (cd, pushd).
 func hCd(b *builder, c *call) stream {
+	if old := c.st.cwd; old != "" {
+		c.st.vars["OLDPWD"] = &old
+	} else {
+		c.st.vars["OLDPWD"] = nil
+	}
 	switch {
 	case len(c.a.ops) == 0:
 		if v := c.st.vars["HOME"]; v != nil {
@@ -27,11 +57,7 @@ func hCd(b *builder, c *call) stream {
 	case !c.a.ops[0].known || c.a.ops[0].val == "-":
 		c.st.cwd = ""
 	default:
-		if p, ok := b.ctx.Resolve(c.st.cwd, c.a.ops[0].val); ok {
-			c.st.cwd = p
-		} else {
-			c.st.cwd = ""
-		}
+		c.st.cwd = b.cdTarget(c.st, c.a.ops[0].val)
 	}
 	if c.st.cwd != "" {
 		v := c.st.cwd
@@ -80,21 +106,7 @@ func hEnv(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.split-dynamic", Program: "env", Msg: "runs env -S with a command that is not static"}, c.sp)
 			return stream{kind: streamUnknown}
 		}
-		var argv []field
-		home := ""
-		if v := st.vars["HOME"]; v != nil {
-			home = *v
-		}
-		for _, w := range strings.Fields(s.val) {
-			w = strings.Trim(w, `'"`)
-			// env -S expands ${VAR}; guard also treats ~ as home, erring
-			// on the side of the more dangerous reading.
-			if home != "" && (w == "~" || strings.HasPrefix(w, "~/")) {
-				w = home + w[1:]
-			}
-			w = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(w)
-			argv = append(argv, staticField(w, span{s.pos, s.end}))
-		}
+		argv := envSplit(s.val, st, span{s.pos, s.end})
 		argv = append(argv, c.a.rest...)
 		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
 	}
@@ -106,6 +118,102 @@ func hEnv(b *builder, c *call) stream {
 		return stream{kind: streamText}
 	}
 	return b.exec(inner, st, c.in, "env", c.sp)
+}
+
+// envSplit splits an env -S string as env does: blanks separate words,
+// '…' is literal, "…" allows \" \\ \$ and ${VAR}, a backslash outside
+// quotes escapes (\_ is a blank, \c ends the string), ${VAR} expands and
+// # at the start of a word comments out the rest. A ~ is read as home
+// (env does not expand it, but the worse reading is the one to review).
+func envSplit(text string, st *state, sp span) []field {
+	var out []field
+	cur := staticField("", sp)
+	inWord := false
+	push := func() {
+		if inWord {
+			out = append(out, cur)
+		}
+		cur = staticField("", sp)
+		inWord = false
+	}
+	expandVar := func(i int) int {
+		end := strings.IndexByte(text[i:], '}')
+		if !strings.HasPrefix(text[i:], "${") || end < 0 {
+			cur.val += "$"
+			return i + 1
+		}
+		name := text[i+2 : i+end]
+		if v := st.vars[name]; v != nil {
+			cur.val += *v
+		} else {
+			cur.known = false
+			cur.raw = text
+		}
+		inWord = true
+		return i + end + 1
+	}
+	escapes := map[byte]string{'t': "\t", 'n': "\n", 'r': "\r", 'f': "\f", 'v': "\v", '_': " "}
+	quote := byte(0)
+	for i := 0; i < len(text); {
+		ch := text[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else if ch == '\\' && i+1 < len(text) && (text[i+1] == '\'' || text[i+1] == '\\') {
+				i++
+				cur.val += string(text[i])
+			} else {
+				cur.val += string(ch)
+			}
+			i++
+		case quote == '"' && ch == '"':
+			quote = 0
+			i++
+		case ch == '$':
+			i = expandVar(i)
+		case ch == '\\' && i+1 < len(text):
+			n := text[i+1]
+			if n == 'c' {
+				i = len(text)
+				break
+			}
+			if n == '_' && quote == 0 {
+				push()
+			} else if e, ok := escapes[n]; ok {
+				cur.val += e
+			} else {
+				cur.val += string(n)
+			}
+			inWord = true
+			i += 2
+		case quote == '"':
+			cur.val += string(ch)
+			i++
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			push()
+			i++
+		case ch == '#' && !inWord:
+			i = len(text)
+		case ch == '\'' || ch == '"':
+			quote = ch
+			inWord = true
+			i++
+		default:
+			cur.val += string(ch)
+			inWord = true
+			i++
+		}
+	}
+	push()
+	if h := st.vars["HOME"]; h != nil {
+		for k := range out {
+			if v := out[k].val; out[k].known && (v == "~" || strings.HasPrefix(v, "~/")) {
+				out[k].val = *h + v[1:]
+			}
+		}
+	}
+	return out
 }
 
 func skipAssigns(fs []field) []field {
@@ -128,6 +236,11 @@ func hWatch(b *builder, c *call) stream {
 
 // shellText joins words the way `sh -c "$*"` would and profiles them.
 func (b *builder) shellText(fs []field, c *call, via string) stream {
+	return b.shellTextIn(fs, c, via, c.st.clone())
+}
+
+// shellTextIn is shellText run in the shell state st.
+func (b *builder) shellTextIn(fs []field, c *call, via string, st *state) stream {
 	if len(fs) == 0 {
 		return stream{}
 	}
@@ -138,7 +251,7 @@ func (b *builder) shellText(fs []field, c *call, via string) stream {
 		}
 		parts = append(parts, f.val)
 	}
-	return b.text(strings.Join(parts, " "), c.st.clone(), c.in, via, span{fs[0].pos, fs[len(fs)-1].end})
+	return b.text(strings.Join(parts, " "), st, c.in, via, span{fs[0].pos, fs[len(fs)-1].end})
 }
 
 // dynamicCode records code guard cannot see: C when it comes from the
@@ -152,26 +265,6 @@ func (b *builder) dynamicCode(f field, c *call, via string) stream {
 	return stream{kind: streamUnknown}
 }
 
-// hShell: bash/sh/zsh -c TEXT, bash SCRIPT, or a shell reading stdin.
-func hShell(b *builder, c *call) stream {
-	if codes := c.a.values("-c"); len(codes) > 0 {
-		code := codes[0]
-		if !code.known {
-			return b.dynamicCode(code, c, c.prog+" -c")
-		}
-		inner := c.st.clone()
-		inner.setArgs(c.a.ops)
-		return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
-	}
-	if len(c.a.ops) > 0 && !c.a.has("-s") {
-		withArgs := *c
-		withArgs.st = c.st.clone()
-		withArgs.st.setArgs(c.a.ops)
-		return b.scriptOperand(c.a.ops[0], &withArgs, false)
-	}
-	return b.stdinCode(c, c.prog+" reading stdin")
-}
-
 // stdinCode profiles code a shell reads from its stdin.
 func (b *builder) stdinCode(c *call, via string) stream {
 	switch c.in.kind {
@@ -180,7 +273,7 @@ func (b *builder) stdinCode(c *call, via string) stream {
 	case streamNetwork, streamDecoded:
 		b.add(Effect{Cap: CapNetCode, Rule: "exec.pipe-to-shell", Program: c.prog, Msg: fmt.Sprintf("runs data from the network or from decoding as code (piped into %s) that nobody has reviewed", c.prog)}, c.sp)
 	case streamNone:
-		b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog)}, c.sp)
+		b.interactive(c, fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog))
 	default:
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
 	}
@@ -194,7 +287,11 @@ func (b *builder) scriptOperand(f field, c *call, source bool) stream {
 	}
 	if !f.known || f.proc {
 		if f.taint.kind == streamText {
-			return b.text(f.taint.text, c.st.clone(), c.in, c.prog+" <(…)", c.sp)
+			inner := c.st
+			if !source {
+				inner = c.st.clone()
+			}
+			return b.text(f.taint.text, inner, c.in, c.prog+" <(…)", c.sp)
 		}
 		return b.dynamicCode(f, c, c.prog+" "+f.display())
 	}
@@ -223,7 +320,13 @@ func hSource(b *builder, c *call) stream {
 
 // hEval: eval joins its arguments and runs them as shell text.
 func hEval(b *builder, c *call) stream {
-	return b.shellText(c.fs, c, "eval")
+	// eval runs in this shell: functions, aliases and variables it
+	// defines stay for the rest of the line.
+	fs := c.fs
+	if len(fs) > 0 && fs[0].known && fs[0].val == "--" {
+		fs = fs[1:]
+	}
+	return b.shellTextIn(fs, c, "eval", c.st)
 }
 
 // hInterp: python -c, node -e, perl -e, ruby -e…: inline code is not
@@ -273,7 +376,7 @@ func hInterp(codeFlags string) handler {
 		case streamNetwork, streamDecoded:
 			return b.stdinCode(c, c.prog)
 		case streamNone:
-			b.add(Effect{Cap: CapDynamic, Rule: "exec.interactive", Program: c.prog, Msg: "starts an interactive " + c.prog}, c.sp)
+			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
 		}
@@ -332,16 +435,23 @@ func hSed(b *builder, c *call) stream {
 	if len(scripts) == 0 && len(ops) > 0 && !c.a.has("-f", "--file") {
 		scripts, ops = ops[:1], ops[1:]
 	}
+	for _, f := range c.a.values("-f", "--file") {
+		// A sed program file is read and reviewed like an inline one.
+		text := stream{kind: streamUnknown}
+		if f.known && !isStdinPath(f.val) {
+			text = b.fileStream([]field{f}, c.st)
+		}
+		if text.kind != streamText {
+			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Target: f.display(), Msg: "runs a sed program from a file guard cannot read (it may run commands or write files)"}, c.sp)
+			continue
+		}
+		scripts = append(scripts, staticField(text.text, span{f.pos, f.end}))
+	}
 	for _, s := range scripts {
 		if !s.known {
 			continue
 		}
-		if re(`(^|[;\n{}]\s*)e(\s|$)|/[gpiImMw0-9]*e[gpiImMw0-9]*\s*($|;|})`).MatchString(s.val) {
-			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes commands (e)"}, c.sp)
-		}
-		for _, m := range regexp.MustCompile(`(?:^|[;\n]|/[gpiI0-9]*)\s*w\s+(\S+)`).FindAllStringSubmatch(s.val, -1) {
-			b.pathEffect(CapWrite, "sed.write", "sed", staticField(m[1], c.sp), c.st, c.sp, "writes")
-		}
+		b.sedProgram(s, c)
 	}
 	verb, cp := "reads", CapRead
 	rule := "sed.read"
@@ -354,10 +464,172 @@ func hSed(b *builder, c *call) stream {
 	return stream{kind: streamUnknown}
 }
 
+// sed commands that take the rest of the line: e COMMAND runs it, w/W FILE
+// write to it, r/R FILE read it; an address (N, $, /re/, a range, !) may
+// come first. s///e runs the pattern space, s///w FILE writes.
+var (
+	sedLineCmd = regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]+([^\n]*)|[ \t]*(?:$|[;}]))`)
+)
+
+// sedSubst is one s command: its flags and the file of a w flag.
+type sedSubst struct {
+	flags, wfile, repl string
+}
+
+// sedSubsts finds the s commands of a sed program (any delimiter,
+// backslash escapes) and returns them with the program where each was
+// replaced by ";", so text inside a substitution is not read as a command.
+func sedSubsts(prog string) ([]sedSubst, string) {
+	var out []sedSubst
+	var rest strings.Builder
+	i := 0
+	for i < len(prog) {
+		ch := prog[i]
+		if ch != 's' || i+1 >= len(prog) || !sedCmdPos(prog, i) {
+			rest.WriteByte(ch)
+			i++
+			continue
+		}
+		d := prog[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' || d >= '0' && d <= '9' {
+			rest.WriteByte(ch)
+			i++
+			continue
+		}
+		j, seen, mid := i+2, 0, 0
+		for j < len(prog) && seen < 2 {
+			switch prog[j] {
+			case '\\':
+				j++
+			case d:
+				seen++
+				if seen == 1 {
+					mid = j
+				}
+			}
+			j++
+		}
+		if seen < 2 {
+			rest.WriteString(prog[i:])
+			break
+		}
+		k := j
+		for k < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[k]) >= 0 {
+			k++
+		}
+		sub := sedSubst{flags: prog[j:k], repl: prog[mid+1 : j-1]}
+		if k < len(prog) && prog[k] == 'w' {
+			e := strings.IndexByte(prog[k:], '\n')
+			if e < 0 {
+				e = len(prog) - k
+			}
+			sub.wfile = strings.TrimSpace(prog[k+1 : k+e])
+			k += e
+		}
+		out = append(out, sub)
+		rest.WriteByte(';')
+		i = k
+	}
+	return out, rest.String()
+}
+
+// sedCmdPos reports whether position i of a sed program can start a
+// command: after the start, a separator, or an address.
+func sedCmdPos(prog string, i int) bool {
+	j := i - 1
+	for j >= 0 && (prog[j] == ' ' || prog[j] == '\t') {
+		j--
+	}
+	if j < 0 {
+		return true
+	}
+	return strings.IndexByte(";{}\n!$/0123456789", prog[j]) >= 0
+}
+
+// sedProgram records what one sed program runs, writes and reads.
+func (b *builder) sedProgram(s field, c *call) {
+	at := span{s.pos, s.end}
+	substs, rest := sedSubsts(s.val)
+	for _, m := range substs {
+		if strings.Contains(m.flags, "e") {
+			b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes the edited text as a command (s///e)"}, c.sp)
+			// The replacement becomes (part of) the command: review its
+			// literal text, with & and \N (the matched text) left out.
+			if r := re(`\\[0-9&]|&`).ReplaceAllString(m.repl, " "); strings.TrimSpace(r) != "" {
+				if _, err := parse.DefaultLimits.Bash(r); err == nil {
+					b.text(r, c.st.clone(), stream{}, "sed s///e", at)
+				}
+			}
+		}
+		if m.wfile != "" {
+			b.sedWrite(m.wfile, c)
+		}
+	}
+	for _, m := range sedLineCmd.FindAllStringSubmatch(rest, -1) {
+		arg := strings.TrimSpace(m[2])
+		switch m[1] {
+		case "e":
+			if arg == "" {
+				b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Msg: "runs a sed script that executes its input lines as commands (e)"}, c.sp)
+				continue
+			}
+			b.text(arg, c.st.clone(), stream{}, "sed e", at)
+		case "w", "W":
+			if arg != "" {
+				b.sedWrite(arg, c)
+			}
+		case "r", "R":
+			if arg != "" && !isStdinPath(arg) {
+				b.pathEffect(CapRead, "sed.read", "sed", b.sedPath(arg, c), c.st, c.sp, "reads")
+			}
+		}
+	}
+}
+
+func (b *builder) sedWrite(arg string, c *call) {
+	arg = strings.TrimSpace(arg)
+	if arg == "/dev/stdout" || arg == "/dev/stderr" || arg == "" {
+		return
+	}
+	f := b.sedPath(arg, c)
+	b.pathEffect(CapWrite, "sed.write", "sed", f, c.st, c.sp, "writes")
+	if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
+		c.st.wrote(p, stream{kind: streamUnknown})
+	}
+}
+
+// sedPath is a file name in a sed program; sed does not expand ~, but a
+// tilde there is what the author meant, so guard reads it as home (the
+// worse reading).
+func (b *builder) sedPath(arg string, c *call) field {
+	if arg == "~" || strings.HasPrefix(arg, "~/") {
+		if h := c.st.vars["HOME"]; h != nil {
+			arg = *h + arg[1:]
+		}
+	}
+	return staticField(arg, c.sp)
+}
+
 // hFind: find's start paths, -delete, -exec and friends.
 func hFind(b *builder, c *call) stream {
 	var starts []field
 	i := 0
+	// Options before the start paths: -H -L -P (symlinks), -D LIST
+	// (debug), -O LEVEL (optimisation).
+	for ; i < len(c.fs); i++ {
+		v := c.fs[i].val
+		if !c.fs[i].known {
+			break
+		}
+		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
+			continue
+		}
+		if v == "-D" {
+			i++
+			continue
+		}
+		break
+	}
 	for ; i < len(c.fs); i++ {
 		v := c.fs[i].val
 		if c.fs[i].known && (strings.HasPrefix(v, "-") || v == "(" || v == "!") {
@@ -395,21 +667,61 @@ func hFind(b *builder, c *call) stream {
 			for j < len(c.fs) && !(c.fs[j].known && (c.fs[j].val == ";" || c.fs[j].val == "+")) {
 				j++
 			}
-			inner := append([]field(nil), c.fs[i+1:min(j, len(c.fs))]...)
-			for k := range inner {
-				if inner[k].known && strings.Contains(inner[k].val, "{}") {
-					inner[k] = under(starts[0])
+			for _, s := range starts {
+				// {} is each file found, also inside a longer word
+				// (/dest/{}, 'rm {}' in sh -c).
+				item := under(s)
+				inner := append([]field(nil), c.fs[i+1:min(j, len(c.fs))]...)
+				for k := range inner {
+					if !inner[k].known || !strings.Contains(inner[k].val, "{}") {
+						continue
+					}
+					switch {
+					case inner[k].val == "{}":
+						inner[k] = item
+					case item.known:
+						inner[k].val = strings.ReplaceAll(inner[k].val, "{}", item.val)
+						inner[k].glob = true
+					default:
+						inner[k] = field{raw: inner[k].val, taint: item.taint, pos: inner[k].pos, end: inner[k].end}
+					}
 				}
+				b.exec(inner, c.st.clone(), stream{}, "find "+f.val, c.sp)
 			}
-			b.exec(inner, c.st.clone(), stream{}, "find "+f.val, c.sp)
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(c.fs) {
 				b.pathEffect(CapWrite, "find.write", "find", c.fs[i+1], c.st, c.sp, "writes")
+				i++
+			}
+			if f.val == "-fprintf" {
+				i++
+			}
+		case "-files0-from":
+			if i+1 < len(c.fs) {
+				b.pathEffect(CapRead, "find.read", "find", c.fs[i+1], c.st, c.sp, "reads the start paths from")
+				i++
+			}
+			b.add(Effect{Cap: CapDynamic, Rule: "find.dynamic", Program: "find", Msg: "searches start paths read from a file, which guard cannot see"}, c.sp)
+		default:
+			// A test's value (-name "$X", -newer FILE) is data: skip it,
+			// so a pattern that is not static is not taken for code.
+			if (findValue[f.val] || strings.HasPrefix(f.val, "-newer")) && i+1 < len(c.fs) {
+				i++
 			}
 		}
 	}
 	return stream{kind: streamPaths, dir: starts[0].val}
+}
+
+// findValue are find's tests and actions that take one value.
+var findValue = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+	"-regex": true, "-iregex": true, "-regextype": true, "-lname": true, "-ilname": true, "-newer": true,
+	"-anewer": true, "-cnewer": true, "-samefile": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
+	"-perm": true, "-size": true, "-type": true, "-xtype": true, "-mtime": true, "-atime": true, "-ctime": true,
+	"-mmin": true, "-amin": true, "-cmin": true, "-used": true, "-links": true, "-inum": true, "-maxdepth": true,
+	"-mindepth": true, "-printf": true, "-fstype": true, "-context": true,
 }
 
 // hXargs: xargs runs a command with items from stdin as arguments.
@@ -419,8 +731,14 @@ func hXargs(b *builder, c *call) stream {
 		inner = []field{staticField("echo", c.sp)}
 	}
 	var items []field
+	repl := c.a.values("-I", "-i", "--replace")
 	switch c.in.kind {
 	case streamText:
+		if len(repl) > 0 {
+			// -I: one item per line, blanks and all.
+			items = lineItems(c.in.text, c.sp)
+			break
+		}
 		for _, w := range strings.Fields(c.in.text) {
 			items = append(items, staticField(w, c.sp))
 			if len(items) >= 64 {
@@ -432,7 +750,6 @@ func hXargs(b *builder, c *call) stream {
 	default:
 		items = []field{{raw: "(input)", taint: c.in, pos: c.sp.pos, end: c.sp.end}}
 	}
-	repl := c.a.values("-I", "-i", "--replace")
 	if len(repl) > 0 {
 		r := repl[0].val
 		if r == "" {
@@ -460,6 +777,22 @@ func hXargs(b *builder, c *call) stream {
 	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
 }
 
+// lineItems are the non-empty lines of text (at most 64), as xargs -I
+// and parallel take them.
+func lineItems(text string, sp span) []field {
+	var items []field
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimLeft(l, " \t"); l == "" {
+			continue
+		}
+		items = append(items, staticField(l, sp))
+		if len(items) >= 64 {
+			break
+		}
+	}
+	return items
+}
+
 // hParallel: parallel CMD ::: ARGS runs CMD once per argument.
 func hParallel(b *builder, c *call) stream {
 	fs := c.a.rest
@@ -473,6 +806,10 @@ func hParallel(b *builder, c *call) stream {
 	if cmd == nil {
 		cmd = fs
 		items = []field{{raw: "(input)", taint: c.in}}
+		if c.in.kind == streamText {
+			// Items are the lines of its input.
+			items = lineItems(c.in.text, c.sp)
+		}
 	}
 	if len(items) == 0 {
 		items = []field{staticField("", c.sp)}
@@ -593,13 +930,30 @@ func hTar(b *builder, c *call) stream {
 		fs := append([]field{{val: "-" + c.fs[0].val, known: true}}, c.fs[1:]...)
 		a = parseArgs(fs, specTable()["tar"].val, false)
 	}
+	// Options that run commands: each is reviewed as a command line.
+	for _, f := range a.values("--to-command", "--use-compress-program", "-I", "-F", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command") {
+		b.commandText(f, c, "tar")
+	}
+	for _, f := range a.values("--checkpoint-action") {
+		if !f.known {
+			b.dynamicCode(f, c, "tar --checkpoint-action")
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(f.val, "exec="); ok {
+			f.val = cmd
+			b.commandText(f, c, "tar --checkpoint-action=exec")
+		}
+	}
 	files := a.values("-f", "--file")
+	dirs := a.values("-C", "--directory")
 	if a.has("-x", "--extract", "--get") {
 		dir := staticField(".", c.sp)
-		if ds := a.values("-C", "--directory"); len(ds) > 0 {
-			dir = ds[0]
+		if len(dirs) > 0 {
+			dir = dirs[0]
 		}
-		b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+		if !a.has("--to-command", "-O", "--to-stdout") {
+			b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+		}
 		for _, f := range files {
 			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
 		}
@@ -607,8 +961,29 @@ func hTar(b *builder, c *call) stream {
 		for _, f := range files {
 			b.pathEffect(CapWrite, "tar.create", "tar", f, c.st, c.sp, "writes")
 		}
-		for _, f := range a.ops {
-			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
+		// Operands are relative to the -C directory (every one given,
+		// as guard does not track which operand follows which).
+		sts := []*state{c.st}
+		if len(dirs) > 0 {
+			sts = nil
+			for _, d := range dirs {
+				st := c.st.clone()
+				st.cwd = ""
+				if d.known {
+					if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok {
+						st.cwd = p
+					}
+				}
+				sts = append(sts, st)
+			}
+		}
+		for _, st := range sts {
+			for _, f := range a.ops {
+				b.pathEffect(CapRead, "tar.read", "tar", f, st, c.sp, "reads")
+				if a.has("--remove-files") {
+					b.pathEffect(CapDelete, "tar.remove-files", "tar", f, st, c.sp, "deletes, after archiving,")
+				}
+			}
 		}
 	} else {
 		for _, f := range files {
@@ -673,36 +1048,6 @@ func hGuard(b *builder, c *call) stream {
 	}
 	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: what, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
 	return stream{kind: streamUnknown}
-}
-
-// hEcho: the output of echo and printf with static arguments is known
-// text (so `echo 'rm -rf ~' | sh` is reviewed as rm -rf ~).
-func hEcho(b *builder, c *call) stream {
-	var parts []string
-	for _, f := range c.fs {
-		if !f.known {
-			out := stream{kind: streamUnknown}
-			return worse(out, f.taint)
-		}
-		parts = append(parts, f.val)
-	}
-	if c.prog == "echo" {
-		for len(parts) > 0 && (parts[0] == "-n" || parts[0] == "-e" || parts[0] == "-E" || parts[0] == "-ne" || parts[0] == "-en") {
-			parts = parts[1:]
-		}
-		return stream{kind: streamText, text: unescapeC(strings.Join(parts, " ")) + "\n"}
-	}
-	if len(parts) == 0 {
-		return stream{kind: streamText}
-	}
-	// printf FORMAT ARGS: good enough for reviewing what a shell would run:
-	// the format with its escapes, then the arguments.
-	return stream{kind: streamText, text: unescapeC(strings.ReplaceAll(parts[0], "%s", " ")) + " " + strings.Join(parts[1:], " ")}
-}
-
-// unescapeC turns \n and \t into the characters (echo -e, printf).
-func unescapeC(s string) string {
-	return strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(s)
 }
 
 // hCat: cat of readable files outputs their text, so `cat x.sh | bash`
@@ -832,6 +1177,7 @@ func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
 	for d := dir; ; d = path.Dir(d) {
 		data, err := b.ctx.ReadFile(path.Join(d, "package.json"))
 		if err == nil {
+			b.recordInput(path.Join(d, "package.json"), data, nil)
 			var pkg struct {
 				Scripts map[string]string `json:"scripts"`
 			}

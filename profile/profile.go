@@ -34,6 +34,19 @@ const (
 type Profile struct {
 	Commands []Command `json:"commands"`
 	Effects  []Effect  `json:"effects"`
+	// Inputs are the files the review read to reach its verdict (a
+	// script, package.json, a file piped into a shell), sorted by path.
+	// An approval is bound to their contents: if one changes, the review
+	// is a different one.
+	Inputs []Input `json:"inputs,omitempty"`
+}
+
+// Input is one file the review read and the SHA-256 of the bytes it read
+// ("absent" when it could not be read, so creating it later changes the
+// review too).
+type Input struct {
+	Path string `json:"path"`
+	Sum  string `json:"sha256"`
 }
 
 // Command is one program the line would run.

@@ -24,6 +24,9 @@ var handlerRules = []string{
 	"redirect.read", "redirect.write", "sed.exec", "sed.in-place", "sed.read", "sed.write",
 	"shell.decl-dynamic", "shell.recursive-function", "shell.script-read", "shell.source-secrets",
 	"tar.create", "tar.extract", "tar.read", "text.lookalike",
+	// Launchers and command-running options (principle 7).
+	"debug.script", "editor.script", "exec.argument-code", "exec.argument-command",
+	"fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
 }
 
 var (

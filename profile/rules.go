@@ -225,8 +225,12 @@ func table() map[string]*spec {
 	for k, v := range devTable() {
 		t[k] = v
 	}
+	for k, v := range launchTable() {
+		t[k] = v
+	}
 	t["git"] = gitSpec()
 	t["tofu"] = t["terraform"]
+	extendLaunch(t)
 	return t
 }
 

@@ -211,6 +211,7 @@ func gitTable() map[string]*spec {
 		"daemon":       whole("git.daemon", CapSend, "serves the repository over the network"),
 		"instaweb":     whole("git.daemon", CapSend, "serves the repository over the network"),
 	}
+	extendGitLaunch(t)
 	return t
 }
 

@@ -46,7 +46,7 @@ func networkTable() map[string]*spec {
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "", "last", "writes into"},
 			{"fs.read", CapRead, "", "init", "reads"},
-			{"fs.sync-delete", CapDelete, "--delete|--delete-before|--delete-after|--delete-during|--delete-excluded|--remove-source-files", "last", "deletes files missing from the source in"},
+			{"fs.sync-delete", CapDelete, "--delete|--delete-before|--delete-after|--delete-during|--delete-excluded", "last", "deletes files missing from the source in"},
 		}},
 		"gh": ghSpec(),
 		"glab": subs(fetch("gh.read", "reads from GitLab"), map[string]*spec{

@@ -41,16 +41,26 @@ func TestReportMedianLatency(t *testing.T) {
 	}
 	fx := newFixture(t)
 	cases := loadCorpus(t)
-	var ds []time.Duration
+	var ds, best []time.Duration
 	for _, cs := range cases {
 		c, in := fx.context(t, cs.ctx)
 		in.Text = cs.text
-		start := time.Now()
+		var total time.Duration
+		fastest := time.Hour
 		for range 20 {
+			start := time.Now()
 			review.Assess(profile.Build(cs.text, c), in)
+			d := time.Since(start)
+			total += d
+			fastest = min(fastest, d)
 		}
-		ds = append(ds, time.Since(start)/20)
+		ds = append(ds, total/20)
+		best = append(best, fastest)
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	t.Logf("corpus: %d commands; median %v, p90 %v, max %v", len(ds), ds[len(ds)/2], ds[len(ds)*9/10], ds[len(ds)-1])
+	sort.Slice(best, func(i, j int) bool { return best[i] < best[j] })
+	t.Logf("corpus: %d commands; median %v, p90 %v, max %v (mean of 20 runs each)", len(ds), ds[len(ds)/2], ds[len(ds)*9/10], ds[len(ds)-1])
+	// The fastest of 20 runs is what the code costs when the machine is
+	// not busy with something else: the number to compare across commits.
+	t.Logf("corpus: best of 20 runs each: median %v, p90 %v", best[len(best)/2], best[len(best)*9/10])
 }

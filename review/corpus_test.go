@@ -1,10 +1,13 @@
 package review_test
 
 import (
-	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -20,6 +23,11 @@ type corpusCase struct {
 	want  review.Level
 	ctx   string
 	text  string
+	rules []string // rule ids that must be among the reasons; nil for "-"
+	// file and line locate the case for -u: line is the 1-based line in a
+	// TSV file, or the index of the file in multiline.txtar.
+	file string
+	line int
 }
 
 // fixture materialises testdata/corpus/fixture.txtar: a home directory with
@@ -114,6 +122,20 @@ func (fx *fixture) context(t testing.TB, ctx string) (*profile.Context, review.I
 	return c, in
 }
 
+// update rewrites the RULES column of every corpus case (and the golden
+// files) from what the engine reports today: go test ./review -u.
+var update = flag.Bool("u", false, "rewrite corpus rule ids and golden files from the current engine")
+
+// ruleList matches a RULES column: "-" or comma-separated rule ids.
+var ruleList = regexp.MustCompile(`^(-|[a-z0-9-]+\.[a-z0-9.-]+(,[a-z0-9-]+\.[a-z0-9.-]+)*)$`)
+
+func parseRules(s string) []string {
+	if s == "-" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
 func loadCorpus(t testing.TB) []corpusCase {
 	t.Helper()
 	var cases []corpusCase
@@ -122,37 +144,42 @@ func loadCorpus(t testing.TB) []corpusCase {
 		t.Fatal("no corpus files")
 	}
 	for _, name := range files {
-		f, err := os.Open(name)
+		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		n := 0
-		for sc.Scan() {
-			n++
-			line := sc.Text()
+		for i, line := range strings.Split(string(data), "\n") {
+			n := i + 1
 			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 				continue
 			}
 			cols := strings.Split(line, "\t")
 			if len(cols) < 3 {
-				t.Fatalf("%s:%d: want LEVEL<TAB>CTX<TAB>COMMAND", name, n)
+				t.Fatalf("%s:%d: want LEVEL<TAB>CTX<TAB>COMMAND<TAB>RULES", name, n)
 			}
 			l, err := review.ParseLevel(cols[0])
 			if err != nil {
 				t.Fatalf("%s:%d: %v", name, n, err)
 			}
-			cases = append(cases, corpusCase{where: fmt.Sprintf("%s:%d", filepath.Base(name), n), want: l, ctx: cols[1], text: cols[2]})
+			cs := corpusCase{where: fmt.Sprintf("%s:%d", filepath.Base(name), n), want: l, ctx: cols[1], text: cols[2], file: name, line: n}
+			switch {
+			case len(cols) > 3 && ruleList.MatchString(cols[3]):
+				cs.rules = parseRules(cols[3])
+			case *update:
+				// Filled in by TestCorpus.
+			default:
+				t.Fatalf("%s:%d: want LEVEL<TAB>CTX<TAB>COMMAND<TAB>RULES (rule ids or -; go test ./review -run TestCorpus -u fills them in)", name, n)
+			}
+			cases = append(cases, cs)
 		}
-		f.Close()
 	}
-	ar, err := txtar.ParseFile("../testdata/corpus/multiline.txtar")
+	ar, err := txtar.ParseFile(multilineFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range ar.Files {
-		parts := strings.SplitN(f.Name, " ", 3)
+	for i, f := range ar.Files {
+		// "LEVEL CTX RULES short-name"
+		parts := strings.SplitN(f.Name, " ", 4)
 		if len(parts) < 3 {
 			t.Fatalf("multiline.txtar: bad name %q", f.Name)
 		}
@@ -160,9 +187,92 @@ func loadCorpus(t testing.TB) []corpusCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, corpusCase{where: "multiline.txtar:" + parts[2], want: l, ctx: parts[1], text: strings.TrimSuffix(string(f.Data), "\n")})
+		cs := corpusCase{want: l, ctx: parts[1], text: strings.TrimSuffix(string(f.Data), "\n"), file: multilineFile, line: i}
+		switch {
+		case len(parts) == 4 && ruleList.MatchString(parts[2]):
+			cs.rules = parseRules(parts[2])
+			cs.where = "multiline.txtar:" + parts[3]
+		case *update:
+			cs.where = "multiline.txtar:" + strings.Join(parts[2:], " ")
+		default:
+			t.Fatalf("multiline.txtar: %q: want a name \"LEVEL CTX RULES short-name\"", f.Name)
+		}
+		cases = append(cases, cs)
 	}
 	return cases
+}
+
+const multilineFile = "../testdata/corpus/multiline.txtar"
+
+// levelRules are the rule ids a verdict stands on: those of the reasons at
+// its level, sorted, or "-" when it has none.
+func levelRules(v review.Verdict) string {
+	var ids []string
+	for _, r := range v.Reasons {
+		if r.Level == v.Level && !slices.Contains(ids, r.Rule) {
+			ids = append(ids, r.Rule)
+		}
+	}
+	if len(ids) == 0 {
+		return "-"
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
+}
+
+// rewriteCorpus writes the RULES column of every case from the verdicts.
+func rewriteCorpus(t *testing.T, cases []corpusCase, got map[string]string) {
+	t.Helper()
+	byFile := map[string][]corpusCase{}
+	for _, cs := range cases {
+		byFile[cs.file] = append(byFile[cs.file], cs)
+	}
+	for file, list := range byFile {
+		if file == multilineFile {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cs := range list {
+				if got[cs.where] == "" {
+					continue
+				}
+				f := &ar.Files[cs.line]
+				parts := strings.SplitN(f.Name, " ", 4)
+				name := strings.Join(parts[2:], " ")
+				if len(parts) == 4 && ruleList.MatchString(parts[2]) {
+					name = parts[3]
+				}
+				f.Name = strings.Join([]string{parts[0], parts[1], got[cs.where], name}, " ")
+			}
+			if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for _, cs := range list {
+			if got[cs.where] == "" {
+				continue
+			}
+			cols := strings.Split(lines[cs.line-1], "\t")
+			var note []string
+			if len(cols) > 3 {
+				note = cols[3:]
+				if ruleList.MatchString(cols[3]) {
+					note = cols[4:]
+				}
+			}
+			lines[cs.line-1] = strings.Join(append([]string{cols[0], cols[1], cols[2], got[cs.where]}, note...), "\t")
+		}
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func assess(fx *fixture, t testing.TB, cs corpusCase) review.Verdict {
@@ -173,7 +283,9 @@ func assess(fx *fixture, t testing.TB, cs corpusCase) review.Verdict {
 }
 
 // TestCorpus checks every labelled command: LEVELS.md rows and examples,
-// bypasses, fail-closed cases and false-positive controls.
+// bypasses, fail-closed cases and false-positive controls. Each case names
+// the rule ids its level must rest on, so a case that reaches the right
+// level for the wrong reason (a parse error) fails.
 func TestCorpus(t *testing.T) {
 	fx := newFixture(t)
 	cases := loadCorpus(t)
@@ -181,25 +293,42 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("corpus has %d cases, want at least 400", len(cases))
 	}
 	controls := 0
+	got := map[string]string{}
 	for _, cs := range cases {
 		if cs.want == review.A {
 			controls++
 		}
 		v := assess(fx, t, cs)
+		var rs []string
+		have := map[string]bool{}
 		for _, r := range v.Reasons {
+			have[r.Rule] = true
+			rs = append(rs, fmt.Sprintf("%s(%s): %s", r.Rule, r.Level, r.Message))
 			if !review.KnownRule(r.Rule) {
 				t.Errorf("%s: rule %q is not listed by profile.RuleIDs or review.RuleIDs", cs.where, r.Rule)
 			}
 		}
 		if v.Level != cs.want {
-			var rs []string
-			for _, r := range v.Reasons {
-				rs = append(rs, fmt.Sprintf("%s(%s): %s", r.Rule, r.Level, r.Message))
-			}
 			t.Errorf("%s: %s\n\tgot %s, want %s\n\t%s", cs.where, cs.text, v.Level, cs.want, strings.Join(rs, "\n\t"))
+			continue
+		}
+		if *update {
+			got[cs.where] = levelRules(v)
+			continue
+		}
+		for _, id := range cs.rules {
+			if !have[id] {
+				t.Errorf("%s: %s\n\tlevel %s as expected, but rule %s is not among the reasons:\n\t%s", cs.where, cs.text, v.Level, id, strings.Join(rs, "\n\t"))
+			}
+		}
+		if cs.rules == nil && cs.want == review.A && len(v.Reasons) > 0 {
+			t.Errorf("%s: %s\n\twant no reasons (-), got:\n\t%s", cs.where, cs.text, strings.Join(rs, "\n\t"))
 		}
 	}
 	if controls < 100 {
 		t.Errorf("corpus has %d A controls, want at least 100", controls)
+	}
+	if *update {
+		rewriteCorpus(t, cases, got)
 	}
 }

@@ -25,6 +25,9 @@ func FuzzAssess(f *testing.F) {
 	for _, s := range fuzzRegressions {
 		f.Add(s)
 	}
+	for _, s := range fuzzStress {
+		f.Add(s)
+	}
 	fx := newFixture(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		// No wall-clock check here: the fuzzer reports inputs that hang,
@@ -64,6 +67,24 @@ var fuzzRegressions = []string{
 	"()0$()", // found by FuzzAssess: an anonymous function panicked parse
 }
 
+// fuzzStress are seeds for the issue 14 walker paths (launchers, printf
+// emulation, namerefs, hooks, find per start path). Two 60 s fuzz runs
+// found no crash; these keep the shapes covered. None may be A.
+var fuzzStress = []string{
+	"printf '%*s' 100000000 x | sh",
+	"printf '%0999999999d' 1 | sh",
+	"f() { f \"$@\"; }; f x y",
+	"command_not_found_handle() { command_not_found_handle; }; zz",
+	"declare -n a=b; declare -n b=a; a=1; echo $a",
+	"eval 'g() { eval g; }'; g",
+	"find a b c -exec find a b c -exec find a b c -delete \\; \\;",
+	"busybox busybox busybox sh -c 'rm -rf ~'",
+	"tmux \\; \\; new 'tmux new \"rm -rf ~\"'",
+	"env -S '\\c' ; env -S \"${\" ; env -S '\\'",
+	"x ${y} 'a | b' --c='d e' /usr/bin/rm -rf ~",
+	"sed -e 's' -e 's/a' -e 'e' -e 'w' notes.txt",
+}
+
 // TestDeterministic runs every corpus case twice through fresh builders.
 func TestDeterministic(t *testing.T) {
 	fx := newFixture(t)
@@ -98,6 +119,21 @@ func TestRegressions(t *testing.T) {
 	for _, text := range fuzzRegressions {
 		if got := verdictOf(fx, t, text).Level; got != review.C {
 			t.Errorf("%q: got %s, want C", text, got)
+		}
+	}
+}
+
+// TestStressSeeds: the stress seeds are never A (each holds something
+// dynamic, unknown or dangerous) and give the same verdict twice.
+func TestStressSeeds(t *testing.T) {
+	fx := newFixture(t)
+	for _, text := range fuzzStress {
+		v1, v2 := verdictOf(fx, t, text), verdictOf(fx, t, text)
+		if v1.Level == review.A {
+			t.Errorf("%q: got A", text)
+		}
+		if v1.Digest != v2.Digest {
+			t.Errorf("%q: verdict not deterministic", text)
 		}
 	}
 }

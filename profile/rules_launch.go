@@ -1,0 +1,122 @@
+package profile
+
+// Launchers (principle 7): programs that run the program named by their
+// arguments, and the command-running options of known tools. This block
+// is merged into the command table after the others, so its entries
+// replace older, plainer ones (strace, gdb, vim… were "runs a program").
+
+func launchTable() map[string]*spec {
+	t := map[string]*spec{
+		// Multicall binaries: the first operand is the program.
+		"busybox": {posix: true, fn: hMulticall},
+		"toybox":  {posix: true, fn: hMulticall},
+
+		// Tracers, profilers, benchmark and retry tools.
+		"strace": {val: "-e -o -p -s -u -E -P -a -b -I -X -O -S -U --output --attach --user --env --string-limit --trace --signal", posix: true, fn: wrap(0), rows: []row{
+			{"fs.write", CapWrite, "", "-o|--output", "writes"},
+			{"proc.trace", CapProcess, "-p|--attach", "", "attaches to a running process (it can read its memory and data)"},
+		}},
+		"ltrace": {val: "-e -o -p -s -u -n -a -A -D -F -l -L -x -w --output --library", posix: true, fn: wrap(0), rows: []row{
+			{"fs.write", CapWrite, "", "-o|--output", "writes"},
+			{"proc.trace", CapProcess, "-p", "", "attaches to a running process (it can read its memory and data)"},
+		}},
+		"valgrind":  {posix: true, fn: wrap(0)},
+		"perf":      {posix: true, fn: hPerf},
+		"hyperfine": {val: "-w -r -m -M -p -c -s -C -S -n -L -P -D -u -N --warmup --runs --min-runs --max-runs --prepare --cleanup --setup --conclude --shell --command-name --parameter-scan --parameter-step-size --parameter-list --export-json --export-csv --export-markdown --export-asciidoc --export-orgmode --time-unit --style --output --input --sort", fn: hHyperfine},
+		"gdb":       {val: "-ex -eval-command --eval-command -iex -init-eval-command --init-eval-command -x -command --command -ix -init-command --init-command -p -pid --pid -c -core --core -cd --cd -d -directory --directory -s -symbols --symbols -e -exec --exec -se -tty --tty -D --data-directory", fn: hGdb},
+		"lldb":      {val: "-o --one-line -O --one-line-before-file -k --source-on-crash -s --source -S --source-before-file -p --attach-pid -n --attach-name -c --core -a --arch", fn: hGdb},
+
+		// Namespace, container and privilege launchers.
+		"unshare":  {val: "-S -G -R -w --setuid --setgid --root --wd --map-user --map-group --map-users --map-groups --propagation --setgroups", posix: true, fn: launch(0)},
+		"nsenter":  {val: "-t -S -G -r -w --target --setuid --setgid --root --wd", posix: true, fn: launch(0), rows: []row{{"priv.nsenter", CapPrivilege, "", "", "enters another process's namespaces (needs root)"}}},
+		"firejail": {posix: true, fn: launch(0)},
+		"bwrap":    {fn: hBwrap},
+		"chroot":   {val: "--userspec --groups", posix: true, fn: launch(1), rows: []row{{"priv.chroot", CapPrivilege, "", "", "changes the root directory (needs root)"}}},
+		"setpriv":  {val: "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule", posix: true, fn: launch(0), rows: []row{{"priv.setpriv", CapPrivilege, "--reuid|--regid|--ruid|--euid|--rgid|--egid|--groups|--init-groups|--clear-groups|--keep-groups", "", "changes user or group ids (needs root)"}}},
+		"capsh":    {fn: hCapsh},
+		"sg":       {posix: true, fn: hSg, rows: []row{{"priv.users", CapPrivilege, "", "", "runs a command as another group (sg)"}}},
+		"script":   {val: "-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -t --timing -m --logging-format -o --output-limit", fn: hScript},
+		"entr":     {posix: true, fn: hEntr},
+		"ssh-agent": {val: "-a -E -P -t -O", posix: true, fn: func(b *builder, c *call) stream {
+			if len(c.a.rest) == 0 {
+				return stream{kind: streamText}
+			}
+			return wrap(0)(b, c)
+		}},
+		"dbus-run-session": {val: "--config-file --dbus-daemon", posix: true, fn: wrap(0)},
+		"catchsegv":        {posix: true, fn: wrap(0)},
+		"faketime":         {val: "-f -m -p", posix: true, fn: wrap(1)},
+		"prlimit":          {val: "-p --pid", posix: true, fn: wrap(0)},
+		"runuser": {val: "-u -g -G -s -w -c --user --group --supp-group --shell --command --whitelist-environment", posix: true, rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user"}}, fn: func(b *builder, c *call) stream {
+			if c.a.has("-c", "--command") {
+				return hSu(b, c)
+			}
+			if c.a.has("-u", "--user") && len(c.a.rest) > 0 {
+				return wrap(0)(b, c)
+			}
+			return stream{}
+		}},
+
+		// Programs known to treat their arguments as data (patterns,
+		// names, messages): nothing in them runs.
+		"pgrep": plain(), "pidof": plain(), "notify-send": plain(), "logger": plain(), "figlet": plain(),
+		"cowsay": plain(), "banner": plain(), "toilet": plain(), "espeak": plain(), "say": plain(),
+		"apropos": plain(), "whatis": plain(), "info": plain(), "tldr": plain(), "apt-cache": plain(),
+		"dpkg-query": plain(), "getent": plain(), "cheat": plain(), "compgen": plain(), "complete": plain(), "compopt": plain(),
+		// Binary and file inspectors: a program path is what they look at.
+		"ldd": plain(), "objdump": plain(), "readelf": plain(), "nm": plain(), "size": plain(), "c++filt": plain(),
+		"addr2line": plain(), "namei": plain(), "getcap": plain(), "lsattr": plain(),
+
+		// The shell's own hooks (principle 10).
+		"trap":    {fn: hTrap},
+		"hash":    {val: "-p", fn: hHash},
+		"command": {posix: true, fn: hCommand},
+		"mktemp":  {val: "-p --tmpdir --suffix", fn: hMktemp},
+
+		// Editors with command options.
+		"vim":         {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r -L -l --listen --remote --remote-send --remote-expr --remote-silent --remote-tab --servername --startuptime", fn: hVim},
+		"emacs":       {val: "--eval -eval -l --load -f --funcall -L --directory --script -x -u --user --chdir --file --insert --find-file --visit -t --terminal -d --display", fn: hEmacs},
+		"emacsclient": {val: "-e --eval -a --alternate-editor -s --socket-name -f --server-file -d --display", fn: hEmacs},
+	}
+	for _, n := range []string{"nvim", "vi", "view", "vimdiff", "gvim", "rvim"} {
+		t[n] = t["vim"]
+	}
+	for _, n := range shellNames {
+		t[n] = &spec{val: shellVal, posix: true, fn: hShell}
+	}
+	t["fish"] = &spec{val: "-c -C --command --init-command", fn: hFish}
+	return t
+}
+
+// extendLaunch adds command-running options to tools whose entries live
+// in other tables (tar, rsync, zip, tmux, screen, git difftool): their own
+// rows and handlers stay, and run first.
+func extendLaunch(t map[string]*spec) {
+	if s := t["tar"]; s != nil {
+		s.val += " --to-command --use-compress-program -I --checkpoint-action -F --info-script --new-volume-script --rsh-command --rmt-command"
+	}
+	if s := t["rsync"]; s != nil {
+		s.fn = hRsync(s.fn)
+	}
+	if s := t["zip"]; s != nil {
+		s.val += " -TT --unzip-command"
+		s.fn = hZip
+	}
+	if s := t["tmux"]; s != nil {
+		s.val += " -S -L -f -c -T"
+		s.fn = hTmux(s.subs)
+		s.subs = nil
+	}
+	if s := t["screen"]; s != nil {
+		s.val += " -S -c -e -h -p -T -t -s -Logfile"
+		s.posix = true
+		s.fn = hScreen(s.fn)
+	}
+}
+
+// extendGitLaunch: git difftool runs --extcmd/-x for each file.
+func extendGitLaunch(t map[string]*spec) {
+	if _, ok := t["difftool"]; !ok {
+		t["difftool"] = &spec{val: "-x --extcmd -t --tool", fn: hDifftool}
+	}
+}
