@@ -111,10 +111,8 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	}
 	p.Seccomp = sup.Seccomp
 
-	snap, err := takeSnapshot(s.Protect)
-	if err != nil {
-		return res, err
-	}
+	snap := takeSnapshot(protectRoots(s, gs.grants.Write))
+	defer snap.close()
 
 	st, ps, denials, err := start(ctx, p, s.Dir, stdio)
 	res.Denials = denials
@@ -235,12 +233,28 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 
+	if err := becomeSubreaper(); err != nil {
+		return nil, nil, nil, err
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
+	spawnMu.Lock()
+	before, err := children()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		spawnMu.Unlock()
 		return nil, nil, nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
 	pid := cmd.Process.Pid
+	helpers[pid] = true
+	spawnMu.Unlock()
+	defer func() {
+		spawnMu.Lock()
+		delete(helpers, pid)
+		spawnMu.Unlock()
+	}()
 	planR.Close()
 	statW.Close()
 	defer func() {
@@ -258,12 +272,17 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	st, stErr := readStatus(statR)
 
 	waitExit(pid, tty)
-	// Whatever the command left running in its group goes with it.
+	// Whatever the command left running goes with it: its group, and
+	// every descendant that left the group (guard is their subreaper).
 	syscall.Kill(-pid, syscall.SIGKILL)
+	_, reapErr := reapDescendants(pid, before)
 	waitErr := cmd.Wait()
 	var denials []string
 	if watcher != nil {
 		denials = watcher.denials()
+	}
+	if reapErr != nil {
+		return nil, nil, denials, reapErr
 	}
 	if st != nil {
 		return st, nil, denials, nil
