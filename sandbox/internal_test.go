@@ -193,11 +193,58 @@ func TestFilterEnv(t *testing.T) {
 		"PATH=/bin", "github_token=x", "AWS_PROFILE=p", "MY_PASSWORD_FILE=f", "KEY=plain",
 		"SIGNING_KEY=k", "KEEP_SECRET=y", "GUARD_SANDBOX_HELPER=1", "noequals",
 	}, []string{"KEEP_SECRET"})
-	if want := []string{"PATH=/bin", "KEY=plain", "KEEP_SECRET=y"}; !slices.Equal(kept, want) {
+	if want := []string{"PATH=/bin", "AWS_PROFILE=p", "KEY=plain", "KEEP_SECRET=y"}; !slices.Equal(kept, want) {
 		t.Errorf("kept = %v, want %v", kept, want)
 	}
-	if want := []string{"AWS_PROFILE", "MY_PASSWORD_FILE", "SIGNING_KEY", "github_token"}; !slices.Equal(dropped, want) {
+	if want := []string{"MY_PASSWORD_FILE", "SIGNING_KEY", "github_token"}; !slices.Equal(dropped, want) {
 		t.Errorf("dropped = %v, want %v", dropped, want)
+	}
+	// Names and values, one row per class of the table.
+	for _, c := range []struct {
+		kv   string
+		drop bool
+	}{
+		{"DB_PWD=hunter2", true},
+		{"PWD=/home/u", false},
+		{"OLDPWD=/tmp", false},
+		{"GPG_PASSPHRASE=x", true},
+		{"GITLAB_PAT=x", true},
+		{"SESSION_JWT=x", true},
+		{"NPM_CONFIG__AUTH=x", true},
+		{"BASIC_AUTH_HEADER=x", true},
+		{"GIT_AUTHOR_NAME=Ann", false},
+		{"GIT_AUTHOR_EMAIL=ann@example.com", false},
+		{"AZURE_STORAGE_CONNECTION_STRING=x", true},
+		{"SLACK_WEBHOOK_URL=https://hooks.slack.com/x", true},
+		{"DATABASE_URL=postgres://u:p@db/x", true},
+		{"SENTRY_DSN=https://k@o.ingest.sentry.io/1", true},
+		{"UPSTREAM=https://user:hunter2@example.com/repo.git", true},
+		{"UPSTREAM=https://example.com/repo.git", false},
+		{"MYVAR=ghp_0123456789abcdefghijABCDEFGHIJ", true},
+		{"MYVAR=github_pat_0123456789abcdefghij_ABCDEF", true},
+		{"MYVAR=glpat-0123456789abcdefghij", true},
+		{"MYVAR=xoxb-1234567890-abcdef", true},
+		{"MYVAR=AKIAIOSFODNN7EXAMPLE", true},
+		{"MYVAR=sk-ant-api03-0123456789abcdefghij", true},
+		{"MYVAR=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", true},
+		{"MYVAR=plain words", false},
+		{"AWS_CA_BUNDLE=/etc/ssl/certs/ca.pem", false},
+		{"GOOGLE_APPLICATION_CREDENTIALS=/home/u/key.json", false},
+		{"AWS_REGION=eu-west-1", false},
+		{"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", true},
+		{"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", true},
+		{"SSH_AUTH_SOCK=/run/user/1000/ssh-agent", true},
+		{"TMUX=/tmp/tmux-1000/default,1,0", true},
+		{"STY=1234.pts-0.host", true},
+		{"DISPLAY=:0", true},
+		{"WAYLAND_DISPLAY=wayland-0", true},
+		{"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", true},
+		{"XAUTHORITY=/home/u/.Xauthority", true},
+	} {
+		name, value, _ := strings.Cut(c.kv, "=")
+		if got := dropEnv(name, value); got != c.drop {
+			t.Errorf("drop %s = %v, want %v", c.kv, got, c.drop)
+		}
 	}
 }
 

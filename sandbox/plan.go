@@ -20,6 +20,7 @@ const (
 		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
 		ll.AccessFSMakeFifo | ll.AccessFSMakeSym | ll.AccessFSTruncate
 	accReadWrite = accRead | accWrite | ll.AccessFSRefer
+	accRemove    = ll.AccessFSRemoveDir | ll.AccessFSRemoveFile
 	// accFile is what a rule on a non-directory may hold.
 	accFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
 		ll.AccessFSTruncate | ll.AccessFSIoctlDev
@@ -82,6 +83,8 @@ type Grants struct {
 	Write []string `json:"write"`
 	// Hidden lists the paths whose contents are unreadable.
 	Hidden []string `json:"hidden"`
+	// Revealed lists the paths inside hidden ones that are readable.
+	Revealed []string `json:"revealed,omitempty"`
 	// Devices lists the device files granted.
 	Devices []string `json:"devices"`
 	// Net says what network use is allowed.
@@ -120,6 +123,19 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		return g, err
 	}
 	g.grants.Read = "everything except the hidden paths and /dev"
+	for _, p := range s.Reveal {
+		c := canonical(p)
+		if !exists(c) {
+			continue
+		}
+		for _, h := range hidden {
+			if within(c, h) && !within(p, h) {
+				return g, fmt.Errorf("cannot reveal %s: it resolves to %s, inside hidden %s", p, c, h)
+			}
+		}
+		g.rules = append(g.rules, rule{Path: c, Access: accRead})
+		g.grants.Revealed = append(g.grants.Revealed, p)
+	}
 
 	for _, d := range fixedDevices {
 		if exists(d.Path) {
@@ -164,8 +180,17 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 			continue
 		}
 		g.grants.Write = append(g.grants.Write, c)
+		n := len(g.rules)
 		if err := expand(&g.rules, c, accReadWrite, hidden); err != nil {
 			return g, err
+		}
+		if len(g.rules) > n && g.rules[n].Path == c && g.rules[n].Access == accListed {
+			// The grant holds a hidden path, so its top was split into
+			// its entries (~/old-data for an approved rm -rf ~/old-data):
+			// it still needs the right to remove them. Rights reach the
+			// whole tree below, so entries of the hidden paths become
+			// removable too, never readable, writable or creatable.
+			g.rules[n].Access |= accRemove
 		}
 	}
 

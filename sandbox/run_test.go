@@ -182,7 +182,7 @@ func TestEnvFiltering(t *testing.T) {
 	f := newFixture(t)
 	spec := f.spec()
 	spec.Env = append(spec.Env,
-		"GITHUB_TOKEN=s1", "GH_TOKEN=s2", "OPENAI_API_KEY=s3", "AWS_REGION=s4",
+		"GITHUB_TOKEN=s1", "GH_TOKEN=s2", "OPENAI_API_KEY=s3", "AWS_SESSION_TOKEN=s4",
 		"DB_PASSWORD=s5", "MY_SECRET=s6", "SSH_AUTH_SOCK=/tmp/agent",
 		"NPM_TOKEN=kept", "EDITOR=vi", "GUARD_SANDBOX_HELPER=1")
 	spec.KeepEnv = []string{"NPM_TOKEN"}
@@ -201,7 +201,7 @@ func TestEnvFiltering(t *testing.T) {
 			t.Errorf("%s passed on", kv)
 		}
 	}
-	want := []string{"AWS_REGION", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_SECRET", "OPENAI_API_KEY", "SSH_AUTH_SOCK"}
+	want := []string{"AWS_SESSION_TOKEN", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_SECRET", "OPENAI_API_KEY", "SSH_AUTH_SOCK"}
 	if !slices.Equal(o.res.DroppedEnv, want) {
 		t.Errorf("DroppedEnv = %v, want %v", o.res.DroppedEnv, want)
 	}

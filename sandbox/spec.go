@@ -38,6 +38,11 @@ type Spec struct {
 	// Hide lists absolute paths whose contents must not be readable (nor
 	// writable): secrets and guard's own config and state.
 	Hide []string
+	// Reveal lists absolute paths that Hide would hide but that this run
+	// may read (never write): guard's own policy and settings, or a
+	// tool's credentials the command was approved to use. A revealed
+	// path whose real location lies in another hidden path is refused.
+	Reveal []string
 	// Protect lists absolute paths that must not change, even inside a
 	// writable tree. They are checked after the run, restored when
 	// changed, and each change is reported as a Violation.
@@ -106,7 +111,7 @@ func (s Spec) validate() (Spec, error) {
 	if !filepath.IsAbs(s.Dir) {
 		return s, fmt.Errorf("working directory %q is not an absolute path", s.Dir)
 	}
-	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Protect} {
+	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Reveal, s.Protect} {
 		for i, p := range list {
 			if !filepath.IsAbs(p) {
 				return s, fmt.Errorf("path %q is not absolute", p)

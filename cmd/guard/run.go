@@ -243,7 +243,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	sb := a.verdict.Sandbox
 	spec := sandbox.Spec{
 		Workspace: a.ctx.Workspace, Home: a.ctx.Home, Dir: a.ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: sb.Reveal, Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), a.keepEnv...), Require: o.requireSandbox,
 	}
 	start := time.Now()
