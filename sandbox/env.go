@@ -81,7 +81,7 @@ var secretValue = sync.OnceValue(func() *regexp.Regexp {
 		`\b[sr]k_(live|test)_[A-Za-z0-9]{16,}`,
 		`\bnpm_[A-Za-z0-9]{30,}`,
 		`\bpypi-[A-Za-z0-9_-]{30,}`,
-		`\bAIza[0-9A-Za-z_-]{35}`, // Google API keys
+		`\bAIza[0-9A-Za-z_-]{35}`,                        // Google API keys
 		`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`, // JWTs
 		`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
 		`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`, // URL with user:password@
