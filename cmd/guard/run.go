@@ -277,15 +277,29 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		hints := []string{"run 'guard doctor' to see what this kernel enforces"}
 		return &exitError{code: exitGuardFailed, err: fmt.Errorf("sandbox: %v", err), hints: hints}
 	}
+	// The record says what guard's caller sees: a violation fails the run.
+	restored := true
+	var changed []string
+	for _, v := range res.Violations {
+		restored = restored && v.Restored
+		changed = append(changed, v.String())
+	}
+	if len(res.Violations) > 0 {
+		if code == 0 {
+			code = 1 // rec.Exit points at code
+		}
+		rec.Note = "protected paths changed: " + strings.Join(changed, "; ")
+	}
 	appendAudit(s, log, rec)
 	for _, v := range res.Violations {
 		fmt.Fprintf(s.err, "guard: error: the command changed a protected path: %s\n", v)
 	}
 	if len(res.Violations) > 0 {
-		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) were restored; writing them needs its own approval\n")
-		if code == 0 {
-			code = 1
+		what := "were restored"
+		if !restored {
+			what = "were changed and not all could be restored (see above): check them before you run git or open a new shell"
 		}
+		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) %s; writing them needs its own approval\n", what)
 	}
 	if code != 0 && len(res.DroppedEnv) > 0 {
 		fmt.Fprintf(s.err, "guard: hint: these secret-looking variables were not passed to the command: %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
