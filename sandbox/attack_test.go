@@ -381,6 +381,37 @@ func TestApprovedDeleteInHome(t *testing.T) {
 	mustFail(t, f.sh(t, spec, "exec", "ln", "-s", f.p("ws/evil"), f.p("home/.ssh/authorized_keys2")))
 	wantContent(t, f.p("home/.ssh/id_ed25519"), "SECRET-SSH-KEY\n")
 	wantContent(t, f.p("home/.ssh/authorized_keys2"), "<absent>")
+	// The protected paths under the grant stay checked.
+	o = f.sh(t, spec, "append", f.p("home/.bashrc"))
+	mustSucceed(t, o)
+	wantContent(t, f.p("home/.bashrc"), "# rc\n")
+	if len(o.res.Violations) != 1 || !o.res.Violations[0].Restored {
+		t.Errorf("violations %v", o.res.Violations)
+	}
+}
+
+// TestProtectedTooLarge: a protected file over the snapshot's bound is
+// never read; changed, it is moved aside and reported as not restored.
+func TestProtectedTooLarge(t *testing.T) {
+	f := newFixture(t)
+	big := f.p("ws/.envrc")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#\n"), 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := f.spec()
+	spec.Protect = append(spec.Protect, big)
+	o := f.sh(t, spec, "append", big)
+	mustSucceed(t, o)
+	if len(o.res.Violations) != 1 || o.res.Violations[0].Restored || !strings.Contains(o.res.Violations[0].RestoreErr, "moved to") {
+		t.Fatalf("violations %v", o.res.Violations)
+	}
+	wantContent(t, big, "<absent>")
+	if !strings.HasSuffix(readFile(t, f.p("ws/.guard-changed-.envrc")), "pwned\n") {
+		t.Error("the changed file was not kept aside")
+	}
+	// Untouched, it is no violation.
+	os.Rename(f.p("ws/.guard-changed-.envrc"), big)
+	wantNoViolation(t, f.sh(t, spec, "read", f.p("ws/main.go")))
 }
 
 func TestReveal(t *testing.T) {

@@ -103,7 +103,7 @@ func (a node) compare(b node, path string, taken time.Time) string {
 	}
 	if a.mode.IsRegular() {
 		recent := taken.Sub(time.Unix(a.ctime.Unix())) < recentCtime
-		if a.ctime == b.ctime && !recent {
+		if a.ctime == b.ctime && (!recent || !a.kept) {
 			return ""
 		}
 		if !a.kept {
