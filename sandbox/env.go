@@ -128,14 +128,28 @@ func dropEnv(name, value string) bool {
 	if secret {
 		return !plainPath(value)
 	}
-	return secretValue().MatchString(value)
+	return secretShaped(value)
+}
+
+// secretMarks are literals one of which every secretValue match holds:
+// most values hold none, and are not given to the regexp.
+var secretMarks = []string{"gh", "github_pat_", "glpat-", "xox", "AKIA", "ASIA", "sk-", "k_live_", "k_test_",
+	"npm_", "pypi-", "AIza", "eyJ", "PRIVATE KEY", "://"}
+
+// secretShaped reports whether a value looks like a known credential.
+func secretShaped(v string) bool {
+	for _, m := range secretMarks {
+		if strings.Contains(v, m) {
+			return secretValue().MatchString(v)
+		}
+	}
+	return false
 }
 
 // plainPath reports whether a value is an absolute path and nothing
 // else (no scheme, no spaces, no credentials shape).
 func plainPath(v string) bool {
-	return strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n@") &&
-		!secretValue().MatchString(v)
+	return strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n@") && !secretShaped(v)
 }
 
 // setEnv replaces or adds name=value.

@@ -74,7 +74,7 @@ func gitDirOf(p string) (string, bool) {
 
 // gitSurfaces lists the protected roots of the repository whose .git is
 // dotgit, in the order they must be checked (.git itself first).
-func gitSurfaces(dotgit, home string) []protectRoot {
+func gitSurfaces(r *resolver, dotgit, home string) []protectRoot {
 	var out []protectRoot
 	add := func(r protectRoot) {
 		if !slices.ContainsFunc(out, func(o protectRoot) bool { return o.path == r.path }) {
@@ -97,7 +97,7 @@ func gitSurfaces(dotgit, home string) []protectRoot {
 		// A "gitdir:" file or a symlink: protect it, and follow it.
 		add(protectRoot{path: dotgit, filter: everything})
 		if fi.Mode()&os.ModeSymlink != 0 {
-			gitdir = canonical(dotgit)
+			gitdir = r.canonical(dotgit)
 		} else if t, ok := readGitPointer(dotgit, "gitdir:"); ok {
 			gitdir = resolveFrom(worktree, t)
 		}
@@ -216,7 +216,7 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 	var roots []protectRoot
 	seen := map[string]bool{}
 	add := func(r protectRoot) {
-		if seen[r.path] || !reachable(r.path, writable) {
+		if seen[r.path] || !reachable(s.res, r.path, writable) {
 			return
 		}
 		seen[r.path] = true
@@ -235,7 +235,7 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 		if g, ok := gitDirOf(p); ok && gitDirs[g] == 2 {
 			if !seen["git:"+g] {
 				seen["git:"+g] = true
-				for _, r := range gitSurfaces(g, s.Home) {
+				for _, r := range gitSurfaces(s.res, g, s.Home) {
 					add(r)
 				}
 			}
@@ -248,8 +248,8 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 
 // reachable reports whether a writable tree holds p (by its name or by
 // its real location).
-func reachable(p string, writable []string) bool {
-	c := canonical(p)
+func reachable(res *resolver, p string, writable []string) bool {
+	c := res.canonical(p)
 	for _, w := range writable {
 		if within(p, w) || within(c, w) {
 			return true

@@ -167,6 +167,11 @@ func TestGrantsWrite(t *testing.T) {
 		t.Errorf("extra write under a missing directory: %v", err)
 	}
 	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	// A run resolves its paths once: validate again, as the next run would.
+	s, err = Spec{Workspace: ws, Home: home, Write: true, ExtraWrite: []string{filepath.Join(root, "out/new.txt")}}.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, err := buildGrants(s, []string{"/dev/pts/9"}, "")
 	if err != nil {
 		t.Fatal(err)

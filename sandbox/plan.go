@@ -65,6 +65,7 @@ var resolverSockets = []string{
 type rule struct {
 	Path   string `json:"path"`
 	Access uint64 `json:"access"`
+	dir    bool   // Path is a directory (known when the rule is made)
 }
 
 // grantSet is the computed confinement: Landlock rules plus what the
@@ -113,19 +114,20 @@ func (g Grants) Lines() []string {
 // temp dir ("" without Write).
 func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 	var g grantSet
-	hidden := hiddenPaths(s.Hide)
+	r := s.res
+	hidden := hiddenPaths(r, s.Hide)
 	g.grants.Hidden = slices.Clone(hidden)
 
 	// Everything is readable but the hidden paths and /dev, whose
 	// devices are granted one by one below.
 	readExcluded := append(slices.Clone(hidden), "/dev")
-	if err := expand(&g.rules, "/", accRead, readExcluded); err != nil {
+	if err := expand(&g.rules, "/", true, accRead, readExcluded); err != nil {
 		return g, err
 	}
 	g.grants.Read = "everything except the hidden paths and /dev"
 	for _, p := range s.Reveal {
-		c := canonical(p)
-		if !exists(c) {
+		c := r.canonical(p)
+		if !r.exists(c) {
 			continue
 		}
 		for _, h := range hidden {
@@ -133,12 +135,12 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 				return g, fmt.Errorf("cannot reveal %s: it resolves to %s, inside hidden %s", p, c, h)
 			}
 		}
-		g.rules = append(g.rules, rule{Path: c, Access: accRead})
+		g.rules = append(g.rules, rule{Path: c, Access: accRead, dir: r.isDir(c)})
 		g.grants.Revealed = append(g.grants.Revealed, p)
 	}
 
 	for _, d := range fixedDevices {
-		if exists(d.Path) {
+		if r.exists(d.Path) {
 			g.rules = append(g.rules, d)
 			g.grants.Devices = append(g.grants.Devices, d.Path)
 		}
@@ -147,7 +149,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		g.rules = append(g.rules, rule{Path: t, Access: accTTY})
 		g.grants.Devices = append(g.grants.Devices, t)
 	}
-	g.rules = append(g.rules, rule{Path: "/dev", Access: accListed})
+	g.rules = append(g.rules, rule{Path: "/dev", Access: accListed, dir: true})
 
 	var writable []string
 	if s.Write {
@@ -161,10 +163,10 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		}
 	}
 	for _, p := range s.ExtraWrite {
-		if !exists(p) {
+		if !r.exists(p) {
 			// Creating p needs rights on its parent.
 			parent := filepath.Dir(p)
-			if !isDir(parent) {
+			if !r.isDir(parent) {
 				return g, fmt.Errorf("cannot grant write access to %s: %s is not a directory", p, parent)
 			}
 			p = parent
@@ -172,8 +174,8 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		writable = append(writable, p)
 	}
 	for _, p := range writable {
-		c := canonical(p)
-		if !exists(c) {
+		c := r.canonical(p)
+		if !r.exists(c) {
 			continue // a cache that does not exist yet
 		}
 		if slices.Contains(g.grants.Write, c) {
@@ -181,7 +183,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		}
 		g.grants.Write = append(g.grants.Write, c)
 		n := len(g.rules)
-		if err := expand(&g.rules, c, accReadWrite, hidden); err != nil {
+		if err := expand(&g.rules, c, r.isDir(c), accReadWrite, hidden); err != nil {
 			return g, err
 		}
 		if len(g.rules) > n && g.rules[n].Path == c && g.rules[n].Access == accListed {
@@ -197,8 +199,8 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 	if s.Net {
 		g.grants.Net = "TCP connect and UDP (DNS); no TCP listening"
 		for _, p := range resolverSockets {
-			if exists(p) {
-				g.rules = append(g.rules, rule{Path: p, Access: ll.AccessFSResolveUnix})
+			if r.exists(p) {
+				g.rules = append(g.rules, rule{Path: p, Access: ll.AccessFSResolveUnix, dir: r.isDir(p)})
 			}
 		}
 	} else {
@@ -209,7 +211,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 	}
 	// Rules on non-directories may only hold file rights.
 	for i := range g.rules {
-		if !isDir(g.rules[i].Path) {
+		if !g.rules[i].dir {
 			g.rules[i].Access &= accFile
 		}
 	}
@@ -218,10 +220,10 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 
 // hiddenPaths resolves the hidden paths to the real tree: a hidden
 // symbolic link hides its target too.
-func hiddenPaths(hide []string) []string {
+func hiddenPaths(r *resolver, hide []string) []string {
 	var out []string
 	for _, h := range hide {
-		for _, p := range []string{canonical(h), filepath.Clean(h)} {
+		for _, p := range []string{r.canonical(h), filepath.Clean(h)} {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}
@@ -237,7 +239,7 @@ func hiddenPaths(hide []string) []string {
 // right to list it, and each of its entries is granted (or expanded) in
 // turn. Symbolic links are never granted: the kernel checks their
 // targets, which are granted or not on their own.
-func expand(out *[]rule, dir string, access uint64, excluded []string) error {
+func expand(out *[]rule, dir string, isDir bool, access uint64, excluded []string) error {
 	for _, x := range excluded {
 		if within(dir, x) {
 			return nil // dir is excluded
@@ -251,10 +253,10 @@ func expand(out *[]rule, dir string, access uint64, excluded []string) error {
 		}
 	}
 	if !split {
-		*out = append(*out, rule{Path: dir, Access: access})
+		*out = append(*out, rule{Path: dir, Access: access, dir: isDir})
 		return nil
 	}
-	*out = append(*out, rule{Path: dir, Access: access & accListed})
+	*out = append(*out, rule{Path: dir, Access: access & accListed, dir: true})
 	if len(*out) > maxRules {
 		return fmt.Errorf("hiding needs more than %d rules: hide fewer or narrower paths", maxRules)
 	}
@@ -267,19 +269,9 @@ func expand(out *[]rule, dir string, access uint64, excluded []string) error {
 		if e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
-		if err := expand(out, filepath.Join(dir, e.Name()), access, excluded); err != nil {
+		if err := expand(out, filepath.Join(dir, e.Name()), e.IsDir(), access, excluded); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -148,11 +148,11 @@ type protectedRoot struct {
 // budget is what is left of maxKeepTotal.
 type budget struct{ left int64 }
 
-func takeSnapshot(roots []protectRoot) *snapshot {
+func takeSnapshot(res *resolver, roots []protectRoot) *snapshot {
 	s := &snapshot{taken: time.Now()}
 	b := &budget{left: maxKeepTotal}
 	for _, r := range roots {
-		pr := protectedRoot{path: r.path, parent: canonical(filepath.Dir(r.path)), filter: r.filter}
+		pr := protectedRoot{path: r.path, parent: res.canonical(filepath.Dir(r.path)), filter: r.filter}
 		pr.entries = scan(r.path, r.filter, b)
 		if r.identity {
 			if f, err := os.OpenFile(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY, 0); err == nil {

@@ -111,7 +111,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	}
 	p.Seccomp = sup.Seccomp
 
-	snap := takeSnapshot(protectRoots(s, gs.grants.Write))
+	snap := takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
 	defer snap.close()
 
 	st, ps, denials, err := start(ctx, p, s.Dir, stdio)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -56,6 +55,8 @@ type Spec struct {
 	// Env is the environment to filter and pass on; nil means
 	// os.Environ().
 	Env []string
+
+	res *resolver // set by validate: this run's path resolutions
 }
 
 // Stdio are the child's standard streams. A nil reader or writer is
@@ -85,20 +86,18 @@ func (s Spec) validate() (Spec, error) {
 	if s.Workspace == "" || !filepath.IsAbs(s.Workspace) {
 		return s, fmt.Errorf("workspace %q is not an absolute path", s.Workspace)
 	}
+	s.res = newResolver()
 	s.Home = filepath.Clean(s.Home)
 	s.Workspace = filepath.Clean(s.Workspace)
-	ws, err := filepath.EvalSymlinks(s.Workspace)
-	if err != nil {
-		return s, fmt.Errorf("workspace: %w", err)
-	}
-	fi, err := os.Stat(ws)
+	ws := s.res.canonical(s.Workspace)
+	fi, err := s.res.stat(ws)
 	if err != nil {
 		return s, fmt.Errorf("workspace: %w", err)
 	}
 	if !fi.IsDir() {
 		return s, fmt.Errorf("workspace %s is not a directory", s.Workspace)
 	}
-	home := canonical(s.Home)
+	home := s.res.canonical(s.Home)
 	if s.Write && (ws == "/" || within(home, ws) || within(s.Home, s.Workspace)) {
 		// Only a writable workspace is dangerous there: a read-only run
 		// grants nothing in it.
@@ -120,7 +119,7 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	for _, h := range s.Hide {
-		ch := canonical(h)
+		ch := s.res.canonical(h)
 		switch {
 		case within(ws, ch):
 			return s, fmt.Errorf("refusing workspace %s: it lies inside hidden path %s", s.Workspace, h)
