@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -334,5 +336,54 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 		[]string{"sh", "-c", "true"}, Stdio{})
 	if err != nil || len(res.Degraded) == 0 {
 		t.Fatalf("without Require: err %v, degraded %v; want a run with warnings", err, res.Degraded)
+	}
+}
+
+// TestExecHelper: the small guard-sandbox-exec binary confines the
+// command as guard itself would, and a helper from another build (it
+// reports a stale plan format) makes guard fall back to itself.
+func TestExecHelper(t *testing.T) {
+	if Probe().ABI < 6 {
+		t.Skip("needs Landlock ABI 6 or later")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain to build guard-sandbox-exec")
+	}
+	dir := t.TempDir()
+	helper := filepath.Join(dir, ExecHelperName)
+	build := exec.Command(goBin, "build", "-o", helper, "../cmd/guard-sandbox-exec")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build helper: %v\n%s", err, out)
+	}
+	stale := filepath.Join(dir, "stale")
+	os.WriteFile(stale, []byte("#!/bin/sh\nprintf '{\"code\":125,\"err\":\"old\",\"stale\":true}' >&4\nexit 125\n"), 0o755)
+	old := execHelper
+	defer func() { execHelper = old }()
+
+	root, err := os.MkdirTemp("/var/tmp", "guard-exec-helper-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	ws, home, outside := filepath.Join(root, "ws"), filepath.Join(root, "home"), filepath.Join(root, "outside")
+	for _, d := range []string{ws, home, outside} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, h := range []string{helper, stale} {
+		execHelper = func() string { return h }
+		var out bytes.Buffer
+		res, err := Run(context.Background(), Spec{Workspace: ws, Home: home, Write: true},
+			[]string{"sh", "-c", `echo in > "$1/ok" && echo $$ && echo out > "$2/x"`, "sh", ws, outside}, Stdio{Out: &out})
+		if err != nil || !res.Started || res.ExitCode == 0 {
+			t.Errorf("%s: exit %d, %v (want the outside write refused)", h, res.ExitCode, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+			t.Errorf("%s: workspace write failed", h)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+			t.Errorf("%s: wrote outside the workspace", h)
+		}
+		os.Remove(filepath.Join(ws, "ok"))
 	}
 }

@@ -104,17 +104,26 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		return res, err
 	}
 	res.Grants = gs.grants
-	p := plan{Argv: argv, Env: env, Rules: gs.rules, Net: s.Net}
+	p := plan{Format: planFormat, Argv: argv, Env: env, Rules: gs.rules}
 	if sup.ABI > 0 {
 		p.Landlock = true
 		p.HandledFS, p.HandledNet, p.Scoped = handled(sup.ABI, s.Net)
 	}
-	p.Seccomp = sup.Seccomp
+	if sup.Seccomp {
+		if p.Filter, err = seccompProgram(s.Net); err != nil {
+			return res, err
+		}
+	}
 
 	snap := takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
 	defer snap.close()
 
-	st, ps, denials, err := start(ctx, p, s.Dir, stdio)
+	st, ps, denials, err := start(ctx, helperPath(), p, s.Dir, stdio)
+	if err == nil && st != nil && st.Stale {
+		// A guard-sandbox-exec from another build: run as before it
+		// existed, re-executing guard itself.
+		st, ps, denials, err = start(ctx, selfExe, p, s.Dir, stdio)
+	}
 	res.Denials = denials
 	res.Violations = snap.check()
 	if err != nil {
@@ -178,7 +187,7 @@ func handled(abi int, net bool) (fsSet, netSet, scoped uint64) {
 // start runs the helper with the plan and waits for the command. It
 // returns the helper's status when the command was not executed, or the
 // command's process state.
-func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.ProcessState, []string, error) {
+func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) (*status, *os.ProcessState, []string, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("sandbox pipe: %w", err)
@@ -193,7 +202,7 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	defer statW.Close()
 
 	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
+		Path:       helper,
 		Args:       []string{"guard-sandbox", p.Argv[0]},
 		Env:        []string{helperEnv + "=1"},
 		Dir:        dir,

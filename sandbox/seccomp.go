@@ -169,22 +169,28 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 	return p.assemble()
 }
 
-// installSeccomp installs the filter on every thread (TSYNC) after
-// setting no_new_privs on the calling thread, which the caller must have
-// locked and must exec from.
-func installSeccomp(net bool) error {
+// seccompProgram is the filter for this machine's architecture, as the
+// kernel takes it.
+func seccompProgram(net bool) ([]unix.SockFilter, error) {
 	a, ok := seccompArches[runtime.GOARCH]
 	if !ok {
-		return fmt.Errorf("seccomp filter: unsupported architecture %s", runtime.GOARCH)
+		return nil, fmt.Errorf("seccomp filter: unsupported architecture %s", runtime.GOARCH)
 	}
 	raw, err := seccompFilter(a, net)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
+	return filter, nil
+}
+
+// installSeccomp installs the filter on every thread (TSYNC) after
+// setting no_new_privs on the calling thread, which the caller must have
+// locked and must exec from.
+func installSeccomp(filter []unix.SockFilter) error {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
