@@ -50,7 +50,7 @@ const planFormat = 2
 type plan struct {
 	Format int      `json:"format"`
 	Argv   []string `json:"argv"`
-	Env  []string `json:"env"`
+	Env    []string `json:"env"`
 
 	Landlock   bool   `json:"landlock"`
 	HandledFS  uint64 `json:"handled_fs"`
