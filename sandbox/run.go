@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -95,7 +93,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		if err != nil {
 			return res, fmt.Errorf("create private temp dir: %w", err)
 		}
-		defer removeTree(tmp)
+		defer removeAll(tmp)
 		env = setEnv(env, "TMPDIR", tmp)
 	}
 
@@ -432,20 +430,6 @@ func stdioFiles(stdio Stdio) []*os.File {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-// removeTree removes a temp tree the command may have made read-only.
-func removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
 }
 
 // cldStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
