@@ -30,6 +30,9 @@ const (
 	accListed = ll.AccessFSReadDir
 )
 
+// maxHiddenShown is how many hidden paths a hint names.
+const maxHiddenShown = 6
+
 // maxRules bounds the enumeration of siblings used to hide paths.
 const maxRules = 20000
 
@@ -104,7 +107,16 @@ func (g Grants) Lines() []string {
 		"network: " + g.Net,
 	}
 	if len(g.Hidden) > 0 {
-		lines = append(lines, "hidden: "+strings.Join(g.Hidden, ", "))
+		// The secret table is long: name the first few.
+		shown := g.Hidden[:min(len(g.Hidden), maxHiddenShown)]
+		line := "hidden: " + strings.Join(shown, ", ")
+		if n := len(g.Hidden) - len(shown); n > 0 {
+			line += fmt.Sprintf(" and %d more", n)
+		}
+		lines = append(lines, line)
+	}
+	if len(g.Revealed) > 0 {
+		lines = append(lines, "readable although hidden: "+strings.Join(g.Revealed, ", "))
 	}
 	return lines
 }

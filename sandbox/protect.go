@@ -53,7 +53,7 @@ func (v Violation) String() string {
 const (
 	maxKeepFile  = 1 << 20
 	maxKeepTotal = 32 << 20
-	maxEntries   = 10000 // per protected root
+	maxEntries   = 100000 // per protected root
 )
 
 // recentCtime: a file whose status changed this close to the snapshot

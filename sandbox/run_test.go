@@ -272,6 +272,11 @@ func TestDenialsAndGrants(t *testing.T) {
 	if lines := g.Lines(); len(lines) < 3 || !strings.HasPrefix(lines[1], "write: ") {
 		t.Errorf("Lines = %q", lines)
 	}
+	// A long hide list is cut short in the hint.
+	g.Hidden = make([]string, 40)
+	if l := g.Lines()[3]; !strings.HasSuffix(l, " and 34 more") {
+		t.Errorf("hidden line %q", l)
+	}
 }
 
 func TestProbe(t *testing.T) {
