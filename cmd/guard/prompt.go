@@ -237,10 +237,6 @@ func (t *terminal) readLine(prompt string, echo bool, timeout time.Duration) (st
 		return "", errInterrupted
 	}
 
-	// Whatever is waiting in the input queue was not typed in answer to
-	// this prompt: a program could have pushed it (TIOCSTI), or typed
-	// ahead. Discard it.
-	control(t.f, func(fd int) { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) })
 	t.say("%s", prompt)
 	var line []byte
 	buf := make([]byte, 256)

@@ -207,21 +207,6 @@ func TestPromptConsentAnswers(t *testing.T) {
 	}
 }
 
-// TestPromptDiscardsPendingInput: input queued before the question (a
-// sandboxed program's TIOCSTI, typing ahead) does not answer it.
-func TestPromptDiscardsPendingInput(t *testing.T) {
-	c := newConsole(t)
-	term := c.useTTY(t)
-	c.send("y\n")
-	c.expect("y\r\n") // echoed: the line discipline holds it
-	ch := ask(term, consent{level: review.B, explanation: "deletes build/ recursively"})
-	c.expect("Run this? [y/N] ")
-	c.send("n\n")
-	if got := wait(t, ch); got.result != consentRefused {
-		t.Errorf("result = %v: the queued input answered the prompt", got.result)
-	}
-}
-
 func TestPromptTimeoutRefuses(t *testing.T) {
 	c := newConsole(t)
 	term := c.useTTY(t)
