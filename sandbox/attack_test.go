@@ -23,8 +23,6 @@ import (
 // the sandbox the way an attacker would, each asserting what persists
 // once guard has returned.
 
-const evilHook = "#!/bin/sh\necho pwned\n"
-
 // guardProc runs this test binary as a separate guard process (see
 // guardMain), so an attack on guard itself cannot hurt the test.
 func guardProc(t *testing.T, spec sandbox.Spec, env []string, argv ...string) (stdout, stderr string, code int) {
