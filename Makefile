@@ -9,6 +9,7 @@ LDFLAGS := -s -w -X main.version=$(shell git describe --tags --always --dirty 2>
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/guard
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/guard-sandbox-exec ./cmd/guard-sandbox-exec
 
 test:
 	$(GO) test ./...
@@ -28,6 +29,7 @@ fuzz:
 
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/guard
+	install -D -m 0755 bin/guard-sandbox-exec $(DESTDIR)$(PREFIX)/bin/guard-sandbox-exec
 
 man:
 	GO=$(GO) $(GO) run ./internal/mangen -o man

@@ -45,6 +45,7 @@ type locations struct {
 	home, ws, cfg, state string
 	persist, secret      []string
 	hidden, protected    []string // SecretLocations, ProtectedLocations
+	revealed             []string // RevealedLocations
 }
 
 func (c *Context) tables() *locations {
@@ -79,6 +80,11 @@ func (c *Context) lists() *locations {
 				t.hidden = append(t.hidden, d)
 			}
 		}
+		if c.ConfigDir != "" {
+			for _, f := range guardReadable {
+				t.revealed = append(t.revealed, path.Join(c.ConfigDir, f))
+			}
+		}
 		t.protected = append([]string(nil), t.persist...)
 		if c.hasWorkspace() {
 			for _, r := range workspacePersist {
@@ -111,16 +117,43 @@ const (
 	ClassRemote      Class = "remote"  // a path on another machine
 )
 
-// secretRel are secret locations relative to the home directory. The
-// sandbox hides the same list (see SecretLocations).
+// secretRel are secret locations relative to the home directory: the
+// profile classes them as secrets and the sandbox hides them (see
+// SecretLocations). One row per tool; a directory hides everything in
+// it.
 var secretRel = []string{
-	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub",
-	".kube", ".docker", ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".password-store",
-	".local/share/keyrings", ".pgpass", ".my.cnf", ".vault-token", ".terraform.d/credentials.tfrc.json",
-	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
-	".node_repl_history", ".sqlite_history", ".lesshst", ".config/op", ".cargo/credentials.toml",
-	".cargo/credentials",
+	// Keys, cloud and cluster credentials.
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".oci",
+	".config/containers/auth.json", ".password-store", ".local/share/keyrings",
+	".config/sops", ".config/age", ".s3cfg", ".boto", ".config/rclone",
+	".config/hcloud", ".config/doctl", ".fly", ".pulumi/credentials.json",
+	".terraform.d/credentials.tfrc.json", ".vault-token", ".config/op",
+	// Forges and git.
+	".config/gh", ".config/hub", ".config/glab-cli", ".git-credentials",
+	".config/git/credentials", ".netrc",
+	// Package registries.
+	".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
+	".gem/credentials", ".local/share/gem/credentials", ".m2/settings.xml",
+	".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
+	".config/composer/auth.json", ".config/configstore",
+	// Databases.
+	".pgpass", ".my.cnf",
+	// Coding agents' tokens.
+	".codex", ".claude", ".claude.json", ".claude.json.backup", ".gemini",
+	// Browser profiles: cookies and saved passwords.
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	// Shell and REPL histories.
+	".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".local/share/atuin",
+	".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
+	".sqlite_history", ".lesshst",
 }
+
+// guardReadable are the files in guard's config directory that guard's
+// own read-only subcommands need inside the sandbox (a pre-commit hook
+// running guard scan): the policy and the settings. The rest of the
+// directory (the PIN) and the state directory (approvals, audit log)
+// stay hidden.
+var guardReadable = []string{"policy.toml", "config.toml"}
 
 // secretAbs are secret locations outside the home directory.
 var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key"}
@@ -168,6 +201,11 @@ var sensitiveNames = []string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id
 // home directory: the secret table, shell histories and guard's own dirs.
 // The slice is shared: do not modify it.
 func (c *Context) SecretLocations() []string { return c.lists().hidden }
+
+// RevealedLocations lists the files inside hidden locations that every
+// run may read (not write): guard's policy and settings. The slice is
+// shared: do not modify it.
+func (c *Context) RevealedLocations() []string { return c.lists().revealed }
 
 // ProtectedLocations lists what must stay unchanged even inside writable
 // trees: shell rc files and the workspace's git hooks and config. The

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,6 +194,11 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 				s.Hide = append(s.Hide, h)
 			}
 		}
+		for _, r := range ctx.RevealedLocations() {
+			if slices.ContainsFunc(s.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
+				s.Reveal = append(s.Reveal, r)
+			}
+		}
 		// A protected path stays protected unless the command itself
 		// targets it (an approved write to ~/.bashrc): a grant of a parent
 		// directory, needed to delete ~/old, lifts nothing.
@@ -271,7 +277,11 @@ func Digest(in Input, v Verdict) string {
 	}
 	sb := v.Sandbox
 	field(strconv.FormatBool(sb.Write) + strconv.FormatBool(sb.Net))
-	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect} {
+	lists := [][]string{sb.ExtraWrite, sb.Hide, sb.Protect}
+	if len(sb.Reveal) > 0 {
+		lists = append(lists, sb.Reveal)
+	}
+	for _, list := range lists {
 		field(strconv.Itoa(len(list)))
 		for _, p := range list {
 			field(p)

@@ -18,6 +18,9 @@ type Sandbox struct {
 	// Hide lists absolute paths that must not be readable: secret
 	// locations and guard's own config and state.
 	Hide []string `json:"hide"`
+	// Reveal lists absolute paths inside hidden ones that are readable
+	// (never writable) for this run: guard's own policy and settings.
+	Reveal []string `json:"reveal,omitempty"`
 	// Protect lists absolute paths that must not be changed even inside
 	// a writable tree: shell rc files, .git/hooks, .git/config.
 	Protect []string `json:"protect"`

@@ -25,20 +25,26 @@
 //     Landlock; with it, TCP connect and UDP are allowed. TCP bind
 //     (listening) is refused either way. The seccomp filter refuses,
 //     with EPERM: io_uring_setup and MPTCP sockets always (Landlock's
-//     TCP rules do not see MPTCP; programs fall back to TCP); every
-//     AF_INET/AF_INET6 socket that is not TCP, except UDP/ICMP datagram
-//     sockets with Net (so UDP, raw, SCTP are refused without Net); all
-//     families but unix and netlink (packet, vsock, …); x32 syscalls. A
-//     syscall from a foreign architecture kills the process.
+//     TCP rules do not see MPTCP; programs fall back to TCP); without
+//     Net every AF_INET/AF_INET6 socket (TCP Fast Open connects without
+//     connect(2)), with Net any but TCP and UDP/ICMP datagram sockets;
+//     all families but unix and netlink (packet, vsock, …); x32
+//     syscalls. A syscall from a foreign architecture kills the process.
+//   - Guard itself: the seccomp filter refuses prlimit64, setpriority,
+//     ioprio_set and the sched_set* calls aimed at another process,
+//     TIOCSTI and TIOCLINUX, and keyctl/add_key/request_key.
 //   - IPC: Landlock scopes refuse signals and abstract unix socket
 //     connections to processes outside the sandbox.
 //   - Capabilities: run as root, the command keeps only a container
 //     runtime's usual capabilities (no CAP_SYS_PTRACE, CAP_SYS_ADMIN,
 //     CAP_SYS_MODULE, CAP_MKNOD, CAP_NET_RAW, …); no_new_privs stops
 //     setuid and file capabilities.
-//   - Environment: passed through less secret-looking names (*_TOKEN,
-//     *_SECRET, *_KEY, *PASSWORD*, AWS_*, …, and SSH_AUTH_SOCK) unless
-//     listed in Spec.KeepEnv; Result.DroppedEnv names them.
+//   - Environment: passed through less the rows of envRules (secret
+//     names unless the value is a plain path; variables naming sockets
+//     outside the sandbox: SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, TMUX,
+//     STY, DISPLAY, WAYLAND_DISPLAY, XAUTHORITY) and values shaped like
+//     known tokens, unless listed in Spec.KeepEnv; Result.DroppedEnv
+//     names them.
 //
 // # How it runs the command
 //
@@ -59,9 +65,12 @@
 // command stops guard too, and fg resumes both). Guard relays SIGINT,
 // SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2, SIGTSTP and
 // SIGCONT to the group, passes the exit status through (signal N gives
-// 128+N), kills whatever is left in the group once the command exits,
-// and reaps it. The helper gets PR_SET_PDEATHSIG, so the command dies
-// if guard is killed.
+// 128+N). Guard is the child subreaper (PR_SET_CHILD_SUBREAPER): once
+// the command exits, it kills its group and then every child it did not
+// have before the run (orphaned descendants become its children),
+// repeating until none is left, before the protected paths are checked.
+// The helper gets PR_SET_PDEATHSIG, so the command dies if guard is
+// killed; what the command started then survives it.
 //
 // # Hiding
 //
@@ -71,7 +80,10 @@
 // (recursively along the path to the hidden one). Symbolic links are
 // never granted (the kernel checks their targets), and a hidden path is
 // hidden under its real name too. The same enumeration applies to write
-// grants that contain a hidden path.
+// grants that contain a hidden path; the top of such a grant keeps the
+// right to remove entries (so an approved rm -rf ~/old-data works),
+// which reaches the hidden paths beneath it for removal only. Spec.Reveal
+// grants read access to paths inside hidden ones.
 //
 // What stays possible: listing names inside a hidden directory, and
 // stat(2) of anything (Landlock does not govern metadata reads).
@@ -85,17 +97,20 @@
 //
 // Protect paths (shell rc files, .git/hooks, .git/config) may lie inside
 // a writable tree, where Landlock cannot carve them out without making
-// the tree's top unwritable. They are checked instead: Run snapshots
-// them before the run (content, type, mode; for a directory every entry
-// beneath it), compares after the command and its process group are
-// gone, restores the original state from the unrestricted parent
-// (deleting new entries, rewriting changed ones through a sibling file
-// and rename) and reports every change as a Violation. The caller must
-// fail the run loudly. A change is undone, not prevented: while the
-// command runs it may use what it wrote (a hook it wrote runs inside the
-// sandbox), and a process that escaped the process group (setsid) can
-// write again after the check. Restoring never writes through a parent
-// directory that was swapped for a symlink.
+// the tree's top unwritable. They are checked instead, when a writable
+// grant reaches them: Run snapshots them before the run (type, mode,
+// owner, inode, link count, change time, and content up to a bound;
+// for a directory every entry beneath it), compares once everything the
+// command started is gone, restores the original state from the
+// unrestricted parent (deleting new entries, rewriting changed ones
+// through a sibling file and rename) and reports every change as a
+// Violation. The caller must fail the run loudly. A change is undone,
+// not prevented: while the command runs it may use what it wrote.
+// Restoring never writes through a parent directory that was swapped
+// for a symlink; what cannot be read after the run is restored from the
+// snapshot; no file larger than the bound is ever read. A protected
+// .git/hooks plus .git/config stand for all of git's code surfaces
+// (see gitSurfaces).
 //
 // # Degradation
 //

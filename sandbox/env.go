@@ -2,44 +2,106 @@ package sandbox
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
-// secretEnv are glob patterns (matched against the upper-cased name) of
-// environment variables that are not passed to the child unless kept.
-// SSH_AUTH_SOCK is a capability rather than a secret: with it a command
-// could sign in as you through your agent.
-var secretEnv = []string{
-	"*_TOKEN",
-	"*_TOKENS",
-	"*_SECRET",
-	"*_SECRETS",
-	"*_KEY",
-	"*_KEYS",
-	"*_API_KEY",
-	"*PASSWORD*",
-	"*PASSWD*",
-	"*_CREDENTIALS",
-	"AWS_*",
-	"GH_TOKEN",
-	"GITHUB_TOKEN",
-	"SSH_AUTH_SOCK",
+// envRule is one row of the environment table: variables whose
+// upper-cased name matches Pattern (a path.Match glob) are not passed to
+// the command unless kept (Spec.KeepEnv).
+type envRule struct {
+	Pattern string
+	// Socket: the value names a socket that reaches code outside the
+	// sandbox (pathname unix sockets are not confined before Landlock
+	// ABI 9). Dropped whatever the value.
+	Socket bool
+	// Why, for the table's reader.
+	Why string
 }
 
-// filterEnv drops secret-looking variables (unless named in keep) and
-// guard's own helper marker. It returns the kept entries in order and
-// the sorted names dropped.
+// envRules is the table of variables the sandbox does not pass on.
+// A secret-named variable whose value is a plain path (AWS_CA_BUNDLE,
+// GOOGLE_APPLICATION_CREDENTIALS) is passed: the path is not the secret,
+// and the file it names is hidden or not on its own.
+var envRules = []envRule{
+	{Pattern: "*_TOKEN", Why: "tokens"},
+	{Pattern: "*_TOKENS"},
+	{Pattern: "*TOKEN_*"},
+	{Pattern: "*_SECRET", Why: "secrets"},
+	{Pattern: "*_SECRETS"},
+	{Pattern: "*SECRET_*"},
+	{Pattern: "*_KEY", Why: "keys"},
+	{Pattern: "*_KEYS"},
+	{Pattern: "*_API_KEY*"},
+	{Pattern: "*ACCESS_KEY*", Why: "AWS_ACCESS_KEY_ID and kin"},
+	{Pattern: "*PRIVATE_KEY*"},
+	{Pattern: "*PASSWORD*", Why: "passwords"},
+	{Pattern: "*PASSWD*"},
+	{Pattern: "*_PWD", Why: "passwords (not PWD, OLDPWD)"},
+	{Pattern: "*_PASS"},
+	{Pattern: "*PASSPHRASE*"},
+	{Pattern: "*_CREDENTIALS"},
+	{Pattern: "*_CREDENTIAL"},
+	{Pattern: "*_PAT", Why: "personal access tokens"},
+	{Pattern: "*_JWT"},
+	{Pattern: "*_AUTH", Why: "auth values (not *_AUTHOR*)"},
+	{Pattern: "*_AUTH_*"},
+	{Pattern: "*AUTHTOKEN*"},
+	{Pattern: "*AUTHORIZATION*"},
+	{Pattern: "*COOKIE*"},
+	{Pattern: "*SESSION_TOKEN*"},
+	{Pattern: "*CONNECTION_STRING*", Why: "database and queue connection strings"},
+	{Pattern: "*WEBHOOK*", Why: "webhook URLs carry their secret"},
+	{Pattern: "DATABASE_URL"},
+	{Pattern: "*_DSN", Why: "Sentry and database DSNs hold keys"},
+	{Pattern: "GH_TOKEN"},
+	{Pattern: "GITHUB_TOKEN"},
+	{Pattern: "SSH_AUTH_SOCK", Socket: true, Why: "ssh-agent: sign in as you"},
+	{Pattern: "GPG_AGENT_INFO", Socket: true},
+	{Pattern: "TMUX", Socket: true, Why: "tmux server: type into your other panes"},
+	{Pattern: "STY", Socket: true, Why: "screen session"},
+	{Pattern: "DISPLAY", Socket: true, Why: "X11: read and send keystrokes"},
+	{Pattern: "XAUTHORITY", Socket: true},
+	{Pattern: "WAYLAND_DISPLAY", Socket: true},
+	{Pattern: "DBUS_SESSION_BUS_ADDRESS", Socket: true, Why: "session bus: start programs outside the sandbox"},
+}
+
+// secretValue matches values shaped like well-known credentials
+// wherever they appear, whatever the variable is called.
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(strings.Join([]string{
+		`\bgh[opusr]_[A-Za-z0-9]{20,}`, // GitHub tokens
+		`\bgithub_pat_[A-Za-z0-9_]{20,}`,
+		`\bglpat-[A-Za-z0-9_-]{20,}`,      // GitLab
+		`\bxox[abposr]-[A-Za-z0-9-]{10,}`, // Slack
+		`\b(AKIA|ASIA)[0-9A-Z]{16}\b`,     // AWS access key ids
+		`\bsk-[A-Za-z0-9_-]{20,}`,         // OpenAI, Anthropic (sk-ant-…)
+		`\b[sr]k_(live|test)_[A-Za-z0-9]{16,}`,
+		`\bnpm_[A-Za-z0-9]{30,}`,
+		`\bpypi-[A-Za-z0-9_-]{30,}`,
+		`\bAIza[0-9A-Za-z_-]{35}`,                        // Google API keys
+		`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`, // JWTs
+		`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
+		`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`, // URL with user:password@
+	}, "|"))
+})
+
+// filterEnv drops secret-looking variables and those naming sockets
+// outside the sandbox (unless named in keep), and guard's own helper
+// marker. It returns the kept entries in order and the sorted names
+// dropped.
 func filterEnv(env, keep []string) (kept, dropped []string) {
 	for _, kv := range env {
-		name, _, ok := strings.Cut(kv, "=")
+		name, value, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
 			continue
 		}
 		if name == helperEnv {
 			continue
 		}
-		if secretName(name) && !slices.Contains(keep, name) {
+		if dropEnv(name, value) && !slices.Contains(keep, name) {
 			if !slices.Contains(dropped, name) {
 				dropped = append(dropped, name)
 			}
@@ -51,14 +113,43 @@ func filterEnv(env, keep []string) (kept, dropped []string) {
 	return kept, dropped
 }
 
-func secretName(name string) bool {
+// dropEnv reports whether name=value must not reach the command.
+func dropEnv(name, value string) bool {
 	up := strings.ToUpper(name)
-	for _, pat := range secretEnv {
-		if ok, _ := path.Match(pat, up); ok {
-			return true
+	secret := false
+	for _, r := range envRules {
+		if ok, _ := path.Match(r.Pattern, up); ok {
+			if r.Socket {
+				return true
+			}
+			secret = true
+		}
+	}
+	if secret {
+		return !plainPath(value)
+	}
+	return secretShaped(value)
+}
+
+// secretMarks are literals one of which every secretValue match holds:
+// most values hold none, and are not given to the regexp.
+var secretMarks = []string{"gh", "github_pat_", "glpat-", "xox", "AKIA", "ASIA", "sk-", "k_live_", "k_test_",
+	"npm_", "pypi-", "AIza", "eyJ", "PRIVATE KEY", "://"}
+
+// secretShaped reports whether a value looks like a known credential.
+func secretShaped(v string) bool {
+	for _, m := range secretMarks {
+		if strings.Contains(v, m) {
+			return secretValue().MatchString(v)
 		}
 	}
 	return false
+}
+
+// plainPath reports whether a value is an absolute path and nothing
+// else (no scheme, no spaces, no credentials shape).
+func plainPath(v string) bool {
+	return strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n@") && !secretShaped(v)
 }
 
 // setEnv replaces or adds name=value.

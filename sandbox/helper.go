@@ -38,10 +38,19 @@ const (
 	codeNotFound      = 127
 )
 
-// plan is everything the helper needs, computed by the parent.
+// planFormat is the version of the plan: a helper from another guard
+// build refuses a plan it does not know (and guard then re-executes
+// itself instead). Bump it with every change to plan or to what the
+// helper does with it.
+const planFormat = 2
+
+// plan is everything the helper needs, computed by the parent: the
+// helper only applies it, so a helper binary cannot enforce less than
+// the guard that started it.
 type plan struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
+	Format int      `json:"format"`
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env"`
 
 	Landlock   bool   `json:"landlock"`
 	HandledFS  uint64 `json:"handled_fs"`
@@ -49,8 +58,9 @@ type plan struct {
 	Scoped     uint64 `json:"scoped"`
 	Rules      []rule `json:"rules"`
 
-	Seccomp bool `json:"seccomp"`
-	Net     bool `json:"net"`
+	// Filter is the seccomp program, assembled by the parent; empty
+	// when the kernel or the architecture has no seccomp filter.
+	Filter []unix.SockFilter `json:"filter,omitempty"`
 }
 
 // status is the helper's report of a failure before the exec.
@@ -58,6 +68,9 @@ type status struct {
 	Code int    `json:"code"`
 	Err  string `json:"err"`
 	Name string `json:"name"` // the command, for "name: command not found"
+	// Stale: the helper does not know this plan's format (a helper
+	// binary from another guard build). Nothing ran.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // ChildMain must be called first thing in main (and in TestMain of
@@ -86,6 +99,11 @@ func helperMain() int {
 	in.Close()
 	if err != nil {
 		return fail(codeFailed, "", fmt.Errorf("read sandbox plan: %w", err))
+	}
+	if p.Format != planFormat {
+		json.NewEncoder(st).Encode(status{Code: codeFailed, Stale: true,
+			Err: fmt.Sprintf("sandbox helper understands plan format %d, not %d: reinstall guard and guard-sandbox-exec together", planFormat, p.Format)})
+		return codeFailed
 	}
 	if len(p.Argv) == 0 {
 		return fail(codeFailed, "", errors.New("no command"))
@@ -129,8 +147,8 @@ func helperMain() int {
 	if err := dropCapabilities(); err != nil {
 		return fail(codeFailed, name, err)
 	}
-	if p.Seccomp {
-		if err := installSeccomp(p.Net); err != nil {
+	if len(p.Filter) > 0 {
+		if err := installSeccomp(p.Filter); err != nil {
 			return fail(codeFailed, name, err)
 		}
 	}

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,23 +42,37 @@ func TestSeccompFilter(t *testing.T) {
 		noNet, ok uint32 // want without and with net
 	}{
 		{"foreign arch", seccompData(unix.AUDIT_ARCH_I386, 102), retKill, retKill},
-		{"x32 socket", seccompData(a.audit, x32Bit|a.socket, unix.AF_INET, unix.SOCK_STREAM), retEPERM, retEPERM},
-		{"io_uring_setup", seccompData(a.audit, a.ioUringSetup), retEPERM, retEPERM},
+		{"x32 socket", seccompData(a.audit, x32Bit|a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM), retEPERM, retEPERM},
+		{"io_uring_setup", seccompData(a.audit, a.nr["io_uring_setup"]), retEPERM, retEPERM},
 		{"openat", seccompData(a.audit, openat), retAllow, retAllow},
-		{"unix stream", seccompData(a.audit, a.socket, unix.AF_UNIX, unix.SOCK_STREAM), retAllow, retAllow},
-		{"unix dgram", seccompData(a.audit, a.socket, unix.AF_UNIX, unix.SOCK_DGRAM), retAllow, retAllow},
-		{"netlink", seccompData(a.audit, a.socket, unix.AF_NETLINK, unix.SOCK_RAW), retAllow, retAllow},
-		{"tcp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0), retAllow, retAllow},
-		{"tcp6 explicit", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP), retAllow, retAllow},
-		{"mptcp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
-		{"mptcp6", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
-		{"sctp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_STREAM, sctp), retEPERM, retEPERM},
-		{"sctp seqpacket", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_SEQPACKET, sctp), retEPERM, retEPERM},
-		{"udp", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_DGRAM, 0), retEPERM, retAllow},
-		{"udp6 cloexec", seccompData(a.audit, a.socket, unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP), retEPERM, retAllow},
-		{"raw", seccompData(a.audit, a.socket, unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP), retEPERM, retEPERM},
-		{"packet", seccompData(a.audit, a.socket, unix.AF_PACKET, unix.SOCK_RAW), retEPERM, retEPERM},
-		{"vsock", seccompData(a.audit, a.socket, unix.AF_VSOCK, unix.SOCK_STREAM), retEPERM, retEPERM},
+		{"unix stream", seccompData(a.audit, a.nr["socket"], unix.AF_UNIX, unix.SOCK_STREAM), retAllow, retAllow},
+		{"unix dgram", seccompData(a.audit, a.nr["socket"], unix.AF_UNIX, unix.SOCK_DGRAM), retAllow, retAllow},
+		{"netlink", seccompData(a.audit, a.nr["socket"], unix.AF_NETLINK, unix.SOCK_RAW), retAllow, retAllow},
+		{"tcp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0), retEPERM, retAllow},
+		{"tcp6 explicit", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP), retEPERM, retAllow},
+		{"keyctl", seccompData(a.audit, a.nr["keyctl"], 0), retEPERM, retEPERM},
+		{"add_key", seccompData(a.audit, a.nr["add_key"]), retEPERM, retEPERM},
+		{"request_key", seccompData(a.audit, a.nr["request_key"]), retEPERM, retEPERM},
+		{"prlimit64 self", seccompData(a.audit, a.nr["prlimit64"], 0, unix.RLIMIT_NOFILE), retAllow, retAllow},
+		{"prlimit64 other", seccompData(a.audit, a.nr["prlimit64"], 4242, unix.RLIMIT_NOFILE), retEPERM, retEPERM},
+		{"sched_setaffinity other", seccompData(a.audit, a.nr["sched_setaffinity"], 4242), retEPERM, retEPERM},
+		{"sched_setattr self", seccompData(a.audit, a.nr["sched_setattr"], 0), retAllow, retAllow},
+		{"setpriority self", seccompData(a.audit, a.nr["setpriority"], unix.PRIO_PROCESS, 0, 10), retAllow, retAllow},
+		{"setpriority other", seccompData(a.audit, a.nr["setpriority"], unix.PRIO_PROCESS, 4242, 10), retEPERM, retEPERM},
+		{"setpriority user", seccompData(a.audit, a.nr["setpriority"], unix.PRIO_USER, 0, 10), retEPERM, retEPERM},
+		{"ioprio_set other", seccompData(a.audit, a.nr["ioprio_set"], 1, 4242), retEPERM, retEPERM},
+		{"ioctl TIOCSTI", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSTI), retEPERM, retEPERM},
+		{"ioctl TIOCLINUX", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCLINUX), retEPERM, retEPERM},
+		{"ioctl TIOCGWINSZ", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGWINSZ), retAllow, retAllow},
+		{"mptcp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
+		{"mptcp6", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
+		{"sctp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM, sctp), retEPERM, retEPERM},
+		{"sctp seqpacket", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_SEQPACKET, sctp), retEPERM, retEPERM},
+		{"udp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_DGRAM, 0), retEPERM, retAllow},
+		{"udp6 cloexec", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP), retEPERM, retAllow},
+		{"raw", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP), retEPERM, retEPERM},
+		{"packet", seccompData(a.audit, a.nr["socket"], unix.AF_PACKET, unix.SOCK_RAW), retEPERM, retEPERM},
+		{"vsock", seccompData(a.audit, a.nr["socket"], unix.AF_VSOCK, unix.SOCK_STREAM), retEPERM, retEPERM},
 	}
 	for _, net := range []bool{false, true} {
 		raw, err := seccompFilter(a, net)
@@ -153,6 +169,11 @@ func TestGrantsWrite(t *testing.T) {
 		t.Errorf("extra write under a missing directory: %v", err)
 	}
 	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	// A run resolves its paths once: validate again, as the next run would.
+	s, err = Spec{Workspace: ws, Home: home, Write: true, ExtraWrite: []string{filepath.Join(root, "out/new.txt")}}.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, err := buildGrants(s, []string{"/dev/pts/9"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +200,58 @@ func TestFilterEnv(t *testing.T) {
 		"PATH=/bin", "github_token=x", "AWS_PROFILE=p", "MY_PASSWORD_FILE=f", "KEY=plain",
 		"SIGNING_KEY=k", "KEEP_SECRET=y", "GUARD_SANDBOX_HELPER=1", "noequals",
 	}, []string{"KEEP_SECRET"})
-	if want := []string{"PATH=/bin", "KEY=plain", "KEEP_SECRET=y"}; !slices.Equal(kept, want) {
+	if want := []string{"PATH=/bin", "AWS_PROFILE=p", "KEY=plain", "KEEP_SECRET=y"}; !slices.Equal(kept, want) {
 		t.Errorf("kept = %v, want %v", kept, want)
 	}
-	if want := []string{"AWS_PROFILE", "MY_PASSWORD_FILE", "SIGNING_KEY", "github_token"}; !slices.Equal(dropped, want) {
+	if want := []string{"MY_PASSWORD_FILE", "SIGNING_KEY", "github_token"}; !slices.Equal(dropped, want) {
 		t.Errorf("dropped = %v, want %v", dropped, want)
+	}
+	// Names and values, one row per class of the table.
+	for _, c := range []struct {
+		kv   string
+		drop bool
+	}{
+		{"DB_PWD=hunter2", true},
+		{"PWD=/home/u", false},
+		{"OLDPWD=/tmp", false},
+		{"GPG_PASSPHRASE=x", true},
+		{"GITLAB_PAT=x", true},
+		{"SESSION_JWT=x", true},
+		{"NPM_CONFIG__AUTH=x", true},
+		{"BASIC_AUTH_HEADER=x", true},
+		{"GIT_AUTHOR_NAME=Ann", false},
+		{"GIT_AUTHOR_EMAIL=ann@example.com", false},
+		{"AZURE_STORAGE_CONNECTION_STRING=x", true},
+		{"SLACK_WEBHOOK_URL=https://hooks.slack.com/x", true},
+		{"DATABASE_URL=postgres://u:p@db/x", true},
+		{"SENTRY_DSN=https://k@o.ingest.sentry.io/1", true},
+		{"UPSTREAM=https://user:hunter2@example.com/repo.git", true},
+		{"UPSTREAM=https://example.com/repo.git", false},
+		{"MYVAR=ghp_0123456789abcdefghijABCDEFGHIJ", true},
+		{"MYVAR=github_pat_0123456789abcdefghij_ABCDEF", true},
+		{"MYVAR=glpat-0123456789abcdefghij", true},
+		{"MYVAR=xoxb-1234567890-abcdef", true},
+		{"MYVAR=AKIAIOSFODNN7EXAMPLE", true},
+		{"MYVAR=sk-ant-api03-0123456789abcdefghij", true},
+		{"MYVAR=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", true},
+		{"MYVAR=plain words", false},
+		{"AWS_CA_BUNDLE=/etc/ssl/certs/ca.pem", false},
+		{"GOOGLE_APPLICATION_CREDENTIALS=/home/u/key.json", false},
+		{"AWS_REGION=eu-west-1", false},
+		{"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", true},
+		{"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", true},
+		{"SSH_AUTH_SOCK=/run/user/1000/ssh-agent", true},
+		{"TMUX=/tmp/tmux-1000/default,1,0", true},
+		{"STY=1234.pts-0.host", true},
+		{"DISPLAY=:0", true},
+		{"WAYLAND_DISPLAY=wayland-0", true},
+		{"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", true},
+		{"XAUTHORITY=/home/u/.Xauthority", true},
+	} {
+		name, value, _ := strings.Cut(c.kv, "=")
+		if got := dropEnv(name, value); got != c.drop {
+			t.Errorf("drop %s = %v, want %v", c.kv, got, c.drop)
+		}
 	}
 }
 
@@ -268,5 +336,54 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 		[]string{"sh", "-c", "true"}, Stdio{})
 	if err != nil || len(res.Degraded) == 0 {
 		t.Fatalf("without Require: err %v, degraded %v; want a run with warnings", err, res.Degraded)
+	}
+}
+
+// TestExecHelper: the small guard-sandbox-exec binary confines the
+// command as guard itself would, and a helper from another build (it
+// reports a stale plan format) makes guard fall back to itself.
+func TestExecHelper(t *testing.T) {
+	if Probe().ABI < 6 {
+		t.Skip("needs Landlock ABI 6 or later")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain to build guard-sandbox-exec")
+	}
+	dir := t.TempDir()
+	helper := filepath.Join(dir, ExecHelperName)
+	build := exec.Command(goBin, "build", "-o", helper, "../cmd/guard-sandbox-exec")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build helper: %v\n%s", err, out)
+	}
+	stale := filepath.Join(dir, "stale")
+	os.WriteFile(stale, []byte("#!/bin/sh\nprintf '{\"code\":125,\"err\":\"old\",\"stale\":true}' >&4\nexit 125\n"), 0o755)
+	old := execHelper
+	defer func() { execHelper = old }()
+
+	root, err := os.MkdirTemp("/var/tmp", "guard-exec-helper-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	ws, home, outside := filepath.Join(root, "ws"), filepath.Join(root, "home"), filepath.Join(root, "outside")
+	for _, d := range []string{ws, home, outside} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, h := range []string{helper, stale} {
+		execHelper = func() string { return h }
+		var out bytes.Buffer
+		res, err := Run(context.Background(), Spec{Workspace: ws, Home: home, Write: true},
+			[]string{"sh", "-c", `echo in > "$1/ok" && echo $$ && echo out > "$2/x"`, "sh", ws, outside}, Stdio{Out: &out})
+		if err != nil || !res.Started || res.ExitCode == 0 {
+			t.Errorf("%s: exit %d, %v (want the outside write refused)", h, res.ExitCode, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+			t.Errorf("%s: workspace write failed", h)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+			t.Errorf("%s: wrote outside the workspace", h)
+		}
+		os.Remove(filepath.Join(ws, "ok"))
 	}
 }

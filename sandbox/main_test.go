@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/guard-sh/guard/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // TestMain lets the test binary act as the sandbox helper: Run
@@ -34,9 +37,32 @@ func guardMain(specJSON string, argv []string) int {
 		fmt.Fprintln(os.Stderr, "guard-test:", err)
 		return 125
 	}
+	if key := os.Getenv("SANDBOX_TEST_KEY"); key != "" {
+		// A secret in a session keyring of its own, on the thread that
+		// starts the command (Run does not change goroutine).
+		runtime.LockOSThread()
+		desc, val, _ := strings.Cut(key, "=")
+		_, err := unix.KeyctlJoinSessionKeyring("guard-test")
+		if err == nil {
+			_, err = unix.AddKey("user", desc, []byte(val), unix.KEY_SPEC_SESSION_KEYRING)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "guard-test: keyring unavailable:", err)
+			return 0
+		}
+	}
 	res, err := sandbox.Run(context.Background(), spec, argv, sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "guard-test:", err)
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintln(os.Stderr, "guard-test: violation:", v)
+	}
+	if os.Getenv("SANDBOX_TEST_PENDING") != "" {
+		// What the user's shell (or guard's next prompt) would read
+		// from the terminal next.
+		n, err := unix.IoctlGetInt(0, unix.TIOCINQ)
+		fmt.Printf("guard-test: pending input %d %v\n", n, err)
 	}
 	return res.ExitCode
 }

@@ -20,6 +20,7 @@ const (
 		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
 		ll.AccessFSMakeFifo | ll.AccessFSMakeSym | ll.AccessFSTruncate
 	accReadWrite = accRead | accWrite | ll.AccessFSRefer
+	accRemove    = ll.AccessFSRemoveDir | ll.AccessFSRemoveFile
 	// accFile is what a rule on a non-directory may hold.
 	accFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
 		ll.AccessFSTruncate | ll.AccessFSIoctlDev
@@ -28,6 +29,9 @@ const (
 	accTTY    = accDevRW | ll.AccessFSIoctlDev
 	accListed = ll.AccessFSReadDir
 )
+
+// maxHiddenShown is how many hidden paths a hint names.
+const maxHiddenShown = 6
 
 // maxRules bounds the enumeration of siblings used to hide paths.
 const maxRules = 20000
@@ -64,6 +68,7 @@ var resolverSockets = []string{
 type rule struct {
 	Path   string `json:"path"`
 	Access uint64 `json:"access"`
+	dir    bool   // Path is a directory (known when the rule is made)
 }
 
 // grantSet is the computed confinement: Landlock rules plus what the
@@ -82,6 +87,8 @@ type Grants struct {
 	Write []string `json:"write"`
 	// Hidden lists the paths whose contents are unreadable.
 	Hidden []string `json:"hidden"`
+	// Revealed lists the paths inside hidden ones that are readable.
+	Revealed []string `json:"revealed,omitempty"`
 	// Devices lists the device files granted.
 	Devices []string `json:"devices"`
 	// Net says what network use is allowed.
@@ -100,7 +107,16 @@ func (g Grants) Lines() []string {
 		"network: " + g.Net,
 	}
 	if len(g.Hidden) > 0 {
-		lines = append(lines, "hidden: "+strings.Join(g.Hidden, ", "))
+		// The secret table is long: name the first few.
+		shown := g.Hidden[:min(len(g.Hidden), maxHiddenShown)]
+		line := "hidden: " + strings.Join(shown, ", ")
+		if n := len(g.Hidden) - len(shown); n > 0 {
+			line += fmt.Sprintf(" and %d more", n)
+		}
+		lines = append(lines, line)
+	}
+	if len(g.Revealed) > 0 {
+		lines = append(lines, "readable although hidden: "+strings.Join(g.Revealed, ", "))
 	}
 	return lines
 }
@@ -110,19 +126,33 @@ func (g Grants) Lines() []string {
 // temp dir ("" without Write).
 func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 	var g grantSet
-	hidden := hiddenPaths(s.Hide)
+	r := s.res
+	hidden := hiddenPaths(r, s.Hide)
 	g.grants.Hidden = slices.Clone(hidden)
 
 	// Everything is readable but the hidden paths and /dev, whose
 	// devices are granted one by one below.
 	readExcluded := append(slices.Clone(hidden), "/dev")
-	if err := expand(&g.rules, "/", accRead, readExcluded); err != nil {
+	if err := expand(&g.rules, "/", true, accRead, readExcluded); err != nil {
 		return g, err
 	}
 	g.grants.Read = "everything except the hidden paths and /dev"
+	for _, p := range s.Reveal {
+		c := r.canonical(p)
+		if !r.exists(c) {
+			continue
+		}
+		for _, h := range hidden {
+			if within(c, h) && !within(p, h) {
+				return g, fmt.Errorf("cannot reveal %s: it resolves to %s, inside hidden %s", p, c, h)
+			}
+		}
+		g.rules = append(g.rules, rule{Path: c, Access: accRead, dir: r.isDir(c)})
+		g.grants.Revealed = append(g.grants.Revealed, p)
+	}
 
 	for _, d := range fixedDevices {
-		if exists(d.Path) {
+		if r.exists(d.Path) {
 			g.rules = append(g.rules, d)
 			g.grants.Devices = append(g.grants.Devices, d.Path)
 		}
@@ -131,7 +161,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		g.rules = append(g.rules, rule{Path: t, Access: accTTY})
 		g.grants.Devices = append(g.grants.Devices, t)
 	}
-	g.rules = append(g.rules, rule{Path: "/dev", Access: accListed})
+	g.rules = append(g.rules, rule{Path: "/dev", Access: accListed, dir: true})
 
 	var writable []string
 	if s.Write {
@@ -145,10 +175,10 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		}
 	}
 	for _, p := range s.ExtraWrite {
-		if !exists(p) {
+		if !r.exists(p) {
 			// Creating p needs rights on its parent.
 			parent := filepath.Dir(p)
-			if !isDir(parent) {
+			if !r.isDir(parent) {
 				return g, fmt.Errorf("cannot grant write access to %s: %s is not a directory", p, parent)
 			}
 			p = parent
@@ -156,24 +186,33 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		writable = append(writable, p)
 	}
 	for _, p := range writable {
-		c := canonical(p)
-		if !exists(c) {
+		c := r.canonical(p)
+		if !r.exists(c) {
 			continue // a cache that does not exist yet
 		}
 		if slices.Contains(g.grants.Write, c) {
 			continue
 		}
 		g.grants.Write = append(g.grants.Write, c)
-		if err := expand(&g.rules, c, accReadWrite, hidden); err != nil {
+		n := len(g.rules)
+		if err := expand(&g.rules, c, r.isDir(c), accReadWrite, hidden); err != nil {
 			return g, err
+		}
+		if len(g.rules) > n && g.rules[n].Path == c && g.rules[n].Access == accListed {
+			// The grant holds a hidden path, so its top was split into
+			// its entries (~/old-data for an approved rm -rf ~/old-data):
+			// it still needs the right to remove them. Rights reach the
+			// whole tree below, so entries of the hidden paths become
+			// removable too, never readable, writable or creatable.
+			g.rules[n].Access |= accRemove
 		}
 	}
 
 	if s.Net {
 		g.grants.Net = "TCP connect and UDP (DNS); no TCP listening"
 		for _, p := range resolverSockets {
-			if exists(p) {
-				g.rules = append(g.rules, rule{Path: p, Access: ll.AccessFSResolveUnix})
+			if r.exists(p) {
+				g.rules = append(g.rules, rule{Path: p, Access: ll.AccessFSResolveUnix, dir: r.isDir(p)})
 			}
 		}
 	} else {
@@ -184,7 +223,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 	}
 	// Rules on non-directories may only hold file rights.
 	for i := range g.rules {
-		if !isDir(g.rules[i].Path) {
+		if !g.rules[i].dir {
 			g.rules[i].Access &= accFile
 		}
 	}
@@ -193,10 +232,10 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 
 // hiddenPaths resolves the hidden paths to the real tree: a hidden
 // symbolic link hides its target too.
-func hiddenPaths(hide []string) []string {
+func hiddenPaths(r *resolver, hide []string) []string {
 	var out []string
 	for _, h := range hide {
-		for _, p := range []string{canonical(h), filepath.Clean(h)} {
+		for _, p := range []string{r.canonical(h), filepath.Clean(h)} {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}
@@ -212,7 +251,7 @@ func hiddenPaths(hide []string) []string {
 // right to list it, and each of its entries is granted (or expanded) in
 // turn. Symbolic links are never granted: the kernel checks their
 // targets, which are granted or not on their own.
-func expand(out *[]rule, dir string, access uint64, excluded []string) error {
+func expand(out *[]rule, dir string, isDir bool, access uint64, excluded []string) error {
 	for _, x := range excluded {
 		if within(dir, x) {
 			return nil // dir is excluded
@@ -226,10 +265,10 @@ func expand(out *[]rule, dir string, access uint64, excluded []string) error {
 		}
 	}
 	if !split {
-		*out = append(*out, rule{Path: dir, Access: access})
+		*out = append(*out, rule{Path: dir, Access: access, dir: isDir})
 		return nil
 	}
-	*out = append(*out, rule{Path: dir, Access: access & accListed})
+	*out = append(*out, rule{Path: dir, Access: access & accListed, dir: true})
 	if len(*out) > maxRules {
 		return fmt.Errorf("hiding needs more than %d rules: hide fewer or narrower paths", maxRules)
 	}
@@ -242,19 +281,9 @@ func expand(out *[]rule, dir string, access uint64, excluded []string) error {
 		if e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
-		if err := expand(out, filepath.Join(dir, e.Name()), access, excluded); err != nil {
+		if err := expand(out, filepath.Join(dir, e.Name()), e.IsDir(), access, excluded); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -57,11 +57,11 @@ var features = []Feature{
 	{Name: "scopes", Needs: "Landlock ABI 6", abi: 6, Required: true,
 		Gap: "signals and abstract unix socket connections to processes outside the sandbox are not refused"},
 	{Name: "unix-sockets", Needs: "Landlock ABI 9", abi: 9,
-		Gap: "pathname unix sockets (docker.sock, ssh-agent, the session bus) can be connected to"},
+		Gap: "pathname unix sockets (docker.sock, ssh-agent, the session bus, tmux, screen, X11) can be connected to: guard drops SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, TMUX, STY, DISPLAY, WAYLAND_DISPLAY and XAUTHORITY from the environment unless kept, but a program that knows a socket's path reaches it"},
 	{Name: "udp", Needs: "Landlock ABI 10", abi: 10, netOnly: true,
 		Gap: "UDP is refused by the seccomp filter only"},
 	{Name: "seccomp", Needs: "seccomp filter for " + runtime.GOARCH, Required: true, netOnly: true,
-		Gap: "UDP, raw, SCTP and MPTCP sockets and io_uring are not refused: without the network grant, DNS and UDP still work"},
+		Gap: "UDP, raw, SCTP and MPTCP sockets, TCP Fast Open and io_uring are not refused (without the network grant, DNS and UDP still work); nor prlimit on guard, TIOCSTI terminal injection or the kernel keyrings"},
 }
 
 // Probe asks the kernel what it supports. It has no side effect.
@@ -86,6 +86,7 @@ func supportFor(abi int, seccomp bool) Support {
 		}
 	}
 	s.Limits = append(s.Limits,
+		"the command lines of other processes (/proc/PID/cmdline) can be read: never put a secret in a command's arguments",
 		"names inside a hidden directory can still be listed (contents cannot be read)",
 		"hard links and bind mounts of a hidden file elsewhere are not hidden",
 		"protected paths are checked and restored after the run, not refused during it",

@@ -3,14 +3,17 @@ package sandbox
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Violation is a change the sandboxed command made to a protected path.
@@ -20,8 +23,11 @@ type Violation struct {
 	// Path is the protected path, or the entry inside a protected
 	// directory, that changed.
 	Path string `json:"path"`
-	// Change is "created", "removed", "modified", "mode changed" or
-	// "replaced" (its type changed, e.g. a file became a symlink).
+	// Change is "created", "removed", "modified", "mode changed",
+	// "linked" (its link count changed: a hard link to it was made or
+	// removed), "replaced" (its type or identity changed, e.g. a file
+	// became a symlink or .git was swapped) or "unreadable" (guard could
+	// not check it, so it was restored from the snapshot).
 	Change string `json:"change"`
 	// Restored reports whether the original state was put back.
 	Restored bool `json:"restored"`
@@ -40,143 +46,361 @@ func (v Violation) String() string {
 	return s + " (not restored)"
 }
 
-// maxProtectBytes bounds how much file content a snapshot keeps in
-// memory; larger files are compared by content but cannot be restored.
-const maxProtectBytes = 64 << 20
+// Bounds on what a snapshot reads: a file is kept (and can be restored)
+// when it is at most maxKeepFile bytes and the run's total stays within
+// maxKeepTotal. Nothing larger is ever read, at the snapshot or at the
+// check: a huge (sparse) file in a protected directory costs a stat.
+const (
+	maxKeepFile  = 1 << 20
+	maxKeepTotal = 32 << 20
+	maxEntries   = 100000 // per protected root
+)
+
+// recentCtime: a file whose status changed this close to the snapshot
+// is compared by content at the check, since a change in the same clock
+// tick would leave its ctime as it was.
+const recentCtime = 2 * time.Second
 
 // node is the state of one file system entry.
 type node struct {
 	mode   fs.FileMode // type and permission bits
-	data   []byte      // regular file content (nil when too large)
-	large  bool        // content not kept
 	size   int64
-	target string // symlink target
+	dev    uint64
+	ino    uint64
+	nlink  uint64
+	ctime  unix.Timespec
 	uid    int
 	gid    int
+	target string // symlink target
+	data   []byte // regular file content, when kept
+	kept   bool
+	// bad: the entry could not be examined (or, for a directory, listed).
+	bad bool
 }
 
-func (a node) same(b node) (bool, string) {
+// compare says how b differs from a ("" when it does not). It never
+// reads a file unless its ctime is too close to the snapshot to tell.
+func (a node) compare(b node, path string, taken time.Time) string {
 	switch {
+	case a.bad != b.bad:
+		return "unreadable"
 	case a.mode.Type() != b.mode.Type():
-		return false, "replaced"
-	case a.mode.IsRegular() && (a.size != b.size || a.large != b.large || !bytes.Equal(a.data, b.data)):
-		return false, "modified"
+		return "replaced"
+	case a.mode.IsDir() && (a.dev != b.dev || a.ino != b.ino):
+		return "replaced"
 	case a.mode.Type() == fs.ModeSymlink && a.target != b.target:
-		return false, "modified"
-	case a.mode.Perm() != b.mode.Perm():
-		return false, "mode changed"
+		return "modified"
+	case a.mode.IsRegular() && a.size != b.size:
+		return "modified"
+	case a.mode.IsRegular() && (a.ino != b.ino || a.dev != b.dev):
+		return "modified"
+	case !a.mode.IsDir() && a.nlink != b.nlink:
+		return "linked"
+	case a.mode.Perm() != b.mode.Perm() || a.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != b.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky):
+		return "mode changed"
+	case a.uid != b.uid || a.gid != b.gid:
+		return "mode changed"
 	}
-	return true, ""
+	if a.mode.IsRegular() {
+		recent := taken.Sub(time.Unix(a.ctime.Unix())) < recentCtime
+		if a.ctime == b.ctime && (!recent || !a.kept) {
+			return ""
+		}
+		if !a.kept {
+			return "modified" // cannot tell without reading it: fail closed
+		}
+		data, ok := readBounded(path, a.size)
+		if !ok || !bytes.Equal(data, a.data) {
+			return "modified"
+		}
+	}
+	return ""
 }
 
-// snapshot is the state of the protected paths before the run: for
-// each root, its entries keyed by path (the root itself included), and
-// the real location of its parent directory.
+// filter says which entries of a protected root are recorded (record)
+// and which directories are entered (descend), by path relative to the
+// root ("." for the root itself).
+type filter func(rel string, dir bool) (record, descend bool)
+
+// everything records a whole tree.
+func everything(string, bool) (bool, bool) { return true, true }
+
+// rootOnly records the root alone: for .git itself, whose identity
+// (device and inode) must not change.
+func rootOnly(rel string, _ bool) (bool, bool) { return rel == ".", false }
+
+// snapshot is the state of the protected paths before the run.
 type snapshot struct {
+	taken time.Time
 	roots []protectedRoot
 }
 
 type protectedRoot struct {
 	path    string
-	parent  string          // canonical parent directory at snapshot time
+	parent  string // canonical parent directory at snapshot time
+	filter  filter
 	entries map[string]node // absent root: empty map
+	// keep is an O_PATH descriptor on a protected directory (.git), so
+	// that guard finds it again wherever the command moved it.
+	keep *os.File
 }
 
-func takeSnapshot(paths []string) (*snapshot, error) {
-	s := &snapshot{}
-	budget := int64(maxProtectBytes)
-	for _, p := range paths {
-		entries, err := scan(p, &budget)
-		if err != nil {
-			return nil, fmt.Errorf("snapshot protected path %s: %w", p, err)
+// budget is what is left of maxKeepTotal.
+type budget struct{ left int64 }
+
+func takeSnapshot(res *resolver, roots []protectRoot) *snapshot {
+	s := &snapshot{taken: time.Now()}
+	b := &budget{left: maxKeepTotal}
+	for _, r := range roots {
+		pr := protectedRoot{path: r.path, parent: res.canonical(filepath.Dir(r.path)), filter: r.filter}
+		pr.entries = scan(r.path, r.filter, b)
+		if r.identity {
+			if f, err := os.OpenFile(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY, 0); err == nil {
+				pr.keep = f
+			}
 		}
-		s.roots = append(s.roots, protectedRoot{path: p, parent: canonical(filepath.Dir(p)), entries: entries})
+		s.roots = append(s.roots, pr)
 	}
-	return s, nil
+	return s
 }
 
-// scan records p and, for a directory, everything beneath it, without
-// following symbolic links.
-func scan(p string, budget *int64) (map[string]node, error) {
-	entries := map[string]node{}
-	err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == p && errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
+// close releases the descriptors the snapshot holds.
+func (s *snapshot) close() {
+	for _, r := range s.roots {
+		if r.keep != nil {
+			r.keep.Close()
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n := node{mode: fi.Mode(), size: fi.Size()}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			n.uid, n.gid = int(st.Uid), int(st.Gid)
-		}
-		switch {
-		case fi.Mode().IsRegular():
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			n.size = int64(len(data))
-			if *budget >= n.size {
-				*budget -= n.size
-				n.data = data
-			} else {
-				// Too large to keep: remember a digest-sized stand-in
-				// so a change is still noticed.
-				n.large = true
-				n.data = digest(data)
-			}
-		case fi.Mode().Type() == fs.ModeSymlink:
-			n.target, err = os.Readlink(path)
-			if err != nil {
-				return err
-			}
-		}
-		entries[path] = n
-		return nil
-	})
-	return entries, err
+	}
 }
+
+// scan records p and what filter selects beneath it, without following
+// symbolic links and without failing: what cannot be examined is
+// recorded as bad. With b nil no file content is read.
+func scan(p string, f filter, b *budget) map[string]node {
+	entries := map[string]node{}
+	var walk func(path, rel string)
+	walk = func(path, rel string) {
+		if len(entries) >= maxEntries {
+			entries[path] = node{bad: true}
+			return
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(path, &st); err != nil {
+			if rel != "." || !errors.Is(err, unix.ENOENT) {
+				entries[path] = node{bad: true}
+			}
+			return
+		}
+		n := statNode(&st)
+		record, descend := f(rel, n.mode.IsDir())
+		if record {
+			switch {
+			case n.mode.Type() == fs.ModeSymlink:
+				t, err := os.Readlink(path)
+				n.target, n.bad = t, err != nil
+			case n.mode.IsRegular() && b != nil && n.size <= maxKeepFile && n.size <= b.left:
+				if data, ok := readBounded(path, n.size); ok {
+					n.data, n.kept = data, true
+					b.left -= n.size
+				}
+			}
+			entries[path] = n
+		}
+		if !n.mode.IsDir() || !descend {
+			return
+		}
+		names, err := readNames(path)
+		if err != nil {
+			n.bad = true
+			entries[path] = n
+			return
+		}
+		for _, name := range names {
+			walk(filepath.Join(path, name), filepath.Join(rel, name))
+		}
+	}
+	walk(p, ".")
+	return entries
+}
+
+func statNode(st *unix.Stat_t) node {
+	n := node{
+		mode:  fs.FileMode(st.Mode & 0o777),
+		size:  st.Size,
+		dev:   st.Dev,
+		ino:   st.Ino,
+		nlink: uint64(st.Nlink),
+		ctime: st.Ctim,
+		uid:   int(st.Uid),
+		gid:   int(st.Gid),
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		n.mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		n.mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		n.mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		n.mode |= fs.ModeSocket
+	case unix.S_IFCHR:
+		n.mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		n.mode |= fs.ModeDevice
+	}
+	if st.Mode&unix.S_ISUID != 0 {
+		n.mode |= fs.ModeSetuid
+	}
+	if st.Mode&unix.S_ISGID != 0 {
+		n.mode |= fs.ModeSetgid
+	}
+	if st.Mode&unix.S_ISVTX != 0 {
+		n.mode |= fs.ModeSticky
+	}
+	return n
+}
+
+// readNames lists a directory, sorted.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// readBounded reads a regular file of the given size without following
+// a symlink, without blocking on a FIFO and never more than size bytes:
+// ok is false when it is not a regular file of that size any more.
+func readBounded(p string, size int64) ([]byte, bool) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil || int64(len(data)) != size {
+		return nil, false
+	}
+	return data, true
+}
+
+// maxPasses bounds re-checking: an entry the command made unreadable is
+// restored in one pass and what it hid is seen in the next.
+const maxPasses = 3
 
 // check compares the protected paths with the snapshot, restores what
-// changed and reports each change.
+// changed and reports each change. The command and everything it
+// started must be gone.
 func (s *snapshot) check() []Violation {
 	var out []Violation
 	for _, r := range s.roots {
-		budget := int64(maxProtectBytes)
-		now, err := scan(r.path, &budget)
-		if err != nil {
-			out = append(out, Violation{Path: r.path, Change: "modified", RestoreErr: err.Error()})
+		if r.keep != nil {
+			if v, ok := r.reclaim(); ok {
+				out = append(out, v)
+			}
 			continue
 		}
-		out = append(out, r.restore(now)...)
+		for pass := 0; pass < maxPasses; pass++ {
+			now := scan(r.path, r.filter, nil)
+			vs := r.restore(now, s.taken)
+			out = append(out, vs...)
+			if !hasBad(now) {
+				break
+			}
+		}
 	}
 	return out
 }
 
-func (r protectedRoot) restore(now map[string]node) []Violation {
+func hasBad(m map[string]node) bool {
+	for _, n := range m {
+		if n.bad {
+			return true
+		}
+	}
+	return false
+}
+
+// reclaim puts a protected directory back when the command moved it
+// away and put something else (a symlink, a "gitdir:" file, another
+// directory) in its place: the replacement is removed and the original,
+// found through the descriptor guard held, is renamed back.
+func (r protectedRoot) reclaim() (Violation, bool) {
+	was := r.entries[r.path]
+	var st unix.Stat_t
+	if err := unix.Lstat(r.path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Dev == was.dev && st.Ino == was.ino {
+		if fs.FileMode(st.Mode&0o7777) == fs.FileMode(uint32(was.mode.Perm())) {
+			return Violation{}, false
+		}
+		v := Violation{Path: r.path, Change: "mode changed"}
+		if err := os.Chmod(r.path, was.mode.Perm()); err != nil {
+			v.RestoreErr = err.Error()
+		} else {
+			v.Restored = true
+		}
+		return v, true
+	}
+	v := Violation{Path: r.path, Change: "replaced"}
+	if canonical(filepath.Dir(r.path)) != r.parent {
+		v.RestoreErr = "its parent directory was replaced"
+		return v, true
+	}
+	cur, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.keep.Fd()))
+	var cst unix.Stat_t
+	if err != nil || cur == r.path || strings.HasSuffix(cur, " (deleted)") || unix.Lstat(cur, &cst) != nil || cst.Ino != was.ino || cst.Dev != was.dev {
+		// Gone: remove the replacement so nothing the command planted is
+		// used; the protected entries in it are recreated from the
+		// snapshot.
+		if err := removeAll(r.path); err != nil {
+			v.RestoreErr = err.Error()
+			return v, true
+		}
+		v.RestoreErr = "the original was deleted; only the protected files in it were recreated"
+		if err := os.Mkdir(r.path, was.mode.Perm()); err != nil {
+			v.RestoreErr = err.Error()
+		}
+		return v, true
+	}
+	if err := removeAll(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.RestoreErr = err.Error()
+		return v, true
+	}
+	if err := os.Rename(cur, r.path); err != nil {
+		v.RestoreErr = err.Error()
+		return v, true
+	}
+	v.Restored = true
+	return v, true
+}
+
+func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation {
 	var out []Violation
 	// Restoring writes as guard, unconfined: never through a parent
 	// directory the command may have swapped for a symlink.
 	parentMoved := canonical(filepath.Dir(r.path)) != r.parent
 
-	// Entries that appeared: remove them, deepest first.
+	// Entries that appeared: remove them, deepest first. They are never
+	// read.
 	var created []string
 	for p := range now {
 		if _, ok := r.entries[p]; !ok {
 			created = append(created, p)
 		}
 	}
-	slices.SortFunc(created, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	slices.SortFunc(created, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
 	for _, p := range created {
 		v := Violation{Path: p, Change: "created"}
 		if parentMoved {
 			v.RestoreErr = "its parent directory was replaced"
-		} else if err := os.RemoveAll(p); err != nil {
+		} else if err := removeAll(p); err != nil {
 			v.RestoreErr = err.Error()
 		} else {
 			v.Restored = true
@@ -195,20 +419,28 @@ func (r protectedRoot) restore(now map[string]node) []Violation {
 		is, present := now[p]
 		change := "removed"
 		if present {
-			same, what := was.same(is)
-			if same {
+			if change = was.compare(is, p, taken); change == "" {
 				continue
 			}
-			change = what
 		}
 		v := Violation{Path: p, Change: change}
 		switch {
 		case parentMoved:
 			v.RestoreErr = "its parent directory was replaced"
-		case was.large:
-			v.RestoreErr = "too large to keep a copy"
+		case was.bad:
+			v.RestoreErr = "it could not be read before the run either"
+		case was.mode.IsRegular() && !was.kept:
+			// Never read: too large to keep. Move the changed file aside
+			// so what the command wrote is not used under this name.
+			aside := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
+			if err := os.Rename(p, aside); err != nil && present {
+				v.RestoreErr = "too large to keep a copy, and could not be moved aside: " + err.Error()
+			} else {
+				v.RestoreErr = "too large to keep a copy; the changed file was moved to " + aside
+			}
 		default:
-			if err := put(p, was, present && is.mode.Type() == was.mode.Type()); err != nil {
+			sameType := present && !is.bad && is.mode.Type() == was.mode.Type() && (!was.mode.IsDir() || is.ino == was.ino)
+			if err := put(p, was, sameType); err != nil {
 				v.RestoreErr = err.Error()
 			} else {
 				v.Restored = true
@@ -222,7 +454,7 @@ func (r protectedRoot) restore(now map[string]node) []Violation {
 // put recreates p as n. With sameType the entry is fixed in place.
 func put(p string, n node, sameType bool) error {
 	if !sameType {
-		if err := os.RemoveAll(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeAll(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -233,7 +465,8 @@ func put(p string, n node, sameType bool) error {
 		}
 	case n.mode.IsRegular():
 		// Write a sibling and rename it over p: p may be a hard link
-		// the command planted, whose other names must not change.
+		// the command planted, whose other names must not change (and
+		// the rename breaks the link).
 		tmp, err := os.CreateTemp(filepath.Dir(p), ".guard-restore-*")
 		if err != nil {
 			return err
@@ -259,7 +492,7 @@ func put(p string, n node, sameType bool) error {
 		return fmt.Errorf("cannot recreate a %v", n.mode.Type())
 	}
 	if n.mode.Type() != fs.ModeSymlink {
-		if err := os.Chmod(p, n.mode.Perm()); err != nil {
+		if err := os.Chmod(p, n.mode&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
 			return err
 		}
 	}
@@ -269,7 +502,18 @@ func put(p string, n node, sameType bool) error {
 	return nil
 }
 
-func digest(b []byte) []byte {
-	h := sha256.Sum256(b)
-	return h[:]
+// removeAll removes a tree the command may have made unreadable or
+// read-only.
+func removeAll(p string) error {
+	if err := os.RemoveAll(p); err == nil {
+		return nil
+	}
+	os.Chmod(p, 0o700)
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
 }

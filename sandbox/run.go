@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -95,7 +93,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		if err != nil {
 			return res, fmt.Errorf("create private temp dir: %w", err)
 		}
-		defer removeTree(tmp)
+		defer removeAll(tmp)
 		env = setEnv(env, "TMPDIR", tmp)
 	}
 
@@ -104,19 +102,26 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		return res, err
 	}
 	res.Grants = gs.grants
-	p := plan{Argv: argv, Env: env, Rules: gs.rules, Net: s.Net}
+	p := plan{Format: planFormat, Argv: argv, Env: env, Rules: gs.rules}
 	if sup.ABI > 0 {
 		p.Landlock = true
 		p.HandledFS, p.HandledNet, p.Scoped = handled(sup.ABI, s.Net)
 	}
-	p.Seccomp = sup.Seccomp
-
-	snap, err := takeSnapshot(s.Protect)
-	if err != nil {
-		return res, err
+	if sup.Seccomp {
+		if p.Filter, err = seccompProgram(s.Net); err != nil {
+			return res, err
+		}
 	}
 
-	st, ps, denials, err := start(ctx, p, s.Dir, stdio)
+	snap := takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
+	defer snap.close()
+
+	st, ps, denials, err := start(ctx, helperPath(), p, s.Dir, stdio)
+	if err == nil && st != nil && st.Stale {
+		// A guard-sandbox-exec from another build: run as before it
+		// existed, re-executing guard itself.
+		st, ps, denials, err = start(ctx, selfExe, p, s.Dir, stdio)
+	}
 	res.Denials = denials
 	res.Violations = snap.check()
 	if err != nil {
@@ -180,7 +185,7 @@ func handled(abi int, net bool) (fsSet, netSet, scoped uint64) {
 // start runs the helper with the plan and waits for the command. It
 // returns the helper's status when the command was not executed, or the
 // command's process state.
-func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.ProcessState, []string, error) {
+func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) (*status, *os.ProcessState, []string, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("sandbox pipe: %w", err)
@@ -195,7 +200,7 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	defer statW.Close()
 
 	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
+		Path:       helper,
 		Args:       []string{"guard-sandbox", p.Argv[0]},
 		Env:        []string{helperEnv + "=1"},
 		Dir:        dir,
@@ -235,12 +240,28 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 
+	if err := becomeSubreaper(); err != nil {
+		return nil, nil, nil, err
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
+	spawnMu.Lock()
+	before, err := children()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		spawnMu.Unlock()
 		return nil, nil, nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
 	pid := cmd.Process.Pid
+	helpers[pid] = true
+	spawnMu.Unlock()
+	defer func() {
+		spawnMu.Lock()
+		delete(helpers, pid)
+		spawnMu.Unlock()
+	}()
 	planR.Close()
 	statW.Close()
 	defer func() {
@@ -258,12 +279,17 @@ func start(ctx context.Context, p plan, dir string, stdio Stdio) (*status, *os.P
 	st, stErr := readStatus(statR)
 
 	waitExit(pid, tty)
-	// Whatever the command left running in its group goes with it.
+	// Whatever the command left running goes with it: its group, and
+	// every descendant that left the group (guard is their subreaper).
 	syscall.Kill(-pid, syscall.SIGKILL)
+	_, reapErr := reapDescendants(pid, before)
 	waitErr := cmd.Wait()
 	var denials []string
 	if watcher != nil {
 		denials = watcher.denials()
+	}
+	if reapErr != nil {
+		return nil, nil, denials, reapErr
 	}
 	if st != nil {
 		return st, nil, denials, nil
@@ -404,20 +430,6 @@ func stdioFiles(stdio Stdio) []*os.File {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-// removeTree removes a temp tree the command may have made read-only.
-func removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
 }
 
 // cldStopped is siginfo's si_code for a stopped child (CLD_STOPPED).

@@ -182,7 +182,7 @@ func TestEnvFiltering(t *testing.T) {
 	f := newFixture(t)
 	spec := f.spec()
 	spec.Env = append(spec.Env,
-		"GITHUB_TOKEN=s1", "GH_TOKEN=s2", "OPENAI_API_KEY=s3", "AWS_REGION=s4",
+		"GITHUB_TOKEN=s1", "GH_TOKEN=s2", "OPENAI_API_KEY=s3", "AWS_SESSION_TOKEN=s4",
 		"DB_PASSWORD=s5", "MY_SECRET=s6", "SSH_AUTH_SOCK=/tmp/agent",
 		"NPM_TOKEN=kept", "EDITOR=vi", "GUARD_SANDBOX_HELPER=1")
 	spec.KeepEnv = []string{"NPM_TOKEN"}
@@ -201,7 +201,7 @@ func TestEnvFiltering(t *testing.T) {
 			t.Errorf("%s passed on", kv)
 		}
 	}
-	want := []string{"AWS_REGION", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_SECRET", "OPENAI_API_KEY", "SSH_AUTH_SOCK"}
+	want := []string{"AWS_SESSION_TOKEN", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_SECRET", "OPENAI_API_KEY", "SSH_AUTH_SOCK"}
 	if !slices.Equal(o.res.DroppedEnv, want) {
 		t.Errorf("DroppedEnv = %v, want %v", o.res.DroppedEnv, want)
 	}
@@ -271,6 +271,11 @@ func TestDenialsAndGrants(t *testing.T) {
 	}
 	if lines := g.Lines(); len(lines) < 3 || !strings.HasPrefix(lines[1], "write: ") {
 		t.Errorf("Lines = %q", lines)
+	}
+	// A long hide list is cut short in the hint.
+	g.Hidden = make([]string, 40)
+	if l := g.Lines()[3]; !strings.HasSuffix(l, " and 34 more") {
+		t.Errorf("hidden line %q", l)
 	}
 }
 

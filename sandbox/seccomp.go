@@ -13,18 +13,57 @@ import (
 // Only little-endian architectures are listed: the filter reads the low
 // 32 bits of each argument at offset 16+8*i.
 type seccompArch struct {
-	audit        uint32 // AUDIT_ARCH_* value in seccomp_data.arch
-	socket       uint32 // socket(2) syscall number
-	ioUringSetup uint32 // io_uring_setup(2) syscall number
-	x32          bool   // syscall numbers with bit 30 set are the x32 ABI
+	audit uint32 // AUDIT_ARCH_* value in seccomp_data.arch
+	x32   bool   // syscall numbers with bit 30 set are the x32 ABI
+	nr    map[string]uint32
 }
 
 // seccompArches are the architectures guard can filter; on any other
-// the filter is not installed and Probe reports it missing.
+// the filter is not installed and Probe reports it missing. The syscall
+// numbers are this table's, not the build's, so both filters can be
+// tested on either machine.
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true},
-	"arm64": {audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425},
+	"amd64": {audit: unix.AUDIT_ARCH_X86_64, x32: true, nr: map[string]uint32{
+		"socket": 41, "ioctl": 16, "io_uring_setup": 425,
+		"keyctl": 250, "add_key": 248, "request_key": 249,
+		"prlimit64": 302, "sched_setaffinity": 203, "sched_setscheduler": 144,
+		"sched_setparam": 142, "sched_setattr": 314,
+		"setpriority": 141, "ioprio_set": 251,
+	}},
+	"arm64": {audit: unix.AUDIT_ARCH_AARCH64, nr: map[string]uint32{
+		"socket": 198, "ioctl": 29, "io_uring_setup": 425,
+		"keyctl": 219, "add_key": 217, "request_key": 218,
+		"prlimit64": 261, "sched_setaffinity": 122, "sched_setscheduler": 119,
+		"sched_setparam": 118, "sched_setattr": 274,
+		"setpriority": 140, "ioprio_set": 30,
+	}},
 }
+
+// refusedSyscalls are refused outright: io_uring can open sockets
+// without socket(2); the kernel keyrings hold the session's secrets and
+// are not confined by Landlock.
+var refusedSyscalls = []string{"io_uring_setup", "keyctl", "add_key", "request_key"}
+
+// selfOnlySyscalls change a resource of the process named by their
+// first argument; only 0 (the caller) is allowed. Landlock does not
+// confine them, and on guard (same user) they would let the command
+// make guard unable to restore anything: prlimit64 lowering guard's
+// RLIMIT_NOFILE, RLIMIT_FSIZE or RLIMIT_CPU, or starving it of CPU.
+var selfOnlySyscalls = []string{"prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr"}
+
+// whoSyscalls take (which, who): only who 0 is allowed, and never
+// which 2 for setpriority / 3 for ioprio_set (the user: every process
+// of the user, guard included).
+var whoSyscalls = []struct {
+	name string
+	user uint32 // the "which" value that names a user
+}{{"setpriority", unix.PRIO_USER}, {"ioprio_set", 3}}
+
+// refusedIoctls are terminal requests that inject input or act on the
+// console: TIOCSTI pushes bytes into the terminal's input queue (a
+// sandboxed program could type "y" into guard's next prompt, or a
+// command into the user's shell), TIOCLINUX can paste the selection.
+var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
 
 // Offsets in struct seccomp_data.
 const (
@@ -46,11 +85,16 @@ const (
 // seccompFilter builds the filter. It refuses with EPERM (so programs
 // fall back or fail cleanly):
 //
-//   - io_uring_setup, always: io_uring can open sockets without socket(2);
+//   - refusedSyscalls, always;
+//   - selfOnlySyscalls and whoSyscalls aimed at another process;
+//   - ioctl with a refusedIoctls request;
 //   - socket(AF_INET/AF_INET6, …, IPPROTO_MPTCP), always: Landlock's TCP
 //     rules do not cover MPTCP, and Go ≥ 1.24 falls back to TCP;
-//   - any AF_INET/AF_INET6 socket but a TCP stream socket, and with net
-//     a UDP/ICMP datagram socket;
+//   - without net, every AF_INET/AF_INET6 socket: Landlock only sees
+//     connect(2), and TCP Fast Open (sendto with MSG_FASTOPEN) connects
+//     without it;
+//   - with net, any AF_INET/AF_INET6 socket but a TCP stream socket or a
+//     UDP/ICMP datagram socket;
 //   - any other family but AF_UNIX and AF_NETLINK (packet, vsock, …);
 //   - every x32 syscall.
 //
@@ -64,27 +108,57 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 	if a.x32 {
 		p.jset(x32Bit, "deny", "")
 	}
-	p.jeq(a.ioUringSetup, "deny", "")
-	p.jeq(a.socket, "", "allow")
+	for _, name := range refusedSyscalls {
+		p.jeq(a.nr[name], "deny", "")
+	}
+	for _, name := range selfOnlySyscalls {
+		p.jeq(a.nr[name], "arg0-self", "")
+	}
+	for _, w := range whoSyscalls {
+		p.jeq(a.nr[w.name], "who-"+w.name, "")
+	}
+	p.jeq(a.nr["ioctl"], "ioctl", "")
+	p.jeq(a.nr["socket"], "", "allow")
 
 	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	p.jeq(unix.AF_UNIX, "allow", "")
 	p.jeq(unix.AF_NETLINK, "allow", "")
-	p.jeq(unix.AF_INET, "inet", "")
-	p.jeq(unix.AF_INET6, "inet", "deny")
+	if !net {
+		p.jeq(unix.AF_INET, "deny", "")
+		p.jeq(unix.AF_INET6, "deny", "deny")
+	} else {
+		p.jeq(unix.AF_INET, "inet", "")
+		p.jeq(unix.AF_INET6, "inet", "deny")
 
-	p.label("inet")
-	p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-	p.jeq(unix.IPPROTO_MPTCP, "deny", "")
-	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
-	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockType})
-	if net {
+		p.label("inet")
+		p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		p.jeq(unix.IPPROTO_MPTCP, "deny", "")
+		p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockType})
 		p.jeq(unix.SOCK_DGRAM, "allow", "")
+		p.jeq(unix.SOCK_STREAM, "", "deny")
+		p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		p.jeq(0, "allow", "")
+		p.jeq(unix.IPPROTO_TCP, "allow", "deny")
 	}
-	p.jeq(unix.SOCK_STREAM, "", "deny")
-	p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-	p.jeq(0, "allow", "")
-	p.jeq(unix.IPPROTO_TCP, "allow", "deny")
+
+	p.label("arg0-self")
+	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	p.jeq(0, "allow", "deny")
+
+	for _, w := range whoSyscalls {
+		p.label("who-" + w.name)
+		p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+		p.jeq(w.user, "deny", "")
+		p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		p.jeq(0, "allow", "deny")
+	}
+
+	p.label("ioctl")
+	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	for _, req := range refusedIoctls {
+		p.jeq(req, "deny", "")
+	}
 
 	p.label("allow")
 	p.op(bpf.RetConstant{Val: retAllow})
@@ -95,22 +169,28 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 	return p.assemble()
 }
 
-// installSeccomp installs the filter on every thread (TSYNC) after
-// setting no_new_privs on the calling thread, which the caller must have
-// locked and must exec from.
-func installSeccomp(net bool) error {
+// seccompProgram is the filter for this machine's architecture, as the
+// kernel takes it.
+func seccompProgram(net bool) ([]unix.SockFilter, error) {
 	a, ok := seccompArches[runtime.GOARCH]
 	if !ok {
-		return fmt.Errorf("seccomp filter: unsupported architecture %s", runtime.GOARCH)
+		return nil, fmt.Errorf("seccomp filter: unsupported architecture %s", runtime.GOARCH)
 	}
 	raw, err := seccompFilter(a, net)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
+	return filter, nil
+}
+
+// installSeccomp installs the filter on every thread (TSYNC) after
+// setting no_new_privs on the calling thread, which the caller must have
+// locked and must exec from.
+func installSeccomp(filter []unix.SockFilter) error {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -38,6 +37,11 @@ type Spec struct {
 	// Hide lists absolute paths whose contents must not be readable (nor
 	// writable): secrets and guard's own config and state.
 	Hide []string
+	// Reveal lists absolute paths that Hide would hide but that this run
+	// may read (never write): guard's own policy and settings, or a
+	// tool's credentials the command was approved to use. A revealed
+	// path whose real location lies in another hidden path is refused.
+	Reveal []string
 	// Protect lists absolute paths that must not change, even inside a
 	// writable tree. They are checked after the run, restored when
 	// changed, and each change is reported as a Violation.
@@ -51,6 +55,8 @@ type Spec struct {
 	// Env is the environment to filter and pass on; nil means
 	// os.Environ().
 	Env []string
+
+	res *resolver // set by validate: this run's path resolutions
 }
 
 // Stdio are the child's standard streams. A nil reader or writer is
@@ -80,20 +86,18 @@ func (s Spec) validate() (Spec, error) {
 	if s.Workspace == "" || !filepath.IsAbs(s.Workspace) {
 		return s, fmt.Errorf("workspace %q is not an absolute path", s.Workspace)
 	}
+	s.res = newResolver()
 	s.Home = filepath.Clean(s.Home)
 	s.Workspace = filepath.Clean(s.Workspace)
-	ws, err := filepath.EvalSymlinks(s.Workspace)
-	if err != nil {
-		return s, fmt.Errorf("workspace: %w", err)
-	}
-	fi, err := os.Stat(ws)
+	ws := s.res.canonical(s.Workspace)
+	fi, err := s.res.stat(ws)
 	if err != nil {
 		return s, fmt.Errorf("workspace: %w", err)
 	}
 	if !fi.IsDir() {
 		return s, fmt.Errorf("workspace %s is not a directory", s.Workspace)
 	}
-	home := canonical(s.Home)
+	home := s.res.canonical(s.Home)
 	if s.Write && (ws == "/" || within(home, ws) || within(s.Home, s.Workspace)) {
 		// Only a writable workspace is dangerous there: a read-only run
 		// grants nothing in it.
@@ -106,7 +110,7 @@ func (s Spec) validate() (Spec, error) {
 	if !filepath.IsAbs(s.Dir) {
 		return s, fmt.Errorf("working directory %q is not an absolute path", s.Dir)
 	}
-	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Protect} {
+	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Reveal, s.Protect} {
 		for i, p := range list {
 			if !filepath.IsAbs(p) {
 				return s, fmt.Errorf("path %q is not absolute", p)
@@ -115,7 +119,7 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	for _, h := range s.Hide {
-		ch := canonical(h)
+		ch := s.res.canonical(h)
 		switch {
 		case within(ws, ch):
 			return s, fmt.Errorf("refusing workspace %s: it lies inside hidden path %s", s.Workspace, h)

@@ -168,8 +168,9 @@ var doctorFeatureRows = map[string][]struct{ name, enforces string }{
 	"unix-sockets": {{"unix-sockets", "connecting to pathname unix sockets outside the grants is refused"}},
 	"udp":          {{"udp (landlock)", "UDP is confined by Landlock as well as by the seccomp filter"}},
 	"seccomp": {
-		{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant"},
+		{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant, and every inet socket (TCP Fast Open connects without connect(2))"},
 		{"mptcp/io_uring", "MPTCP sockets (which Landlock's TCP rules do not see) and io_uring are refused"},
+		{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection and the kernel keyrings are refused"},
 	},
 }
 
@@ -178,7 +179,7 @@ var doctorFeatureRows = map[string][]struct{ name, enforces string }{
 var doctorLimits = []string{
 	"chmod, chown, utimes and extended attributes of files the command can reach are not confined (protected paths are still checked after the run)",
 	"stat(2) of any path, and reads of /proc files that are not per-process, are allowed",
-	"a process that leaves the command's process group (setsid) can outlive the run and change a protected path after the check",
+	"if guard itself is killed with SIGKILL, the command dies with it but processes it started keep running (still confined) and protected paths are not checked; otherwise nothing the command started outlives it",
 }
 
 // doctorRootLimit applies when guard runs as root.

@@ -288,7 +288,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	sb := a.Verdict.Sandbox
 	spec := sandbox.Spec{
 		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Protect: sb.Protect,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: sb.Reveal, Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
 	}
 	start := time.Now()
@@ -330,8 +330,11 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		rec.Violations = append(rec.Violations, v.String())
 		restored = restored && v.Restored
 	}
-	if len(res.Violations) > 0 && code == 0 {
-		code = 1
+	if len(res.Violations) > 0 {
+		if code == 0 {
+			code = 1
+		}
+		rec.Note = "protected paths changed: " + strings.Join(rec.Violations, "; ")
 	}
 	// The record carries the status guard itself returns.
 	rec.Exit = &code
@@ -343,7 +346,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	if len(res.Violations) > 0 {
 		what := "were restored"
 		if !restored {
-			what = "were restored where possible (see 'not restored' above)"
+			what = "were changed and not all could be restored (see above): check them before you run git or open a new shell"
 		}
 		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) %s; writing them needs its own approval\n", what)
 	}

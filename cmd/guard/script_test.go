@@ -75,6 +75,8 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			switch cond {
 			case "landlock":
 				return landlockABI() >= 6, nil
+			case "abi9":
+				return landlockABI() >= 9, nil
 			case "root":
 				return os.Geteuid() == 0, nil
 			}

@@ -1,0 +1,19 @@
+// Command guard-sandbox-exec is guard's sandbox helper: guard starts it
+// with a plan on a pipe, and it confines itself (Landlock, seccomp) and
+// execs the command. It is a separate, small binary only because it
+// starts faster than guard itself; without it guard re-executes itself.
+// Install it next to guard: go install github.com/guard-sh/guard/cmd/...@latest
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/guard-sh/guard/sandbox"
+)
+
+func main() {
+	sandbox.ChildMain()
+	fmt.Fprintln(os.Stderr, "guard-sandbox-exec: error: this is guard's sandbox helper; run guard instead")
+	os.Exit(125)
+}

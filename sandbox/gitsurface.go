@@ -1,0 +1,259 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// protectRoot is one protected path and what of it is checked.
+type protectRoot struct {
+	path   string
+	filter filter
+	// identity: a directory whose device and inode must not change
+	// (.git): if the command moves it away, it is moved back.
+	identity bool
+}
+
+// Git runs code from more places than .git/hooks and .git/config: a
+// protected .git/hooks or .git/config in Spec.Protect stands for every
+// code-bearing path of that repository, as git resolves them.
+//
+//   - .git itself (device and inode): swapped for a symlink, a
+//     "gitdir:" file or another directory, it is put back;
+//   - when .git is a "gitdir:" file or a symlink, that file and the
+//     directory it names;
+//   - in the git directory and in its commondir: config,
+//     config.worktree, hooks/ and commondir; every config,
+//     config.worktree, commondir and hooks/ under modules/ (submodules)
+//     and worktrees/;
+//   - the directory core.hooksPath names in those config files.
+//
+// Each may be absent before the run: then creating it is a violation.
+
+// gitCodeNames are the files under a git directory that make git run
+// code or point it elsewhere.
+var gitCodeNames = []string{"config", "config.worktree", "commondir"}
+
+// gitDataDirs are never entered when looking for code-bearing files:
+// they hold data, and can be large.
+var gitDataDirs = []string{"objects", "refs", "logs", "lfs", "info", "rr-cache", "branches"}
+
+// gitCode selects the code-bearing files under modules/ and worktrees/.
+func gitCode(rel string, dir bool) (record, descend bool) {
+	if rel == "." {
+		return false, true
+	}
+	parts := strings.Split(rel, "/")
+	if slices.Contains(parts[:len(parts)-1], "hooks") {
+		return true, true
+	}
+	base := parts[len(parts)-1]
+	if dir {
+		if base == "hooks" {
+			return true, true
+		}
+		return false, !slices.Contains(gitDataDirs, base)
+	}
+	return slices.Contains(gitCodeNames, base), false
+}
+
+// gitDirOf reports the .git a protected path stands for: p is
+// <repo>/.git/hooks or <repo>/.git/config.
+func gitDirOf(p string) (string, bool) {
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if (base == "hooks" || base == "config") && filepath.Base(dir) == ".git" {
+		return dir, true
+	}
+	return "", false
+}
+
+// gitSurfaces lists the protected roots of the repository whose .git is
+// dotgit, in the order they must be checked (.git itself first).
+func gitSurfaces(r *resolver, dotgit, home string) []protectRoot {
+	var out []protectRoot
+	add := func(r protectRoot) {
+		if !slices.ContainsFunc(out, func(o protectRoot) bool { return o.path == r.path }) {
+			out = append(out, r)
+		}
+	}
+	worktree := filepath.Dir(dotgit)
+	gitdir := dotgit
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		// No repository yet: one the command creates is its own. The
+		// paths the profile named stay protected (absent).
+		add(protectRoot{path: filepath.Join(dotgit, "hooks"), filter: everything})
+		add(protectRoot{path: filepath.Join(dotgit, "config"), filter: everything})
+		return out
+	case fi.IsDir():
+		add(protectRoot{path: dotgit, filter: rootOnly, identity: true})
+	default:
+		// A "gitdir:" file or a symlink: protect it, and follow it.
+		add(protectRoot{path: dotgit, filter: everything})
+		if fi.Mode()&os.ModeSymlink != 0 {
+			gitdir = r.canonical(dotgit)
+		} else if t, ok := readGitPointer(dotgit, "gitdir:"); ok {
+			gitdir = resolveFrom(worktree, t)
+		}
+	}
+	dirs := []string{gitdir}
+	if t, ok := readGitPointer(filepath.Join(gitdir, "commondir"), ""); ok {
+		if c := resolveFrom(gitdir, t); c != gitdir {
+			dirs = append(dirs, c)
+		}
+	}
+	for _, d := range dirs {
+		for _, name := range []string{"config", "config.worktree", "commondir", "hooks"} {
+			add(protectRoot{path: filepath.Join(d, name), filter: everything})
+		}
+		for _, name := range []string{"modules", "worktrees"} {
+			add(protectRoot{path: filepath.Join(d, name), filter: gitCode})
+		}
+	}
+	for _, d := range dirs {
+		for _, cfg := range []string{"config", "config.worktree"} {
+			if hp, ok := hooksPath(filepath.Join(d, cfg)); ok {
+				add(protectRoot{path: expandHooksPath(hp, worktree, home), filter: everything})
+			}
+		}
+	}
+	return out
+}
+
+// maxPointer bounds how much of a "gitdir:" or commondir file is read.
+const maxPointer = 4096
+
+// readGitPointer reads a one-line pointer file (".git" holding
+// "gitdir: PATH", or commondir holding PATH), bounded.
+func readGitPointer(p, prefix string) (string, bool) {
+	data, ok := readSmall(p, maxPointer)
+	if !ok {
+		return "", false
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	s, ok := strings.CutPrefix(strings.TrimSpace(string(line)), prefix)
+	s = strings.TrimSpace(s)
+	return s, ok && s != ""
+}
+
+// readSmall reads a regular file of at most limit bytes.
+func readSmall(p string, limit int64) ([]byte, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, false
+	}
+	return readBounded(p, fi.Size())
+}
+
+func resolveFrom(base, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// maxConfig bounds how much of a git config file is parsed for
+// core.hooksPath; a larger one is still protected, just not parsed.
+const maxConfig = 1 << 20
+
+// hooksPath finds core.hooksPath in a git config file (the last one
+// wins, as in git).
+func hooksPath(cfg string) (string, bool) {
+	data, ok := readSmall(cfg, maxConfig)
+	if !ok {
+		return "", false
+	}
+	section, found := "", ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, maxConfig)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			section = strings.ToLower(strings.TrimSpace(name))
+			if i := strings.IndexByte(line, ']'); i >= 0 {
+				line = strings.TrimSpace(line[i+1:])
+			} else {
+				line = ""
+			}
+		}
+		if section != "core" || line == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(key), "hookspath") {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		if i := strings.IndexAny(val, "#;"); i >= 0 && !strings.HasPrefix(val, `"`) {
+			val = strings.TrimSpace(val[:i])
+		}
+		found = strings.Trim(val, `"`)
+	}
+	return found, found != ""
+}
+
+// expandHooksPath resolves core.hooksPath as git does for a repository
+// with a work tree: "~/" is the home directory, a relative path is
+// relative to the work tree.
+func expandHooksPath(p, worktree, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	return resolveFrom(worktree, p)
+}
+
+// protectRoots turns Spec.Protect into the roots to snapshot, keeping
+// only those a writable grant can reach: Landlock already refuses
+// changes to the others.
+func protectRoots(s Spec, writable []string) []protectRoot {
+	var roots []protectRoot
+	seen := map[string]bool{}
+	add := func(r protectRoot) {
+		if seen[r.path] || !reachable(s.res, r.path, writable) {
+			return
+		}
+		seen[r.path] = true
+		roots = append(roots, r)
+	}
+	// Both .git/hooks and .git/config protected: the whole repository's
+	// code surfaces are. The review lifts one of them when the command
+	// was approved to write it; then only the other stays protected.
+	gitDirs := map[string]int{}
+	for _, p := range s.Protect {
+		if g, ok := gitDirOf(p); ok {
+			gitDirs[g]++
+		}
+	}
+	for _, p := range s.Protect {
+		if g, ok := gitDirOf(p); ok && gitDirs[g] == 2 {
+			if !seen["git:"+g] {
+				seen["git:"+g] = true
+				for _, r := range gitSurfaces(s.res, g, s.Home) {
+					add(r)
+				}
+			}
+			continue
+		}
+		add(protectRoot{path: p, filter: everything})
+	}
+	return roots
+}
+
+// reachable reports whether a writable tree holds p (by its name or by
+// its real location).
+func reachable(res *resolver, p string, writable []string) bool {
+	c := res.canonical(p)
+	for _, w := range writable {
+		if within(p, w) || within(c, w) {
+			return true
+		}
+	}
+	return false
+}

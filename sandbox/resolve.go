@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// resolver resolves symbolic links and stats paths once per run: the
+// hide, reveal, write and protect lists name the same home directory
+// prefixes dozens of times, and each is needed by validation, the
+// grants and the snapshot. It is used before the command starts only;
+// the check after the run resolves afresh.
+type resolver struct {
+	canon map[string]string
+	info  map[string]statResult
+}
+
+type statResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+func newResolver() *resolver {
+	return &resolver{canon: map[string]string{}, info: map[string]statResult{}}
+}
+
+// maxLinks bounds symbolic link resolution, as the kernel does.
+const maxLinks = 40
+
+// canonical resolves symbolic links in p as far as p exists, like
+// filepath.EvalSymlinks, remembering every prefix it resolved.
+func (r *resolver) canonical(p string) string {
+	if r == nil {
+		return canonical(p)
+	}
+	return r.resolve(filepath.Clean(p), 0)
+}
+
+func (r *resolver) resolve(p string, depth int) string {
+	if p == "/" || p == "." || p == "" {
+		return p
+	}
+	if c, ok := r.canon[p]; ok {
+		return c
+	}
+	parent := r.resolve(filepath.Dir(p), depth)
+	c := filepath.Join(parent, filepath.Base(p))
+	if fi, err := os.Lstat(c); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+		if t, err := os.Readlink(c); err == nil {
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(parent, t)
+			}
+			c = r.resolve(filepath.Clean(t), depth+1)
+		}
+	}
+	r.canon[p] = c
+	return c
+}
+
+// stat is os.Stat, remembered.
+func (r *resolver) stat(p string) (fs.FileInfo, error) {
+	if r == nil {
+		return os.Stat(p)
+	}
+	if s, ok := r.info[p]; ok {
+		return s.fi, s.err
+	}
+	fi, err := os.Stat(p)
+	r.info[p] = statResult{fi, err}
+	return fi, err
+}
+
+func (r *resolver) exists(p string) bool {
+	_, err := r.stat(p)
+	return err == nil
+}
+
+func (r *resolver) isDir(p string) bool {
+	fi, err := r.stat(p)
+	return err == nil && fi.IsDir()
+}
