@@ -37,6 +37,7 @@ type builder struct {
 	anchor *span           // nested text reports positions of the outer word
 	seen   map[string]bool // effect dedupe
 	src    string          // the top-level text
+	net    bool            // an effect since the last reset exchanged data with the network
 }
 
 type span struct{ pos, end int }
@@ -480,6 +481,7 @@ func (b *builder) add(e Effect, sp span) {
 		sp = *b.anchor
 	}
 	e.Pos, e.End = sp.pos, sp.end
+	b.net = b.net || netCap(e.Cap)
 	key := string(e.Cap) + "|" + e.Rule + "|" + e.Target + "|" + string(e.Class) + "|" + strconv.Itoa(e.Pos)
 	if b.seen[key] {
 		return
@@ -502,6 +504,9 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 	e := Effect{Cap: c, Rule: rule, Program: prog, Target: target, Class: class}
 	e.Msg = fmt.Sprintf("%s %s", verb, describeTarget(target, class))
 	b.add(e, sp)
+	if c == CapWrite {
+		b.markWrite(rule, f, st)
+	}
 }
 
 // classify resolves a field to a path and its class. Globs class by their

@@ -104,9 +104,14 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	sp2 := sp
 	s := specFor(prog)
 	if s == nil {
-		return b.unknownProgram(prog, argv[1:], st, in, sp2)
+		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
-	return b.apply(s, &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via})
+	c := &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via}
+	if runnerInputs[prog] != nil {
+		c.a = parseArgs(c.fs, s.val, s.posix)
+		b.runnerCheck(prog, c)
+	}
+	return b.apply(s, c)
 }
 
 func inBinDir(dir string) bool {
@@ -157,6 +162,8 @@ func (b *builder) apply(s *spec, c *call) stream {
 			return b.apply(sub, &nc)
 		}
 	}
+	prevNet := b.net
+	b.net = false
 	b.rows(s, c)
 	// What it writes to stdout: its declared kind, else data guard cannot see.
 	out := stream{kind: streamUnknown}
@@ -174,6 +181,8 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out = o
 		}
 	}
+	out = b.taintOut(out, c)
+	b.net = prevNet || b.net
 	return out
 }
 
@@ -255,7 +264,7 @@ func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, 
 // reviewScriptFile reads a shell script and profiles its contents. source
 // runs it in the current shell.
 func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) stream {
-	if w, written := st.files[abs]; ok && written {
+	if w, written := st.written(abs); ok && written {
 		// Written earlier on this line: review what was written.
 		switch {
 		case w.tainted():

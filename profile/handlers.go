@@ -259,8 +259,10 @@ func hInterp(codeFlags string) handler {
 				return stream{kind: streamUnknown}
 			}
 			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
-				if w, ok := c.st.files[p]; ok && w.tainted() {
+				if w, ok := c.st.written(p); ok && w.tainted() {
 					b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Program: c.prog, Target: p, Msg: "runs a script written earlier on this line from the network or from decoded data"}, c.sp)
+				} else if ok {
+					b.runnerFound(c.prog, p, w, c)
 				}
 			}
 			t, class := b.classify(f, c.st)
@@ -718,12 +720,17 @@ func hCat(b *builder, c *call) stream {
 // hCurl: data options that name files (-d @file, -F name=@file or <file)
 // read those files to send them; -o FILE is network data for later.
 func hCurl(b *builder, c *call) stream {
+	var outDir field
+	if ds := c.a.values("--output-dir"); len(ds) > 0 {
+		outDir = ds[0]
+	}
 	for _, f := range c.a.values("-o", "--output") {
 		if f.known && f.val != "-" {
-			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
-				c.st.wrote(p, stream{kind: streamNetwork})
-			}
+			b.downloaded(c.st, outDir, f.val)
 		}
+	}
+	if c.a.has("-O", "--remote-name", "--remote-name-all") {
+		b.defaultDownloads(c, "--output-dir")
 	}
 	for _, v := range c.a.values("-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form") {
 		if !v.known {
@@ -767,6 +774,9 @@ func hTee(b *builder, c *call) stream {
 
 // hWget: -O FILE writes the download there; -O - writes it to stdout.
 func hWget(b *builder, c *call) stream {
+	if !c.a.has("-O", "--output-document") {
+		b.defaultDownloads(c, "-P", "--directory-prefix")
+	}
 	for _, f := range c.a.values("-O", "--output-document") {
 		if f.known && f.val != "-" {
 			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {

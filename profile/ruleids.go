@@ -60,6 +60,12 @@ func collectRules() {
 	for _, id := range handlerRules {
 		ruleSet[id] = true
 	}
+	for _, id := range handlerRulesV2 {
+		ruleSet[id] = true
+	}
+	for _, s := range v2Tables() {
+		walk(s)
+	}
 	for id := range ruleSet {
 		ruleList = append(ruleList, id)
 	}

@@ -101,13 +101,17 @@ func table() map[string]*spec {
 		"base64":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
 		"base32":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
 		"gunzip":  {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
-		"openssl": {val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")},
+		"openssl": subs(&spec{val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")}, map[string]*spec{
+			// TLS and DTLS clients receive data from the network.
+			"s_client": {val: "-connect -host -port -servername -proxy -cert -key -CAfile -starttls", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a TLS connection"}}},
+			"s_time":   {val: "-connect", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens TLS connections"}}},
+		}),
 
 		// Writers in the workspace.
 		"touch":    {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
 		"mkdir":    {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
-		"cp":       {val: "-t --target-directory -S --suffix --backup", rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"mv":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"cp":       {val: "-t --target-directory -S --suffix --backup", fn: hCopy, rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":       {val: "-t --target-directory -S --suffix", fn: hCopy, rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install":  {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
 		"ln":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
@@ -197,12 +201,6 @@ func table() map[string]*spec {
 		"python2": {val: "-c -m -W", fn: hInterp("-c")},
 		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
-		"deno": {fn: func(b *builder, c *call) stream {
-			if len(c.a.ops) > 0 && c.a.ops[0].val == "eval" {
-				b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
-			}
-			return stream{kind: streamUnknown}
-		}},
 		"bun":       {val: "-e --eval", fn: hInterp("-e --eval")},
 		"perl":      {val: "-e -E -M -I -x", fn: hInterp("-e -E")},
 		"ruby":      {val: "-e -r -I -C", fn: hInterp("-e")},
@@ -223,6 +221,9 @@ func table() map[string]*spec {
 		t[k] = v
 	}
 	for k, v := range devTable() {
+		t[k] = v
+	}
+	for k, v := range taintTable() {
 		t[k] = v
 	}
 	t["git"] = gitSpec()

@@ -111,6 +111,7 @@ func devTable() map[string]*spec {
 		"code": exec("opens an editor"), "vim": exec("opens an editor"), "nvim": exec("opens an editor"), "nano": exec("opens an editor"), "emacs": exec("opens an editor"), "vi": exec("opens an editor"),
 		"go": subs(exec("runs the Go tool"), map[string]*spec{
 			"get":     fetch("downloads Go modules"),
+			"run":     {fn: hGoRun, rows: []row{{"dev.build", CapExec, "", "", "runs the Go tool"}}},
 			"install": fetch("downloads, builds and installs a Go program"),
 			"mod":     subs(exec("maintains go.mod"), map[string]*spec{"download": fetch("downloads Go modules"), "tidy": fetch("downloads Go modules and rewrites go.mod"), "vendor": fetch("downloads Go modules into vendor/")}),
 			"clean":   {rows: []row{{"dev.clean-cache", CapDelete, "-cache|-modcache|-testcache|-fuzzcache", "", "deletes Go's caches"}}},

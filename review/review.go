@@ -132,7 +132,11 @@ func EffectLevel(e profile.Effect) Level {
 			return B
 		}
 		return A
-	case profile.CapDiscard, profile.CapFetch, profile.CapSend, profile.CapReveal, profile.CapDynamic,
+	case profile.CapQuery:
+		// A read-only query by a known client: A, with the network and that
+		// client's credential read-only for this command (see deriveSandbox).
+		return A
+	case profile.CapDesktop, profile.CapDiscard, profile.CapFetch, profile.CapSend, profile.CapReveal, profile.CapDynamic,
 		profile.CapProcess, profile.CapLookalike, profile.CapEnvHijack:
 		return B
 	case profile.CapPublish, profile.CapPrivilege, profile.CapSystem, profile.CapPersistence, profile.CapSecrets,

@@ -1,0 +1,13 @@
+package profile
+
+// handlerRulesV2 are the rule ids that review v2's handlers emit from code
+// (taint, hidden targets, secrets, allow-listed tools, friction rows).
+var handlerRulesV2 = []string{
+	"exec.remote-code", "exec.runs-downloaded", "exec.runs-written", "pkg.exec", "pkg.manifest-edit",
+}
+
+// v2Tables are the specs that are reachable only through v2 handlers (not
+// from the command table), so their row ids are registered too.
+func v2Tables() []*spec {
+	return nil
+}
