@@ -207,6 +207,8 @@ func (a args) selectTargets(sel string) []field {
 		switch {
 		case s == "ops":
 			out = append(out, a.ops...)
+		case s == "op0" && len(a.ops) > 0:
+			out = append(out, a.ops[0])
 		case s == "ops1" && len(a.ops) > 1:
 			out = append(out, a.ops[1:]...)
 		case s == "ops2" && len(a.ops) > 2:

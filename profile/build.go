@@ -57,6 +57,9 @@ type state struct {
 	// known text, or data from the network or decoding. Shared by every
 	// scope, like the file system.
 	files map[string]stream
+	// links are the symlinks earlier commands on the line made: link →
+	// target, both absolute. Shared like files.
+	links map[string]string
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -90,7 +93,7 @@ func (s *state) setArgs(args []field) {
 }
 
 func (b *builder) initialState() *state {
-	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}}
+	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}, links: map[string]string{}}
 	for k, v := range b.ctx.Env {
 		v := v
 		st.vars[k] = &v
@@ -111,7 +114,7 @@ func (b *builder) initialState() *state {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files}
+	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files, links: s.links}
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
@@ -518,6 +521,12 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	if f.proc {
 		return "a process substitution", ClassNull
 	}
+	if f.glob || !f.known {
+		// Principle 10: what a pattern could name, it names.
+		if t, cl, ok := b.worstCase(f, st); ok {
+			return t, cl
+		}
+	}
 	if !f.known {
 		return f.display(), ClassUnknown
 	}
@@ -529,6 +538,7 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	if !ok {
 		return f.display(), ClassUnknown
 	}
+	abs = st.follow(abs)
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {

@@ -36,6 +36,9 @@ type Context struct {
 
 	mu      sync.Mutex
 	symlink map[string]string // EvalSymlinks results, per path
+
+	candOnce sync.Once
+	cands    []candidate // locations a pattern may name (secrets_v2.go)
 }
 
 // locations are the context's absolute location tables, computed once.
@@ -49,15 +52,28 @@ func (c *Context) tables() *locations {
 		if c.Home == "" {
 			return
 		}
+		// The tables depend only on the home directory: computed once per
+		// home for the process (a hook server reviews many commands).
+		if v, ok := homeTables.Load(c.Home); ok {
+			h := v.(*locations)
+			c.locs.persist, c.locs.secret = h.persist, h.secret
+			return
+		}
+		h := &locations{}
 		for _, r := range persistRel {
-			c.locs.persist = append(c.locs.persist, path.Join(c.Home, r))
+			h.persist = append(h.persist, path.Join(c.Home, r))
 		}
 		for _, r := range secretRel {
-			c.locs.secret = append(c.locs.secret, path.Join(c.Home, r))
+			h.secret = append(h.secret, path.Join(c.Home, r))
 		}
+		homeTables.Store(c.Home, h)
+		c.locs.persist, c.locs.secret = h.persist, h.secret
 	})
 	return &c.locs
 }
+
+// homeTables caches the absolute location tables per home directory.
+var homeTables sync.Map
 
 // lists computes the hide and protect lists once.
 func (c *Context) lists() *locations {
@@ -110,10 +126,24 @@ var secretRel = []string{
 	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
 	".node_repl_history", ".sqlite_history", ".lesshst", ".config/op", ".cargo/credentials.toml",
 	".cargo/credentials",
+	// Agent and CLI tokens, git's XDG credentials, other tools' logins.
+	".codex", ".claude", ".claude.json", ".gemini", ".config/git/credentials", ".config/containers/auth.json",
+	".gem/credentials", ".config/rclone", ".config/glab-cli", ".pulumi/credentials.json", ".config/github-copilot",
+	".config/doctl", ".fly", ".config/netlify", ".config/heroku", ".netlify", ".databrickscfg", ".oci", ".terraformrc",
+	".config/ngrok", ".config/stripe", ".m2/settings.xml", ".gradle/gradle.properties", ".config/sops", ".config/age",
+	".local/share/fish/fish_history", ".config/fish/fish_history", ".local/share/atuin", ".irb_history", ".rediscli_history",
+	".dbshell", ".histfile", ".zsh_sessions", ".config/Bitwarden CLI", ".config/keybase",
+	// Keyrings and wallets.
+	".gnome2/keyrings", ".local/share/kwalletd", ".kde/share/apps/kwallet", "Library/Keychains",
+	// Browser cookie and password stores.
+	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge",
+	".config/vivaldi", ".config/opera", "snap/firefox/common/.mozilla", "snap/chromium/common/chromium",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox", "Library/Cookies",
 }
 
 // secretAbs are secret locations outside the home directory.
-var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key"}
+var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+	"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab", "/root/.ssh"}
 
 // persistRel are files under home that run code at login, in new shells
 // or on the user's behalf.
@@ -256,22 +286,33 @@ func (c *Context) Classify(p string) Class {
 		return ClassTTY
 	}
 	if c.Home != "" && within(p, c.Home) {
+		// Secrets first: agent settings (~/.codex, ~/.claude) also hold
+		// tokens, and reading those is what matters.
+		// A persistence file inside a secret directory
+		// (~/.ssh/authorized_keys) is persistence: the more specific wins.
 		t := c.tables()
+		secret := ""
+		for _, d := range t.secret {
+			if within(p, d) && len(d) > len(secret) {
+				secret = d
+			}
+		}
 		for _, d := range t.persist {
-			if within(p, d) {
+			if within(p, d) && len(d) > len(secret) {
 				return ClassPersistence
 			}
 		}
-		for _, d := range t.secret {
-			if within(p, d) {
-				return ClassSecret
-			}
+		if secret != "" {
+			return ClassSecret
 		}
 	}
 	for _, s := range secretAbs {
 		if within(p, s) {
 			return ClassSecret
 		}
+	}
+	if otherHomeSecret(p) || matchSecretPattern(p) {
+		return ClassSecret
 	}
 	for _, s := range persistAbs {
 		if within(p, s) {
@@ -347,9 +388,33 @@ func isSensitive(base string) bool {
 
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
-	dir = path.Clean(dir)
+	if !isClean(dir) {
+		dir = path.Clean(dir)
+	}
 	if dir == "/" {
 		return true
 	}
 	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// isClean reports, without allocating, whether path.Clean would leave an
+// absolute path unchanged (the tables are clean; Clean dominated Classify).
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' || rest == "." || rest == ".." ||
+			strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
+			return false
+		}
+	}
+	return true
 }

@@ -181,6 +181,7 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out = o
 		}
 	}
+	b.fileOperands(c)
 	out = b.taintOut(out, c)
 	b.net = prevNet || b.net
 	return out

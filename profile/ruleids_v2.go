@@ -4,6 +4,7 @@ package profile
 // (taint, hidden targets, secrets, allow-listed tools, friction rows).
 var handlerRulesV2 = []string{
 	"exec.remote-code", "exec.runs-downloaded", "exec.runs-written", "pkg.exec", "pkg.manifest-edit",
+	"secrets.file-operand", "net.send-file",
 }
 
 // v2Tables are the specs that are reachable only through v2 handlers (not

@@ -52,7 +52,7 @@ func table() map[string]*spec {
 		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
 		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
-		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": plain(), "top": plain(), "htop": plain(),
+		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
 		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "man": plain(), "help": plain(),
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
 		"read": {fn: func(b *builder, c *call) stream {
@@ -98,9 +98,9 @@ func table() map[string]*spec {
 		"egrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"), "fgrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"),
 		"rg": readerAfterPattern("fs.read", "-e -f -g -t -T -m -A -B -C -M --glob --type --type-not --max-count --context --regexp --file --sort --color --max-depth -j --threads"),
 		"ag": readerAfterPattern("fs.read", "-G --ignore -A -B -C"), "ack": readerAfterPattern("fs.read", ""),
-		"base64":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
-		"base32":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
-		"gunzip":  {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
+		"base64": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
+		"base32": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
+		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
 		"openssl": subs(&spec{val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")}, map[string]*spec{
 			// TLS and DTLS clients receive data from the network.
 			"s_client": {val: "-connect -host -port -servername -proxy -cert -key -CAfile -starttls", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a TLS connection"}}},
@@ -113,7 +113,7 @@ func table() map[string]*spec {
 		"cp":       {val: "-t --target-directory -S --suffix --backup", fn: hCopy, rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"mv":       {val: "-t --target-directory -S --suffix", fn: hCopy, rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install":  {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
-		"ln":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
+		"ln":       {val: "-t --target-directory -S --suffix", fn: hLn, rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
 		"sed":      {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
 		"awk":      {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
@@ -196,11 +196,11 @@ func table() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python2": {val: "-c -m -W", fn: hInterp("-c")},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
-		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
+		"python":    {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python3":   {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python2":   {val: "-c -m -W", fn: hInterp("-c")},
+		"pypy3":     {val: "-c -m", fn: hInterp("-c")},
+		"node":      {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
 		"bun":       {val: "-e --eval", fn: hInterp("-e --eval")},
 		"perl":      {val: "-e -E -M -I -x", fn: hInterp("-e -E")},
 		"ruby":      {val: "-e -r -I -C", fn: hInterp("-e")},
@@ -225,6 +225,12 @@ func table() map[string]*spec {
 	}
 	for k, v := range taintTable() {
 		t[k] = v
+	}
+	for k, v := range secretsTable() {
+		t[k] = v
+	}
+	for k, rs := range tokenRows {
+		t[k].rows = append(t[k].rows, rs...)
 	}
 	t["git"] = gitSpec()
 	t["tofu"] = t["terraform"]

@@ -41,8 +41,7 @@ func networkTable() map[string]*spec {
 			{"net.upload-read", CapRead, "", "init", "reads"},
 			{"net.ssh-key", CapRead, "", "-i", "uses the key"},
 		}},
-		"sftp": send("net.upload", "transfers files with another machine (sftp)"),
-		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", rows: []row{
+				"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", rows: []row{
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "", "last", "writes into"},
 			{"fs.read", CapRead, "", "init", "reads"},
@@ -175,7 +174,7 @@ func ghSpec() *spec {
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
 		}},
 		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
-			"status": fetch(),
+			"status": {rows: []row{{"gh.read", CapFetch, "", "", "reads from GitHub"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
 			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
 		}),
 		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": fetch()}),

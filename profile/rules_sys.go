@@ -85,7 +85,7 @@ func systemTable() map[string]*spec {
 		"security":    {rows: []row{{"secrets.keychain", CapSecrets, "any~^(find-|dump-keychain|export)", "", "reads passwords from the keychain"}}},
 		"secret-tool": {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(lookup|search|store|clear)$", "", "reads or changes passwords in the keyring"}}},
 		"pass":        {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
-		"vault":       {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write)$", "", "reads or writes secrets in Vault"}}},
+		"vault":       {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write|print)$", "", "reads or writes secrets in Vault"}}},
 		"op":          {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
 	}
 }

@@ -3,6 +3,7 @@ package profile
 import (
 	"net/url"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -234,16 +235,21 @@ func (b *builder) runnerCheck(prog string, c *call) {
 		b.runnerFound(prog, dir, w, c)
 		return
 	}
-	for p, w := range c.st.files {
+	var hits []string
+	for p := range c.st.files {
 		if !within(p, dir) {
 			continue
 		}
 		for _, pat := range pats {
 			if ok, _ := path.Match(pat, path.Base(p)); ok {
-				b.runnerFound(prog, p, w, c)
+				hits = append(hits, p)
 				break
 			}
 		}
+	}
+	sort.Strings(hits) // map order is random; the verdict must not be
+	for _, p := range hits {
+		b.runnerFound(prog, p, c.st.files[p], c)
 	}
 }
 
@@ -335,7 +341,9 @@ func hPkgManifest(b *builder, c *call) stream {
 
 // taintTable: network sources and remote-code runners.
 func taintTable() map[string]*spec {
-	query := func(msg string) *spec { return &spec{out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg}}} }
+	query := func(msg string) *spec {
+		return &spec{out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg}}}
+	}
 	fetch := func(msg string) *spec { return whole("pkg.exec", CapFetch, msg) }
 	viaNet := func(msg string) *spec {
 		return &spec{posix: true, fn: wrap(0), out: streamNetwork, rows: []row{{"net.proxy", CapFetch, "", "", msg}}}
