@@ -451,7 +451,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			val = &v
 		}
-		if sv, ok := sensitiveVars[a.Name]; ok {
+		if b.specialVar(a.Name, val, fs, st, span{a.Pos, a.Value.End}) {
+			// Reviewed by its value (targets_v2.go).
+		} else if sv, ok := sensitiveVars[a.Name]; ok {
 			at := span{a.Pos, a.Value.End}
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: a.Name, Msg: sv.msg}, at)
 			if sv.code {

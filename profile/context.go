@@ -157,6 +157,13 @@ var persistRel = []string{
 	// can switch guard's hook off for the next session.
 	".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
 	".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+	// Tool configurations that choose what runs later (package indexes,
+	// script shells, plugins), editor extensions, autostart entries.
+	".config/pip", ".pip", ".condarc", ".config/conda", ".gemrc", ".bundle", ".cargo/config.toml", ".cargo/config",
+	".yarnrc", ".yarnrc.yml", ".config/yarn", ".config/pnpm", ".bunfig.toml", ".config/direnv", ".tmux.conf", ".config/tmux",
+	".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
+	".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
+	".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
 }
 
 // workspacePersist are files in a workspace that agents, editors or
@@ -313,6 +320,9 @@ func (c *Context) Classify(p string) Class {
 	}
 	if otherHomeSecret(p) || matchSecretPattern(p) {
 		return ClassSecret
+	}
+	if persistPattern(p) {
+		return ClassPersistence
 	}
 	for _, s := range persistAbs {
 		if within(p, s) {

@@ -99,6 +99,7 @@ func hEnv(b *builder, c *call) stream {
 		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
 	}
 	inner := skipAssigns(c.a.rest)
+	b.envAssigns(c.a.rest[:len(c.a.rest)-len(inner)], st, c.sp)
 	if len(inner) == 0 {
 		if len(c.a.rest) == 0 {
 			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables, which may hold secrets"}, c.sp)
@@ -305,9 +306,17 @@ func hAwk(b *builder, c *call) stream {
 		return stream{kind: streamUnknown}
 	}
 	prog := c.a.ops[0]
+	inplace := false
+	for _, inc := range c.a.values("-i", "--include") {
+		inplace = inplace || !inc.known || strings.TrimSuffix(inc.val, ".awk") == "inplace"
+	}
 	for _, f := range c.a.ops[1:] {
 		if !strings.Contains(f.val, "=") {
 			b.pathEffect(CapRead, "awk.read", "awk", f, c.st, c.sp, "reads")
+			if inplace {
+				// gawk -i inplace: the operands are rewritten.
+				b.pathEffect(CapWrite, "fs.edit-in-place", c.prog, f, c.st, c.sp, "edits in place")
+			}
 		}
 	}
 	if !prog.known {
@@ -554,7 +563,7 @@ func hChmod(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapPrivilege, Rule: "chmod.setuid", Program: c.prog, Target: mode.val, Msg: "sets the setuid/setgid bit, letting the program run with its owner's privileges"}, c.sp)
 		}
 		ops = ops[1:]
-	} else if len(ops) > 0 {
+	} else if len(ops) > 0 && (c.prog == "chown" || c.prog == "chgrp") {
 		ops = ops[1:] // chown/chgrp owner
 	}
 	recursive := c.a.has("-R", "--recursive")

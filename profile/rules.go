@@ -1,6 +1,9 @@
 package profile
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // The command table: what guard knows about each program. A new program is
 // a new entry; a new behaviour is a new row with its own rule id. Rule ids
@@ -117,7 +120,7 @@ func table() map[string]*spec {
 		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
 		"sed":      {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
 		"awk":      {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
-		"gawk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
+		"gawk":     {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
 		"mawk":     {val: "-f -v -F", fn: hAwk, filter: true},
 		"patch":    {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
 		"split":    {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
@@ -202,8 +205,8 @@ func table() map[string]*spec {
 		"pypy3":     {val: "-c -m", fn: hInterp("-c")},
 		"node":      {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
 		"bun":       {val: "-e --eval", fn: hInterp("-e --eval")},
-		"perl":      {val: "-e -E -M -I -x", fn: hInterp("-e -E")},
-		"ruby":      {val: "-e -r -I -C", fn: hInterp("-e")},
+		"perl":      {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"ruby":      {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":       {val: "-r -f -d -c", fn: hInterp("-r")},
 		"lua":       {val: "-e -l", fn: hInterp("-e")},
 		"Rscript":   {val: "-e", fn: hInterp("-e")},
@@ -231,6 +234,18 @@ func table() map[string]*spec {
 	}
 	for k, rs := range tokenRows {
 		t[k].rows = append(t[k].rows, rs...)
+	}
+	for k, v := range targetsTable() {
+		t[k] = v
+	}
+	for k, rs := range outputRows {
+		t[k].rows = append(t[k].rows, rs...)
+		for _, r := range rs {
+			// Output options take a value.
+			if strings.HasPrefix(r.on, "-") {
+				t[k].val += " " + strings.ReplaceAll(r.on, "|", " ")
+			}
+		}
 	}
 	t["git"] = gitSpec()
 	t["tofu"] = t["terraform"]

@@ -11,7 +11,7 @@ import (
 
 // gitCodeKeys are configuration keys whose values git runs as commands or
 // that point git at code: setting them is a code-execution hook.
-var gitCodeKeys = `^(alias\..*|core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree)|.*\.(command|cmd|helper|program|textconv|clean|smudge|process)|diff\.external|sequence\.editor|credential\..*|filter\..*|include\..*|includeif\..*|url\..*|protocol\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy|url|vcs)|http\.proxy|gpg\.program|gpg\..*\.program|pager\..*|interactive\.difffilter|merge\..*\.driver|diff\..*\.(command|textconv))$`
+var gitCodeKeys = gitCodeKeyRE()
 
 func hGit(b *builder, c *call) stream {
 	st := c.st

@@ -110,6 +110,7 @@ func devTable() map[string]*spec {
 		"hyperfine": exec("benchmarks commands"), "valgrind": exec("runs a program under valgrind"), "gdb": exec("debugs a program"), "strace": exec("traces a program"), "ltrace": exec("traces a program"), "perf": exec("profiles a program"),
 		"code": exec("opens an editor"), "vim": exec("opens an editor"), "nvim": exec("opens an editor"), "nano": exec("opens an editor"), "emacs": exec("opens an editor"), "vi": exec("opens an editor"),
 		"go": subs(exec("runs the Go tool"), map[string]*spec{
+			"env":     {rows: []row{{"pkg.config-code", CapPersistence, "-w|-u", "", "changes the Go tool's settings (GOFLAGS, GOPROXY, GOTOOLCHAIN), which choose what later go commands download and run"}}},
 			"get":     fetch("downloads Go modules"),
 			"run":     {fn: hGoRun, rows: []row{{"dev.build", CapExec, "", "", "runs the Go tool"}}},
 			"install": fetch("downloads, builds and installs a Go program"),
@@ -126,7 +127,9 @@ func devTable() map[string]*spec {
 		"rustup":      fetch("downloads Rust toolchains"),
 		"nvm":         fetch("downloads Node versions"),
 		"http.server": whole("net.serve", CapSend, "serves files over the network"),
-		"conda":       subs(exec("runs conda"), map[string]*spec{"install": fetch("downloads and installs packages"), "create": fetch("downloads and installs packages")}),
+		"conda":       condaSpec(),
+		"mamba":       condaSpec(),
+		"micromamba":  condaSpec(),
 	}
 	return t
 }

@@ -339,11 +339,11 @@ func hSftp(b *builder, c *call) stream {
 func secretsTable() map[string]*spec {
 	token := func(msg string) *spec { return whole("secrets.token-print", CapSecrets, msg) }
 	return map[string]*spec{
-		"bw":           {rows: []row{{"secrets.store", CapSecrets, "op0~^(get|list|export|unlock|login|serve|send)$", "", "reads or exports secrets from Bitwarden"}}},
-		"lpass":        {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|export|ls|login)$", "", "reads secrets from LastPass"}}},
-		"gopass":       {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|cat|ls|list|find|otp|clone|insert|edit|generate|rm)$|^[^-]", "", "reads or changes secrets in gopass"}}},
-		"keyring":      {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(get|set|del)$", "", "reads or changes passwords in the keyring"}}},
-		"kwallet-query": token("reads passwords from KWallet"),
+		"bw":                     {rows: []row{{"secrets.store", CapSecrets, "op0~^(get|list|export|unlock|login|serve|send)$", "", "reads or exports secrets from Bitwarden"}}},
+		"lpass":                  {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|export|ls|login)$", "", "reads secrets from LastPass"}}},
+		"gopass":                 {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|cat|ls|list|find|otp|clone|insert|edit|generate|rm)$|^[^-]", "", "reads or changes secrets in gopass"}}},
+		"keyring":                {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(get|set|del)$", "", "reads or changes passwords in the keyring"}}},
+		"kwallet-query":          token("reads passwords from KWallet"),
 		"docker-credential-pass": token("prints registry credentials"), "docker-credential-secretservice": token("prints registry credentials"),
 		"docker-credential-osxkeychain": token("prints registry credentials"), "docker-credential-desktop": token("prints registry credentials"),
 		"docker-credential-ecr-login": token("prints registry credentials"), "docker-credential-gcloud": token("prints registry credentials"),
