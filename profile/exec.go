@@ -259,6 +259,7 @@ func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, 
 		class = b.ctx.Classify(abs)
 	}
 	b.add(Effect{Cap: CapExec, Rule: "exec.path", Program: prog, Target: abs, Class: class, Msg: "runs " + describeTarget(abs, class)}, sp)
+	b.initScript(prog, abs, argv, st, sp)
 	return b.reviewScriptFile(abs, ok, st, in, "script "+path.Base(prog), sp, false)
 }
 
@@ -414,7 +415,7 @@ func specFor(prog string) *spec {
 	}
 	for _, fam := range []string{"mkfs", "fsck"} {
 		if strings.HasPrefix(prog, fam+".") {
-			return specTable()["mkfs"]
+			return specTable()[fam]
 		}
 	}
 	trimmed := strings.TrimRight(prog, "0123456789.")

@@ -867,10 +867,14 @@ func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
 // package has one, else a binary from node_modules/.bin (not reviewed).
 func yarnBare(b *builder, c *call) stream {
 	scripts, _, ok := b.packageScripts(c.st.cwd)
-	if ok {
-		if _, has := scripts[c.sub]; has {
-			return hPkgScript(c.sub)(b, c)
-		}
+	if !ok {
+		// No package.json guard can read: a script or a yarn command
+		// guard does not know (principle 8: not A).
+		b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: c.prog, Target: c.sub, Msg: "runs a package script or command guard cannot read to review"}, c.sp)
+		return stream{kind: streamUnknown}
+	}
+	if _, has := scripts[c.sub]; has {
+		return hPkgScript(c.sub)(b, c)
 	}
 	b.add(Effect{Cap: CapExec, Rule: "pkg.run", Program: c.prog, Target: c.sub, Msg: "runs a project binary"}, c.sp)
 	return stream{kind: streamUnknown}

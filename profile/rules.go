@@ -104,11 +104,6 @@ func table() map[string]*spec {
 		"base64": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
 		"base32": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
 		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
-		"openssl": subs(&spec{val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")}, map[string]*spec{
-			// TLS and DTLS clients receive data from the network.
-			"s_client": {val: "-connect -host -port -servername -proxy -cert -key -CAfile -starttls", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a TLS connection"}}},
-			"s_time":   {val: "-connect", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens TLS connections"}}},
-		}),
 
 		// Writers in the workspace.
 		"touch":    {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
@@ -236,6 +231,9 @@ func table() map[string]*spec {
 		t[k].rows = append(t[k].rows, rs...)
 	}
 	for k, v := range targetsTable() {
+		t[k] = v
+	}
+	for k, v := range allowTable() {
 		t[k] = v
 	}
 	for k, rs := range outputRows {

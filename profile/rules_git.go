@@ -80,7 +80,10 @@ var (
 )
 
 func gitSubTable() map[string]*spec {
-	gitOnce.Do(func() { gitSubsMap = gitTable() })
+	gitOnce.Do(func() {
+		gitSubsMap = gitTable()
+		addGitBuiltins(gitSubsMap)
+	})
 	return gitSubsMap
 }
 
@@ -119,7 +122,7 @@ func gitTable() map[string]*spec {
 		"worktree": subs(write("changes worktrees"), map[string]*spec{"list": read(), "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}}}, "prune": write("prunes worktrees")}),
 		"tag":      {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
 		"gc":       write("packs the repository"), "repack": write("packs the repository"), "prune": write("prunes unreachable objects"),
-		"maintenance": write("maintains the repository"), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
+		"maintenance": subs(write("maintains the repository"), map[string]*spec{"start": whole("git.maintenance-schedule", CapPersistence, "schedules git maintenance to run later (cron, systemd timer or launchd) and registers the repository in your global config"), "register": whole("git.config-global", CapPersistence, "registers the repository for scheduled maintenance in your global git config"), "unregister": whole("git.config-global", CapPersistence, "changes your global git config"), "stop": whole("git.maintenance-schedule", CapPersistence, "removes the scheduled maintenance jobs")}), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
 		"stash": subs(write("saves changes to the stash"), map[string]*spec{
 			"list": read(), "show": read(), "push": write("saves changes to the stash"), "save": write("saves changes to the stash"),
 			"pop": write("applies the stash"), "apply": write("applies the stash"), "branch": write("creates a branch from the stash"),
