@@ -140,6 +140,9 @@ func (b *builder) record(name string, argv []field, via string, sp span) {
 // apply runs a program's table row set: options, subcommand, rows, handler.
 func (b *builder) apply(s *spec, c *call) stream {
 	c.a = parseArgs(c.fs, s.val, s.posix)
+	if helpOnly(s, c) {
+		return stream{kind: streamText}
+	}
 	if len(s.subs) > 0 && len(c.a.ops) > 0 {
 		first := c.a.ops[0]
 		sub := s.subs[first.val]

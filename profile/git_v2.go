@@ -23,7 +23,7 @@ func addGitBuiltins(t map[string]*spec) {
 		"pack-objects": write("writes packs"), "unpack-objects": write("unpacks objects"), "prune-packed": write("removes packed loose objects"),
 		"multi-pack-index": write("writes the multi-pack index"), "update-server-info": write("writes server info files"), "fast-import": write("imports history"),
 		"cvsimport": write("imports history"), "archimport": write("imports history"), "quiltimport": write("applies patches"), "refs": write("changes the ref store"),
-		"read-tree": {rows: []row{{"git.write", CapWrite, "", "", "reads trees into the index"}, {"git.discard", CapDiscard, "-u|--reset|--trivial|-m", "", "overwrites files in the work tree"}}},
+		"read-tree":      {rows: []row{{"git.write", CapWrite, "", "", "reads trees into the index"}, {"git.discard", CapDiscard, "-u|--reset|--trivial|-m", "", "overwrites files in the work tree"}}},
 		"checkout-index": {rows: []row{{"git.write", CapWrite, "", "", "writes files from the index"}, {"git.discard", CapDiscard, "-f|--force|-a|--all", "", "overwrites files in the work tree"}}},
 		"replay":         history("rewrites commits onto another base"),
 		"merge-index":    whole("git.runs-program", CapDynamic, "runs a merge program for each file"),
@@ -38,13 +38,13 @@ func addGitBuiltins(t map[string]*spec) {
 		}},
 		"http-push": send("pushes over HTTP"), "imap-send": whole("git.send-email", CapSend, "sends patches to an IMAP folder"),
 		"upload-pack": whole("git.daemon", CapSend, "serves the repository to a client"), "receive-pack": whole("git.daemon", CapSend, "receives pushes"),
-		"upload-archive": whole("git.daemon", CapSend, "serves archives to a client"),
-		"svn": subs(fetch("talks to a Subversion server"), map[string]*spec{"dcommit": send("commits to a Subversion server"), "log": read(), "info": read(), "blame": read()}),
-		"p4":  subs(fetch("talks to a Perforce server"), map[string]*spec{"submit": send("submits to a Perforce server")}),
-		"credential": subs(whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials"), map[string]*spec{}),
+		"upload-archive":   whole("git.daemon", CapSend, "serves archives to a client"),
+		"svn":              subs(fetch("talks to a Subversion server"), map[string]*spec{"dcommit": send("commits to a Subversion server"), "log": read(), "info": read(), "blame": read()}),
+		"p4":               subs(fetch("talks to a Perforce server"), map[string]*spec{"submit": send("submits to a Perforce server")}),
+		"credential":       subs(whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials"), map[string]*spec{}),
 		"credential-store": whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials"),
 		"credential-cache": whole("secrets.git-credential", CapSecrets, "reads or changes cached git credentials"),
-		"bundle": subs(whole("git.write", CapWrite, "writes or applies a bundle"), map[string]*spec{"verify": read(), "list-heads": read()}),
+		"bundle":           subs(whole("git.write", CapWrite, "writes or applies a bundle"), map[string]*spec{"verify": read(), "list-heads": read()}),
 	}
 	for k, v := range builtins {
 		if _, ok := t[k]; !ok {

@@ -66,8 +66,10 @@ func table() map[string]*spec {
 			}
 			return stream{}
 		}, val: "-p -d -n -N -t -u -a"},
-		"set":      {rows: []row{{"env.print-all", CapReveal, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables, which may hold secrets"}}},
-		"printenv": {rows: []row{{"env.print-all", CapReveal, "noops", "", "prints all environment variables, which may hold secrets"}, {"env.print-secret", CapReveal, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable that may hold a secret"}}},
+		// Printing the environment is A: the sandbox never passes
+		// secret-looking variables, so there is nothing to reveal.
+		"set":      {rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
+		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  plain(),
 		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": plain(), "jobs": plain(),
@@ -234,6 +236,9 @@ func table() map[string]*spec {
 		t[k] = v
 	}
 	for k, v := range allowTable() {
+		t[k] = v
+	}
+	for k, v := range desktopTable() {
 		t[k] = v
 	}
 	for k, rs := range outputRows {

@@ -186,7 +186,7 @@ func gitTable() map[string]*spec {
 			{"git.config-code", CapPersistence, "-u|--upload-pack|--template", "", "runs git with a custom upload-pack or template, code git runs"},
 			{"git.config-code", CapPersistence, "-c|--config=~^(core|alias|credential|filter|include)", "", "clones with a setting that makes git run other commands"},
 		}},
-		"ls-remote": fetch("queries a remote repository"), "remote": subs(read(), map[string]*spec{
+		"ls-remote": query("queries a remote repository"), "remote": subs(read(), map[string]*spec{
 			"add":     {rows: []row{{"git.remote", CapDiscard, "", "", "changes the repository's remotes (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "adds a remote whose URL runs a command (ext::)"}}},
 			"set-url": {rows: []row{{"git.remote", CapDiscard, "", "", "changes where the repository pushes and fetches (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "sets a remote URL that runs a command (ext::)"}}},
 			"remove":  {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}}, "rm": {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}},

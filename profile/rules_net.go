@@ -94,7 +94,8 @@ func networkTable() map[string]*spec {
 			"login":     whole("pkg.login", CapSend, "logs in to the registry, storing a token"), "adduser": whole("pkg.login", CapSend, "logs in to the registry, storing a token"),
 			"token": whole("pkg.token", CapSecrets, "shows or creates registry tokens"),
 			"exec":  fetch("pkg.exec", "downloads and runs a package"), "x": fetch("pkg.exec", "downloads and runs a package"),
-			"audit": fetch("pkg.audit", "queries the registry"), "outdated": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "search": fetch("pkg.audit", "queries the registry"),
+			"audit":    {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries the registry (read-only, with the network for this command only)"}, {"pkg.install", CapFetch, "op0~^fix$", "", "downloads and installs fixed versions"}}},
+			"outdated": query("queries the registry"), "view": query("queries the registry"), "info": query("queries the registry"), "show": query("queries the registry"), "v": query("queries the registry"), "search": query("queries the registry"),
 			"config": toolConfig(), "set": {fn: hToolConfig},
 			"pkg":  subs(unknownSub("npm pkg"), map[string]*spec{"set": {fn: hPkgManifest}, "delete": {fn: hPkgManifest}, "fix": {fn: hPkgManifest}, "get": plain()}),
 			"init": {fn: hPkgManifest},
@@ -199,48 +200,50 @@ func pipSpec() *spec {
 
 func ghSpec() *spec {
 	fetch := func() *spec { return whole("gh.read", CapFetch, "reads from GitHub") }
+	q := func() *spec { return query("queries GitHub") }
 	send := func(msg string) *spec { return whole("gh.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("gh.destroy", CapPublish, msg) }
 	return subs(fetch(), map[string]*spec{
 		"pr": subs(send("changes a pull request on GitHub, visible to others"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "diff": fetch(), "checks": fetch(), "status": fetch(), "checkout": fetch(),
+			"list": q(), "view": q(), "diff": q(), "checks": q(), "status": q(), "checkout": fetch(),
 		}),
 		"issue": subs(send("changes an issue on GitHub, visible to others"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "status": fetch(),
+			"list": q(), "view": q(), "status": q(),
 			"delete": destroy("deletes a GitHub issue, which cannot be undone"),
 		}),
 		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
-			"view": fetch(), "list": fetch(), "clone": fetch(),
+			"view": q(), "list": q(), "clone": fetch(),
 			"sync":    {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
 			"edit":    {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
 			"delete":  destroy("deletes a GitHub repository, which cannot be undone"),
 			"archive": destroy("archives a GitHub repository"),
 		}),
 		"release": subs(send("changes a GitHub release"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "download": fetch(),
+			"list": q(), "view": q(), "download": fetch(),
 			"create":       destroy("publishes a GitHub release, visible to everyone"),
 			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
 			"delete-asset": destroy("deletes a release asset"),
 		}),
-		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", rows: []row{
-			{"gh.read", CapFetch, "", "", "calls the GitHub API"},
+		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuery, out: streamNetwork, rows: []row{
+			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
 			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
 		}},
 		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
-			"status": {rows: []row{{"gh.read", CapFetch, "", "", "reads from GitHub"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
+			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
 			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
 		}),
-		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": fetch()}),
-		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": fetch(), "get": fetch()}),
-		"workflow":  subs(fetch(), map[string]*spec{"run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
-		"run":       subs(fetch(), map[string]*spec{"rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
-		"gist":      subs(fetch(), map[string]*spec{"create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
-		"label":     subs(fetch(), map[string]*spec{"create": send("changes repository labels"), "edit": send("changes repository labels"), "delete": destroy("deletes a label")}),
+		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
+		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q()}),
+		"workflow":  subs(fetch(), map[string]*spec{"list": q(), "view": q(), "run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
+		"run":       subs(fetch(), map[string]*spec{"list": q(), "view": q(), "watch": q(), "rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
+		"gist":      subs(fetch(), map[string]*spec{"list": q(), "view": q(), "create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
+		"label":     subs(fetch(), map[string]*spec{"list": q(), "create": send("changes repository labels"), "edit": send("changes repository labels"), "delete": destroy("deletes a label")}),
 		"ssh-key":   subs(fetch(), map[string]*spec{"add": whole("gh.ssh-key", CapPersistence, "adds an SSH key to your GitHub account"), "delete": destroy("deletes an SSH key from your GitHub account")}),
 		"extension": subs(fetch(), map[string]*spec{"install": whole("gh.extension", CapFetch, "downloads and installs code that gh will run")}),
-		"alias":     subs(fetch(), map[string]*spec{"set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
+		"search":    q(), "status": q(), "cache": subs(send("changes Actions caches"), map[string]*spec{"list": q()}), "ruleset": subs(fetch(), map[string]*spec{"list": q(), "view": q()}),
+		"alias": subs(fetch(), map[string]*spec{"list": plain(), "set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
 	})
 }
 
@@ -262,12 +265,13 @@ func dockerSpec() *spec {
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
 		"ps":    read(), "images": read(), "logs": read(), "inspect": read(), "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
 		"compose": dockerComposeSpec(),
-		"rm":      whole("docker.rm", CapSystem, "removes containers"), "rmi": whole("docker.rm", CapSystem, "removes images"),
-		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapSystem, "starts containers"), "restart": whole("docker.start", CapSystem, "restarts containers"),
+		// Local container state is B (LEVELS.md); volumes hold data (C).
+		"rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "rmi": whole("docker.rm", CapProcess, "removes images"),
+		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapDynamic, "starts containers: code inside them is not reviewed"), "restart": whole("docker.start", CapDynamic, "restarts containers: code inside them is not reviewed"),
 		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
 		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
-		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapSystem, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
-		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapSystem, "removes containers"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
+		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
+		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
 	})
 }
 
@@ -281,12 +285,23 @@ func dockerComposeSpec() *spec {
 }
 
 func kubectlSpec() *spec {
-	read := func() *spec { return whole("k8s.read", CapFetch, "reads from the Kubernetes cluster") }
+	read := func() *spec { return query("reads from the Kubernetes cluster") }
 	write := func(msg string) *spec { return whole("k8s.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("k8s.delete", CapPublish, msg) }
 	return subs(write("changes the Kubernetes cluster"), map[string]*spec{
-		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "version": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
-		"config":       subs(read(), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster")}),
+		"version": {fn: func(b *builder, c *call) stream {
+			if c.a.has("--client") {
+				return stream{kind: streamText}
+			}
+			return hQuery(b, c)
+		}, rows: []row{{"net.query", CapQuery, "!--client", "", "queries the Kubernetes cluster's version (read-only, with the network for this command only)"}}},
+		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
+		"config": subs(unknownSub("kubectl config"), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster"),
+			"get-contexts": plain(), "current-context": plain(), "get-clusters": plain(), "get-users": plain(),
+			"set": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "unset": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"),
+			"set-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "set-cluster": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"),
+			"set-credentials": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "delete-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"),
+			"delete-cluster": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "delete-user": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "rename-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig")}),
 		"delete":       destroy("deletes resources from the Kubernetes cluster, which cannot be undone"),
 		"drain":        destroy("drains a node, evicting every workload on it"),
 		"exec":         whole("k8s.exec", CapDynamic, "runs a command inside a pod, which is not reviewed"),

@@ -74,10 +74,6 @@ func systemTable() map[string]*spec {
 		"ydotool": inject("types or clicks into other windows (ydotool)"),
 		"wtype":   inject("types into other windows (wtype)"),
 		"xte":     inject("types into other windows (xte)"),
-		"xsel":    {rows: []row{{"inject.clipboard", CapInject, "-i|--input|-a|--append", "", "replaces the clipboard, which you may paste into a terminal"}}},
-		"xclip":   {rows: []row{{"inject.clipboard", CapInject, "!-o !-out", "", "replaces the clipboard, which you may paste into a terminal"}}},
-		"wl-copy": inject("replaces the clipboard, which you may paste into a terminal"),
-		"pbcopy":  inject("replaces the clipboard, which you may paste into a terminal"),
 		"write":   inject("writes to another user's terminal"),
 		"wall":    inject("writes to every terminal"),
 

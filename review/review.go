@@ -153,7 +153,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	var targets []string // exact paths written or deleted outside the workspace
 	for _, e := range p.Effects {
 		switch e.Cap {
-		case profile.CapRead, profile.CapReveal, profile.CapLookalike:
+		case profile.CapRead, profile.CapReveal, profile.CapLookalike, profile.CapQuery, profile.CapDesktop:
 			if e.Class == profile.ClassSecret && e.Target != "" {
 				secretReads = append(secretReads, e.Target)
 			}
@@ -164,8 +164,11 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 			s.Write = true
 		}
 		switch e.Cap {
-		case profile.CapFetch, profile.CapSend, profile.CapPublish, profile.CapNetCode:
+		case profile.CapFetch, profile.CapSend, profile.CapPublish, profile.CapNetCode, profile.CapQuery:
 			s.Net = true
+		}
+		if e.Cap == profile.CapQuery && e.Class == profile.ClassSecret && strings.HasPrefix(e.Target, "/") {
+			s.Reveal = append(s.Reveal, e.Target)
 		}
 		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
 			switch e.Class {
@@ -188,8 +191,12 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	if s.ExtraWrite == nil {
 		s.ExtraWrite = nil
 	}
+	s.Reveal = uniq(s.Reveal)
 	if ctx := in.Context; ctx != nil {
 		for _, h := range ctx.SecretLocations() {
+			if contains(s.Reveal, h) {
+				continue // granted read-only instead
+			}
 			if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
 				s.Hide = append(s.Hide, h)
 			}
@@ -266,7 +273,7 @@ func Digest(in Input, v Verdict) string {
 	}
 	sb := v.Sandbox
 	field(strconv.FormatBool(sb.Write) + strconv.FormatBool(sb.Net))
-	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect} {
+	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect, sb.Reveal} {
 		field(strconv.Itoa(len(list)))
 		for _, p := range list {
 			field(p)

@@ -21,4 +21,10 @@ type Sandbox struct {
 	// Protect lists absolute paths that must not be changed even inside
 	// a writable tree: shell rc files, .git/hooks, .git/config.
 	Protect []string `json:"protect"`
+	// Reveal lists credential paths a known client reads for a read-only
+	// query (gh pr list: ~/.config/gh; kubectl get: ~/.kube). The sandbox
+	// grants them read-only, for this command only; they are not in Hide.
+	// A Hide entry above a revealed path (~/.docker for
+	// ~/.docker/config.json) stays hidden except for the revealed path.
+	Reveal []string `json:"reveal,omitempty"`
 }
