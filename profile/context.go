@@ -294,22 +294,16 @@ func (c *Context) Classify(p string) Class {
 	}
 	if c.Home != "" && within(p, c.Home) {
 		// Secrets first: agent settings (~/.codex, ~/.claude) also hold
-		// tokens, and reading those is what matters.
-		// A persistence file inside a secret directory
-		// (~/.ssh/authorized_keys) is persistence: the more specific wins.
-		t := c.tables()
-		secret := ""
-		for _, d := range t.secret {
-			if within(p, d) && len(d) > len(secret) {
-				secret = d
-			}
+		// tokens, and reading those is what matters. A persistence file
+		// inside a secret directory (~/.ssh/authorized_keys) is
+		// persistence: the more specific wins. Looked up by the path's
+		// prefixes under home (a few map lookups, not a scan of the
+		// tables).
+		secret, persist := homeRelClass(strings.TrimPrefix(p[len(path.Clean(c.Home)):], "/"))
+		if persist > secret {
+			return ClassPersistence
 		}
-		for _, d := range t.persist {
-			if within(p, d) && len(d) > len(secret) {
-				return ClassPersistence
-			}
-		}
-		if secret != "" {
+		if secret > 0 {
 			return ClassSecret
 		}
 	}
@@ -427,4 +421,41 @@ func isClean(p string) bool {
 		}
 	}
 	return true
+}
+
+var (
+	relSetsOnce                 sync.Once
+	secretRelSet, persistRelSet map[string]bool
+)
+
+// homeRelClass returns the length of the longest secretRel and persistRel
+// entry that rel (a path relative to home) is or lies under; 0 for none.
+func homeRelClass(rel string) (secret, persist int) {
+	relSetsOnce.Do(func() {
+		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
+		for _, r := range secretRel {
+			secretRelSet[r] = true
+		}
+		for _, r := range persistRel {
+			persistRelSet[r] = true
+		}
+	})
+	if rel == "" {
+		return 0, 0
+	}
+	check := func(prefix string) {
+		if secretRelSet[prefix] {
+			secret = len(prefix)
+		}
+		if persistRelSet[prefix] {
+			persist = len(prefix)
+		}
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' {
+			check(rel[:i])
+		}
+	}
+	check(rel)
+	return secret, persist
 }

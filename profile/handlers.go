@@ -612,6 +612,7 @@ func hTar(b *builder, c *call) stream {
 		for _, f := range files {
 			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
 		}
+		b.extracted(c, files, dir)
 	} else if a.has("-c", "--create", "-r", "--append", "-u", "--update") {
 		for _, f := range files {
 			b.pathEffect(CapWrite, "tar.create", "tar", f, c.st, c.sp, "writes")

@@ -108,24 +108,33 @@ func table() map[string]*spec {
 		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
 
 		// Writers in the workspace.
-		"touch":    {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
-		"mkdir":    {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
-		"cp":       {val: "-t --target-directory -S --suffix --backup", fn: hCopy, rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"mv":       {val: "-t --target-directory -S --suffix", fn: hCopy, rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"install":  {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
-		"ln":       {val: "-t --target-directory -S --suffix", fn: hLn, rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
-		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":      {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
-		"awk":      {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
-		"gawk":     {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
-		"mawk":     {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":    {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
-		"split":    {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
-		"gzip":     {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
-		"bzip2":    {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
-		"xz":       {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
-		"zip":      {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
-		"unzip":    {val: "-d -x", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
+		"touch":   {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
+		"mkdir":   {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
+		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: hCopy, rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":      {val: "-t --target-directory -S --suffix", fn: hCopy, rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
+		"ln":      {val: "-t --target-directory -S --suffix", fn: hLn, rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
+		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
+		"sed":     {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
+		"awk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
+		"gawk":    {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
+		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
+		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
+		"split":   {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
+		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"zip":     {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
+		"unzip": {val: "-d -x", fn: func(b *builder, c *call) stream {
+			dir := staticField(".", c.sp)
+			if ds := c.a.values("-d"); len(ds) > 0 {
+				dir = ds[0]
+			}
+			if len(c.a.ops) > 0 && !c.a.has("-l") {
+				b.extracted(c, c.a.ops[:1], dir)
+			}
+			return stream{}
+		}, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
 		"tar":      {val: "-f -C -T -X --file --directory --exclude -I --use-compress-program", fn: hTar},
 		"dd":       {fn: hDD},
 		"chmod":    {val: "--reference", fn: hChmod},

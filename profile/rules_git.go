@@ -180,7 +180,7 @@ func gitTable() map[string]*spec {
 		"update-ref":    {rows: []row{{"git.history", CapDiscard, "", "", "moves or deletes refs directly"}}},
 		"commit-tree":   read(),
 		"fetch":         fetch("downloads from a remote repository"), "pull": {rows: []row{{"git.fetch", CapFetch, "", "", "downloads from a remote and merges into your branch"}, {"git.write", CapWrite, "", "", "merges into your branch"}}},
-		"clone": {val: "-b -o -c --branch --origin --depth --reference --template --config -u --upload-pack --separate-git-dir --jobs -j", rows: []row{
+		"clone": {val: "-b -o -c --branch --origin --depth --reference --template --config -u --upload-pack --separate-git-dir --jobs -j", fn: hGitClone, rows: []row{
 			{"git.fetch", CapFetch, "", "", "downloads a repository"},
 			{"git.clone-write", CapWrite, "", "ops1", "writes the clone into"},
 			{"git.config-code", CapPersistence, "-u|--upload-pack|--template", "", "runs git with a custom upload-pack or template, code git runs"},

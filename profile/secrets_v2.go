@@ -105,6 +105,11 @@ func (c *Context) candidates() []candidate {
 		for _, p := range secretPatterns {
 			add("/"+strings.Join(p, "/"), ClassSecret)
 		}
+		// Python start-up hooks in any site-packages (an unresolved
+		// prefix, a *.pth name).
+		for _, d := range []string{"site-packages", "dist-packages"} {
+			c.cands = append(c.cands, candidate{comps: []string{"*", d, "*.pth"}, class: ClassPersistence})
+		}
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
 		}
@@ -209,6 +214,12 @@ func nameMatch(pat, loc []string, lit bool) bool {
 func componentMatch(p, l string) bool {
 	if l == "*" {
 		return true
+	}
+	if strings.ContainsAny(l, "*?[") {
+		// A location given as a name pattern (*.pth).
+		if m, _ := path.Match(l, p); m {
+			return true
+		}
 	}
 	if strings.HasPrefix(l, ".") && !strings.HasPrefix(p, ".") && !strings.HasPrefix(p, "*") && p != l {
 		return false
@@ -348,7 +359,8 @@ func secretsTable() map[string]*spec {
 		"docker-credential-osxkeychain": token("prints registry credentials"), "docker-credential-desktop": token("prints registry credentials"),
 		"docker-credential-ecr-login": token("prints registry credentials"), "docker-credential-gcloud": token("prints registry credentials"),
 		"git-credential-store": token("prints stored git credentials"), "git-credential-cache": token("prints cached git credentials"),
-		"sftp": {val: "-b -P -i -o -F -J -l -c -S -B -D -R -s", fn: hSftp, rows: []row{{"net.upload", CapSend, "", "", "transfers files with another machine (sftp)"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
+		"getent": {rows: []row{{"secrets.shadow", CapSecrets, "op0~^g?shadow$", "", "prints password hashes (the shadow database)"}}},
+		"sftp":   {val: "-b -P -i -o -F -J -l -c -S -B -D -R -s", fn: hSftp, rows: []row{{"net.upload", CapSend, "", "", "transfers files with another machine (sftp)"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
 	}
 }
 

@@ -384,3 +384,51 @@ func taintOf(in stream) stream {
 	}
 	return stream{}
 }
+
+// extracted records what an extraction wrote into dir: network data when
+// an archive came from the network on this line, else unknown content.
+func (b *builder) extracted(c *call, archives []field, dir field) {
+	if !dir.known || c.st.files == nil {
+		return
+	}
+	d, ok := b.ctx.Resolve(c.st.cwd, dir.val)
+	if !ok {
+		return
+	}
+	content := stream{kind: streamUnknown}
+	for _, a := range archives {
+		if !a.known {
+			continue
+		}
+		if p, ok := b.ctx.Resolve(c.st.cwd, a.val); ok {
+			if w, ok := c.st.written(p); ok && w.tainted() {
+				content = w
+			}
+		}
+	}
+	if c.in.tainted() {
+		content = c.in // curl … | tar x
+	}
+	c.st.wrote(d, content)
+}
+
+// hGitClone: the clone's directory holds what the network sent.
+func hGitClone(b *builder, c *call) stream {
+	var dest field
+	switch {
+	case len(c.a.ops) >= 2:
+		dest = c.a.ops[1]
+	case len(c.a.ops) == 1 && c.a.ops[0].known:
+		name := strings.TrimSuffix(urlBase(strings.TrimSuffix(c.a.ops[0].val, "/")), ".git")
+		if i := strings.LastIndexByte(name, ':'); i >= 0 {
+			name = name[i+1:] // git@host:repo
+		}
+		dest = staticField(name, c.sp)
+	default:
+		return stream{}
+	}
+	if dest.known {
+		b.downloaded(c.st, field{}, dest.val)
+	}
+	return stream{}
+}

@@ -104,7 +104,8 @@ func EffectLevel(e profile.Effect) Level {
 	switch e.Cap {
 	case profile.CapRead:
 		switch c {
-		case profile.ClassSecret, profile.ClassGuard:
+		case profile.ClassSecret, profile.ClassGuard, profile.ClassDevice:
+			// A raw disk or memory device holds every secret on it.
 			return C
 		case profile.ClassSensitive:
 			return B
@@ -193,21 +194,32 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	}
 	s.Reveal = uniq(s.Reveal)
 	if ctx := in.Context; ctx != nil {
-		for _, h := range ctx.SecretLocations() {
-			if contains(s.Reveal, h) {
-				continue // granted read-only instead
-			}
-			if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
-				s.Hide = append(s.Hide, h)
+		hide := ctx.SecretLocations()
+		if len(secretReads) == 0 && len(s.Reveal) == 0 {
+			// The common case: every secret location stays hidden.
+			s.Hide = append(make([]string, 0, len(hide)), hide...)
+		} else {
+			for _, h := range hide {
+				if contains(s.Reveal, h) {
+					continue // granted read-only instead
+				}
+				if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
+					s.Hide = append(s.Hide, h)
+				}
 			}
 		}
 		// A protected path stays protected unless the command itself
 		// targets it (an approved write to ~/.bashrc): a grant of a parent
 		// directory, needed to delete ~/old, lifts nothing.
 		targets = append(targets, in.WidenWrite...)
-		for _, pr := range ctx.ProtectedLocations() {
-			if !coveredBy(targets, pr) {
-				s.Protect = append(s.Protect, pr)
+		protect := ctx.ProtectedLocations()
+		if len(targets) == 0 {
+			s.Protect = append(make([]string, 0, len(protect)), protect...)
+		} else {
+			for _, pr := range protect {
+				if !coveredBy(targets, pr) {
+					s.Protect = append(s.Protect, pr)
+				}
 			}
 		}
 	}
