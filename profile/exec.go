@@ -162,7 +162,9 @@ func (b *builder) apply(s *spec, c *call) stream {
 			} else {
 				nc.sub = first.val
 			}
-			return b.apply(sub, &nc)
+			out := b.apply(sub, &nc)
+			b.fileArgs(c, false) // values of the tool's global options
+			return out
 		}
 	}
 	prevNet := b.net

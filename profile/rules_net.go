@@ -288,7 +288,10 @@ func kubectlSpec() *spec {
 	read := func() *spec { return query("reads from the Kubernetes cluster") }
 	write := func(msg string) *spec { return whole("k8s.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("k8s.delete", CapPublish, msg) }
-	return subs(write("changes the Kubernetes cluster"), map[string]*spec{
+	top := write("changes the Kubernetes cluster")
+	// Global options come before the subcommand (kubectl -n prod get pods).
+	top.val = "-n --namespace --context --cluster --kubeconfig -s --server --user --token --as --as-group --request-timeout --certificate-authority --client-certificate --client-key -v"
+	return subs(top, map[string]*spec{
 		"version": {fn: func(b *builder, c *call) stream {
 			if c.a.has("--client") {
 				return stream{kind: streamText}

@@ -239,6 +239,7 @@ var dataArgs = map[string]bool{
 	":": true, "command": true, "hash": true, "alias": true, "unalias": true, "read": true, "set": true,
 	"unset": true, "shift": true, "return": true, "exit": true, "getopts": true, "expr": true, "seq": true,
 	"date": true, "sleep": true, "kill": true, "pkill": true, "pgrep": true, "trap": true,
+	"cd": true, "pushd": true, "popd": true,
 }
 
 // messageFlags take text (a message, a pattern, a format), not a file.
@@ -254,7 +255,11 @@ var messageFlags = map[string]bool{
 // --no-index, python3 -m json.tool, gh gist create, wget --post-file,
 // curl file://…). Effects the program's rows already gave are not
 // repeated.
-func (b *builder) fileOperands(c *call) {
+func (b *builder) fileOperands(c *call) { b.fileArgs(c, true) }
+
+// fileArgs checks option values, and operands when ops is set (a tool's
+// global options, before its subcommand, are checked with ops unset).
+func (b *builder) fileArgs(c *call, ops bool) {
 	if dataArgs[c.prog] || b.ctx.Remote {
 		return
 	}
@@ -284,14 +289,19 @@ func (b *builder) fileOperands(c *call) {
 		}
 		for i := len(b.prof.Effects) - 1; i >= 0; i-- {
 			e := b.prof.Effects[i]
-			if e.Target == t && (e.Class == cl) {
+			if e.Target == t && e.Class == cl {
 				return
+			}
+			if e.Cap == CapQuery && e.Program == c.prog && e.Target != "" && within(t, e.Target) {
+				return // the client's own credential, granted read-only for its query
 			}
 		}
 		b.add(Effect{Cap: CapRead, Rule: "secrets.file-operand", Program: c.prog, Target: t, Class: cl, Msg: "opens " + describeTarget(t, cl)}, c.sp)
 	}
-	for _, f := range c.a.ops {
-		check(f)
+	if ops {
+		for _, f := range c.a.ops {
+			check(f)
+		}
 	}
 	for _, name := range c.a.order {
 		if messageFlags[name] {
