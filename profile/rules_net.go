@@ -258,7 +258,10 @@ func dockerSpec() *spec {
 	fetch := func(msg string) *spec { return whole("docker.fetch", CapFetch, msg) }
 	read := plain
 	other := func() *spec { return whole("docker.other", CapSystem, "changes the container engine's state") }
-	return subs(whole("docker.other", CapSystem, "changes the container engine's state"), map[string]*spec{
+	top := other()
+	// Global options come before the subcommand (docker --context x ps).
+	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
+	return subs(top, map[string]*spec{
 		"run": run, "create": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"),
 		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
