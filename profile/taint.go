@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"encoding/json"
 	"net/url"
 	"path"
 	"sort"
@@ -278,6 +279,46 @@ func (b *builder) runnerFound(prog, p string, w stream, c *call) {
 		return
 	}
 	b.add(Effect{Cap: CapDynamic, Rule: "exec.runs-written", Program: prog, Target: p, Msg: "reads " + p + ", which this line wrote or changed, and runs what it says: guard cannot vouch for it"}, c.sp)
+	if w.kind == streamText {
+		b.writtenCode(path.Base(p), w.text, c)
+	}
+}
+
+// writtenCode reviews the commands in a Makefile or package.json whose
+// text the line wrote: the level is at least what they would run.
+func (b *builder) writtenCode(base, text string, c *call) {
+	var cmds []string
+	switch {
+	case base == "package.json":
+		var pkg struct {
+			Scripts map[string]string `json:"scripts"`
+		}
+		if json.Unmarshal([]byte(text), &pkg) != nil {
+			return
+		}
+		names := make([]string, 0, len(pkg.Scripts))
+		for n := range pkg.Scripts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			cmds = append(cmds, pkg.Scripts[n])
+		}
+	case strings.EqualFold(base, "makefile") || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		for _, line := range strings.Split(text, "\n") {
+			if r, ok := strings.CutPrefix(line, "\t"); ok {
+				r = strings.TrimLeft(r, "@-+ ")
+				cmds = append(cmds, strings.ReplaceAll(r, "$$", "$"))
+			} else if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line, ":") {
+				cmds = append(cmds, strings.TrimSpace(after)) // target: prereqs; recipe
+			}
+		}
+	}
+	for _, cmd := range cmds {
+		if cmd != "" {
+			b.text(cmd, c.st.clone(), stream{}, c.prog+" (written on this line)", c.sp)
+		}
+	}
 }
 
 // hDeno: deno run/install/compile of a URL runs code from the network;
