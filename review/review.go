@@ -196,8 +196,9 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	if ctx := in.Context; ctx != nil {
 		hide := ctx.SecretLocations()
 		if len(secretReads) == 0 && len(s.Reveal) == 0 {
-			// The common case: every secret location stays hidden.
-			s.Hide = append(make([]string, 0, len(hide)), hide...)
+			// The common case: every secret location stays hidden. The
+			// context's list is shared, capped so an append copies it.
+			s.Hide = hide[:len(hide):len(hide)]
 		} else {
 			for _, h := range hide {
 				if contains(s.Reveal, h) {
@@ -214,7 +215,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 		targets = append(targets, in.WidenWrite...)
 		protect := ctx.ProtectedLocations()
 		if len(targets) == 0 {
-			s.Protect = append(make([]string, 0, len(protect)), protect...)
+			s.Protect = protect[:len(protect):len(protect)]
 		} else {
 			for _, pr := range protect {
 				if !coveredBy(targets, pr) {
@@ -268,7 +269,7 @@ func Digest(in Input, v Verdict) string {
 		cwd, ws = in.Context.Cwd, in.Context.Workspace
 	}
 	h := sha256.New()
-	buf := make([]byte, 0, 512)
+	buf := make([]byte, 0, 8192)
 	field := func(s string) {
 		// Length-prefixed, so no two inputs share an encoding.
 		buf = strconv.AppendInt(buf[:0], int64(len(s)), 10)
@@ -287,9 +288,16 @@ func Digest(in Input, v Verdict) string {
 	field(strconv.FormatBool(sb.Write) + strconv.FormatBool(sb.Net))
 	for _, list := range [][]string{sb.ExtraWrite, sb.Hide, sb.Protect, sb.Reveal} {
 		field(strconv.Itoa(len(list)))
+		// One write per list (the same length-prefixed encoding): the
+		// lists are long and small writes dominated.
+		buf = buf[:0]
 		for _, p := range list {
-			field(p)
+			buf = strconv.AppendInt(buf, int64(len(p)), 10)
+			buf = append(buf, ':')
+			buf = append(buf, p...)
+			buf = append(buf, ';')
 		}
+		h.Write(buf)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
