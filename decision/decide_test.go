@@ -221,7 +221,7 @@ func TestJudgePathPrices(t *testing.T) {
 		{w.home + "/.ssh/id_ed25519", AccessRead, review.C},
 		{w.home + "/notes.txt", AccessWrite, review.B},
 		{w.home + "/.bashrc", AccessWrite, review.C},
-		{"/dev/sda", AccessRead, review.B},
+		{"/dev/sda", AccessRead, review.C}, // a raw disk read is a secret read
 		{w.proj + "/.env", AccessList, review.A},
 		{w.proj + "/.env", AccessRead, review.B},
 		{w.home, AccessSearch, review.B},

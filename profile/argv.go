@@ -207,6 +207,10 @@ func (a args) selectTargets(sel string) []field {
 		switch {
 		case s == "ops":
 			out = append(out, a.ops...)
+		case len(s) == 3 && s[:2] == "op" && s[2] >= '0' && s[2] <= '9':
+			if i := int(s[2] - '0'); i < len(a.ops) {
+				out = append(out, a.ops[i])
+			}
 		case s == "ops1" && len(a.ops) > 1:
 			out = append(out, a.ops[1:]...)
 		case s == "ops2" && len(a.ops) > 2:

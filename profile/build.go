@@ -41,6 +41,7 @@ type builder struct {
 	src    string            // the top-level text
 	inputs map[string]string // files read for the review: path → SHA-256
 	argCmd bool              // inside a command found in an unknown program's arguments
+	net    bool              // an effect since the last reset exchanged data with the network
 }
 
 type span struct{ pos, end int }
@@ -68,6 +69,9 @@ type state struct {
 	// argv are the positional parameters when known ("$@" expands to one
 	// field each); nil when not set or unknown.
 	argv []field
+	// links are the symlinks earlier commands on the line made: link →
+	// target, both absolute. Shared like files.
+	links map[string]string
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -105,7 +109,7 @@ func (s *state) setArgs(args []field) {
 }
 
 func (b *builder) initialState() *state {
-	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}}
+	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}, links: map[string]string{}}
 	for k, v := range b.ctx.Env {
 		v := v
 		st.vars[k] = &v
@@ -126,7 +130,7 @@ func (b *builder) initialState() *state {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files, argv: s.argv}
+	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files, links: s.links, argv: s.argv}
 	if len(s.hashed) > 0 {
 		n.hashed = make(map[string]string, len(s.hashed))
 		for k, v := range s.hashed {
@@ -425,7 +429,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			}
 		}
 		if printsAll {
-			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables, which may hold secrets"}, sp)
+			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables (the sandbox does not pass secret-looking ones)"}, sp)
 		}
 	}
 	nameref := false
@@ -547,7 +551,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			val = &v
 		}
-		if sv, ok := sensitiveVars[name]; ok {
+		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
+			// Reviewed by its value (targets_v2.go).
+		} else if sv, ok := sensitiveVars[name]; ok {
 			at := span{a.Pos, a.Value.End}
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, at)
 			if sv.code {
@@ -598,6 +604,7 @@ func (b *builder) add(e Effect, sp span) {
 		sp = *b.anchor
 	}
 	e.Pos, e.End = sp.pos, sp.end
+	b.net = b.net || netCap(e.Cap)
 	key := string(e.Cap) + "|" + e.Rule + "|" + e.Target + "|" + string(e.Class) + "|" + strconv.Itoa(e.Pos)
 	if b.seen[key] {
 		return
@@ -644,6 +651,9 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 	e := Effect{Cap: c, Rule: rule, Program: prog, Target: target, Class: class}
 	e.Msg = fmt.Sprintf("%s %s", verb, describeTarget(target, class))
 	b.add(e, sp)
+	if c == CapWrite {
+		b.markWrite(rule, f, st)
+	}
 }
 
 // classify resolves a field to a path and its class. Globs class by their
@@ -654,6 +664,12 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	}
 	if f.proc {
 		return "a process substitution", ClassNull
+	}
+	if f.glob || !f.known {
+		// Principle 10: what a pattern could name, it names.
+		if t, cl, ok := b.worstCase(f, st); ok {
+			return t, cl
+		}
 	}
 	if !f.known {
 		return f.display(), ClassUnknown
@@ -666,6 +682,7 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	if !ok {
 		return f.display(), ClassUnknown
 	}
+	abs = st.follow(abs)
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {

@@ -36,6 +36,9 @@ type Context struct {
 
 	mu      sync.Mutex
 	symlink map[string]string // EvalSymlinks results, per path
+
+	candOnce sync.Once
+	cands    []candidate // locations a pattern may name (secrets_v2.go)
 }
 
 // locations are the context's absolute location tables, computed once.
@@ -60,15 +63,28 @@ func (c *Context) tables() *locations {
 		if c.Home == "" {
 			return
 		}
+		// The tables depend only on the home directory: computed once per
+		// home for the process (a hook server reviews many commands).
+		if v, ok := homeTables.Load(c.Home); ok {
+			h := v.(*locations)
+			c.locs.persist, c.locs.secret = h.persist, h.secret
+			return
+		}
+		h := &locations{}
 		for _, r := range persistRel {
-			c.locs.persist = append(c.locs.persist, path.Join(c.Home, r))
+			h.persist = append(h.persist, path.Join(c.Home, r))
 		}
 		for _, r := range secretRel {
-			c.locs.secret = append(c.locs.secret, path.Join(c.Home, r))
+			h.secret = append(h.secret, path.Join(c.Home, r))
 		}
+		homeTables.Store(c.Home, h)
+		c.locs.persist, c.locs.secret = h.persist, h.secret
 	})
 	return &c.locs
 }
+
+// homeTables caches the absolute location tables per home directory.
+var homeTables sync.Map
 
 // lists computes the hide and protect lists once.
 func (c *Context) lists() *locations {
@@ -146,6 +162,16 @@ var secretRel = []string{
 	".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".local/share/atuin",
 	".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
 	".sqlite_history", ".lesshst",
+	// More CLI logins, keyrings, wallets and browser stores.
+	".config/github-copilot", ".config/netlify", ".config/heroku", ".netlify",
+	".databrickscfg", ".terraformrc", ".config/ngrok", ".config/stripe",
+	".config/fish/fish_history", ".irb_history", ".rediscli_history", ".dbshell",
+	".histfile", ".zsh_sessions", ".config/Bitwarden CLI", ".config/keybase",
+	".gnome2/keyrings", ".local/share/kwalletd", ".kde/share/apps/kwallet",
+	"Library/Keychains", ".thunderbird", ".config/microsoft-edge", ".config/vivaldi",
+	".config/opera", "snap/firefox/common/.mozilla", "snap/chromium/common/chromium",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
+	"Library/Cookies",
 }
 
 // guardReadable are the files in guard's config directory that guard's
@@ -156,7 +182,8 @@ var secretRel = []string{
 var guardReadable = []string{"policy.toml", "config.toml"}
 
 // secretAbs are secret locations outside the home directory.
-var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key"}
+var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+	"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab", "/root/.ssh"}
 
 // persistRel are files under home that run code at login, in new shells
 // or on the user's behalf.
@@ -170,6 +197,13 @@ var persistRel = []string{
 	// can switch guard's hook off for the next session.
 	".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
 	".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+	// Tool configurations that choose what runs later (package indexes,
+	// script shells, plugins), editor extensions, autostart entries.
+	".config/pip", ".pip", ".condarc", ".config/conda", ".gemrc", ".bundle", ".cargo/config.toml", ".cargo/config",
+	".yarnrc", ".yarnrc.yml", ".config/yarn", ".config/pnpm", ".bunfig.toml", ".config/direnv", ".tmux.conf", ".config/tmux",
+	".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
+	".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
+	".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
 }
 
 // workspacePersist are files in a workspace that agents, editors or
@@ -324,21 +358,30 @@ func (c *Context) Classify(p string) Class {
 		return ClassTTY
 	}
 	if t.home != "" && within(p, t.home) {
-		for _, d := range t.persist {
-			if within(p, d) {
-				return ClassPersistence
-			}
+		// Secrets first: agent settings (~/.codex, ~/.claude) also hold
+		// tokens, and reading those is what matters. A persistence file
+		// inside a secret directory (~/.ssh/authorized_keys) is
+		// persistence: the more specific wins. Looked up by the path's
+		// prefixes under home (a few map lookups, not a scan of the
+		// tables).
+		secret, persist := homeRelClass(strings.TrimPrefix(p[len(t.home):], "/"))
+		if persist > secret {
+			return ClassPersistence
 		}
-		for _, d := range t.secret {
-			if within(p, d) {
-				return ClassSecret
-			}
+		if secret > 0 {
+			return ClassSecret
 		}
 	}
 	for _, s := range secretAbs {
 		if within(p, s) {
 			return ClassSecret
 		}
+	}
+	if otherHomeSecret(p) || matchSecretPattern(p) {
+		return ClassSecret
+	}
+	if persistPattern(p) {
+		return ClassPersistence
 	}
 	for _, s := range persistAbs {
 		if within(p, s) {
@@ -415,8 +458,70 @@ func isSensitive(base string) bool {
 // within reports whether p is dir or below it; dir must be clean (the
 // tables and the context's cleaned directories are).
 func within(p, dir string) bool {
+	if !isClean(dir) {
+		dir = path.Clean(dir)
+	}
 	if dir == "/" {
 		return true
 	}
 	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// isClean reports, without allocating, whether path.Clean would leave an
+// absolute path unchanged (the tables are clean; Clean dominated Classify).
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' || rest == "." || rest == ".." ||
+			strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	relSetsOnce                 sync.Once
+	secretRelSet, persistRelSet map[string]bool
+)
+
+// homeRelClass returns the length of the longest secretRel and persistRel
+// entry that rel (a path relative to home) is or lies under; 0 for none.
+func homeRelClass(rel string) (secret, persist int) {
+	relSetsOnce.Do(func() {
+		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
+		for _, r := range secretRel {
+			secretRelSet[r] = true
+		}
+		for _, r := range persistRel {
+			persistRelSet[r] = true
+		}
+	})
+	if rel == "" {
+		return 0, 0
+	}
+	check := func(prefix string) {
+		if secretRelSet[prefix] {
+			secret = len(prefix)
+		}
+		if persistRelSet[prefix] {
+			persist = len(prefix)
+		}
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' {
+			check(rel[:i])
+		}
+	}
+	check(rel)
+	return secret, persist
 }

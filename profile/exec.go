@@ -21,6 +21,9 @@ type spec struct {
 	fn     handler          // special knowledge (wrappers, shells, find, git…)
 	out    streamKind       // what it writes to stdout, when not plain data
 	filter bool             // passes stdin through to stdout (taint flows on)
+	// handled are specs the handler applies itself (tmux's subcommands),
+	// listed so the rule registry still sees their rows.
+	handled []*spec
 }
 
 // row is one effect of a program: when Cond holds, Cap applies to the
@@ -115,9 +118,14 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	sp2 := sp
 	s := specFor(prog)
 	if s == nil {
-		return b.unknownProgram(prog, argv[1:], st, in, sp2)
+		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
-	return b.apply(s, &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via})
+	c := &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via}
+	if runnerInputs[prog] != nil {
+		c.a = parseArgs(c.fs, s.val, s.posix)
+		b.runnerCheck(prog, c)
+	}
+	return b.apply(s, c)
 }
 
 func inBinDir(dir string) bool {
@@ -146,6 +154,9 @@ func (b *builder) record(name string, argv []field, via string, sp span) {
 // apply runs a program's table row set: options, subcommand, rows, handler.
 func (b *builder) apply(s *spec, c *call) stream {
 	c.a = parseArgs(c.fs, s.val, s.posix)
+	if helpOnly(s, c) {
+		return stream{kind: streamText}
+	}
 	if len(s.subs) > 0 && len(c.a.ops) > 0 {
 		first := c.a.ops[0]
 		sub := s.subs[first.val]
@@ -165,9 +176,13 @@ func (b *builder) apply(s *spec, c *call) stream {
 			} else {
 				nc.sub = first.val
 			}
-			return b.apply(sub, &nc)
+			out := b.apply(sub, &nc)
+			b.fileArgs(c, false) // values of the tool's global options
+			return out
 		}
 	}
+	prevNet := b.net
+	b.net = false
 	b.rows(s, c)
 	// What it writes to stdout: its declared kind, else data guard cannot see.
 	out := stream{kind: streamUnknown}
@@ -185,6 +200,9 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out = o
 		}
 	}
+	b.fileOperands(c)
+	out = b.taintOut(out, c)
+	b.net = prevNet || b.net
 	return out
 }
 
@@ -261,13 +279,14 @@ func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, 
 		class = b.ctx.Classify(abs)
 	}
 	b.add(Effect{Cap: CapExec, Rule: "exec.path", Program: prog, Target: abs, Class: class, Msg: "runs " + describeTarget(abs, class)}, sp)
+	b.initScript(prog, abs, argv, st, sp)
 	return b.reviewScriptFile(abs, ok, st, in, "script "+path.Base(prog), sp, false)
 }
 
 // reviewScriptFile reads a shell script and profiles its contents. source
 // runs it in the current shell.
 func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) stream {
-	if w, written := st.files[abs]; ok && written {
+	if w, written := st.written(abs); ok && written {
 		// Written earlier on this line: review what was written.
 		switch {
 		case w.tainted():
@@ -439,7 +458,7 @@ func specFor(prog string) *spec {
 	}
 	for _, fam := range []string{"mkfs", "fsck"} {
 		if strings.HasPrefix(prog, fam+".") {
-			return specTable()["mkfs"]
+			return specTable()[fam]
 		}
 	}
 	trimmed := strings.TrimRight(prog, "0123456789.")

@@ -132,6 +132,13 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			}
 			if home == "" {
 				cur.known = false
+				if p.Text == "root" {
+					home = "/root"
+				} else if p.Text != "" {
+					// Another user's home: unknown, but matched against
+					// the secret locations of any home.
+					home = "/home/" + p.Text
+				}
 			}
 			cur.val += home
 			started = true

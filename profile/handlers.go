@@ -111,9 +111,10 @@ func hEnv(b *builder, c *call) stream {
 		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
 	}
 	inner := skipAssigns(c.a.rest)
+	b.envAssigns(c.a.rest[:len(c.a.rest)-len(inner)], st, c.sp)
 	if len(inner) == 0 {
 		if len(c.a.rest) == 0 {
-			b.add(Effect{Cap: CapReveal, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables, which may hold secrets"}, c.sp)
+			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables (the sandbox does not pass secret-looking ones)"}, c.sp)
 		}
 		return stream{kind: streamText}
 	}
@@ -362,8 +363,10 @@ func hInterp(codeFlags string) handler {
 				return stream{kind: streamUnknown}
 			}
 			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
-				if w, ok := c.st.files[p]; ok && w.tainted() {
+				if w, ok := c.st.written(p); ok && w.tainted() {
 					b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Program: c.prog, Target: p, Msg: "runs a script written earlier on this line from the network or from decoded data"}, c.sp)
+				} else if ok {
+					b.runnerFound(c.prog, p, w, c)
 				}
 			}
 			t, class := b.classify(f, c.st)
@@ -406,9 +409,17 @@ func hAwk(b *builder, c *call) stream {
 		return stream{kind: streamUnknown}
 	}
 	prog := c.a.ops[0]
+	inplace := false
+	for _, inc := range c.a.values("-i", "--include") {
+		inplace = inplace || !inc.known || strings.TrimSuffix(inc.val, ".awk") == "inplace"
+	}
 	for _, f := range c.a.ops[1:] {
 		if !strings.Contains(f.val, "=") {
 			b.pathEffect(CapRead, "awk.read", "awk", f, c.st, c.sp, "reads")
+			if inplace {
+				// gawk -i inplace: the operands are rewritten.
+				b.pathEffect(CapWrite, "fs.edit-in-place", c.prog, f, c.st, c.sp, "edits in place")
+			}
 		}
 	}
 	if !prog.known {
@@ -891,7 +902,7 @@ func hChmod(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapPrivilege, Rule: "chmod.setuid", Program: c.prog, Target: mode.val, Msg: "sets the setuid/setgid bit, letting the program run with its owner's privileges"}, c.sp)
 		}
 		ops = ops[1:]
-	} else if len(ops) > 0 {
+	} else if len(ops) > 0 && (c.prog == "chown" || c.prog == "chgrp") {
 		ops = ops[1:] // chown/chgrp owner
 	}
 	recursive := c.a.has("-R", "--recursive")
@@ -957,6 +968,7 @@ func hTar(b *builder, c *call) stream {
 		for _, f := range files {
 			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")
 		}
+		b.extracted(c, files, dir)
 	} else if a.has("-c", "--create", "-r", "--append", "-u", "--update") {
 		for _, f := range files {
 			b.pathEffect(CapWrite, "tar.create", "tar", f, c.st, c.sp, "writes")
@@ -1065,12 +1077,17 @@ func hCat(b *builder, c *call) stream {
 // hCurl: data options that name files (-d @file, -F name=@file or <file)
 // read those files to send them; -o FILE is network data for later.
 func hCurl(b *builder, c *call) stream {
+	var outDir field
+	if ds := c.a.values("--output-dir"); len(ds) > 0 {
+		outDir = ds[0]
+	}
 	for _, f := range c.a.values("-o", "--output") {
 		if f.known && f.val != "-" {
-			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
-				c.st.wrote(p, stream{kind: streamNetwork})
-			}
+			b.downloaded(c.st, outDir, f.val)
 		}
+	}
+	if c.a.has("-O", "--remote-name", "--remote-name-all") {
+		b.defaultDownloads(c, "--output-dir")
 	}
 	for _, v := range c.a.values("-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form") {
 		if !v.known {
@@ -1114,6 +1131,9 @@ func hTee(b *builder, c *call) stream {
 
 // hWget: -O FILE writes the download there; -O - writes it to stdout.
 func hWget(b *builder, c *call) stream {
+	if !c.a.has("-O", "--output-document") {
+		b.defaultDownloads(c, "-P", "--directory-prefix")
+	}
 	for _, f := range c.a.values("-O", "--output-document") {
 		if f.known && f.val != "-" {
 			if p, ok := b.ctx.Resolve(c.st.cwd, f.val); ok {
@@ -1196,10 +1216,14 @@ func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
 // package has one, else a binary from node_modules/.bin (not reviewed).
 func yarnBare(b *builder, c *call) stream {
 	scripts, _, ok := b.packageScripts(c.st.cwd)
-	if ok {
-		if _, has := scripts[c.sub]; has {
-			return hPkgScript(c.sub)(b, c)
-		}
+	if !ok {
+		// No package.json guard can read: a script or a yarn command
+		// guard does not know (principle 8: not A).
+		b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: c.prog, Target: c.sub, Msg: "runs a package script or command guard cannot read to review"}, c.sp)
+		return stream{kind: streamUnknown}
+	}
+	if _, has := scripts[c.sub]; has {
+		return hPkgScript(c.sub)(b, c)
 	}
 	b.add(Effect{Cap: CapExec, Rule: "pkg.run", Program: c.prog, Target: c.sub, Msg: "runs a project binary"}, c.sp)
 	return stream{kind: streamUnknown}

@@ -407,7 +407,7 @@ var tmuxVal = map[string]string{
 // is looked up in tmux's table; a command body (new-window CMD, run-shell
 // CMD, if-shell COND CMD) runs through the tmux server, outside guard's
 // sandbox: it is reviewed and is terminal injection.
-func hTmux(subs map[string]*spec) handler {
+func hTmux(subs map[string]*spec, def *spec) handler {
 	return func(b *builder, c *call) stream {
 		if sh := c.a.values("-c"); len(sh) > 0 {
 			b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: "tmux", Msg: "runs a command through tmux, outside guard's sandbox"}, c.sp)
@@ -451,7 +451,11 @@ func hTmux(subs map[string]*spec) handler {
 				}
 				continue
 			}
-			if s := subs[name.val]; s != nil {
+			s := subs[name.val]
+			if s == nil && name.val != "source-file" && name.val != "source" {
+				s = def // not a read-only subcommand: the tool's state-changing level
+			}
+			if s != nil {
 				b.apply(s, &call{prog: "tmux", sub: name.val, fs: words, st: c.st, in: c.in, sp: c.sp, via: c.via})
 			}
 			if name.val == "source-file" || name.val == "source" {

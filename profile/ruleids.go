@@ -50,6 +50,9 @@ func collectRules() {
 		for _, sub := range s.subs {
 			walk(sub)
 		}
+		for _, h := range s.handled {
+			walk(h)
+		}
 	}
 	for _, s := range specTable() {
 		walk(s)
@@ -62,6 +65,12 @@ func collectRules() {
 	}
 	for _, id := range handlerRules {
 		ruleSet[id] = true
+	}
+	for _, id := range handlerRulesV2 {
+		ruleSet[id] = true
+	}
+	for _, s := range v2Tables() {
+		walk(s)
 	}
 	for id := range ruleSet {
 		ruleList = append(ruleList, id)

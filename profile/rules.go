@@ -1,6 +1,9 @@
 package profile
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // The command table: what guard knows about each program. A new program is
 // a new entry; a new behaviour is a new row with its own rule id. Rule ids
@@ -52,7 +55,7 @@ func table() map[string]*spec {
 		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
 		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
-		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": plain(), "top": plain(), "htop": plain(),
+		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
 		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "man": plain(), "help": plain(),
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
 		"read": {fn: func(b *builder, c *call) stream {
@@ -63,8 +66,10 @@ func table() map[string]*spec {
 			}
 			return stream{}
 		}, val: "-p -d -n -N -t -u -a"},
-		"set":      {rows: []row{{"env.print-all", CapReveal, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables, which may hold secrets"}}},
-		"printenv": {rows: []row{{"env.print-all", CapReveal, "noops", "", "prints all environment variables, which may hold secrets"}, {"env.print-secret", CapReveal, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable that may hold a secret"}}},
+		// Printing the environment is A: the sandbox never passes
+		// secret-looking variables, so there is nothing to reveal.
+		"set":      {rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
+		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  plain(),
 		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": plain(), "jobs": plain(),
@@ -98,30 +103,38 @@ func table() map[string]*spec {
 		"egrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"), "fgrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"),
 		"rg": readerAfterPattern("fs.read", "-e -f -g -t -T -m -A -B -C -M --glob --type --type-not --max-count --context --regexp --file --sort --color --max-depth -j --threads"),
 		"ag": readerAfterPattern("fs.read", "-G --ignore -A -B -C"), "ack": readerAfterPattern("fs.read", ""),
-		"base64":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
-		"base32":  {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
-		"gunzip":  {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
-		"openssl": {val: "-in -out -K -iv -pass -k -md -inkey -passin", rows: []row{{"fs.read", CapRead, "", "-in", "reads"}, {"fs.write", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt")},
+		"base64": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
+		"base32": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
+		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
 
 		// Writers in the workspace.
-		"touch":    {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
-		"mkdir":    {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
-		"cp":       {val: "-t --target-directory -S --suffix --backup", rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"mv":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"install":  {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
-		"ln":       {val: "-t --target-directory -S --suffix", rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
-		"tee":      {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":      {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
-		"awk":      {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
-		"gawk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
-		"mawk":     {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":    {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
-		"split":    {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
-		"gzip":     {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
-		"bzip2":    {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
-		"xz":       {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
-		"zip":      {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
-		"unzip":    {val: "-d -x", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
+		"touch":   {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
+		"mkdir":   {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
+		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: hCopy, rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":      {val: "-t --target-directory -S --suffix", fn: hCopy, rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
+		"ln":      {val: "-t --target-directory -S --suffix", fn: hLn, rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
+		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
+		"sed":     {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
+		"awk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
+		"gawk":    {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
+		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
+		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
+		"split":   {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
+		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"zip":     {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
+		"unzip": {val: "-d -x", fn: func(b *builder, c *call) stream {
+			dir := staticField(".", c.sp)
+			if ds := c.a.values("-d"); len(ds) > 0 {
+				dir = ds[0]
+			}
+			if len(c.a.ops) > 0 && !c.a.has("-l") {
+				b.extracted(c, c.a.ops[:1], dir)
+			}
+			return stream{}
+		}, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
 		"tar":      {val: "-f -C -T -X --file --directory --exclude -I --use-compress-program", fn: hTar},
 		"dd":       {fn: hDD},
 		"chmod":    {val: "--reference", fn: hChmod},
@@ -192,20 +205,14 @@ func table() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python2": {val: "-c -m -W", fn: hInterp("-c")},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
-		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
-		"deno": {fn: func(b *builder, c *call) stream {
-			if len(c.a.ops) > 0 && c.a.ops[0].val == "eval" {
-				b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
-			}
-			return stream{kind: streamUnknown}
-		}},
+		"python":    {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python3":   {val: "-c -m -W -X", fn: hInterp("-c")},
+		"python2":   {val: "-c -m -W", fn: hInterp("-c")},
+		"pypy3":     {val: "-c -m", fn: hInterp("-c")},
+		"node":      {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
 		"bun":       {val: "-e --eval", fn: hInterp("-e --eval")},
-		"perl":      {val: "-e -E -M -I -x", fn: hInterp("-e -E")},
-		"ruby":      {val: "-e -r -I -C", fn: hInterp("-e")},
+		"perl":      {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"ruby":      {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":       {val: "-r -f -d -c", fn: hInterp("-r")},
 		"lua":       {val: "-e -l", fn: hInterp("-e")},
 		"Rscript":   {val: "-e", fn: hInterp("-e")},
@@ -225,8 +232,37 @@ func table() map[string]*spec {
 	for k, v := range devTable() {
 		t[k] = v
 	}
+	// Launchers first: the tables after them are more specific where
+	// they overlap (getent shadow is a secret read, not plain data).
 	for k, v := range launchTable() {
 		t[k] = v
+	}
+	for k, v := range taintTable() {
+		t[k] = v
+	}
+	for k, v := range secretsTable() {
+		t[k] = v
+	}
+	for k, rs := range tokenRows {
+		t[k].rows = append(t[k].rows, rs...)
+	}
+	for k, v := range targetsTable() {
+		t[k] = v
+	}
+	for k, v := range allowTable() {
+		t[k] = v
+	}
+	for k, v := range desktopTable() {
+		t[k] = v
+	}
+	for k, rs := range outputRows {
+		t[k].rows = append(t[k].rows, rs...)
+		for _, r := range rs {
+			// Output options take a value.
+			if strings.HasPrefix(r.on, "-") {
+				t[k].val += " " + strings.ReplaceAll(r.on, "|", " ")
+			}
+		}
 	}
 	t["git"] = gitSpec()
 	t["tofu"] = t["terraform"]

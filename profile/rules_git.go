@@ -11,7 +11,7 @@ import (
 
 // gitCodeKeys are configuration keys whose values git runs as commands or
 // that point git at code: setting them is a code-execution hook.
-var gitCodeKeys = `^(alias\..*|core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree)|.*\.(command|cmd|helper|program|textconv|clean|smudge|process)|diff\.external|sequence\.editor|credential\..*|filter\..*|include\..*|includeif\..*|url\..*|protocol\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy|url|vcs)|http\.proxy|gpg\.program|gpg\..*\.program|pager\..*|interactive\.difffilter|merge\..*\.driver|diff\..*\.(command|textconv))$`
+var gitCodeKeys = gitCodeKeyRE()
 
 func hGit(b *builder, c *call) stream {
 	st := c.st
@@ -80,7 +80,10 @@ var (
 )
 
 func gitSubTable() map[string]*spec {
-	gitOnce.Do(func() { gitSubsMap = gitTable() })
+	gitOnce.Do(func() {
+		gitSubsMap = gitTable()
+		addGitBuiltins(gitSubsMap)
+	})
 	return gitSubsMap
 }
 
@@ -119,7 +122,7 @@ func gitTable() map[string]*spec {
 		"worktree": subs(write("changes worktrees"), map[string]*spec{"list": read(), "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}}}, "prune": write("prunes worktrees")}),
 		"tag":      {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
 		"gc":       write("packs the repository"), "repack": write("packs the repository"), "prune": write("prunes unreachable objects"),
-		"maintenance": write("maintains the repository"), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
+		"maintenance": subs(write("maintains the repository"), map[string]*spec{"start": whole("git.maintenance-schedule", CapPersistence, "schedules git maintenance to run later (cron, systemd timer or launchd) and registers the repository in your global config"), "register": whole("git.config-global", CapPersistence, "registers the repository for scheduled maintenance in your global git config"), "unregister": whole("git.config-global", CapPersistence, "changes your global git config"), "stop": whole("git.maintenance-schedule", CapPersistence, "removes the scheduled maintenance jobs")}), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
 		"stash": subs(write("saves changes to the stash"), map[string]*spec{
 			"list": read(), "show": read(), "push": write("saves changes to the stash"), "save": write("saves changes to the stash"),
 			"pop": write("applies the stash"), "apply": write("applies the stash"), "branch": write("creates a branch from the stash"),
@@ -177,13 +180,13 @@ func gitTable() map[string]*spec {
 		"update-ref":    {rows: []row{{"git.history", CapDiscard, "", "", "moves or deletes refs directly"}}},
 		"commit-tree":   read(),
 		"fetch":         fetch("downloads from a remote repository"), "pull": {rows: []row{{"git.fetch", CapFetch, "", "", "downloads from a remote and merges into your branch"}, {"git.write", CapWrite, "", "", "merges into your branch"}}},
-		"clone": {val: "-b -o -c --branch --origin --depth --reference --template --config -u --upload-pack --separate-git-dir --jobs -j", rows: []row{
+		"clone": {val: "-b -o -c --branch --origin --depth --reference --template --config -u --upload-pack --separate-git-dir --jobs -j", fn: hGitClone, rows: []row{
 			{"git.fetch", CapFetch, "", "", "downloads a repository"},
 			{"git.clone-write", CapWrite, "", "ops1", "writes the clone into"},
 			{"git.config-code", CapPersistence, "-u|--upload-pack|--template", "", "runs git with a custom upload-pack or template, code git runs"},
 			{"git.config-code", CapPersistence, "-c|--config=~^(core|alias|credential|filter|include)", "", "clones with a setting that makes git run other commands"},
 		}},
-		"ls-remote": fetch("queries a remote repository"), "remote": subs(read(), map[string]*spec{
+		"ls-remote": query("queries a remote repository"), "remote": subs(read(), map[string]*spec{
 			"add":     {rows: []row{{"git.remote", CapDiscard, "", "", "changes the repository's remotes (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "adds a remote whose URL runs a command (ext::)"}}},
 			"set-url": {rows: []row{{"git.remote", CapDiscard, "", "", "changes where the repository pushes and fetches (.git/config)"}, {"git.remote-ext", CapPersistence, "op~^ext::|^fd::", "", "sets a remote URL that runs a command (ext::)"}}},
 			"remove":  {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}}, "rm": {rows: []row{{"git.remote", CapDiscard, "", "", "removes a remote (.git/config)"}}},

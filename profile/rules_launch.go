@@ -104,8 +104,15 @@ func extendLaunch(t map[string]*spec) {
 	}
 	if s := t["tmux"]; s != nil {
 		s.val += " -S -L -f -c -T"
-		s.fn = hTmux(s.subs)
-		s.subs = nil
+		// The subcommand table moves into the handler (tmux chains them
+		// with \;); its default rows apply to a subcommand not listed.
+		def := &spec{rows: s.rows}
+		s.fn = hTmux(s.subs, def)
+		s.handled = append(s.handled, def)
+		for _, sub := range s.subs {
+			s.handled = append(s.handled, sub)
+		}
+		s.subs, s.rows = nil, nil
 	}
 	if s := t["screen"]; s != nil {
 		s.val += " -S -c -e -h -p -T -t -s -Logfile"

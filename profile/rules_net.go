@@ -26,7 +26,7 @@ func networkTable() map[string]*spec {
 			{"net.download", CapWrite, "", "-P|--directory-prefix", "writes downloads into"},
 		}},
 		"http":   {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "makes an HTTP request"}, {"net.send", CapSend, "op~^(POST|PUT|PATCH|DELETE)$|=", "", "sends data to a server"}}},
-		"aria2c": fetch("net.fetch", "downloads from the network"),
+		"aria2c": {val: "-d -o -i -x -s -j --dir --out --input-file", out: streamNetwork, fn: hAria2c, rows: []row{{"net.fetch", CapFetch, "", "", "downloads from the network"}, {"net.download", CapWrite, "", "-d|--dir", "writes downloads into"}}},
 		"nc":     {val: "-p -s -w -i -x -X -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network (netcat -e)"}}},
 		"ncat":   {val: "-p -s -w -i -e -c --exec --sh-exec", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (ncat)"}, {"net.exec-shell", CapNetCode, "-e|-c|--exec|--sh-exec", "", "serves a shell over the network"}}},
 		"netcat": {val: "-p -s -w -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network"}}},
@@ -41,7 +41,6 @@ func networkTable() map[string]*spec {
 			{"net.upload-read", CapRead, "", "init", "reads"},
 			{"net.ssh-key", CapRead, "", "-i", "uses the key"},
 		}},
-		"sftp": send("net.upload", "transfers files with another machine (sftp)"),
 		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", rows: []row{
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "", "last", "writes into"},
@@ -95,38 +94,92 @@ func networkTable() map[string]*spec {
 			"login":     whole("pkg.login", CapSend, "logs in to the registry, storing a token"), "adduser": whole("pkg.login", CapSend, "logs in to the registry, storing a token"),
 			"token": whole("pkg.token", CapSecrets, "shows or creates registry tokens"),
 			"exec":  fetch("pkg.exec", "downloads and runs a package"), "x": fetch("pkg.exec", "downloads and runs a package"),
-			"audit": fetch("pkg.audit", "queries the registry"), "outdated": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "search": fetch("pkg.audit", "queries the registry"),
-			"config": {rows: []row{{"pkg.config", CapWrite, "op0~^(set|delete|edit)$", "", "changes npm configuration"}}},
-			"run":    {fn: hPkgScript("")}, "run-script": {fn: hPkgScript("")},
+			"audit":    {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries the registry (read-only, with the network for this command only)"}, {"pkg.install", CapFetch, "op0~^fix$", "", "downloads and installs fixed versions"}}},
+			"outdated": query("queries the registry"), "view": query("queries the registry"), "info": query("queries the registry"), "show": query("queries the registry"), "v": query("queries the registry"), "search": query("queries the registry"),
+			"config": toolConfig(), "set": {fn: hToolConfig},
+			"pkg":  subs(unknownSub("npm pkg"), map[string]*spec{"set": {fn: hPkgManifest}, "delete": {fn: hPkgManifest}, "fix": {fn: hPkgManifest}, "get": plain()}),
+			"init": {fn: hPkgManifest},
+			"run":  {fn: hPkgScript("")}, "run-script": {fn: hPkgScript("")},
 			"test": {fn: hPkgScript("test")}, "t": {fn: hPkgScript("test")}, "start": {fn: hPkgScript("start")},
 			"stop": {fn: hPkgScript("stop")}, "restart": {fn: hPkgScript("restart")},
-			"*": whole("pkg.run", CapExec, "runs a project script"),
+			// Settings of the registry, the account and the package (C).
+			"owner":  subs(whole("pkg.account", CapPublish, "changes who owns a published package"), map[string]*spec{"ls": plain(), "list": plain()}),
+			"access": subs(whole("pkg.account", CapPublish, "changes who can access or publish a package"), map[string]*spec{"list": plain(), "get": plain(), "ls-packages": plain(), "ls-collaborators": plain()}),
+			"team":   subs(whole("pkg.account", CapPublish, "changes a registry team"), map[string]*spec{"ls": plain(), "list": plain()}),
+			"org":    subs(whole("pkg.account", CapPublish, "changes a registry organisation's members"), map[string]*spec{"ls": plain(), "list": plain()}),
+			"hook":   whole("pkg.account", CapPublish, "changes registry hooks"), "profile": subs(whole("pkg.account", CapPublish, "changes your registry profile or two-factor settings"), map[string]*spec{"get": plain()}),
+			"star": whole("pkg.account", CapSend, "stars a package"), "unstar": whole("pkg.account", CapSend, "unstars a package"), "logout": whole("pkg.login", CapSend, "logs out of the registry"),
+			"cache": subs(whole("dev.clean-cache", CapDelete, "changes npm's cache"), map[string]*spec{"ls": plain(), "list": plain()}),
+			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not in package.json"),
+			"link":  whole("pkg.link", CapWrite, "links packages globally, outside the workspace"), "unlink": whole("pkg.link", CapWrite, "removes global links"),
+			"edit": whole("pkg.edit", CapDynamic, "opens an installed package in an editor"), "explore": whole("pkg.edit", CapDynamic, "opens a shell in an installed package"),
+			"docs": whole("dev.browser", CapDesktop, "opens a web page"), "home": whole("dev.browser", CapDesktop, "opens a web page"), "repo": whole("dev.browser", CapDesktop, "opens a web page"), "bugs": whole("dev.browser", CapDesktop, "opens a web page"),
+			"ls": plain(), "list": plain(), "ll": plain(), "la": plain(), "explain": plain(), "why": plain(), "root": plain(), "prefix": plain(), "bin": plain(),
+			"help": plain(), "version": plain(), "--version": plain(), "-v": plain(), "query": plain(), "sbom": plain(), "completion": plain(), "help-search": plain(),
+			"pack": plain(), "shrinkwrap": plain(), "dedupe": plain(), "ddp": plain(), "rebuild": whole("pkg.run", CapExec, "rebuilds packages (their install scripts run)"),
+			"whoami": fetch("pkg.audit", "queries the registry"), "ping": fetch("pkg.audit", "queries the registry"), "doctor": fetch("pkg.audit", "checks the registry and the install"), "fund": plain(), "diff": fetch("pkg.audit", "queries the registry"),
+			"install-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "it": fetch("pkg.install", "downloads and installs packages, then runs tests"),
+			"install-ci-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "cit": fetch("pkg.install", "downloads and installs packages, then runs tests"),
+			"*": unknownSub("npm"),
 		}),
 		"npx":  fetch("pkg.exec", "downloads (if needed) and runs a package"),
 		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
 		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
-			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(&spec{}, map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry")}),
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(unknownSub("yarn npm"), map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "info": fetch("pkg.audit", "queries the registry"), "whoami": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain()}), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out")}),
 			"dlx":    fetch("pkg.exec", "downloads and runs a package"),
-			"remove": whole("pkg.uninstall", CapWrite, "removes packages from the project"),
-			"run":    {fn: hPkgScript("")},
-			"*":      {fn: yarnBare},
+			"config": toolConfig(),
+			"remove": whole("pkg.uninstall", CapWrite, "removes packages from the project"), "run": {fn: hPkgScript("")},
+			// yarn's own commands that change the registry, the account or
+			// global state; a name that is not one runs a script or a bin.
+			"owner": whole("pkg.account", CapPublish, "changes who owns a published package"), "team": whole("pkg.account", CapPublish, "changes a registry team"),
+			"access": whole("pkg.account", CapPublish, "changes who can access a package"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain(), "ls": plain()}),
+			"cache":  subs(whole("dev.clean-cache", CapDelete, "changes yarn's cache"), map[string]*spec{"list": plain(), "dir": plain()}),
+			"global": fetch("pkg.install-user", "installs packages for your user, outside the workspace"), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out"),
+			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes global links"), "autoclean": whole("pkg.uninstall", CapDelete, "deletes files from node_modules"),
+			"set": fetch("pkg.install", "downloads yarn itself or changes its settings"), "plugin": fetch("pkg.install", "downloads and installs yarn plugins (code yarn runs)"), "policies": fetch("pkg.install", "downloads yarn itself"),
+			"list": plain(), "info": fetch("pkg.audit", "queries the registry"), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "versions": plain(), "bin": plain(), "dir": plain(),
+			"*": {fn: yarnBare},
 		}),
 		"pnpm": subs(&spec{}, map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "i": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "dlx": fetch("pkg.exec", "downloads and runs a package"),
-			"run": {fn: hPkgScript("")}, "test": {fn: hPkgScript("test")}, "start": {fn: hPkgScript("start")},
+			"config": toolConfig(), "run": {fn: hPkgScript("")}, "test": {fn: hPkgScript("test")}, "start": {fn: hPkgScript("start")},
+			"owner": whole("pkg.account", CapPublish, "changes who owns a published package"), "access": whole("pkg.account", CapPublish, "changes who can access a package"),
+			"team": whole("pkg.account", CapPublish, "changes a registry team"), "org": whole("pkg.account", CapPublish, "changes a registry organisation"), "dist-tag": whole("pkg.publish", CapPublish, "changes a published package's tags"),
+			"store": subs(whole("dev.clean-cache", CapDelete, "changes pnpm's store"), map[string]*spec{"path": plain(), "status": plain()}),
+			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not needed"), "remove": whole("pkg.uninstall", CapWrite, "removes packages"), "rm": whole("pkg.uninstall", CapWrite, "removes packages"),
+			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes links"), "exec": whole("pkg.run", CapExec, "runs a project binary"),
+			"ls": plain(), "list": plain(), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "root": plain(), "bin": plain(),
 			"*": {fn: yarnBare},
 		}),
 		"pip": pipSpec(), "pip3": pipSpec(),
-		"pipx":           subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain()}),
-		"uv":             subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "*": whole("pkg.run", CapExec, "runs project code")}),
-		"poetry":         subs(&spec{}, map[string]*spec{"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "*": whole("pkg.run", CapExec, "runs project code")}),
-		"twine":          subs(&spec{}, map[string]*spec{"upload": whole("pkg.publish", CapPublish, "publishes a package to PyPI, visible to everyone"), "check": plain()}),
-		"gem":            subs(&spec{}, map[string]*spec{"install": fetch("pkg.install", "downloads and installs gems"), "push": whole("pkg.publish", CapPublish, "publishes a gem"), "yank": whole("pkg.publish", CapPublish, "removes a published gem, breaking its users"), "list": plain()}),
-		"bundle":         subs(whole("pkg.run", CapExec, "runs project code"), map[string]*spec{"install": fetch("pkg.install", "downloads and installs gems"), "update": fetch("pkg.install", "downloads and updates gems")}),
-		"composer":       subs(&spec{}, map[string]*spec{"install": fetch("pkg.install", "downloads and installs packages"), "require": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"), "*": whole("pkg.run", CapExec, "runs project code")}),
-		"brew":           subs(&spec{}, map[string]*spec{"install": fetch("pkg.install-user", "downloads and installs software for your user"), "upgrade": fetch("pkg.install-user", "downloads and upgrades software"), "update": fetch("pkg.install-user", "updates Homebrew"), "uninstall": whole("pkg.uninstall-user", CapWrite, "removes installed software"), "list": plain(), "info": plain(), "search": fetch("pkg.audit", "queries Homebrew")}),
+		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
+		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {fn: hRemoteRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}}},
+			"venv": plain(), "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
+			"python": subs(fetch("pkg.install-user", "downloads and installs Python versions"), map[string]*spec{"list": plain(), "find": plain(), "dir": plain()}),
+			"cache":  subs(whole("dev.clean-cache", CapDelete, "deletes uv's cache"), map[string]*spec{"dir": plain()}),
+			"self":   fetch("pkg.install-user", "updates uv itself"), "*": unknownSub("uv")}),
+		"poetry": subs(&spec{}, map[string]*spec{"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"),
+			"run": {val: "-C --directory -P --project", posix: true, fn: wrap(0)}, "build": plain(), "check": plain(), "show": plain(), "version": plain(), "env": subs(unknownSub("poetry env"), map[string]*spec{"info": plain(), "list": plain(), "use": fetch("pkg.install", "creates an environment")}),
+			"config": toolConfig(), "shell": whole("exec.interactive", CapDynamic, "starts an interactive shell"), "init": plain(), "new": plain(), "remove": plain(), "export": plain(), "help": plain(), "--version": plain(), "*": unknownSub("poetry")}),
+		"twine": subs(unknownSub("twine"), map[string]*spec{"upload": whole("pkg.publish", CapPublish, "publishes a package to PyPI, visible to everyone"), "check": plain()}),
+		"gem": subs(&spec{}, map[string]*spec{"sources": {rows: []row{{"pkg.config-code", CapPersistence, "-a|--add|-r|--remove|-c|--clear-all", "", "changes where gem installs code from"}}}, "install": fetch("pkg.install", "downloads and installs gems"), "push": whole("pkg.publish", CapPublish, "publishes a gem"), "yank": whole("pkg.publish", CapPublish, "removes a published gem, breaking its users"), "list": plain(),
+			"owner": whole("pkg.account", CapPublish, "changes the owners of a published gem"), "signin": whole("pkg.login", CapSecrets, "stores a RubyGems token"), "signout": whole("pkg.login", CapSecrets, "removes the RubyGems token"),
+			"uninstall": whole("pkg.uninstall", CapDelete, "removes installed gems"), "cleanup": whole("pkg.uninstall", CapDelete, "removes old gem versions"),
+			"search": fetch("pkg.audit", "queries RubyGems"), "info": plain(), "contents": plain(), "env": plain(), "environment": plain(), "which": plain(), "help": plain(), "spec": plain(), "query": plain(), "--version": plain(), "build": plain(),
+			"*": unknownSub("gem")}),
+		"bundle": subs(unknownSub("bundle"), map[string]*spec{"exec": {posix: true, fn: wrap(0)}, "list": plain(), "show": plain(), "info": plain(), "check": plain(), "outdated": fetch("pkg.audit", "queries RubyGems"), "config": toolConfig(), "help": plain(), "--version": plain(), "install": fetch("pkg.install", "downloads and installs gems"), "update": fetch("pkg.install", "downloads and updates gems")}),
+		"composer": subs(&spec{}, map[string]*spec{"install": fetch("pkg.install", "downloads and installs packages"), "require": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),
+			"show": plain(), "info": plain(), "validate": plain(), "diagnose": plain(), "licenses": plain(), "depends": plain(), "why": plain(), "why-not": plain(), "prohibits": plain(),
+			"check-platform-reqs": plain(), "dump-autoload": plain(), "help": plain(), "--version": plain(), "outdated": fetch("pkg.audit", "queries Packagist"), "search": fetch("pkg.audit", "queries Packagist"),
+			"remove": plain(), "config": toolConfig(), "global": fetch("pkg.install-user", "installs packages for your user"),
+			"*": whole("pkg.script-unreadable", CapDynamic, "runs a composer command or a composer.json script, which guard does not review")}),
+		"brew": subs(&spec{}, map[string]*spec{"install": fetch("pkg.install-user", "downloads and installs software for your user"), "upgrade": fetch("pkg.install-user", "downloads and upgrades software"), "update": fetch("pkg.install-user", "updates Homebrew"), "uninstall": whole("pkg.uninstall-user", CapWrite, "removes installed software"), "list": plain(), "info": plain(), "search": fetch("pkg.audit", "queries Homebrew"),
+			"outdated": plain(), "deps": plain(), "uses": plain(), "config": plain(), "doctor": plain(), "--version": plain(), "help": plain(), "leaves": plain(), "desc": plain(), "home": whole("dev.browser", CapDesktop, "opens a web page"),
+			"cleanup": whole("pkg.uninstall-user", CapDelete, "deletes old versions and caches"), "tap": fetch("pkg.install-user", "adds a third-party formula repository (code brew runs)"),
+			"services": subs(whole("sys.user-service", CapPersistence, "changes background services that start at login"), map[string]*spec{"list": plain(), "info": plain()}),
+			"*":        unknownSub("brew")}),
 		"docker-compose": dockerComposeSpec(),
 	}
 }
@@ -136,60 +189,66 @@ func pipSpec() *spec {
 	return subs(&spec{}, map[string]*spec{
 		"install":   fetch("pkg.install", "downloads and installs Python packages (their build scripts run)"),
 		"download":  fetch("pkg.install", "downloads Python packages"),
-		"uninstall": whole("pkg.uninstall", CapWrite, "removes Python packages"),
-		"list":      plain(), "show": plain(), "freeze": plain(), "check": plain(), "--version": plain(),
-		"config": {rows: []row{{"pkg.config", CapWrite, "op0~^(set|unset|edit)$", "", "changes pip configuration"}}},
-		"*":      &spec{},
+		"uninstall": whole("pkg.uninstall", CapDelete, "removes installed Python packages"),
+		"help":      plain(), "inspect": plain(), "debug": plain(), "hash": plain(),
+		"index": fetch("pkg.audit", "queries the package index"), "search": fetch("pkg.audit", "queries the package index"), "wheel": fetch("pkg.install", "downloads and builds packages (their build scripts run)"),
+		"cache": subs(whole("dev.clean-cache", CapDelete, "deletes pip's cache"), map[string]*spec{"dir": plain(), "info": plain(), "list": plain()}),
+		"list":  plain(), "show": plain(), "freeze": plain(), "check": plain(), "--version": plain(),
+		"config": toolConfig(), "*": unknownSub("pip"),
 	})
 }
 
 func ghSpec() *spec {
 	fetch := func() *spec { return whole("gh.read", CapFetch, "reads from GitHub") }
+	q := func() *spec { return query("queries GitHub") }
 	send := func(msg string) *spec { return whole("gh.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("gh.destroy", CapPublish, msg) }
 	return subs(fetch(), map[string]*spec{
 		"pr": subs(send("changes a pull request on GitHub, visible to others"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "diff": fetch(), "checks": fetch(), "status": fetch(), "checkout": fetch(),
+			"list": q(), "view": q(), "diff": q(), "checks": q(), "status": q(), "checkout": fetch(),
 		}),
 		"issue": subs(send("changes an issue on GitHub, visible to others"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "status": fetch(),
+			"list": q(), "view": q(), "status": q(),
 			"delete": destroy("deletes a GitHub issue, which cannot be undone"),
 		}),
 		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
-			"view": fetch(), "list": fetch(), "clone": fetch(),
+			"view": q(), "list": q(), "clone": fetch(),
+			"sync":    {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
+			"edit":    {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
 			"delete":  destroy("deletes a GitHub repository, which cannot be undone"),
 			"archive": destroy("archives a GitHub repository"),
 		}),
 		"release": subs(send("changes a GitHub release"), map[string]*spec{
-			"list": fetch(), "view": fetch(), "download": fetch(),
+			"list": q(), "view": q(), "download": fetch(),
 			"create":       destroy("publishes a GitHub release, visible to everyone"),
 			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
 			"delete-asset": destroy("deletes a release asset"),
 		}),
-		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", rows: []row{
-			{"gh.read", CapFetch, "", "", "calls the GitHub API"},
+		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuery, out: streamNetwork, rows: []row{
+			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
 			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
 		}},
 		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
-			"status": fetch(),
+			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
 			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
 		}),
-		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": fetch()}),
-		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": fetch(), "get": fetch()}),
-		"workflow":  subs(fetch(), map[string]*spec{"run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
-		"run":       subs(fetch(), map[string]*spec{"rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
-		"gist":      subs(fetch(), map[string]*spec{"create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
-		"label":     subs(fetch(), map[string]*spec{"create": send("changes repository labels"), "edit": send("changes repository labels"), "delete": destroy("deletes a label")}),
+		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
+		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q()}),
+		"workflow":  subs(fetch(), map[string]*spec{"list": q(), "view": q(), "run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
+		"run":       subs(fetch(), map[string]*spec{"list": q(), "view": q(), "watch": q(), "rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
+		"gist":      subs(fetch(), map[string]*spec{"list": q(), "view": q(), "create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
+		"label":     subs(fetch(), map[string]*spec{"list": q(), "create": send("changes repository labels"), "edit": send("changes repository labels"), "delete": destroy("deletes a label")}),
 		"ssh-key":   subs(fetch(), map[string]*spec{"add": whole("gh.ssh-key", CapPersistence, "adds an SSH key to your GitHub account"), "delete": destroy("deletes an SSH key from your GitHub account")}),
 		"extension": subs(fetch(), map[string]*spec{"install": whole("gh.extension", CapFetch, "downloads and installs code that gh will run")}),
-		"alias":     subs(fetch(), map[string]*spec{"set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
+		"search":    q(), "status": q(), "cache": subs(send("changes Actions caches"), map[string]*spec{"list": q()}), "ruleset": subs(fetch(), map[string]*spec{"list": q(), "view": q()}),
+		"alias": subs(fetch(), map[string]*spec{"list": plain(), "set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
 	})
 }
 
 func dockerSpec() *spec {
-	run := &spec{val: "-v -e -p -w -u --name --volume --env --publish --workdir --user --network --net --pid --ipc --cap-add --device --security-opt --mount --entrypoint --env-file -l --label --platform", posix: true, rows: []row{
+	run := &spec{fn: hDockerMounts, val: "-v -e -p -w -u --name --volume --env --publish --workdir --user --network --net --pid --ipc --cap-add --device --security-opt --mount --entrypoint --env-file -l --label --platform", posix: true, rows: []row{
 		{"docker.run", CapDynamic, "", "", "runs a container: code inside it is not reviewed"},
 		{"docker.privileged", CapPrivilege, "--privileged", "", "runs a privileged container, equivalent to root on this machine"},
 		{"docker.host-ns", CapPrivilege, "--pid|--ipc|--network|--net|--userns|--uts=~^host$", "", "shares the host's namespaces with a container"},
@@ -198,19 +257,24 @@ func dockerSpec() *spec {
 	}}
 	fetch := func(msg string) *spec { return whole("docker.fetch", CapFetch, msg) }
 	read := plain
-	return subs(whole("docker.other", CapSystem, "changes the container engine's state"), map[string]*spec{
+	other := func() *spec { return whole("docker.other", CapSystem, "changes the container engine's state") }
+	top := other()
+	// Global options come before the subcommand (docker --context x ps).
+	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
+	return subs(top, map[string]*spec{
 		"run": run, "create": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"),
 		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
 		"ps":    read(), "images": read(), "logs": read(), "inspect": read(), "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
 		"compose": dockerComposeSpec(),
-		"rm":      whole("docker.rm", CapSystem, "removes containers"), "rmi": whole("docker.rm", CapSystem, "removes images"),
-		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapSystem, "starts containers"), "restart": whole("docker.start", CapSystem, "restarts containers"),
-		"system":    subs(read(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes")}),
-		"volume":    subs(read(), map[string]*spec{"rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
-		"image":     subs(read(), map[string]*spec{"rm": whole("docker.rm", CapSystem, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
-		"container": subs(read(), map[string]*spec{"rm": whole("docker.rm", CapSystem, "removes containers"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
+		// Local container state is B (LEVELS.md); volumes hold data (C).
+		"rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "rmi": whole("docker.rm", CapProcess, "removes images"),
+		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapDynamic, "starts containers: code inside them is not reviewed"), "restart": whole("docker.start", CapDynamic, "restarts containers: code inside them is not reviewed"),
+		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
+		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
+		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
+		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
 	})
 }
 
@@ -224,12 +288,26 @@ func dockerComposeSpec() *spec {
 }
 
 func kubectlSpec() *spec {
-	read := func() *spec { return whole("k8s.read", CapFetch, "reads from the Kubernetes cluster") }
+	read := func() *spec { return query("reads from the Kubernetes cluster") }
 	write := func(msg string) *spec { return whole("k8s.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("k8s.delete", CapPublish, msg) }
-	return subs(write("changes the Kubernetes cluster"), map[string]*spec{
-		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "version": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
-		"config":       subs(read(), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster")}),
+	top := write("changes the Kubernetes cluster")
+	// Global options come before the subcommand (kubectl -n prod get pods).
+	top.val = "-n --namespace --context --cluster --kubeconfig -s --server --user --token --as --as-group --request-timeout --certificate-authority --client-certificate --client-key -v"
+	return subs(top, map[string]*spec{
+		"version": {fn: func(b *builder, c *call) stream {
+			if c.a.has("--client") {
+				return stream{kind: streamText}
+			}
+			return hQuery(b, c)
+		}, rows: []row{{"net.query", CapQuery, "!--client", "", "queries the Kubernetes cluster's version (read-only, with the network for this command only)"}}},
+		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
+		"config": subs(unknownSub("kubectl config"), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster"),
+			"get-contexts": plain(), "current-context": plain(), "get-clusters": plain(), "get-users": plain(),
+			"set": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "unset": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"),
+			"set-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "set-cluster": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"),
+			"set-credentials": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "delete-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"),
+			"delete-cluster": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "delete-user": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "rename-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig")}),
 		"delete":       destroy("deletes resources from the Kubernetes cluster, which cannot be undone"),
 		"drain":        destroy("drains a node, evicting every workload on it"),
 		"exec":         whole("k8s.exec", CapDynamic, "runs a command inside a pod, which is not reviewed"),

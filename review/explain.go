@@ -30,13 +30,14 @@ var consequences = map[profile.Cap]string{
 	profile.CapUnsupported: "guard could not analyse it, so it assumes the worst.",
 	profile.CapLookalike:   "Characters that look like others can make a command do something other than what it seems.",
 	profile.CapEnvHijack:   "Later commands may run different programs than their names suggest.",
+	profile.CapDesktop:     "What goes to the clipboard or to another program runs or is pasted outside guard's sandbox.",
 }
 
 var capOrder = []profile.Cap{
 	profile.CapUnparsed, profile.CapLimit, profile.CapUnsupported, profile.CapSelf, profile.CapInject, profile.CapPrivilege,
 	profile.CapNetCode, profile.CapPublish, profile.CapSystem, profile.CapPersistence, profile.CapSecrets, profile.CapDelete,
 	profile.CapDiscard, profile.CapSend, profile.CapFetch, profile.CapReveal, profile.CapDynamic, profile.CapEnvHijack,
-	profile.CapProcess, profile.CapLookalike,
+	profile.CapProcess, profile.CapLookalike, profile.CapDesktop,
 }
 
 // explain writes the plain-English explanation: what will happen, why it
@@ -50,7 +51,7 @@ func explain(p *profile.Profile, v Verdict) string {
 	caps := map[profile.Cap]bool{}
 	for _, e := range p.Effects {
 		l := EffectLevel(e)
-		if l == A && e.Cap != profile.CapWrite && e.Cap != profile.CapExec {
+		if l == A && e.Cap != profile.CapWrite && e.Cap != profile.CapExec && e.Cap != profile.CapQuery {
 			continue
 		}
 		line := fmt.Sprintf("%s %s", programOf(e), e.Msg)
@@ -115,6 +116,9 @@ func DescribeSandbox(s Sandbox) string {
 		parts = append(parts, "network on (TCP connect and DNS)")
 	} else {
 		parts = append(parts, "no network")
+	}
+	if len(s.Reveal) > 0 {
+		parts = append(parts, "reads "+strings.Join(s.Reveal, ", ")+" (read-only, this command only)")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +105,8 @@ func EffectLevel(e profile.Effect) Level {
 	switch e.Cap {
 	case profile.CapRead:
 		switch c {
-		case profile.ClassSecret, profile.ClassGuard:
+		case profile.ClassSecret, profile.ClassGuard, profile.ClassDevice:
+			// A raw disk or memory device holds every secret on it.
 			return C
 		case profile.ClassSensitive:
 			return B
@@ -134,7 +134,11 @@ func EffectLevel(e profile.Effect) Level {
 			return B
 		}
 		return A
-	case profile.CapDiscard, profile.CapFetch, profile.CapSend, profile.CapReveal, profile.CapDynamic,
+	case profile.CapQuery:
+		// A read-only query by a known client: A, with the network and that
+		// client's credential read-only for this command (see deriveSandbox).
+		return A
+	case profile.CapDesktop, profile.CapDiscard, profile.CapFetch, profile.CapSend, profile.CapReveal, profile.CapDynamic,
 		profile.CapProcess, profile.CapLookalike, profile.CapEnvHijack:
 		return B
 	case profile.CapPublish, profile.CapPrivilege, profile.CapSystem, profile.CapPersistence, profile.CapSecrets,
@@ -151,7 +155,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	var targets []string // exact paths written or deleted outside the workspace
 	for _, e := range p.Effects {
 		switch e.Cap {
-		case profile.CapRead, profile.CapReveal, profile.CapLookalike:
+		case profile.CapRead, profile.CapReveal, profile.CapLookalike, profile.CapQuery, profile.CapDesktop:
 			if e.Class == profile.ClassSecret && e.Target != "" {
 				secretReads = append(secretReads, e.Target)
 			}
@@ -162,8 +166,11 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 			s.Write = true
 		}
 		switch e.Cap {
-		case profile.CapFetch, profile.CapSend, profile.CapPublish, profile.CapNetCode:
+		case profile.CapFetch, profile.CapSend, profile.CapPublish, profile.CapNetCode, profile.CapQuery:
 			s.Net = true
+		}
+		if e.Cap == profile.CapQuery && e.Class == profile.ClassSecret && strings.HasPrefix(e.Target, "/") {
+			s.Reveal = append(s.Reveal, e.Target)
 		}
 		if (e.Cap == profile.CapWrite || e.Cap == profile.CapDelete) && strings.HasPrefix(e.Target, "/") {
 			switch e.Class {
@@ -186,26 +193,35 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	if s.ExtraWrite == nil {
 		s.ExtraWrite = nil
 	}
+	s.Reveal = uniq(s.Reveal)
 	if ctx := in.Context; ctx != nil {
-		s.Hide = make([]string, 0, len(ctx.SecretLocations()))
-		s.Protect = make([]string, 0, len(ctx.ProtectedLocations()))
-		for _, h := range ctx.SecretLocations() {
-			if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
-				s.Hide = append(s.Hide, h)
-			}
-		}
-		for _, r := range ctx.RevealedLocations() {
-			if slices.ContainsFunc(s.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
-				s.Reveal = append(s.Reveal, r)
+		hide := ctx.SecretLocations()
+		if len(secretReads) == 0 && len(s.Reveal) == 0 {
+			// The common case: every secret location stays hidden. The
+			// context's list is shared, capped so an append copies it.
+			s.Hide = hide[:len(hide):len(hide)]
+		} else {
+			for _, h := range hide {
+				if contains(s.Reveal, h) {
+					continue // granted read-only instead
+				}
+				if !coveredBy(secretReads, h) || h == ctx.ConfigDir || h == ctx.StateDir {
+					s.Hide = append(s.Hide, h)
+				}
 			}
 		}
 		// A protected path stays protected unless the command itself
 		// targets it (an approved write to ~/.bashrc): a grant of a parent
 		// directory, needed to delete ~/old, lifts nothing.
 		targets = append(targets, in.WidenWrite...)
-		for _, pr := range ctx.ProtectedLocations() {
-			if !coveredBy(targets, pr) {
-				s.Protect = append(s.Protect, pr)
+		protect := ctx.ProtectedLocations()
+		if len(targets) == 0 {
+			s.Protect = protect[:len(protect):len(protect)]
+		} else {
+			for _, pr := range protect {
+				if !coveredBy(targets, pr) {
+					s.Protect = append(s.Protect, pr)
+				}
 			}
 		}
 	}

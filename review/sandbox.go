@@ -18,8 +18,13 @@ type Sandbox struct {
 	// Hide lists absolute paths that must not be readable: secret
 	// locations and guard's own config and state.
 	Hide []string `json:"hide"`
-	// Reveal lists absolute paths inside hidden ones that are readable
-	// (never writable) for this run: guard's own policy and settings.
+	// Reveal lists absolute paths that are readable (never writable) for
+	// this run although they are secret or inside a hidden directory:
+	// guard's own policy and settings (its read-only subcommands need
+	// them), and the credential a known client reads for a read-only
+	// query (gh pr list: ~/.config/gh; kubectl get: ~/.kube), for this
+	// command only. A Hide entry above a revealed path (~/.docker for
+	// ~/.docker/config.json) stays hidden except for the revealed path.
 	Reveal []string `json:"reveal,omitempty"`
 	// Protect lists absolute paths that must not be changed even inside
 	// a writable tree: shell rc files, .git/hooks, .git/config.

@@ -515,7 +515,7 @@ func TestHookJudgePath(t *testing.T) {
 		{"/etc/hosts", accessWrite, hookDeny},
 		{"/etc/shadow", accessRead, hookDeny},
 		{"/dev/null", accessWrite, hookAllow},
-		{"/dev/sda", accessRead, hookAsk},
+		{"/dev/sda", accessRead, hookDeny}, // a raw disk read is a secret read
 		{"../home/x", accessWrite, hookAsk},
 		{"sub/../../proj/a", accessWrite, hookAllow},
 		{w.proj + "/.claude/settings.json", accessWrite, hookDeny},

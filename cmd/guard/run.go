@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -288,7 +289,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	sb := a.Verdict.Sandbox
 	spec := sandbox.Spec{
 		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: sb.Reveal, Protect: sb.Protect,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(a), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
 	}
 	start := time.Now()
@@ -408,4 +409,19 @@ func checkWorkspace(a *assessment) error {
 	}
 	return usagef("run guard inside a project directory, or pass --workspace DIR",
 		"refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.Ctx.Workspace)
+}
+
+// runReveal is what the command may read inside hidden locations: what its
+// review granted (a known client's credential for a read-only query) and,
+// for every command, guard's own policy and settings, so that guard's
+// read-only subcommands (a pre-commit hook running guard scan) work inside
+// the sandbox. The PIN, approvals and audit log stay hidden.
+func runReveal(a *assessment) []string {
+	out := append([]string(nil), a.Verdict.Sandbox.Reveal...)
+	for _, r := range a.Ctx.RevealedLocations() {
+		if slices.ContainsFunc(a.Verdict.Sandbox.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

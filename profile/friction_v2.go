@@ -1,0 +1,94 @@
+package profile
+
+import "path"
+
+// Friction rows of LEVELS.md: help and version are A; read-only queries
+// to a remote service by a known client are A with the network and that
+// client's credential, read-only, for that command only; clipboard
+// writes and opening files are B.
+
+// helpShort are programs without subcommands whose lone short flag is
+// help or version (python3 -V, node -v). Tools with subcommands accept
+// -h, -V and -v alone too. Privilege and power tools are not here on
+// purpose: sudo -v refreshes credentials, shutdown -h halts.
+var helpShort = map[string]bool{
+	"node": true, "python": true, "python3": true, "python2": true, "pypy3": true, "ruby": true, "perl": true, "php": true,
+	"deno": true, "bun": true, "lua": true, "java": true, "rustc": true, "gcc": true, "g++": true, "clang": true, "cc": true,
+	"ssh": true, "curl": true, "wget": true, "jq": true, "make": true, "rsync": true, "tmux": true, "bash": true, "zsh": true,
+	"psql": true, "mysql": true, "sqlite3": true, "redis-cli": true, "terraform": true, "tofu": true,
+}
+
+// helpOnly reports whether a call only asks for help or the version:
+// --help or --version alone (on any known tool), a lone -h/-V/-v or
+// "version" on a tool with subcommands or in helpShort, or "help …" on a
+// tool with subcommands. It runs nothing.
+func helpOnly(s *spec, c *call) bool {
+	if len(c.fs) == 0 || !c.fs[0].known {
+		return false
+	}
+	first := c.fs[0].val
+	subsOrShort := len(s.subs) > 0 || helpShort[c.prog] && c.sub == ""
+	if first == "help" && len(s.subs) > 0 {
+		for _, f := range c.fs {
+			if !f.known {
+				return false
+			}
+		}
+		return true
+	}
+	if len(c.fs) != 1 {
+		return false
+	}
+	switch first {
+	case "--help", "--version":
+		return true
+	case "-h", "-V", "-v", "-version", "version":
+		return subsOrShort
+	}
+	return false
+}
+
+// clientCreds are the credential locations (under home) each known
+// client reads for a read-only query.
+var clientCreds = map[string][]string{
+	"gh": {".config/gh"}, "glab": {".config/glab-cli"}, "kubectl": {".kube"}, "oc": {".kube"}, "helm": {".kube"},
+	"npm": {".npmrc"}, "pnpm": {".npmrc"}, "yarn": {".npmrc", ".yarnrc.yml"}, "git": {".git-credentials", ".config/git/credentials"},
+}
+
+// hQuery: a read-only query by a known client. Its credential is
+// readable, read-only, for this command; its output is network data.
+func hQuery(b *builder, c *call) stream {
+	if b.ctx.Home != "" && !b.ctx.Remote {
+		for _, r := range clientCreds[c.prog] {
+			p := path.Join(b.ctx.Home, r)
+			b.add(Effect{Cap: CapQuery, Rule: "net.query-credential", Program: c.prog, Target: p, Class: ClassSecret,
+				Msg: "may read its credential " + p + " (read-only, for this command only)"}, c.sp)
+		}
+	}
+	return stream{kind: streamNetwork}
+}
+
+// query is a read-only query spec for a known client.
+func query(msg string) *spec {
+	return &spec{fn: hQuery, out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg + " (read-only, with the network for this command only)"}}}
+}
+
+// desktopTable: clipboard writers and openers (B).
+func desktopTable() map[string]*spec {
+	clip := "replaces the clipboard, which you may paste into a terminal"
+	open := func(msg string) *spec { return whole("desktop.open", CapDesktop, msg) }
+	return map[string]*spec{
+		"xsel":             {rows: []row{{"desktop.clipboard", CapDesktop, "!-o !--output !-c !--clear !-k !--keep", "", clip}}},
+		"xclip":            {val: "-selection -sel -t -target -d -display -loops -l", rows: []row{{"desktop.clipboard", CapDesktop, "!-o !-out", "", clip}}},
+		"wl-copy":          whole("desktop.clipboard", CapDesktop, clip),
+		"pbcopy":           whole("desktop.clipboard", CapDesktop, clip),
+		"clip.exe":         whole("desktop.clipboard", CapDesktop, clip),
+		"xdg-open":         open("opens a file or URL with another program, outside guard's sandbox"),
+		"open":             open("opens a file or URL with another program, outside guard's sandbox"),
+		"gio":              {rows: []row{{"desktop.open", CapDesktop, "op0~^(open|launch)$", "", "opens a file or URL with another program, outside guard's sandbox"}}},
+		"wslview":          open("opens a file or URL with another program, outside guard's sandbox"),
+		"sensible-browser": open("opens a URL in the browser"), "x-www-browser": open("opens a URL in the browser"),
+		"kde-open": open("opens a file or URL with another program"), "gnome-open": open("opens a file or URL with another program"),
+		"notify-send": whole("desktop.notify", CapRead, "shows a desktop notification"),
+	}
+}

@@ -1,0 +1,390 @@
+package profile
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Secrets v2 (LEVELS.md secrets row and principle 10): a glob or an
+// unresolved part of a target is matched against the secret, guard-state
+// and persistence locations and counts as naming one when it could; other
+// users' homes and /root hold the same secrets as yours; and any file
+// operand of any program (not only of the readers in the tables) that
+// names a secret is a read of it.
+
+// otherHomeSecret reports whether p is a secret location in another
+// user's home (/home/NAME/…, /Users/NAME/…) or in /root.
+func otherHomeSecret(p string) bool {
+	var rel string
+	switch {
+	case strings.HasPrefix(p, "/root/"):
+		rel = p[len("/root/"):]
+	case strings.HasPrefix(p, "/home/"), strings.HasPrefix(p, "/Users/"):
+		parts := strings.SplitN(p, "/", 4)
+		if len(parts) < 4 {
+			return false
+		}
+		rel = parts[3]
+	default:
+		return false
+	}
+	for _, r := range secretRel {
+		if rel == r || strings.HasPrefix(rel, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// secretPatterns are absolute secret locations with a wildcard component.
+var secretPatterns = [][]string{
+	{"proc", "*", "environ"}, {"proc", "*", "task", "*", "environ"}, {"proc", "*", "mem"},
+}
+
+func matchSecretPattern(p string) bool {
+	if !strings.HasPrefix(p, "/proc/") {
+		return false
+	}
+	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for _, pat := range secretPatterns {
+		if len(comps) < len(pat) {
+			continue
+		}
+		ok := true
+		for i, c := range pat {
+			if m, _ := path.Match(c, comps[i]); !m {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate is a location a pattern may name, as path components ("*"
+// matches any one component).
+type candidate struct {
+	comps []string
+	class Class
+}
+
+// candidates lists the guard, secret and persistence locations, worst
+// first, for matching patterns against.
+func (c *Context) candidates() []candidate {
+	c.candOnce.Do(func() {
+		key := c.Home + "\x00" + c.ConfigDir + "\x00" + c.StateDir
+		if v, ok := candCache.Load(key); ok {
+			c.cands = v.([]candidate)
+			return
+		}
+		defer func() { candCache.Store(key, c.cands) }()
+		add := func(p string, cl Class) {
+			c.cands = append(c.cands, candidate{comps: splitPath(p), class: cl})
+		}
+		for _, d := range []string{c.ConfigDir, c.StateDir} {
+			if d != "" {
+				add(d, ClassGuard)
+			}
+		}
+		t := c.tables()
+		for _, s := range t.secret {
+			add(s, ClassSecret)
+		}
+		for _, s := range secretAbs {
+			add(s, ClassSecret)
+		}
+		for _, r := range secretRel {
+			add("/root/"+r, ClassSecret)
+			add("/home/*/"+r, ClassSecret)
+		}
+		for _, p := range secretPatterns {
+			add("/"+strings.Join(p, "/"), ClassSecret)
+		}
+		// Python start-up hooks in any site-packages (an unresolved
+		// prefix, a *.pth name).
+		for _, d := range []string{"site-packages", "dist-packages"} {
+			c.cands = append(c.cands, candidate{comps: []string{"*", d, "*.pth"}, class: ClassPersistence})
+		}
+		for _, s := range t.persist {
+			add(s, ClassPersistence)
+		}
+		for _, s := range persistAbs {
+			add(s, ClassPersistence)
+		}
+	})
+	return c.cands
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(path.Clean(p), "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// candCache keeps the candidate lists per home and guard directories.
+var candCache sync.Map
+
+// anyParts marks an unresolved part of a word ($X, $(…)) in a pattern.
+const anyParts = "\x00"
+
+var unresolvedPart = regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[0-9@*#?$!-]|`[^`]*`")
+
+// worstCase classes a glob or a partly unresolved word by the worst
+// location it could name. ok is false when it could name none of them,
+// or when nothing in it is literal (a bare "$f" could be anything; reads
+// of it stay A because the sandbox hides secrets).
+func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
+	if f.proc || b.ctx.Remote {
+		return "", "", false
+	}
+	v := f.val
+	if !f.known {
+		v = unresolvedPart.ReplaceAllString(v, anyParts)
+	}
+	if !strings.HasPrefix(v, "/") {
+		if st.cwd == "" || strings.HasPrefix(v, anyParts) {
+			v = anyParts + "/" + v
+		} else {
+			v = st.cwd + "/" + v
+		}
+	}
+	var pat []string
+	literal := false
+	for _, c := range strings.Split(v, "/") {
+		switch {
+		case c == "" || c == ".":
+			continue
+		case c == anyParts:
+			pat = append(pat, "**")
+		default:
+			if strings.Contains(c, anyParts) {
+				c = strings.ReplaceAll(c, anyParts, "*")
+			}
+			if strings.Trim(c, "*?") != "" {
+				literal = true
+			}
+			pat = append(pat, c)
+		}
+	}
+	if !literal {
+		return "", "", false
+	}
+	for _, cand := range b.ctx.candidates() {
+		if couldName(pat, cand.comps) {
+			return f.display(), cand.class, true
+		}
+	}
+	return "", "", false
+}
+
+// couldName reports whether some path that matches the pattern pat is
+// the location loc or lies under it. "**" in pat is an unresolved part:
+// any number of components, dot files included. A glob's "*" does not
+// match a leading dot, as in bash.
+func couldName(pat, loc []string) bool { return nameMatch(pat, loc, false) }
+
+// nameMatch: lit says a part of the word (not an unresolved part) has
+// matched the location's last component.
+func nameMatch(pat, loc []string, lit bool) bool {
+	if len(loc) == 0 {
+		return lit
+	}
+	if len(pat) == 0 {
+		return false
+	}
+	if pat[0] == "**" {
+		return nameMatch(pat[1:], loc, lit) || nameMatch(pat, loc[1:], lit)
+	}
+	if !componentMatch(pat[0], loc[0]) {
+		return false
+	}
+	// The location's own name must be spelled by the word (a literal or a
+	// glob), not only reached through an unresolved part: ~/$X/config is
+	// not taken for ~/.kube/config, but $D/.ssh/id_rsa is ~/.ssh.
+	return nameMatch(pat[1:], loc[1:], lit || len(loc) == 1)
+}
+
+func componentMatch(p, l string) bool {
+	if l == "*" {
+		return true
+	}
+	if strings.ContainsAny(l, "*?[") {
+		// A location given as a name pattern (*.pth).
+		if m, _ := path.Match(l, p); m {
+			return true
+		}
+	}
+	if strings.HasPrefix(l, ".") && !strings.HasPrefix(p, ".") && !strings.HasPrefix(p, "*") && p != l {
+		return false
+	}
+	if strings.HasPrefix(l, ".") && strings.HasPrefix(p, "*") && !strings.Contains(p, anyParts) {
+		// A glob's leading * skips dot files.
+		return false
+	}
+	m, _ := path.Match(p, l)
+	return m
+}
+
+// dataArgs are programs whose operands are text, not files they open.
+var dataArgs = map[string]bool{
+	"echo": true, "printf": true, "which": true, "type": true, "whereis": true, "man": true, "help": true,
+	"apt-cache": true, "basename": true, "dirname": true, "test": true, "[": true, "true": true, "false": true,
+	":": true, "command": true, "hash": true, "alias": true, "unalias": true, "read": true, "set": true,
+	"unset": true, "shift": true, "return": true, "exit": true, "getopts": true, "expr": true, "seq": true,
+	"date": true, "sleep": true, "kill": true, "pkill": true, "pgrep": true, "trap": true,
+	"cd": true, "pushd": true, "popd": true,
+}
+
+// messageFlags take text (a message, a pattern, a format), not a file.
+var messageFlags = map[string]bool{
+	"-m": true, "--message": true, "--grep": true, "--format": true, "--pretty": true, "--author": true,
+	"--title": true, "--body": true, "--description": true, "--comment": true, "-e": true, "--regexp": true,
+	"--subject": true, "--match": true, "--pattern": true, "--include": true, "--exclude": true, "--glob": true,
+	"-g": true, "--iglob": true, "-name": true, "-iname": true, "-path": true, "-regex": true, "--label": true,
+}
+
+// fileOperands: any operand or option value of any program that names a
+// secret or guard's own files is a read of it (gzip -c, sqlite3, git diff
+// --no-index, python3 -m json.tool, gh gist create, wget --post-file,
+// curl file://…). Effects the program's rows already gave are not
+// repeated.
+func (b *builder) fileOperands(c *call) { b.fileArgs(c, true) }
+
+// fileArgs checks option values, and operands when ops is set (a tool's
+// global options, before its subcommand, are checked with ops unset).
+func (b *builder) fileArgs(c *call, ops bool) {
+	if dataArgs[c.prog] || b.ctx.Remote {
+		return
+	}
+	check := func(f field) {
+		if f.proc {
+			return
+		}
+		v := f.val
+		if f.known {
+			v = strings.TrimPrefix(v, "@")
+			if i := strings.Index(v, "file://"); i >= 0 {
+				v = v[i+len("file://"):]
+			} else if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v[i+1:], "@") {
+				v = v[i+2:]
+			}
+		}
+		if v == "" || f.known && !f.glob && !strings.HasPrefix(v, "/") && !strings.Contains(v, "..") && b.plainInWorkspace(c.st) {
+			// A plain relative name in the workspace is not a secret
+			// location (reads of workspace files are classed by the rows).
+			return
+		}
+		g := f
+		g.val = v
+		t, cl := b.classify(g, c.st)
+		if cl != ClassSecret && cl != ClassGuard {
+			return
+		}
+		for i := len(b.prof.Effects) - 1; i >= 0; i-- {
+			e := b.prof.Effects[i]
+			if e.Target == t && e.Class == cl {
+				return
+			}
+			if e.Cap == CapQuery && e.Program == c.prog && e.Target != "" && within(t, e.Target) {
+				return // the client's own credential, granted read-only for its query
+			}
+		}
+		b.add(Effect{Cap: CapRead, Rule: "secrets.file-operand", Program: c.prog, Target: t, Class: cl, Msg: "opens " + describeTarget(t, cl)}, c.sp)
+	}
+	if ops {
+		for _, f := range c.a.ops {
+			check(f)
+		}
+	}
+	for _, name := range c.a.order {
+		if messageFlags[name] {
+			continue
+		}
+		for _, f := range c.a.flags[name] {
+			if f.end > 0 && (f.known && f.val != "" || !f.known) {
+				check(f)
+			}
+		}
+	}
+}
+
+// hSftp: a batch (-b FILE, or commands on stdin) that puts local files
+// sends them: each put of a secret is a read of it.
+func hSftp(b *builder, c *call) stream {
+	var text string
+	for _, f := range c.a.values("-b") {
+		if f.known && f.val != "-" {
+			s := b.fileStream([]field{f}, c.st)
+			if s.kind == streamText {
+				text += s.text + "\n"
+			}
+			b.pathEffect(CapRead, "net.send-file", "sftp", f, c.st, c.sp, "reads the batch")
+		}
+	}
+	if c.in.kind == streamText {
+		text += c.in.text
+	}
+	for _, line := range strings.Split(text, "\n") {
+		w := strings.Fields(line)
+		if len(w) < 2 {
+			continue
+		}
+		switch strings.TrimPrefix(w[0], "-") {
+		case "put", "mput", "reput":
+			for _, a := range w[1:] {
+				if strings.HasPrefix(a, "-") {
+					continue
+				}
+				v := a
+				if home := c.st.vars["HOME"]; home != nil && (v == "~" || strings.HasPrefix(v, "~/")) {
+					v = *home + v[1:]
+				}
+				f := staticField(v, c.sp)
+				f.glob = strings.ContainsAny(v, "*?[")
+				b.pathEffect(CapRead, "net.send-file", "sftp", f, c.st, c.sp, "reads, to send,")
+				break
+			}
+		}
+	}
+	return stream{kind: streamNetwork}
+}
+
+// secretsTable: token printers and secret stores.
+func secretsTable() map[string]*spec {
+	token := func(msg string) *spec { return whole("secrets.token-print", CapSecrets, msg) }
+	return map[string]*spec{
+		"bw":                     {rows: []row{{"secrets.store", CapSecrets, "op0~^(get|list|export|unlock|login|serve|send)$", "", "reads or exports secrets from Bitwarden"}}},
+		"lpass":                  {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|export|ls|login)$", "", "reads secrets from LastPass"}}},
+		"gopass":                 {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|cat|ls|list|find|otp|clone|insert|edit|generate|rm)$|^[^-]", "", "reads or changes secrets in gopass"}}},
+		"keyring":                {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(get|set|del)$", "", "reads or changes passwords in the keyring"}}},
+		"kwallet-query":          token("reads passwords from KWallet"),
+		"docker-credential-pass": token("prints registry credentials"), "docker-credential-secretservice": token("prints registry credentials"),
+		"docker-credential-osxkeychain": token("prints registry credentials"), "docker-credential-desktop": token("prints registry credentials"),
+		"docker-credential-ecr-login": token("prints registry credentials"), "docker-credential-gcloud": token("prints registry credentials"),
+		"git-credential-store": token("prints stored git credentials"), "git-credential-cache": token("prints cached git credentials"),
+		"getent": {rows: []row{{"secrets.shadow", CapSecrets, "op0~^g?shadow$", "", "prints password hashes (the shadow database)"}}},
+		"sftp":   {val: "-b -P -i -o -F -J -l -c -S -B -D -R -s", fn: hSftp, rows: []row{{"net.upload", CapSend, "", "", "transfers files with another machine (sftp)"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
+	}
+}
+
+// tokenRows are rows added to existing cloud clients: commands that print
+// an access token.
+var tokenRows = map[string][]row{
+	"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"}},
+	"az":     {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"}},
+	"aws":    {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
+	"ps":     {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+}
+
+// plainInWorkspace reports whether the cwd is known and inside the
+// workspace, where a relative name without ".." stays in the workspace.
+func (b *builder) plainInWorkspace(st *state) bool {
+	return st.cwd != "" && b.ctx.hasWorkspace() && within(st.cwd, b.ctx.Workspace) && len(st.links) == 0
+}

@@ -1,0 +1,475 @@
+package profile
+
+import (
+	"encoding/json"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Taint (LEVELS.md principle 9): what the line changes, the line cannot
+// vouch for. Data keeps where it came from through filters; a program that
+// talks to the network produces network data; files the line writes are
+// remembered (by path, with what was written) so that a later run of them,
+// or of a tool that reads them (make, npm, go test…), is reviewed as code
+// the line made: at least B, C when the content came from the network or
+// from decoding.
+
+// netCaps are the capabilities that mean a program exchanged data with
+// the network: whatever it prints is network data.
+func netCap(c Cap) bool {
+	switch c {
+	case CapFetch, CapSend, CapPublish, CapNetCode, CapQuery:
+		return true
+	}
+	return false
+}
+
+// contentWrites are the write rules that change what a file holds (not
+// mkdir, touch, chmod or a formatter's rewrite of code already there).
+var contentWrites = map[string]bool{
+	"redirect.write": true, "fs.write": true, "fs.move": true, "fs.patch": true, "fs.link": true,
+	"sed.in-place": true, "sed.write": true, "awk.write": true, "net.download": true, "fs.extract": true,
+	"tar.extract": true, "fs.edit-in-place": true, "fs.decompress": true, "dd.write": true, "find.write": true,
+	"git.archive": true, "pkg.manifest-edit": true, "fs.output": true,
+}
+
+// markWrite remembers that the line wrote f (unknown content unless a
+// handler records what it was). A path already recorded keeps its taint.
+func (b *builder) markWrite(rule string, f field, st *state) {
+	if !contentWrites[rule] || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
+		return
+	}
+	p, ok := b.ctx.Resolve(st.cwd, f.val)
+	if !ok {
+		return
+	}
+	if w, ok := st.files[p]; ok && w.tainted() {
+		return
+	}
+	st.files[p] = stream{kind: streamUnknown}
+}
+
+// written reports what the line wrote at p or at a directory above it (a
+// clone or an extraction writes a whole tree).
+func (s *state) written(p string) (stream, bool) {
+	if s.files == nil {
+		return stream{}, false
+	}
+	for d := p; ; d = path.Dir(d) {
+		if w, ok := s.files[d]; ok {
+			return w, true
+		}
+		if d == "/" || d == "." || d == "" {
+			return stream{}, false
+		}
+	}
+}
+
+// urlBase is the file name a download of u gets by default (wget URL,
+// curl -O): the last path element, or index.html for a bare host.
+func urlBase(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		u = p.Path
+	} else if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+		if j := strings.IndexByte(u, '/'); j >= 0 {
+			u = u[j:]
+		} else {
+			u = ""
+		}
+	} else if !strings.Contains(u, "/") {
+		// wget example.com: a host name.
+		u = ""
+	}
+	base := path.Base(u)
+	if base == "." || base == "/" || base == "" {
+		return "index.html"
+	}
+	return base
+}
+
+// isURL reports whether an operand is a network address.
+func isURL(v string) bool {
+	l := strings.ToLower(v)
+	for _, s := range []string{"http://", "https://", "ftp://", "ftps://", "sftp://"} {
+		if strings.HasPrefix(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// downloaded records that dir/name holds network data.
+func (b *builder) downloaded(st *state, dir field, name string) {
+	d := st.cwd
+	if dir.known && dir.val != "" {
+		p, ok := b.ctx.Resolve(st.cwd, dir.val)
+		if !ok {
+			return
+		}
+		d = p
+	} else if !dir.known && dir.val != "" {
+		return
+	}
+	if d == "" {
+		return
+	}
+	if p, ok := b.ctx.Resolve(d, name); ok {
+		st.wrote(p, stream{kind: streamNetwork})
+	}
+}
+
+// defaultDownloads records the files wget, curl -O and aria2c write by
+// default: the URL's base name, in -P/--output-dir/-d or the cwd.
+func (b *builder) defaultDownloads(c *call, dirFlags ...string) {
+	var dir field
+	if ds := c.a.values(dirFlags...); len(ds) > 0 {
+		dir = ds[len(ds)-1]
+	}
+	for _, op := range c.a.ops {
+		if op.known && isURL(op.val) {
+			b.downloaded(c.st, dir, urlBase(op.val))
+		}
+	}
+}
+
+// hAria2c: aria2c URL writes URL's base name (or -o NAME) into -d DIR.
+func hAria2c(b *builder, c *call) stream {
+	var dir field
+	if ds := c.a.values("-d", "--dir"); len(ds) > 0 {
+		dir = ds[0]
+	}
+	if outs := c.a.values("-o", "--out"); len(outs) > 0 && outs[0].known {
+		b.downloaded(c.st, dir, outs[0].val)
+		return stream{}
+	}
+	b.defaultDownloads(c, "-d", "--dir")
+	return stream{}
+}
+
+// hCopy: cp and mv give the destination the source's content, so running
+// the copy is reviewed like running the source (text when readable,
+// tainted when the source was downloaded on this line).
+func hCopy(b *builder, c *call) stream {
+	ops := c.a.ops
+	var dest field
+	srcs := ops
+	if ts := c.a.values("-t", "--target-directory"); len(ts) > 0 {
+		dest = ts[0]
+	} else if len(ops) >= 2 {
+		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
+	} else {
+		return stream{}
+	}
+	if !dest.known || c.st.files == nil {
+		return stream{}
+	}
+	dp, ok := b.ctx.Resolve(c.st.cwd, dest.val)
+	if !ok {
+		return stream{}
+	}
+	for _, s := range srcs {
+		content := stream{kind: streamUnknown}
+		if s.known && !s.glob {
+			if sp, ok := b.ctx.Resolve(c.st.cwd, s.val); ok {
+				if w, ok := c.st.written(sp); ok {
+					content = w
+				} else if len(srcs) == 1 {
+					content = b.fileStream([]field{s}, c.st)
+				}
+			}
+		} else if s.taint.tainted() {
+			content = s.taint
+		}
+		// The destination is the file, or a directory that receives it.
+		c.st.wrote(dp, content)
+		if s.known {
+			c.st.wrote(path.Join(dp, path.Base(s.val)), content)
+		}
+	}
+	return stream{}
+}
+
+// runnerInputs are the files a build or test tool reads from its
+// directory and runs as code: base-name patterns.
+var runnerInputs = map[string][]string{
+	"make": {"Makefile", "makefile", "GNUmakefile", "*.mk"}, "gmake": {"Makefile", "makefile", "GNUmakefile", "*.mk"},
+	"npm": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc*"}, "pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml", "*.ts", "*.js"},
+	"cargo": {"Cargo.toml", "build.rs", "*.rs", "config.toml"}, "go": {"*.go", "go.mod"},
+	"pytest": {"*.py", "conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, "tox": {"tox.ini", "pyproject.toml", "*.py"}, "nox": {"noxfile.py"},
+	"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "*.rake"}, "gradle": {"*.gradle", "*.gradle.kts"}, "./gradlew": {"*.gradle", "*.gradle.kts", "gradlew"},
+	"mvn": {"pom.xml"}, "cmake": {"CMakeLists.txt", "*.cmake"}, "ninja": {"build.ninja"}, "meson": {"meson.build"}, "bazel": {"BUILD", "BUILD.bazel", "WORKSPACE", "*.bzl", "MODULE.bazel"},
+	"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
+	"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
+	"composer": {"composer.json"}, "bundle": {"Gemfile"}, "poetry": {"pyproject.toml"}, "uv": {"pyproject.toml", "*.py"},
+}
+
+// runnerCheck reviews a build or test tool run after the same line wrote
+// one of the files it reads: unknown code at least B, C from the network.
+func (b *builder) runnerCheck(prog string, c *call) {
+	pats := runnerInputs[prog]
+	if pats == nil || c.st.files == nil || len(c.st.files) == 0 || b.ctx.Remote {
+		return
+	}
+	dir := c.st.cwd
+	for _, d := range c.a.values("-C", "--directory", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile") {
+		if !d.known {
+			return
+		}
+		if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok {
+			if runnerFileFlag(d, c) {
+				b.runnerFile(prog, p, c)
+				continue
+			}
+			dir = p
+		}
+	}
+	if dir == "" {
+		return
+	}
+	if w, ok := c.st.written(dir); ok {
+		b.runnerFound(prog, dir, w, c)
+		return
+	}
+	var hits []string
+	for p := range c.st.files {
+		if !within(p, dir) {
+			continue
+		}
+		for _, pat := range pats {
+			if ok, _ := path.Match(pat, path.Base(p)); ok {
+				hits = append(hits, p)
+				break
+			}
+		}
+	}
+	sort.Strings(hits) // map order is random; the verdict must not be
+	for _, p := range hits {
+		b.runnerFound(prog, p, c.st.files[p], c)
+	}
+}
+
+// runnerFileFlag: -f/--file/--makefile/--manifest-path name a file, the
+// others a directory.
+func runnerFileFlag(d field, c *call) bool {
+	for _, n := range []string{"-f", "--file", "--makefile", "--manifest-path"} {
+		for _, v := range c.a.flags[n] {
+			if v.pos == d.pos && v.end == d.end && v.val == d.val {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (b *builder) runnerFile(prog, p string, c *call) {
+	if w, ok := c.st.written(p); ok {
+		b.runnerFound(prog, p, w, c)
+	}
+}
+
+func (b *builder) runnerFound(prog, p string, w stream, c *call) {
+	if w.tainted() {
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.runs-downloaded", Program: prog, Target: p, Msg: "reads " + p + ", which this line wrote from the network or from decoded data, and runs what it says"}, c.sp)
+		return
+	}
+	b.add(Effect{Cap: CapDynamic, Rule: "exec.runs-written", Program: prog, Target: p, Msg: "reads " + p + ", which this line wrote or changed, and runs what it says: guard cannot vouch for it"}, c.sp)
+	if w.kind == streamText {
+		b.writtenCode(path.Base(p), w.text, c)
+	}
+}
+
+// writtenCode reviews the commands in a Makefile or package.json whose
+// text the line wrote: the level is at least what they would run.
+func (b *builder) writtenCode(base, text string, c *call) {
+	var cmds []string
+	switch {
+	case base == "package.json":
+		var pkg struct {
+			Scripts map[string]string `json:"scripts"`
+		}
+		if json.Unmarshal([]byte(text), &pkg) != nil {
+			return
+		}
+		names := make([]string, 0, len(pkg.Scripts))
+		for n := range pkg.Scripts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			cmds = append(cmds, pkg.Scripts[n])
+		}
+	case strings.EqualFold(base, "makefile") || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		for _, line := range strings.Split(text, "\n") {
+			if r, ok := strings.CutPrefix(line, "\t"); ok {
+				r = strings.TrimLeft(r, "@-+ ")
+				cmds = append(cmds, strings.ReplaceAll(r, "$$", "$"))
+			} else if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line, ":") {
+				cmds = append(cmds, strings.TrimSpace(after)) // target: prereqs; recipe
+			}
+		}
+	}
+	for _, cmd := range cmds {
+		if cmd != "" {
+			b.text(cmd, c.st.clone(), stream{}, c.prog+" (written on this line)", c.sp)
+		}
+	}
+}
+
+// hDeno: deno run/install/compile of a URL runs code from the network;
+// deno eval runs inline code.
+func hDeno(b *builder, c *call) stream {
+	ops := c.a.ops
+	if len(ops) == 0 {
+		return stream{kind: streamUnknown}
+	}
+	switch ops[0].val {
+	case "eval":
+		b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
+	case "run", "install", "compile", "test", "bench", "x", "serve":
+		for _, op := range ops[1:] {
+			if op.known && isURL(op.val) {
+				b.add(Effect{Cap: CapNetCode, Rule: "exec.remote-code", Program: "deno", Target: op.val, Msg: "downloads code from " + op.val + " and runs it, unreviewed"}, c.sp)
+			} else if op.known && (strings.HasPrefix(op.val, "jsr:") || strings.HasPrefix(op.val, "npm:")) {
+				b.add(Effect{Cap: CapFetch, Rule: "pkg.exec", Program: "deno", Target: op.val, Msg: "downloads and runs a package"}, c.sp)
+			}
+		}
+	default:
+		if isURL(ops[0].val) {
+			b.add(Effect{Cap: CapNetCode, Rule: "exec.remote-code", Program: "deno", Target: ops[0].val, Msg: "downloads code from " + ops[0].val + " and runs it, unreviewed"}, c.sp)
+		}
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hRemoteRun: uv run / pipx run of a URL runs code from the network.
+func hRemoteRun(b *builder, c *call) stream {
+	for _, op := range c.a.ops {
+		if op.known && isURL(op.val) {
+			b.add(Effect{Cap: CapNetCode, Rule: "exec.remote-code", Program: c.prog, Target: op.val, Msg: "downloads code from " + op.val + " and runs it, unreviewed"}, c.sp)
+			break
+		}
+	}
+	return stream{kind: streamUnknown}
+}
+
+// hGoRun: go run pkg@version downloads a module and runs it.
+func hGoRun(b *builder, c *call) stream {
+	for _, op := range c.a.ops {
+		if op.known && strings.Contains(op.val, "@") && !strings.HasPrefix(op.val, "-") {
+			b.add(Effect{Cap: CapFetch, Rule: "pkg.exec", Program: "go", Target: op.val, Msg: "downloads the Go module " + op.val + " and runs it"}, c.sp)
+			break
+		}
+	}
+	return stream{}
+}
+
+// hPkgManifest: npm pkg set/delete and npm init change package.json:
+// scripts run later on the line are not the ones guard can read.
+func hPkgManifest(b *builder, c *call) stream {
+	if c.st.cwd == "" {
+		return stream{}
+	}
+	f := staticField("package.json", c.sp)
+	b.pathEffect(CapWrite, "pkg.manifest-edit", c.prog, f, c.st, c.sp, "changes")
+	return stream{}
+}
+
+// taintTable: network sources and remote-code runners.
+func taintTable() map[string]*spec {
+	query := func(msg string) *spec {
+		return &spec{out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg}}}
+	}
+	fetch := func(msg string) *spec { return whole("pkg.exec", CapFetch, msg) }
+	viaNet := func(msg string) *spec {
+		return &spec{posix: true, fn: wrap(0), out: streamNetwork, rows: []row{{"net.proxy", CapFetch, "", "", msg}}}
+	}
+	return map[string]*spec{
+		// DNS and other lookups: read-only queries whose answers are
+		// network data.
+		"dig": query("queries DNS"), "host": query("queries DNS"), "nslookup": query("queries DNS"), "drill": query("queries DNS"),
+		"delv": query("queries DNS"), "whois": query("queries a whois server"),
+		"lynx": {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "downloads from the network"}}},
+		"w3m":  {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "downloads from the network"}}},
+		"xh":   {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "makes an HTTP request"}}},
+		"tftp": {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "transfers files over TFTP"}}},
+		// Wrappers that route a command through a proxy: the command runs.
+		"torsocks": viaNet("runs a command through Tor"), "torify": viaNet("runs a command through Tor"),
+		"proxychains": viaNet("runs a command through a proxy"), "proxychains4": viaNet("runs a command through a proxy"), "tsocks": viaNet("runs a command through a proxy"),
+		// Remote-code runners: they download a package and run it.
+		"uvx":  {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}},
+		"bunx": fetch("downloads (if needed) and runs a package"),
+		"deno": {val: "--config -c --import-map --location --cert", fn: hDeno},
+	}
+}
+
+// taintOut is what a program prints, given where its data came from: a
+// program that talked to the network prints network data, and one that
+// read network or decoded data on stdin may print it on.
+func (b *builder) taintOut(out stream, c *call) stream {
+	if b.net {
+		out = worse(out, stream{kind: streamNetwork})
+	}
+	return worse(out, taintOf(c.in))
+}
+
+// taintOf is the taint a stream carries on to whatever reads it.
+func taintOf(in stream) stream {
+	if in.tainted() {
+		return stream{kind: in.kind}
+	}
+	return stream{}
+}
+
+// extracted records what an extraction wrote into dir: network data when
+// an archive came from the network on this line, else unknown content.
+func (b *builder) extracted(c *call, archives []field, dir field) {
+	if !dir.known || c.st.files == nil {
+		return
+	}
+	d, ok := b.ctx.Resolve(c.st.cwd, dir.val)
+	if !ok {
+		return
+	}
+	content := stream{kind: streamUnknown}
+	for _, a := range archives {
+		if !a.known {
+			continue
+		}
+		if p, ok := b.ctx.Resolve(c.st.cwd, a.val); ok {
+			if w, ok := c.st.written(p); ok && w.tainted() {
+				content = w
+			}
+		}
+	}
+	if c.in.tainted() {
+		content = c.in // curl … | tar x
+	}
+	c.st.wrote(d, content)
+}
+
+// hGitClone: the clone's directory holds what the network sent.
+func hGitClone(b *builder, c *call) stream {
+	var dest field
+	switch {
+	case len(c.a.ops) >= 2:
+		dest = c.a.ops[1]
+	case len(c.a.ops) == 1 && c.a.ops[0].known:
+		name := strings.TrimSuffix(urlBase(strings.TrimSuffix(c.a.ops[0].val, "/")), ".git")
+		if i := strings.LastIndexByte(name, ':'); i >= 0 {
+			name = name[i+1:] // git@host:repo
+		}
+		dest = staticField(name, c.sp)
+	default:
+		return stream{}
+	}
+	if dest.known {
+		b.downloaded(c.st, field{}, dest.val)
+	}
+	return stream{}
+}

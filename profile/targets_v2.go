@@ -1,0 +1,355 @@
+package profile
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Hidden write targets (issue 14, class 5): writes through a symlink the
+// line made, in-place editors, output operands, and persistence that is
+// not a dotfile (Python .pth files, tool configs that choose what runs
+// later).
+
+// follow resolves p through the symlinks made earlier on the line.
+func (s *state) follow(p string) string {
+	if s == nil || len(s.links) == 0 {
+		return p
+	}
+	for hop := 0; hop < 8; hop++ {
+		// The longest link that contains p wins (deterministic, unlike
+		// map order).
+		best := ""
+		for l := range s.links {
+			if within(p, l) && len(l) > len(best) {
+				best = l
+			}
+		}
+		if best == "" {
+			break
+		}
+		p = path.Join(s.links[best], strings.TrimPrefix(p, best))
+	}
+	return p
+}
+
+// hLn records the links ln makes, so later writes and reads through them
+// reach their targets.
+func hLn(b *builder, c *call) stream {
+	ops := c.a.ops
+	if len(ops) == 0 || c.st.links == nil {
+		return stream{}
+	}
+	var dir field
+	targets := ops
+	var link field
+	switch {
+	case c.a.has("-t", "--target-directory"):
+		dir = c.a.values("-t", "--target-directory")[0]
+	case len(ops) == 1:
+		dir = staticField(".", c.sp)
+	default:
+		link, targets = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	for _, t := range targets {
+		if !t.known {
+			continue
+		}
+		lp := ""
+		switch {
+		case link.known && len(targets) == 1:
+			if p, ok := b.ctx.Resolve(c.st.cwd, link.val); ok {
+				lp = p
+			}
+		case link.known:
+			if p, ok := b.ctx.Resolve(c.st.cwd, path.Join(link.val, path.Base(t.val))); ok {
+				lp = p
+			}
+		case dir.known:
+			if p, ok := b.ctx.Resolve(c.st.cwd, path.Join(dir.val, path.Base(t.val))); ok {
+				lp = p
+			}
+		}
+		if lp == "" {
+			continue
+		}
+		base := c.st.cwd
+		if c.a.has("-s", "--symbolic") && !strings.HasPrefix(t.val, "/") {
+			base = path.Dir(lp) // a relative symlink is relative to its directory
+		}
+		tp, ok := b.ctx.Resolve(base, t.val)
+		if !ok {
+			continue
+		}
+		c.st.links[lp] = c.st.follow(tp)
+		if link.known && len(targets) == 1 {
+			// The link may be an existing directory: the link is then
+			// made inside it.
+			if p, ok := b.ctx.Resolve(c.st.cwd, path.Join(link.val, path.Base(t.val))); ok {
+				c.st.links[p] = c.st.follow(tp)
+			}
+		}
+	}
+	return stream{}
+}
+
+// persistPatterns are persistence files found by name anywhere: Python
+// runs every .pth file in a site-packages directory at start-up, and
+// sitecustomize/usercustomize modules too.
+func persistPattern(p string) bool {
+	if !strings.Contains(p, "/site-packages/") && !strings.Contains(p, "/dist-packages/") {
+		return false
+	}
+	base := path.Base(p)
+	return strings.HasSuffix(base, ".pth") || base == "sitecustomize.py" || base == "usercustomize.py"
+}
+
+// inPlaceFlag reports whether an interpreter edits its file operands in
+// place (perl -i, perl -pi.bak, ruby -i).
+func inPlaceFlag(a args) bool {
+	for _, n := range a.order {
+		if n == "-i" || strings.HasPrefix(n, "-i") && !strings.HasPrefix(n, "--") && len(n) > 2 && n[2] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// hInPlace wraps an interpreter's handler: with -i, the file operands
+// (after the inline code, or after the script) are edited in place.
+func hInPlace(inner handler, codeFlags ...string) handler {
+	return func(b *builder, c *call) stream {
+		if inPlaceFlag(c.a) {
+			ops := c.a.ops
+			if !c.a.has(codeFlags...) && len(ops) > 0 {
+				ops = ops[1:]
+			}
+			for _, f := range ops {
+				b.pathEffect(CapWrite, "fs.edit-in-place", c.prog, f, c.st, c.sp, "edits in place")
+			}
+		}
+		return inner(b, c)
+	}
+}
+
+// gitProgramKeys are the git configuration keys whose value is a program
+// git runs, or that point git at code (hooks, templates, included
+// configuration, URL rewrites to ext::). Setting one (git config, git -c,
+// GIT_CONFIG_*) is a code-execution hook. Patterns are regular
+// expressions over the lower-cased key.
+var gitProgramKeys = []string{
+	`alias\..*`, // "!cmd" aliases run shell commands
+	`core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree|alternaterefscommand)`,
+	`.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|path)`, // diff/merge/filter drivers, credential helpers, tool paths
+	`diff\.external`, `sequence\.editor`, `credential\..*`, `filter\..*`, `include\..*`, `includeif\..*`,
+	`url\..*`, `protocol\..*`, `uploadpack\..*`, `receivepack\..*`,
+	`remote\..*\.(uploadpack|receivepack|proxy|url|pushurl|vcs)`, `http\.proxy`, `http\..*\.proxy`,
+	`gpg\.program`, `gpg\..*\.program`, `pager\..*`, `interactive\.difffilter`,
+	`sendemail\.(sendmailcmd|smtpserver|tocmd|cccmd|headercmd)`, `submodule\..*\.update`,
+	`init\.templatedir`, `instaweb\.(httpd|browser)`, `web\.browser`, `safe\.directory`,
+	`gui\..*`, `guitool\..*`, `hook\..*`, `merge\..*\.driver`, `diff\..*\.(command|textconv)`,
+}
+
+// gitCodeKeyRE is gitProgramKeys as one anchored expression.
+func gitCodeKeyRE() string {
+	return `^(` + strings.Join(gitProgramKeys, "|") + `)$`
+}
+
+// codeVars are variables whose value is a command line a program runs
+// (a pager, an editor, a browser, an ssh or diff command). The value is
+// reviewed as the command it is: PAGER=cat is A, PAGER='rm -rf ~' is C.
+var codeVars = map[string]bool{
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true,
+	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
+	"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
+}
+
+// reviewCodeVar reviews the value of a code variable as a command line.
+// It reports false when the value is not static (the caller records it as
+// dynamic code).
+func (b *builder) reviewCodeVar(name string, val *string, st *state, at span) bool {
+	if val == nil {
+		return false
+	}
+	v := *val
+	switch name {
+	case "LESSOPEN", "LESSCLOSE":
+		v = strings.TrimLeft(v, "|")
+		v = strings.ReplaceAll(v, "%s", "file")
+	case "BROWSER":
+		v = strings.ReplaceAll(strings.ReplaceAll(v, ":", "; "), "%s", "url")
+	}
+	b.text(v, st.clone(), stream{}, name, at)
+	return true
+}
+
+// gitConfigEnv: GIT_CONFIG_KEY_n / GIT_CONFIG_PARAMETERS inject git
+// configuration into every git command that sees them: a key that runs a
+// program is a code hook (C), and so is one guard cannot read.
+func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
+	var keys []string
+	switch {
+	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+		if val == nil {
+			keys = nil
+		} else {
+			keys = []string{*val}
+		}
+	case name == "GIT_CONFIG_PARAMETERS":
+		if val != nil {
+			for _, m := range regexpQuoted.FindAllStringSubmatch(*val, -1) {
+				k, _, _ := strings.Cut(m[1], "=")
+				keys = append(keys, k)
+			}
+		}
+	case name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG" || name == "GIT_TEMPLATE_DIR" || name == "GIT_EXEC_PATH":
+		b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + ", pointing git at configuration, templates or programs this line does not show"}, at)
+		return true
+	default:
+		return false
+	}
+	code := len(keys) == 0
+	for _, k := range keys {
+		if re(gitCodeKeys).MatchString(strings.ToLower(strings.TrimSpace(k))) {
+			code = true
+		}
+	}
+	if code {
+		b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + ", injecting git configuration that makes git run other commands"}, at)
+	} else {
+		b.add(Effect{Cap: CapDynamic, Rule: "env.git-config", Target: name, Msg: "sets " + name + ", injecting git configuration"}, at)
+	}
+	return true
+}
+
+var regexpQuoted = regexp.MustCompile(`'([^']*)'`)
+
+// hToolConfig: npm/yarn/pnpm/pip/conda/gem/go configuration that chooses
+// what runs later (the shell npm runs scripts with, the index pip installs
+// from, GOFLAGS) is persistence.
+func hToolConfig(b *builder, c *call) stream {
+	b.add(Effect{Cap: CapPersistence, Rule: "pkg.config-code", Program: c.prog, Msg: "changes " + c.prog + "'s configuration, which chooses what later commands install or run (script shell, package index, flags)"}, c.sp)
+	return stream{}
+}
+
+// targetsTable: programs whose output operands or edits were hidden.
+func targetsTable() map[string]*spec {
+	cfg := &spec{fn: hToolConfig}
+	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
+	return map[string]*spec{
+		"ex":   {val: "-c -S -u", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}},
+		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}},
+		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
+		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
+		"systemd-run": {val: "-u --unit -p --property --description --slice -E --setenv --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property -M --machine -H --host --uid --gid --nice --working-directory -d --service-type --path-property --socket-property", posix: true, fn: wrap(0), rows: []row{
+			{"sys.transient", CapSystem, "", "", "runs a command as a systemd service, outside this session and outside guard's sandbox"},
+			{"persist.timer", CapPersistence, "--on-active|--on-boot|--on-startup|--on-unit-active|--on-unit-inactive|--on-calendar|--on-clock-change", "", "schedules a command to run later (a systemd timer)"},
+		}},
+		"chsh":       whole("persist.login-shell", CapPersistence, "changes your login shell: the program every login runs"),
+		"setfacl":    {val: "-m -M -x -X --modify --modify-file --remove --remove-file --set --set-file", fn: hChmod},
+		"chacl":      {fn: hChmod},
+		"pip-config": cfg,
+		"loginctl": {rows: []row{
+			{"persist.linger", CapPersistence, "op0~^enable-linger$", "", "lets your services keep running after you log out, and start at boot"},
+			{"sys.session", CapSystem, "!op0~^(list-.*|show-.*|session-status|user-status|seat-status|--help|--version)$ !noops", "", "changes login sessions (terminate, kill, lock, linger)"},
+		}},
+		"fallocate":               {val: "-l -o --length --offset", rows: []row{{"fs.output", CapWrite, "", "ops", "allocates"}}},
+		"unrar":                   {rows: []row{{"fs.extract", CapWrite, "op0~^x$|^e$", "ops2", "extracts into"}, {"fs.read", CapRead, "", "op1", "reads"}}},
+		"update-desktop-database": sys("sys.config", "changes which programs open which files"),
+		"xdg-mime":                {rows: []row{{"persist.mime", CapPersistence, "op0~^(default|install)$", "", "changes which program opens a kind of file or URL"}}},
+	}
+}
+
+func sevenZip() *spec {
+	return &spec{val: "-o -p -t -m -w -x -i -v", rows: []row{
+		{"fs.extract", CapWrite, "op0~^[xe]$", "-o", "extracts into"},
+		{"fs.extract", CapWrite, "op0~^[xe]$ !-o", "", "extracts files into the current directory"},
+		{"fs.output", CapWrite, "op0~^(a|u|d|rn)$", "op1", "writes"},
+		{"fs.read", CapRead, "", "ops2", "reads"},
+	}}
+}
+
+// outputRows are rows added to programs that already have an entry: the
+// option or operand that names a file they write.
+var outputRows = map[string][]row{
+	"iconv": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+	"shuf":  {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+	"gcc":   {{"fs.output", CapWrite, "", "-o", "writes"}},
+	"cc":    {{"fs.output", CapWrite, "", "-o", "writes"}},
+	"clang": {{"fs.output", CapWrite, "", "-o", "writes"}},
+	"g++":   {{"fs.output", CapWrite, "", "-o", "writes"}},
+	"xxd":   {{"fs.output", CapWrite, "", "op1", "writes"}},
+	"patch": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+	"wget":  {{"fs.output", CapWrite, "", "-o|--output-file|-a|--append-output", "writes its log to"}},
+	"vim":   {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"vi":    {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"nvim":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"nano":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"emacs": {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"code":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+	"gpg":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+}
+
+// specialVar handles an assignment whose value is reviewed as code (a
+// pager, an editor) or injects git configuration. It reports whether it
+// did; other sensitive variables keep their table row.
+func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
+	if codeVars[name] {
+		if !b.reviewCodeVar(name, val, st, at) {
+			if len(fs) > 0 && fs[0].taint.tainted() {
+				b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Target: name, Msg: name + " is set to a command from the network or from decoded data"}, at)
+			} else {
+				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, at)
+			}
+		}
+		return true
+	}
+	return b.gitConfigEnv(name, val, at)
+}
+
+// envAssigns reviews the NAME=VALUE words env puts in a command's
+// environment, as the shell's own prefix assignments are.
+func (b *builder) envAssigns(fs []field, st *state, sp span) {
+	for _, f := range fs {
+		if !f.known {
+			continue
+		}
+		name, v, _ := strings.Cut(f.val, "=")
+		var val *string
+		if !f.exp || f.known {
+			val = &v
+		}
+		if b.specialVar(name, val, []field{f}, st, sp) {
+			continue
+		}
+		if sv, ok := sensitiveVars[name]; ok {
+			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
+			if sv.code {
+				b.text(v, st.clone(), stream{}, name, sp)
+			}
+		}
+	}
+}
+
+// toolConfig is a package tool's config subcommand: reading is A, any
+// other verb chooses what runs later.
+func toolConfig() *spec {
+	return subs(&spec{fn: hToolConfig}, map[string]*spec{"get": plain(), "list": plain(), "ls": plain(), "show": plain(), "debug": plain()})
+}
+
+// condaSpec: conda, mamba and micromamba. init edits your shell's startup
+// files; config changes channels; remove deletes environments.
+func condaSpec() *spec {
+	fetch := func(msg string) *spec { return whole("dev.fetch", CapFetch, msg) }
+	return subs(whole("pkg.unknown", CapDynamic, "runs a conda command guard does not know"), map[string]*spec{
+		"install": fetch("downloads and installs packages"), "create": fetch("downloads and installs packages"), "update": fetch("downloads and updates packages"),
+		"upgrade": fetch("downloads and updates packages"), "search": fetch("queries package channels"),
+		"remove": whole("pkg.uninstall", CapDelete, "removes packages or environments"), "uninstall": whole("pkg.uninstall", CapDelete, "removes packages"),
+		"clean":  whole("pkg.uninstall", CapDelete, "deletes conda's caches"),
+		"init":   whole("persist.shell-init", CapPersistence, "edits your shell's startup files (~/.bashrc…) so conda runs in every new shell"),
+		"config": {rows: []row{{"pkg.config-code", CapPersistence, "--add|--append|--prepend|--set|--remove|--remove-key", "", "changes conda's channels or settings, which choose where later installs come from"}}},
+		"env":    subs(whole("pkg.unknown", CapDynamic, "runs a conda env command guard does not know"), map[string]*spec{"list": plain(), "export": plain(), "create": fetch("downloads and installs packages"), "update": fetch("downloads and updates packages"), "remove": whole("pkg.uninstall", CapDelete, "deletes an environment")}),
+		"list":   plain(), "info": plain(), "activate": plain(), "deactivate": plain(), "run": {val: "-n --name -p --prefix --cwd", posix: true, fn: wrap(0)}, "--version": plain(),
+	})
+}
