@@ -1,0 +1,245 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Target is a path a command may delete, as the profile resolved it.
+type Target struct {
+	// Path is absolute. A path with glob characters stands for
+	// everything under the directory before the first one.
+	Path string
+	// InPlace: the content may change before it goes (truncate, or a
+	// write earlier on the same line), so a hard link would not keep the
+	// old bytes; only git's object store can cover it.
+	InPlace bool
+}
+
+// Budget bounds the hard-link backups of one checkpoint. Over budget,
+// the targets that need backups are not covered.
+type Budget struct {
+	MaxFiles int
+	MaxBytes int64
+}
+
+// DefaultBudget is the budget when config.toml says nothing.
+var DefaultBudget = Budget{MaxFiles: 20000, MaxBytes: 2 << 30}
+
+// entry is one file or directory under a delete target.
+type entry struct {
+	Rel   string      `json:"path"` // workspace-relative, slash-separated
+	Mode  fs.FileMode `json:"mode"`
+	Size  int64       `json:"size,omitempty"`
+	MTime int64       `json:"mtime_ns,omitempty"` // to see a backup changed in place
+	Link  string      `json:"link,omitempty"`     // a symlink's target
+	Gone  bool        `json:"gone,omitempty"`     // absent after the command
+
+	foreign bool // owned by another user
+}
+
+// survey is what a set of delete targets holds and how much of it
+// guard can restore.
+type survey struct {
+	dirs      []entry           // directories under the targets
+	backup    []entry           // files git does not cover: hard-link backups
+	bytes     int64             // their total size
+	uncovered map[string]string // target path → why it is not covered
+	needs     map[string]bool   // targets that need a backup
+}
+
+// globChars start the part of a target that is a pattern.
+const globChars = "*?[\\"
+
+// base is the directory (or path) a target stands for.
+func base(p string) string {
+	if i := strings.IndexAny(p, globChars); i >= 0 {
+		return filepath.Dir(p[:i] + "x")
+	}
+	return filepath.Clean(p)
+}
+
+// relIn returns p relative to ws, or "" when p is ws itself or outside.
+func relIn(ws, p string) string {
+	if !strings.HasPrefix(p, ws+"/") {
+		return ""
+	}
+	return p[len(ws)+1:]
+}
+
+// surveyTargets walks every target. r is nil outside git; then every file
+// needs a backup. Without git a workspace's targets are walked the same.
+func surveyTargets(ws string, r *repo, targets []Target) *survey {
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}}
+	files := map[string][]entry{} // by target path
+	var rels []string
+	seenDir := map[string]bool{}
+	for _, t := range targets {
+		b := base(t.Path)
+		rel := relIn(ws, b)
+		switch {
+		case rel == "":
+			s.uncovered[t.Path] = "not inside the workspace, or the whole workspace"
+			continue
+		case hasGitComponent(rel):
+			s.uncovered[t.Path] = "inside a .git directory"
+			continue
+		}
+		err := filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == b {
+					return fs.SkipAll // nothing there: nothing to lose
+				}
+				return err
+			}
+			if d.Name() == ".git" {
+				return errors.New("holds a git repository")
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			e := entry{Rel: filepath.ToSlash(p[len(ws)+1:]), Mode: info.Mode()}
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() && os.Geteuid() != 0 {
+				e.foreign = true // the kernel may refuse to hard-link it
+			}
+			switch {
+			case d.IsDir():
+				if !seenDir[e.Rel] {
+					seenDir[e.Rel] = true
+					s.dirs = append(s.dirs, e)
+				}
+			case info.Mode().IsRegular():
+				e.Size, e.MTime = info.Size(), info.ModTime().UnixNano()
+				files[t.Path] = append(files[t.Path], e)
+			case info.Mode()&fs.ModeSymlink != 0:
+				l, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				e.Link = l
+				files[t.Path] = append(files[t.Path], e)
+			default:
+				return errors.New("holds a special file")
+			}
+			return nil
+		})
+		if err != nil {
+			s.uncovered[t.Path] = err.Error()
+			continue
+		}
+		rels = append(rels, rel)
+	}
+	ignored := map[string]bool{}
+	if r != nil && len(rels) > 0 {
+		var err error
+		if ignored, err = r.ignored(rels); err != nil {
+			for _, t := range targets {
+				s.uncovered[t.Path] = err.Error()
+			}
+			return s
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad {
+			continue
+		}
+		for _, e := range files[t.Path] {
+			if r != nil && !ignored[e.Rel] {
+				continue // in git's tree
+			}
+			if t.InPlace {
+				s.uncovered[t.Path] = "may be changed in place, and git does not hold it"
+				break
+			}
+			if e.foreign {
+				s.uncovered[t.Path] = "holds files of another user, and git does not hold them"
+				break
+			}
+			s.needs[t.Path] = true
+			if !seen[e.Rel] {
+				seen[e.Rel] = true
+				s.backup = append(s.backup, e)
+				s.bytes += e.Size
+			}
+		}
+	}
+	return s
+}
+
+// hasGitComponent reports whether a relative path goes through .git.
+func hasGitComponent(rel string) bool {
+	for _, c := range strings.Split(rel, "/") {
+		if c == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// backupRoot is where hard-link backups of workspace ws go: under the
+// state directory when it is on the same filesystem, else inside the
+// repository's git dir; "" when neither is (no backups possible).
+func backupRoot(stateDir, ws string, r *repo) string {
+	dev := func(p string) (uint64, bool) {
+		for ; ; p = filepath.Dir(p) {
+			var st syscall.Stat_t
+			if err := syscall.Stat(p, &st); err == nil {
+				return uint64(st.Dev), true
+			}
+			if p == filepath.Dir(p) {
+				return 0, false
+			}
+		}
+	}
+	wd, ok := dev(ws)
+	if !ok {
+		return ""
+	}
+	if d, ok := dev(stateDir); ok && d == wd {
+		return filepath.Join(stateDir, "checkpoints")
+	}
+	if r != nil {
+		if d, ok := dev(r.gitDir); ok && d == wd {
+			return filepath.Join(r.gitDir, "guard-checkpoints")
+		}
+	}
+	return ""
+}
+
+// Cover reports which of the delete targets guard's checkpoint will
+// restore in workspace ws: every file under a target is in git's tree
+// (tracked, or untracked and not ignored), or gets a hard-link backup
+// within budget on the workspace's filesystem. Targets it returns are
+// the ones review.Input.Recoverable lists; the rest stay B.
+func Cover(stateDir, ws string, targets []Target, b Budget) []string {
+	r, _ := openRepo(ws)
+	s := surveyTargets(ws, r, targets)
+	overBudget := len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes
+	noRoot := len(s.backup) > 0 && backupRoot(stateDir, ws, r) == ""
+	var out []string
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad {
+			continue
+		}
+		if s.needs[t.Path] && (overBudget || noRoot) {
+			continue
+		}
+		out = append(out, t.Path)
+	}
+	return out
+}
+
+// errBudget: the backups a checkpoint needs are over budget.
+func errBudget(s *survey, b Budget) error {
+	if len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes {
+		return fmt.Errorf("backup of %d files (%d bytes) is over the budget of %d files, %d bytes", len(s.backup), s.bytes, b.MaxFiles, b.MaxBytes)
+	}
+	return nil
+}
