@@ -89,6 +89,8 @@ const (
 	NotFound Decision = "not-found"
 	// Failed: guard could not start or confine the command.
 	Failed Decision = "failed"
+	// Undone: guard undo restored a checkpoint; Note says what it did.
+	Undone Decision = "undone"
 )
 
 // decisionClass groups decisions for summaries.
@@ -118,6 +120,7 @@ var decisions = []struct {
 	{Ran, classOutcome},
 	{NotFound, classOutcome},
 	{Failed, classOutcome},
+	{Undone, classOutcome},
 }
 
 // Decisions lists the known decisions.

@@ -230,6 +230,9 @@ func (cp *Checkpoint) save(stateDir string) error {
 	return nil
 }
 
+// Discard deletes a checkpoint that will not be used.
+func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir) }
+
 // remove deletes a checkpoint: its record, backups and private ref.
 func (cp *Checkpoint) remove(stateDir string) error {
 	if cp.GitDir != "" {

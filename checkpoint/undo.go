@@ -130,8 +130,8 @@ func (cp *Checkpoint) abs(rel string) string {
 
 // Apply carries out the plan: the actions without a conflict, and with
 // force the conflicting ones too (except a backup that is missing or was
-// changed: its old content is gone). It returns the actions it did and
-// marks the checkpoint undone.
+// changed: its old content is gone). It returns the actions it did and,
+// when it did them all, marks the checkpoint undone.
 func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, error) {
 	cp := p.cp
 	var done, restore []Action
@@ -206,6 +206,10 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 				return done, err
 			}
 		}
+	}
+	if len(done) < len(p.Actions) {
+		// Paths were kept: a later forced undo may still take them back.
+		return done, nil
 	}
 	t := now.UTC()
 	cp.Undone = &t

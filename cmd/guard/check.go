@@ -107,6 +107,7 @@ func runCheck(s *streams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	a, _ = coverDeletes(a, o) // the level guard run would give
 	writePolicyWarnings(s.err, a.policyWarnings)
 	if opts.json {
 		if err := writeVerdictJSON(s.out, a); err != nil {

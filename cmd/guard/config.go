@@ -22,6 +22,12 @@ import (
 //	[notify]
 //	desktop = true           # notify-send when a request is queued
 //	webhook = "https://…"    # POST the queued request as JSON
+//
+//	[undo]
+//	keep = 50                # checkpoints kept (guard undo), newest first
+//	days = 7                 # and none older than this many days
+//	max_backup_files = 20000 # hard-link backups per checkpoint, files
+//	max_backup_mb = 2048     # and total size; over it, deletes stay B
 type userConfig struct {
 	Consent struct {
 		Timeout string `toml:"timeout"`
@@ -30,12 +36,14 @@ type userConfig struct {
 		Desktop *bool  `toml:"desktop"`
 		Webhook string `toml:"webhook"`
 	} `toml:"notify"`
+	Undo undoConfig `toml:"undo"`
 }
 
 // settings is the parsed configuration with defaults applied.
 type settings struct {
 	consentTimeout time.Duration
 	notify         approval.Notifications
+	undo           undoSettings
 }
 
 const defaultConsentTimeout = 60 * time.Second
@@ -43,7 +51,7 @@ const defaultConsentTimeout = 60 * time.Second
 // loadSettings reads config.toml. A missing file gives the defaults; a bad
 // one is an error (exit 125) with the position, never a silent default.
 func loadSettings() (settings, error) {
-	st := settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}}
+	st := settings{consentTimeout: defaultConsentTimeout, notify: approval.Notifications{Desktop: true}, undo: defaultUndoSettings()}
 	path := filepath.Join(configDir(), "config.toml")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,10 +69,10 @@ func loadSettings() (settings, error) {
 		switch {
 		case errors.As(err, &se) && len(se.Errors) > 0:
 			row, col := se.Errors[0].Position()
-			return st, failf([]string{"known keys: [consent] timeout, [notify] desktop, webhook"}, "%s:%d:%d: unknown key %s", path, row, col, se.Errors[0].Key())
+			return st, failf([]string{"known keys: [consent] timeout, [notify] desktop, webhook, [undo] keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: unknown key %s", path, row, col, se.Errors[0].Key())
 		case errors.As(err, &de):
 			row, col := de.Position()
-			return st, failf([]string{"fix the file; known keys: [consent] timeout, [notify] desktop, webhook"}, "%s:%d:%d: %s", path, row, col, de.Error())
+			return st, failf([]string{"fix the file; known keys: [consent] timeout, [notify] desktop, webhook, [undo] keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: %s", path, row, col, de.Error())
 		}
 		return st, failf(nil, "%s: %v", path, err)
 	}
@@ -79,5 +87,8 @@ func loadSettings() (settings, error) {
 		st.notify.Desktop = *c.Notify.Desktop
 	}
 	st.notify.Webhook = c.Notify.Webhook
+	if st.undo, err = c.Undo.settings(path); err != nil {
+		return st, err
+	}
 	return st, nil
 }

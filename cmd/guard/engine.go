@@ -27,6 +27,8 @@ type assessOptions struct {
 	minLevel   review.Level
 	widenNet   bool
 	widenWrite []string
+	// recoverable: delete targets guard's checkpoint restores (coverDeletes).
+	recoverable []string
 }
 
 // assessment is a review with everything it was computed from.
@@ -78,7 +80,7 @@ func assessIn(text string, ctx *profile.Context, pol *policy.Policy, o assessOpt
 	if o.provenance == "" {
 		o.provenance = review.ProvAgent
 	}
-	in := review.Input{Text: text, Context: ctx, Provenance: o.provenance, MinLevel: o.minLevel, WidenNet: o.widenNet, WidenWrite: o.widenWrite}
+	in := review.Input{Text: text, Context: ctx, Provenance: o.provenance, MinLevel: o.minLevel, WidenNet: o.widenNet, WidenWrite: o.widenWrite, Recoverable: o.recoverable}
 	p := profile.Build(text, ctx)
 	v := review.Assess(p, in)
 	out := policy.Apply(pol, p, v, in)

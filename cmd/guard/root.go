@@ -87,6 +87,7 @@ profile, and every decision is written to a tamper-evident audit log.`,
 		newHookCmd(s),
 		newShellCmd(s),
 		newInitCmd(s),
+		newUndoCmd(s), newCheckpointsCmd(s),
 	)
 	return root
 }

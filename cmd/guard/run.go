@@ -94,6 +94,7 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	a, uncovered := coverDeletes(a, ao)
 	writePolicyWarnings(s.err, a.policyWarnings)
 	if err := checkWorkspace(a); err != nil {
 		// Before any consent: asking, then refusing, wastes the user's yes.
@@ -111,8 +112,8 @@ func runRun(s *streams, o *runOptions) error {
 	rec := audit.Record{ID: id, Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: prov,
 		Cwd: a.ctx.Cwd, Workspace: a.ctx.Workspace, Command: text, Level: a.verdict.Level, Rules: ruleIDs(a.verdict)}
 
-	decision, err := decideRun(s, a)
-	rec.Decision = decision
+	a, cp, decision, err := decideCheckpointed(s, a, uncovered, id)
+	rec.Level, rec.Rules, rec.Decision = a.verdict.Level, ruleIDs(a.verdict), decision
 	if err != nil {
 		appendAudit(s, log, rec)
 		return err
@@ -120,7 +121,9 @@ func runRun(s *streams, o *runOptions) error {
 	sb := a.verdict.Sandbox
 	rec.Sandbox = &sb
 	appendAudit(s, log, rec)
-	return execute(s, a, argv, o, log, rec)
+	err = execute(s, a, argv, o, log, rec)
+	finishCheckpoint(s, a, cp)
+	return err
 }
 
 // commandLine returns the text to review and the argv to run.

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/checkpoint"
+	"github.com/guard-sh/guard/profile"
+	"github.com/guard-sh/guard/review"
+)
+
+// undoConfig is the [undo] table of config.toml.
+type undoConfig struct {
+	Keep           *int   `toml:"keep"`
+	Days           *int   `toml:"days"`
+	MaxBackupFiles *int   `toml:"max_backup_files"`
+	MaxBackupMB    *int64 `toml:"max_backup_mb"`
+}
+
+// undoSettings are the checkpoint budget and retention in force.
+type undoSettings struct {
+	budget    checkpoint.Budget
+	retention checkpoint.Retention
+}
+
+func defaultUndoSettings() undoSettings {
+	return undoSettings{budget: checkpoint.DefaultBudget, retention: checkpoint.DefaultRetention}
+}
+
+// settings checks [undo] and applies it over the defaults.
+func (c undoConfig) settings(path string) (undoSettings, error) {
+	u := defaultUndoSettings()
+	bad := func(key string) error {
+		return failf([]string{"write a whole number of at least 0"}, "%s: bad [undo] %s", path, key)
+	}
+	if c.Keep != nil {
+		if *c.Keep < 0 {
+			return u, bad("keep")
+		}
+		u.retention.Keep = *c.Keep
+	}
+	if c.Days != nil {
+		if *c.Days < 0 {
+			return u, bad("days")
+		}
+		u.retention.MaxAge = time.Duration(*c.Days) * 24 * time.Hour
+	}
+	if c.MaxBackupFiles != nil {
+		if *c.MaxBackupFiles < 0 {
+			return u, bad("max_backup_files")
+		}
+		u.budget.MaxFiles = *c.MaxBackupFiles
+	}
+	if c.MaxBackupMB != nil {
+		if *c.MaxBackupMB < 0 {
+			return u, bad("max_backup_mb")
+		}
+		u.budget.MaxBytes = *c.MaxBackupMB << 20
+	}
+	return u, nil
+}
+
+// deleteTargets are the profile's deletes inside the workspace, as
+// checkpoint targets. A target the same line also writes, or a truncate,
+// may change in place before it goes: only git can cover it.
+func deleteTargets(p *profile.Profile) []checkpoint.Target {
+	var written []string
+	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" {
+			written = append(written, e.Target)
+		}
+	}
+	var ts []checkpoint.Target
+	for _, e := range p.Effects {
+		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
+			continue
+		}
+		inPlace := e.Rule == "fs.truncate"
+		for _, w := range written {
+			if w == e.Target || strings.HasPrefix(w, e.Target+"/") || strings.HasPrefix(e.Target, w+"/") {
+				inPlace = true
+			}
+		}
+		ts = append(ts, checkpoint.Target{Path: e.Target, InPlace: inPlace})
+	}
+	return ts
+}
+
+// coverDeletes reviews a again with the delete targets guard's checkpoint
+// will restore (review.Input.Recoverable). It returns the new assessment
+// and, when its level differs, the one without the checkpoint: the run
+// falls back to it if the checkpoint cannot be taken.
+func coverDeletes(a *assessment, o assessOptions) (*assessment, *assessment) {
+	ts := deleteTargets(a.prof)
+	if len(ts) == 0 || !a.ctx.WorkspaceUsable() {
+		return a, nil
+	}
+	st, err := loadSettings()
+	if err != nil {
+		return a, nil
+	}
+	o.recoverable = checkpoint.Cover(stateDir(), a.ctx.Workspace, ts, st.undo.budget)
+	if len(o.recoverable) == 0 {
+		return a, nil
+	}
+	covered := assessIn(a.text, a.ctx, a.policy, o)
+	if covered.verdict.Level == a.verdict.Level {
+		return covered, nil
+	}
+	return covered, a
+}
+
+// decideCheckpointed is decideRun, then the checkpoint before a command
+// whose sandbox may write the workspace. When the verdict relied on the
+// checkpoint (uncovered is not nil) and it cannot be taken, or it does
+// not cover what review counted on, the line is decided again as it
+// stands without it.
+func decideCheckpointed(s *streams, a, uncovered *assessment, id string) (*assessment, *checkpoint.Checkpoint, audit.Decision, error) {
+	decision, err := decideRun(s, a)
+	if err != nil || !a.verdict.Sandbox.Write || !a.ctx.WorkspaceUsable() {
+		return a, nil, decision, err
+	}
+	cp, cerr := beginCheckpoint(a, id)
+	if cerr == nil && !coversAll(cp, a.input.Recoverable) {
+		cerr = fmt.Errorf("the workspace changed since the review")
+	}
+	if cerr == nil || uncovered == nil {
+		if cerr != nil && len(a.input.Recoverable) > 0 {
+			fmt.Fprintf(s.err, "guard: warning: no checkpoint, this command cannot be undone: %v\n", cerr)
+		}
+		return a, cp, decision, nil
+	}
+	fmt.Fprintf(s.err, "guard: warning: no checkpoint (%v): the delete cannot be undone, so it needs your consent\n", cerr)
+	if cp != nil {
+		cp.Discard(stateDir())
+	}
+	decision, err = decideRun(s, uncovered)
+	if err != nil {
+		return uncovered, nil, decision, err
+	}
+	cp, _ = beginCheckpoint(uncovered, id)
+	return uncovered, cp, decision, nil
+}
+
+// coversAll reports whether the checkpoint covers every target review
+// counted on.
+func coversAll(cp *checkpoint.Checkpoint, targets []string) bool {
+	have := map[string]bool{}
+	for _, t := range cp.Covered {
+		have[t] = true
+	}
+	for _, t := range targets {
+		if !have[t] {
+			return false
+		}
+	}
+	return true
+}
+
+func beginCheckpoint(a *assessment, id string) (*checkpoint.Checkpoint, error) {
+	st, err := loadSettings()
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.Begin(checkpoint.Options{
+		StateDir: stateDir(), Workspace: a.ctx.Workspace, ID: id, Command: a.text,
+		Time: time.Now(), Deletes: deleteTargets(a.prof), Budget: st.undo.budget,
+	})
+}
+
+// finishCheckpoint records the workspace after the command, says how to
+// undo a delete that ran without asking because of the checkpoint, and
+// prunes old checkpoints.
+func finishCheckpoint(s *streams, a *assessment, cp *checkpoint.Checkpoint) {
+	if cp == nil {
+		return
+	}
+	changed, err := cp.Finish(stateDir())
+	if err != nil {
+		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %v\n", cp.ID, err)
+		return
+	}
+	if changed && len(a.input.Recoverable) > 0 && a.verdict.Level == review.A {
+		fmt.Fprintf(s.err, "guard: note: 'guard undo %s' takes this command back\n", cp.ID)
+	}
+	if st, err := loadSettings(); err == nil {
+		checkpoint.Prune(stateDir(), st.undo.retention, time.Now())
+	}
+}
+
+// checkpointUsage is one line for guard doctor: how many checkpoints and
+// how much they keep.
+func checkpointUsage() (string, error) {
+	u, err := checkpoint.Measure(stateDir())
+	if err != nil {
+		return "", err
+	}
+	if u.Checkpoints == 0 {
+		return "no checkpoints", nil
+	}
+	return fmt.Sprintf("%d checkpoints since %s; backups: %d files, %s", u.Checkpoints, clock(u.Oldest), u.BackupFiles, byteSize(u.BackupBytes)), nil
+}
+
+// byteSize writes n bytes for people.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
