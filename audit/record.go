@@ -119,8 +119,8 @@ var decisions = []struct {
 	{DeniedPIN, classNotRun},
 	{Ran, classOutcome},
 	{NotFound, classOutcome},
-	{Failed, classOutcome},
 	{Undone, classOutcome},
+	{Failed, classOutcome},
 }
 
 // Decisions lists the known decisions.

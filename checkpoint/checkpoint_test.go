@@ -332,9 +332,33 @@ func TestCoverRefuses(t *testing.T) {
 	}
 	got := Cover(st, ws, targets, DefaultBudget)
 	sort.Strings(got)
-	want := []string{filepath.Join(ws, "missing"), filepath.Join(ws, "src", "*.go")}
+	want := []string{filepath.Join(ws, "src", "*.go")}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Cover = %v, want %v", got, want)
+	}
+}
+
+// A line that also writes (moves) what git does not hold could move it
+// into a delete target first: then nothing is covered. Writing new paths
+// or tracked ones is fine.
+func TestCoverWritten(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	src := filepath.Join(ws, "src")
+	for _, c := range []struct {
+		written string
+		want    int
+	}{
+		{"build", 0},       // mv build src/ && rm -rf src
+		{"build/out.o", 0}, // an ignored file
+		{"new-dir", 1},     // does not exist yet
+		{"README.md", 1},   // tracked
+		{"src/untracked.txt", 1},
+	} {
+		got := Cover(st, ws, []Target{{Path: filepath.Join(ws, c.written), Written: true}, {Path: src}}, DefaultBudget)
+		if len(got) != c.want {
+			t.Errorf("writing %s: Cover = %v, want %d covered", c.written, got, c.want)
+		}
 	}
 }
 

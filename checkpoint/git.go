@@ -34,9 +34,15 @@ type repo struct {
 	work   string // absolute, the workspace
 }
 
-// errNoRepo: the workspace is not the top level of a usable git work
-// tree (or git is not installed); guard falls back to backups.
+// errNoRepo: the workspace is not in git (it has no .git); guard falls
+// back to backups.
 var errNoRepo = errors.New("not a git work tree")
+
+// errBadRepo: the workspace has a .git that git cannot use as the
+// workspace's own work tree (git missing, a broken or foreign .git, the
+// workspace below the top level). guard cannot tell what git holds or
+// ignores there, so it covers nothing.
+var errBadRepo = errors.New("the workspace has a .git that git cannot use")
 
 // baseEnv is the environment git runs with: the caller's, minus every
 // GIT_* variable but GIT_CONFIG_NOSYSTEM (a GIT_DIR, GIT_INDEX_FILE or
@@ -56,30 +62,30 @@ func baseEnv() []string {
 // openRepo finds the repository of workspace ws. It fails with errNoRepo
 // unless ws is the top level of a non-bare work tree.
 func openRepo(ws string) (*repo, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, errNoRepo
-	}
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
 		return nil, errNoRepo
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errBadRepo
 	}
 	cmd := exec.Command("git", append(append([]string(nil), gitFlags...), "rev-parse", "--absolute-git-dir", "--show-toplevel")...)
 	cmd.Dir = ws
 	cmd.Env = baseEnv()
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, errNoRepo
+		return nil, errBadRepo
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
-		return nil, errNoRepo
+		return nil, errBadRepo
 	}
 	top, err := filepath.EvalSymlinks(lines[1])
 	if err != nil {
-		return nil, errNoRepo
+		return nil, errBadRepo
 	}
 	wsr, err := filepath.EvalSymlinks(ws)
 	if err != nil || top != wsr {
-		return nil, errNoRepo
+		return nil, errBadRepo
 	}
 	return &repo{gitDir: lines[0], work: ws}, nil
 }

@@ -19,6 +19,11 @@ type Target struct {
 	// write earlier on the same line), so a hard link would not keep the
 	// old bytes; only git's object store can cover it.
 	InPlace bool
+	// Written: the line writes or moves this path without deleting it.
+	// It is covered when it does not exist or git holds all of it; when
+	// it is not, the line could move what git does not hold into a
+	// delete target, and Cover covers nothing.
+	Written bool
 }
 
 // Budget bounds the hard-link backups of one checkpoint. Over budget,
@@ -93,7 +98,12 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		err := filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == b {
-					return fs.SkipAll // nothing there: nothing to lose
+					if t.Written {
+						return fs.SkipAll // nothing there: nothing to lose
+					}
+					// A delete of what is not there yet: the line may
+					// fill it from elsewhere first.
+					return errors.New("does not exist before the command")
 				}
 				return err
 			}
@@ -154,7 +164,7 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 			if r != nil && !ignored[e.Rel] {
 				continue // in git's tree
 			}
-			if t.InPlace {
+			if t.InPlace || t.Written {
 				s.uncovered[t.Path] = "may be changed in place, and git does not hold it"
 				break
 			}
@@ -214,18 +224,28 @@ func backupRoot(stateDir, ws string, r *repo) string {
 }
 
 // Cover reports which of the delete targets guard's checkpoint will
-// restore in workspace ws: every file under a target is in git's tree
-// (tracked, or untracked and not ignored), or gets a hard-link backup
-// within budget on the workspace's filesystem. Targets it returns are
+// restore in workspace ws: the target exists, and every file under it is
+// in git's tree (tracked, or untracked and not ignored) or gets a
+// hard-link backup within budget on the workspace's filesystem. Written
+// targets are never returned; when one holds what git does not, nothing
+// is covered. Targets it returns are
 // the ones review.Input.Recoverable lists; the rest stay B.
 func Cover(stateDir, ws string, targets []Target, b Budget) []string {
-	r, _ := openRepo(ws)
+	r, err := openRepo(ws)
+	if err != nil && !errors.Is(err, errNoRepo) {
+		return nil
+	}
 	s := surveyTargets(ws, r, targets)
 	overBudget := len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes
 	noRoot := len(s.backup) > 0 && backupRoot(stateDir, ws, r) == ""
 	var out []string
 	for _, t := range targets {
-		if _, bad := s.uncovered[t.Path]; bad {
+		if _, bad := s.uncovered[t.Path]; bad && t.Written {
+			return nil
+		}
+	}
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad || t.Written {
 			continue
 		}
 		if s.needs[t.Path] && (overBudget || noRoot) {

@@ -63,8 +63,10 @@ func (c undoConfig) settings(path string) (undoSettings, error) {
 }
 
 // deleteTargets are the profile's deletes inside the workspace, as
-// checkpoint targets. A target the same line also writes, or a truncate,
-// may change in place before it goes: only git can cover it.
+// checkpoint targets, with the paths the line writes (which must not hold
+// what the checkpoint cannot restore). A target the same line also
+// writes, or a truncate, may change in place before it goes: only git can
+// cover it.
 func deleteTargets(p *profile.Profile) []checkpoint.Target {
 	var written []string
 	for _, e := range p.Effects {
@@ -74,6 +76,9 @@ func deleteTargets(p *profile.Profile) []checkpoint.Target {
 	}
 	var ts []checkpoint.Target
 	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" && (e.Class == profile.ClassWorkspace || e.Class == profile.ClassWSRoot) {
+			ts = append(ts, checkpoint.Target{Path: e.Target, Written: true})
+		}
 		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
 			continue
 		}
