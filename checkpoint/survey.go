@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/guard-sh/guard/profile"
 )
 
 // Target is a path a command may delete, as the profile resolved it.
@@ -24,6 +26,42 @@ type Target struct {
 	// it is not, the line could move what git does not hold into a
 	// delete target, and Cover covers nothing.
 	Written bool
+}
+
+// unlinkRules are the delete rules that only remove names (rm, rmdir,
+// unlink, find -delete, git clean, git rm): a hard link keeps the bytes.
+// Any other delete (truncate, …) may rewrite the file first.
+var unlinkRules = map[string]bool{"fs.delete": true, "find.delete": true, "git.clean": true, "git.rm": true}
+
+// Targets are the profile's deletes inside the workspace, as
+// checkpoint targets, with the paths the line writes (which must not hold
+// what the checkpoint cannot restore). A target the same line also
+// writes, or one not in unlinkRules, may change in place before it goes:
+// only git can cover it.
+func Targets(p *profile.Profile) []Target {
+	var written []string
+	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" {
+			written = append(written, e.Target)
+		}
+	}
+	var ts []Target
+	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" && (e.Class == profile.ClassWorkspace || e.Class == profile.ClassWSRoot) {
+			ts = append(ts, Target{Path: e.Target, Written: true})
+		}
+		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
+			continue
+		}
+		inPlace := !unlinkRules[e.Rule]
+		for _, w := range written {
+			if w == e.Target || strings.HasPrefix(w, e.Target+"/") || strings.HasPrefix(e.Target, w+"/") {
+				inPlace = true
+			}
+		}
+		ts = append(ts, Target{Path: e.Target, InPlace: inPlace})
+	}
+	return ts
 }
 
 // Budget bounds the hard-link backups of one checkpoint. Over budget,

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/checkpoint"
-	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
 
@@ -62,43 +60,12 @@ func (c undoConfig) settings(path string) (undoSettings, error) {
 	return u, nil
 }
 
-// deleteTargets are the profile's deletes inside the workspace, as
-// checkpoint targets, with the paths the line writes (which must not hold
-// what the checkpoint cannot restore). A target the same line also
-// writes, or a truncate, may change in place before it goes: only git can
-// cover it.
-func deleteTargets(p *profile.Profile) []checkpoint.Target {
-	var written []string
-	for _, e := range p.Effects {
-		if e.Cap == profile.CapWrite && e.Target != "" {
-			written = append(written, e.Target)
-		}
-	}
-	var ts []checkpoint.Target
-	for _, e := range p.Effects {
-		if e.Cap == profile.CapWrite && e.Target != "" && (e.Class == profile.ClassWorkspace || e.Class == profile.ClassWSRoot) {
-			ts = append(ts, checkpoint.Target{Path: e.Target, Written: true})
-		}
-		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
-			continue
-		}
-		inPlace := e.Rule == "fs.truncate"
-		for _, w := range written {
-			if w == e.Target || strings.HasPrefix(w, e.Target+"/") || strings.HasPrefix(e.Target, w+"/") {
-				inPlace = true
-			}
-		}
-		ts = append(ts, checkpoint.Target{Path: e.Target, InPlace: inPlace})
-	}
-	return ts
-}
-
 // coverDeletes reviews a again with the delete targets guard's checkpoint
 // will restore (review.Input.Recoverable). It returns the new assessment
 // and, when its level differs, the one without the checkpoint: the run
 // falls back to it if the checkpoint cannot be taken.
 func coverDeletes(a *assessment, o assessOptions) (*assessment, *assessment) {
-	ts := deleteTargets(a.prof)
+	ts := checkpoint.Targets(a.prof)
 	if len(ts) == 0 || !a.ctx.WorkspaceUsable() {
 		return a, nil
 	}
@@ -171,7 +138,7 @@ func beginCheckpoint(a *assessment, id string) (*checkpoint.Checkpoint, error) {
 	}
 	return checkpoint.Begin(checkpoint.Options{
 		StateDir: stateDir(), Workspace: a.ctx.Workspace, ID: id, Command: a.text,
-		Time: time.Now(), Deletes: deleteTargets(a.prof), Budget: st.undo.budget,
+		Time: time.Now(), Deletes: checkpoint.Targets(a.prof), Budget: st.undo.budget,
 	})
 }
 
