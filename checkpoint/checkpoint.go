@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -86,10 +87,10 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if r != nil {
 		cp.GitDir = r.gitDir
-		if cp.Before, err = r.snapshot(filepath.Join(d, "index")); err != nil {
+		if cp.Before, err = r.snapshot(filepath.Join(d, "index"), seedIndex(o.StateDir, r)); err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
-		if _, err := r.keep(o.ID, cp.Before, "", "guard checkpoint "+o.ID+" before"); err != nil {
+		if err := r.keep(o.ID, cp.Before, ""); err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
 	}
@@ -124,10 +125,14 @@ func Begin(o Options) (*Checkpoint, error) {
 // link hard-links every file in es from ws into dst (symlinks are
 // copied as symlinks).
 func link(ws, dst string, es []entry) error {
+	made := map[string]bool{}
 	for _, e := range es {
 		to := filepath.Join(dst, filepath.FromSlash(e.Rel))
-		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-			return fmt.Errorf("backup: %w", err)
+		if d := filepath.Dir(to); !made[d] {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return fmt.Errorf("backup: %w", err)
+			}
+			made[d] = true
 		}
 		var err error
 		if e.Link != "" {
@@ -150,9 +155,13 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
-		if cp.After, err = r.snapshot(filepath.Join(dir(stateDir, cp.ID), "index")); err != nil {
+		idx := filepath.Join(dir(stateDir, cp.ID), "index")
+		if cp.After, err = r.snapshot(idx, ""); err != nil {
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
+		// The index now matches the work tree: the next command starts
+		// from it.
+		os.Rename(idx, seedIndex(stateDir, r))
 		cs, err := r.diff(cp.Before, cp.After)
 		if err != nil {
 			return false, err
@@ -161,7 +170,7 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
 		}
 		if len(cs) > 0 {
-			if _, err := r.keep(cp.ID, cp.After, refOf(r, cp.ID), "guard checkpoint "+cp.ID+" after"); err != nil {
+			if err := r.keep(cp.ID, "", cp.After); err != nil {
 				return false, err
 			}
 		}
@@ -195,13 +204,11 @@ func anyGone(es []entry) bool {
 	return false
 }
 
-// refOf is the commit the private ref of id points at ("" if none).
-func refOf(r *repo, id string) string {
-	out, err := r.git("", nil, nil, "rev-parse", "--verify", "-q", refPrefix+id)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
+// seedIndex is guard's own index of repository r, left by the last
+// checkpoint: its stat data match the work tree as that command left it.
+func seedIndex(stateDir string, r *repo) string {
+	h := sha256.Sum256([]byte(r.gitDir))
+	return filepath.Join(stateDir, "checkpoints", "index-"+hex.EncodeToString(h[:8]))
 }
 
 func kindOf(st byte) string {
@@ -235,7 +242,7 @@ func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir
 
 // remove deletes a checkpoint: its record, backups and private ref.
 func (cp *Checkpoint) remove(stateDir string) error {
-	if cp.GitDir != "" {
+	if cp.GitDir != "" && (cp.Before != "" || cp.After != "") {
 		if r, err := openRepo(cp.Workspace); err == nil && r.gitDir == cp.GitDir {
 			r.drop(cp.ID)
 		}

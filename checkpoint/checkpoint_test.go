@@ -160,7 +160,8 @@ func TestUndoDeletedTree(t *testing.T) {
 	// The checkpoint survives gc and stays out of the user's view.
 	run(t, ws, "gc", "-q", "--prune=now")
 	run(t, ws, "cat-file", "-e", cp.Before)
-	if out := run(t, ws, "log", "--oneline"); strings.Count(out, "\n") != 1 {
+	run(t, ws, "cat-file", "-e", cp.After)
+	if out := run(t, ws, "log", "--all", "--oneline"); strings.Count(out, "\n") != 1 {
 		t.Errorf("git log shows guard's commits:\n%s", out)
 	}
 	for _, args := range [][]string{{"stash", "list"}, {"branch", "--list", "*guard*"}} {

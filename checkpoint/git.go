@@ -11,9 +11,10 @@ import (
 	"strings"
 )
 
-// refPrefix is the private namespace that keeps checkpoint commits alive
-// against git gc. git log, git status, git branch and git stash list do
-// not show refs there.
+// refPrefix is the private namespace that keeps checkpoint trees alive
+// against git gc: refPrefix+ID+"/before" and "/after" name the trees. git
+// log (even --all: they are not commits), git status, git branch and git
+// stash list do not show refs there.
 const refPrefix = "refs/guard/checkpoints/"
 
 // gitFlags are passed to every git guard runs: no fsmonitor daemon, no
@@ -59,35 +60,38 @@ func baseEnv() []string {
 	return append(env, "LC_ALL=C", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 }
 
-// openRepo finds the repository of workspace ws. It fails with errNoRepo
-// unless ws is the top level of a non-bare work tree.
+// openRepo finds the repository of workspace ws from its .git (a
+// directory, or a file naming the git dir as in linked worktrees and
+// submodules), without running git: errNoRepo when ws has no .git,
+// errBadRepo when it has one that does not look like a git dir or git is
+// not installed. A .git git cannot use fails the first git command.
 func openRepo(ws string) (*repo, error) {
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+	dotgit := filepath.Join(ws, ".git")
+	st, err := os.Lstat(dotgit)
+	if err != nil {
 		return nil, errNoRepo
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errBadRepo
 	}
-	cmd := exec.Command("git", append(append([]string(nil), gitFlags...), "rev-parse", "--absolute-git-dir", "--show-toplevel")...)
-	cmd.Dir = ws
-	cmd.Env = baseEnv()
-	out, err := cmd.Output()
-	if err != nil {
+	gitDir := dotgit
+	if st.Mode().IsRegular() {
+		data, err := os.ReadFile(dotgit)
+		line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+		if err != nil || !ok || strings.ContainsAny(line, "\n") {
+			return nil, errBadRepo
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(ws, line)
+		}
+		gitDir = filepath.Clean(line)
+	} else if !st.IsDir() {
 		return nil, errBadRepo
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
 		return nil, errBadRepo
 	}
-	top, err := filepath.EvalSymlinks(lines[1])
-	if err != nil {
-		return nil, errBadRepo
-	}
-	wsr, err := filepath.EvalSymlinks(ws)
-	if err != nil || top != wsr {
-		return nil, errBadRepo
-	}
-	return &repo{gitDir: lines[0], work: ws}, nil
+	return &repo{gitDir: gitDir, work: ws}, nil
 }
 
 // git runs git on r with GIT_DIR and GIT_WORK_TREE set explicitly, and
@@ -117,15 +121,20 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 
 // snapshot writes the tree of the work tree's tracked and
 // untracked-but-not-ignored files through the temporary index at index
-// (seeded by copying the user's index when it does not exist yet, so
-// unchanged files are not hashed again), and returns its id.
-func (r *repo) snapshot(index string) (string, error) {
+// and returns its id. A missing index is first seeded by copying seed
+// (guard's own index of this repository, fresh from the last command)
+// or else the user's index, so unchanged files are not hashed again.
+func (r *repo) snapshot(index, seed string) (string, error) {
 	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
-		if err := copyIndex(filepath.Join(r.gitDir, "index"), index); err != nil {
+		src := seed
+		if _, err := os.Stat(seed); seed == "" || err != nil {
+			src = filepath.Join(r.gitDir, "index")
+		}
+		if err := copyIndex(src, index); err != nil {
 			return "", err
 		}
 	}
-	if _, err := r.git(index, nil, nil, "add", "-A", "--", ":/"); err != nil {
+	if _, err := r.git(index, nil, nil, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/"); err != nil {
 		return "", err
 	}
 	out, err := r.git(index, nil, nil, "write-tree")
@@ -151,32 +160,26 @@ func copyIndex(src, dst string) error {
 	return nil
 }
 
-// keep records tree (with parent, when not "") as a commit under the
-// private ref for id, so git gc keeps it. It returns the commit.
-func (r *repo) keep(id, tree, parent, msg string) (string, error) {
-	ident := []string{
-		"GIT_AUTHOR_NAME=guard", "GIT_AUTHOR_EMAIL=guard@localhost",
-		"GIT_COMMITTER_NAME=guard", "GIT_COMMITTER_EMAIL=guard@localhost",
+// keep points the private refs of checkpoint id at trees, in one
+// transaction ("before" and/or "after"; "" leaves one out), so git gc
+// keeps them. Refs may name trees: no commit is needed.
+func (r *repo) keep(id, before, after string) error {
+	var b strings.Builder
+	if before != "" {
+		fmt.Fprintf(&b, "update %s%s/before %s\n", refPrefix, id, before)
 	}
-	args := []string{"commit-tree", tree, "-m", msg}
-	if parent != "" {
-		args = append(args, "-p", parent)
+	if after != "" {
+		fmt.Fprintf(&b, "update %s%s/after %s\n", refPrefix, id, after)
 	}
-	out, err := r.git("", ident, nil, args...)
-	if err != nil {
-		return "", err
-	}
-	commit := strings.TrimSpace(string(out))
-	if _, err := r.git("", nil, nil, "update-ref", refPrefix+id, commit); err != nil {
-		return "", err
-	}
-	return commit, nil
+	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
+	return err
 }
 
-// drop deletes the private ref of checkpoint id (its objects go at the
+// drop deletes the private refs of checkpoint id (its objects go at the
 // next git gc).
 func (r *repo) drop(id string) error {
-	_, err := r.git("", nil, nil, "update-ref", "-d", refPrefix+id)
+	in := fmt.Sprintf("delete %s%s/before\ndelete %s%s/after\n", refPrefix, id, refPrefix, id)
+	_, err := r.git("", nil, strings.NewReader(in), "update-ref", "--stdin")
 	return err
 }
 

@@ -67,7 +67,7 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
 		os.Remove(idx)
 		defer os.Remove(idx)
-		now, err := r.snapshot(idx)
+		now, err := r.snapshot(idx, seedIndex(stateDir, r))
 		if err != nil {
 			return nil, fmt.Errorf("read the workspace now: %w", err)
 		}
