@@ -162,17 +162,21 @@ func finishCheckpoint(s *streams, a *assessment, cp *checkpoint.Checkpoint) {
 	}
 }
 
-// checkpointUsage is one line for guard doctor: how many checkpoints and
-// how much they keep.
-func checkpointUsage() (string, error) {
-	u, err := checkpoint.Measure(stateDir())
-	if err != nil {
-		return "", err
+// doctorCheckpoints is guard doctor's line about checkpoints: how many
+// there are and what their backups hold (add it to doctorFiles).
+func doctorCheckpoints(stateDir string) doctorCheck {
+	c := doctorCheck{Name: "checkpoints"}
+	u, err := checkpoint.Measure(stateDir)
+	switch {
+	case err != nil:
+		c.Detail = err.Error()
+	case u.Checkpoints == 0:
+		c.OK, c.Detail = true, "none yet ('guard undo --list')"
+	default:
+		c.OK = true
+		c.Detail = fmt.Sprintf("%d since %s; hard-link backups: %d files, %s ('guard undo --prune' drops old ones)", u.Checkpoints, clock(u.Oldest), u.BackupFiles, byteSize(u.BackupBytes))
 	}
-	if u.Checkpoints == 0 {
-		return "no checkpoints", nil
-	}
-	return fmt.Sprintf("%d checkpoints since %s; backups: %d files, %s", u.Checkpoints, clock(u.Oldest), u.BackupFiles, byteSize(u.BackupBytes)), nil
+	return c
 }
 
 // byteSize writes n bytes for people.
