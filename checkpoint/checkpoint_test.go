@@ -407,3 +407,36 @@ func TestNoChangeNoCheckpoint(t *testing.T) {
 		t.Errorf("ref left behind: %s", out)
 	}
 }
+
+// Undo never writes or removes through a symlink that replaced a
+// directory: not even forced.
+func TestUndoNeverFollowsSymlinks(t *testing.T) {
+	st := env(t)
+	ws := t.TempDir()
+	outside := t.TempDir()
+	write(t, ws, map[string]string{"data/a.csv": "1\n"})
+	data := filepath.Join(ws, "data")
+	cp := command(t, st, ws, "00000000000000d1", []Target{{Path: data}}, func() { os.RemoveAll(data) })
+	if err := os.Symlink(outside, data); err != nil {
+		t.Fatal(err)
+	}
+	p, done := undo(t, st, cp, true)
+	if len(done) != 0 || p.Conflicts() != len(p.Actions) {
+		t.Errorf("plan %+v, done %+v", p.Actions, done)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("undo wrote through the symlink: %v", ents)
+	}
+
+	// In git, a file the command created under a directory now replaced
+	// by a symlink is not removed through it.
+	ws = newRepo(t)
+	cp = command(t, st, ws, "00000000000000d2", nil, func() { write(t, ws, map[string]string{"gen/x": "x"}) })
+	write(t, outside, map[string]string{"x": "keep me"})
+	os.RemoveAll(filepath.Join(ws, "gen"))
+	os.Symlink(outside, filepath.Join(ws, "gen"))
+	undo(t, st, cp, true)
+	if b, err := os.ReadFile(filepath.Join(outside, "x")); err != nil || string(b) != "keep me" {
+		t.Errorf("undo removed a file through the symlink: %q %v", b, err)
+	}
+}

@@ -29,6 +29,18 @@ type Action struct {
 	Conflict string
 }
 
+// Conflicts that even force does not override.
+const (
+	conflictBackup  = "its backup is missing or was changed"
+	conflictSymlink = "it or a directory above it is a symlink now (never followed)"
+)
+
+// forced reports whether a conflicting action may run with force.
+func (a Action) forced() bool { return a.Conflict != conflictBackup && a.Conflict != conflictSymlink }
+
+// runs reports whether Apply carries out a.
+func (a Action) runs(force bool) bool { return a.Conflict == "" || (force && a.forced()) }
+
 // Plan is what undoing a checkpoint would do. It changes nothing.
 type Plan struct {
 	cp      *Checkpoint
@@ -105,7 +117,7 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 		if e.Link == "" {
 			st, err := os.Lstat(filepath.Join(cp.BackupDir, filepath.FromSlash(e.Rel)))
 			if err != nil || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
-				a.Conflict = "its backup is missing or was changed"
+				a.Conflict = conflictBackup
 			}
 		}
 		p.Actions = append(p.Actions, a)
@@ -115,13 +127,39 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 			continue
 		}
 		a := Action{Op: OpMkdir, Path: e.Rel}
-		if st, err := os.Lstat(cp.abs(e.Rel)); err == nil && !st.IsDir() {
+		if st, err := os.Lstat(cp.abs(e.Rel)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			a.Conflict = conflictSymlink
+		} else if err == nil && !st.IsDir() {
 			a.Conflict = "a file is there now"
 		}
 		p.Actions = append(p.Actions, a)
 	}
+	for i, a := range p.Actions {
+		if symlinkAbove(cp.Workspace, a.Path) {
+			p.Actions[i].Conflict = conflictSymlink
+		}
+	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Path < p.Actions[j].Path })
 	return p, nil
+}
+
+// symlinkAbove reports whether a directory between ws and rel is a
+// symlink (or cannot be read): undo never writes or removes through one,
+// which could reach outside the workspace.
+func symlinkAbove(ws, rel string) bool {
+	p := ws
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		p = filepath.Join(p, c)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false // created as a directory on the way
+		}
+		if err != nil || st.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (cp *Checkpoint) abs(rel string) string {
@@ -129,17 +167,19 @@ func (cp *Checkpoint) abs(rel string) string {
 }
 
 // Apply carries out the plan: the actions without a conflict, and with
-// force the conflicting ones too (except a backup that is missing or was
-// changed: its old content is gone). It returns the actions it did and,
+// force the conflicting ones too, except a backup that is missing or was
+// changed (its old content is gone) and a path below a symlink. It returns the actions it did and,
 // when it did them all, marks the checkpoint undone.
 func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, error) {
 	cp := p.cp
+	// Checked again here: the workspace may have changed since the plan.
+	runs := func(a Action) bool { return a.runs(force) && !symlinkAbove(cp.Workspace, a.Path) }
 	var done, restore []Action
 	var removedDirs []string
 	// Directories first, then removals, then restores: a file the
 	// command replaced by a directory (or the reverse) comes back.
 	for _, a := range p.Actions {
-		if a.Op == OpMkdir && (a.Conflict == "" || force) {
+		if a.Op == OpMkdir && runs(a) {
 			if err := mkdirMode(cp, a.Path); err != nil {
 				return done, err
 			}
@@ -147,7 +187,7 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		}
 	}
 	for _, a := range p.Actions {
-		if a.Op != OpRemove || (a.Conflict != "" && !force) {
+		if a.Op != OpRemove || !runs(a) {
 			continue
 		}
 		if err := os.RemoveAll(cp.abs(a.Path)); err != nil {
@@ -162,13 +202,10 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 	}
 	var fromGit []string
 	for _, a := range p.Actions {
-		if a.Op != OpRestore || (a.Conflict != "" && !force) {
+		if a.Op != OpRestore || !runs(a) {
 			continue
 		}
 		if e, ok := backups[a.Path]; ok {
-			if a.Conflict == "its backup is missing or was changed" {
-				continue
-			}
 			if err := restoreBackup(cp, e); err != nil {
 				return done, err
 			}
@@ -246,14 +283,25 @@ func removeCreatedDirs(r *repo, cp *Checkpoint, dirs []string) error {
 	return nil
 }
 
-// mkdirMode recreates a removed directory with its old permissions.
+// mkdirMode recreates a removed directory with its old permissions; a
+// file in its place (forced) goes. Its parents are not symlinks
+// (symlinkAbove), and neither is it.
 func mkdirMode(cp *Checkpoint, rel string) error {
+	p := cp.abs(rel)
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("recreate %s: %w", rel, err)
+		}
+	}
 	for _, e := range cp.Dirs {
 		if e.Rel == rel {
-			if err := os.MkdirAll(cp.abs(rel), 0o755); err != nil {
+			if err := os.MkdirAll(p, 0o755); err != nil {
 				return fmt.Errorf("recreate %s: %w", rel, err)
 			}
-			return os.Chmod(cp.abs(rel), e.Mode.Perm())
+			if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+				return fmt.Errorf("recreate %s: not a directory", rel)
+			}
+			return os.Chmod(p, e.Mode.Perm())
 		}
 	}
 	return nil
