@@ -96,23 +96,30 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	s := surveyTargets(o.Workspace, r, o.Deletes)
 	cp.Dirs = s.dirs
-	if len(s.backup) > 0 {
-		if err := errBudget(s, o.Budget); err != nil {
-			return nil, err
-		}
-		root := backupRoot(o.StateDir, o.Workspace, r)
-		if root == "" {
-			return nil, errors.New("no place for a hard-link backup on the workspace's filesystem")
-		}
-		cp.BackupDir = filepath.Join(root, o.ID, "files")
-		if err := link(o.Workspace, cp.BackupDir, s.backup); err != nil {
-			return nil, err
-		}
-		cp.Backups = s.backup
+	root := backupRoot(o.StateDir, o.Workspace, r)
+	cp.Covered = s.covered(o.Deletes, o.Budget, root != "")
+	// Backups only for covered targets: over budget, or with no place for
+	// them, the delete is not covered and git's trees are still kept.
+	covered := map[string]bool{}
+	for _, t := range cp.Covered {
+		covered[t] = true
 	}
+	seen := map[string]bool{}
 	for _, t := range o.Deletes {
-		if _, bad := s.uncovered[t.Path]; !bad {
-			cp.Covered = append(cp.Covered, t.Path)
+		if !covered[t.Path] || !s.needs[t.Path] {
+			continue
+		}
+		for _, e := range s.backupOf[t.Path] {
+			if !seen[e.Rel] {
+				seen[e.Rel] = true
+				cp.Backups = append(cp.Backups, e)
+			}
+		}
+	}
+	if len(cp.Backups) > 0 {
+		cp.BackupDir = filepath.Join(root, o.ID, "files")
+		if err := link(o.Workspace, cp.BackupDir, cp.Backups); err != nil {
+			return nil, err
 		}
 	}
 	if err := cp.save(o.StateDir); err != nil {

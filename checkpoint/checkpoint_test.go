@@ -260,6 +260,12 @@ func TestIgnoredBackup(t *testing.T) {
 	if got := Cover(st, ws, []Target{{Path: build}}, DefaultBudget); len(got) != 1 {
 		t.Fatalf("Cover = %v, want build covered", got)
 	}
+	// Over budget, the checkpoint still keeps git's trees, without backups.
+	over, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000e1", Time: t0, Deletes: []Target{{Path: build}}, Budget: Budget{MaxFiles: 1, MaxBytes: 1 << 20}})
+	if err != nil || over.Before == "" || len(over.Backups) != 0 || len(over.Covered) != 0 {
+		t.Fatalf("over budget: %+v, %v", over, err)
+	}
+	over.Discard(st)
 	cp := command(t, st, ws, "0000000000000005", []Target{{Path: build}}, func() { os.RemoveAll(build) })
 	if len(cp.Backups) != 2 || !strings.HasPrefix(cp.BackupDir, st) {
 		t.Errorf("backups = %+v in %s", cp.Backups, cp.BackupDir)

@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,11 +88,12 @@ type entry struct {
 // survey is what a set of delete targets holds and how much of it
 // guard can restore.
 type survey struct {
-	dirs      []entry           // directories under the targets
-	backup    []entry           // files git does not cover: hard-link backups
-	bytes     int64             // their total size
-	uncovered map[string]string // target path → why it is not covered
-	needs     map[string]bool   // targets that need a backup
+	dirs      []entry            // directories under the targets
+	backup    []entry            // files git does not cover: hard-link backups
+	bytes     int64              // their total size
+	uncovered map[string]string  // target path → why it is not covered
+	needs     map[string]bool    // targets that need a backup
+	backupOf  map[string][]entry // and the files each needs backed up
 }
 
 // globChars start the part of a target that is a pattern.
@@ -118,7 +118,7 @@ func relIn(ws, p string) string {
 // surveyTargets walks every target. r is nil outside git; then every file
 // needs a backup. Without git a workspace's targets are walked the same.
 func surveyTargets(ws string, r *repo, targets []Target) *survey {
-	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}}
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}}
 	files := map[string][]entry{} // by target path
 	var rels []string
 	seenDir := map[string]bool{}
@@ -211,6 +211,7 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 				break
 			}
 			s.needs[t.Path] = true
+			s.backupOf[t.Path] = append(s.backupOf[t.Path], e)
 			if !seen[e.Rel] {
 				seen[e.Rel] = true
 				s.backup = append(s.backup, e)
@@ -266,38 +267,35 @@ func backupRoot(stateDir, ws string, r *repo) string {
 // in git's tree (tracked, or untracked and not ignored) or gets a
 // hard-link backup within budget on the workspace's filesystem. Written
 // targets are never returned; when one holds what git does not, nothing
-// is covered. Targets it returns are
-// the ones review.Input.Recoverable lists; the rest stay B.
+// is covered.
 func Cover(stateDir, ws string, targets []Target, b Budget) []string {
 	r, err := openRepo(ws)
 	if err != nil && !errors.Is(err, errNoRepo) {
 		return nil
 	}
 	s := surveyTargets(ws, r, targets)
-	overBudget := len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes
-	noRoot := len(s.backup) > 0 && backupRoot(stateDir, ws, r) == ""
-	var out []string
+	return s.covered(targets, b, backupRoot(stateDir, ws, r) != "")
+}
+
+// covered is Cover's decision on a survey: the delete targets restored
+// by git's tree or by backups within budget (haveRoot: backups have a
+// place on the workspace's filesystem).
+func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
 	for _, t := range targets {
 		if _, bad := s.uncovered[t.Path]; bad && t.Written {
 			return nil
 		}
 	}
+	overBudget := len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes
+	var out []string
 	for _, t := range targets {
 		if _, bad := s.uncovered[t.Path]; bad || t.Written {
 			continue
 		}
-		if s.needs[t.Path] && (overBudget || noRoot) {
+		if s.needs[t.Path] && (overBudget || !haveRoot) {
 			continue
 		}
 		out = append(out, t.Path)
 	}
 	return out
-}
-
-// errBudget: the backups a checkpoint needs are over budget.
-func errBudget(s *survey, b Budget) error {
-	if len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes {
-		return fmt.Errorf("backup of %d files (%d bytes) is over the budget of %d files, %d bytes", len(s.backup), s.bytes, b.MaxFiles, b.MaxBytes)
-	}
-	return nil
 }
