@@ -329,6 +329,9 @@ func Prune(stateDir string, keep Retention, now time.Time) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prune checkpoints: %w", err)
 	}
+	if !mayPrune(stateDir, ents, keep, now) {
+		return nil, nil
+	}
 	var all []*Checkpoint
 	for _, e := range ents {
 		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
@@ -360,6 +363,29 @@ func Prune(stateDir string, keep Retention, now time.Time) ([]string, error) {
 		}
 	}
 	return removed, nil
+}
+
+// mayPrune is Prune's quick look, so that pruning after every command
+// does not read every record: within the count and with every record
+// written recently enough, there is nothing to drop (an unfinished
+// checkpoint, whose record is written when it begins, ages out too).
+func mayPrune(stateDir string, ents []fs.DirEntry, keep Retention, now time.Time) bool {
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+			continue
+		}
+		n++
+		st, err := os.Stat(filepath.Join(stateDir, "checkpoints", e.Name(), "meta.json"))
+		if err != nil {
+			return true
+		}
+		age := now.Sub(st.ModTime())
+		if age > 24*time.Hour || (keep.MaxAge > 0 && age > keep.MaxAge) {
+			return true
+		}
+	}
+	return n > keep.Keep
 }
 
 // Usage is what checkpoints take, for guard doctor.
