@@ -66,7 +66,13 @@ func (c undoConfig) settings(path string) (undoSettings, error) {
 // falls back to it if the checkpoint cannot be taken.
 func coverDeletes(a *assessment, o assessOptions) (*assessment, *assessment) {
 	ts := checkpoint.Targets(a.prof)
-	if len(ts) == 0 || !a.ctx.WorkspaceUsable() {
+	deletes := 0
+	for _, t := range ts {
+		if !t.Written {
+			deletes++
+		}
+	}
+	if deletes == 0 || !a.ctx.WorkspaceUsable() {
 		return a, nil
 	}
 	st, err := loadSettings()
