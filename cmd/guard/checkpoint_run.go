@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 // undoConfig is the [undo] table of config.toml.
 type undoConfig struct {
+	Enabled        *bool  `toml:"enabled"`
 	Keep           *int   `toml:"keep"`
 	Days           *int   `toml:"days"`
 	MaxBackupFiles *int   `toml:"max_backup_files"`
@@ -19,6 +21,7 @@ type undoConfig struct {
 
 // undoSettings are the checkpoint budget and retention in force.
 type undoSettings struct {
+	disabled  bool // no checkpoints: workspace deletes stay B
 	budget    checkpoint.Budget
 	retention checkpoint.Retention
 }
@@ -30,6 +33,7 @@ func defaultUndoSettings() undoSettings {
 // settings checks [undo] and applies it over the defaults.
 func (c undoConfig) settings(path string) (undoSettings, error) {
 	u := defaultUndoSettings()
+	u.disabled = c.Enabled != nil && !*c.Enabled
 	bad := func(key string) error {
 		return failf([]string{"write a whole number of at least 0"}, "%s: bad [undo] %s", path, key)
 	}
@@ -76,7 +80,7 @@ func coverDeletes(a *assessment, o assessOptions) (*assessment, *assessment) {
 		return a, nil
 	}
 	st, err := loadSettings()
-	if err != nil {
+	if err != nil || st.undo.disabled {
 		return a, nil
 	}
 	o.recoverable = checkpoint.Cover(stateDir(), a.ctx.Workspace, ts, st.undo.budget)
@@ -141,6 +145,9 @@ func beginCheckpoint(a *assessment, id string) (*checkpoint.Checkpoint, error) {
 	st, err := loadSettings()
 	if err != nil {
 		return nil, err
+	}
+	if st.undo.disabled {
+		return nil, errors.New("checkpoints are off ([undo] enabled = false)")
 	}
 	return checkpoint.Begin(checkpoint.Options{
 		StateDir: stateDir(), Workspace: a.ctx.Workspace, ID: id, Command: a.text,

@@ -24,6 +24,7 @@ import (
 //	webhook = "https://…"    # POST the queued request as JSON
 //
 //	[undo]
+//	enabled = true           # checkpoints before workspace-writing commands
 //	keep = 50                # checkpoints kept (guard undo), newest first
 //	days = 7                 # and none older than this many days
 //	max_backup_files = 20000 # hard-link backups per checkpoint, files
@@ -69,10 +70,10 @@ func loadSettings() (settings, error) {
 		switch {
 		case errors.As(err, &se) && len(se.Errors) > 0:
 			row, col := se.Errors[0].Position()
-			return st, failf([]string{"known keys: [consent] timeout, [notify] desktop, webhook, [undo] keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: unknown key %s", path, row, col, se.Errors[0].Key())
+			return st, failf([]string{"known keys: [consent] timeout, [notify] desktop, webhook, [undo] enabled, keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: unknown key %s", path, row, col, se.Errors[0].Key())
 		case errors.As(err, &de):
 			row, col := de.Position()
-			return st, failf([]string{"fix the file; known keys: [consent] timeout, [notify] desktop, webhook, [undo] keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: %s", path, row, col, de.Error())
+			return st, failf([]string{"fix the file; known keys: [consent] timeout, [notify] desktop, webhook, [undo] enabled, keep, days, max_backup_files, max_backup_mb"}, "%s:%d:%d: %s", path, row, col, de.Error())
 		}
 		return st, failf(nil, "%s: %v", path, err)
 	}
