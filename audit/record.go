@@ -97,6 +97,8 @@ const (
 	Granted Decision = "granted"
 	// Revoked: the user withdrew a grant or an unused approval.
 	Revoked Decision = "revoked"
+	// Undone: guard undo restored a checkpoint; Note says what it did.
+	Undone Decision = "undone"
 )
 
 // decisionClass groups decisions for summaries.
@@ -125,6 +127,7 @@ var decisions = []struct {
 	{DeniedPIN, classNotRun},
 	{Ran, classOutcome},
 	{NotFound, classOutcome},
+	{Undone, classOutcome},
 	{Failed, classOutcome},
 	{Granted, classApproved},
 	{Revoked, classNotRun},

@@ -14,6 +14,9 @@ type Options struct {
 	MinLevel   review.Level
 	WidenNet   bool
 	WidenWrite []string
+	// Recoverable are the delete targets guard's checkpoint restores
+	// (checkpoint.Cover): a workspace delete of one of them is A.
+	Recoverable []string
 }
 
 // Assessment is a review with everything it was computed from.
@@ -61,7 +64,7 @@ func AssessIn(text string, ctx *profile.Context, pol *policy.Policy, o Options) 
 	if o.Provenance == "" {
 		o.Provenance = review.ProvAgent
 	}
-	in := review.Input{Text: text, Context: ctx, Provenance: o.Provenance, MinLevel: o.MinLevel, WidenNet: o.WidenNet, WidenWrite: o.WidenWrite}
+	in := review.Input{Text: text, Context: ctx, Provenance: o.Provenance, MinLevel: o.MinLevel, WidenNet: o.WidenNet, WidenWrite: o.WidenWrite, Recoverable: o.Recoverable}
 	p := profile.Build(text, ctx)
 	v := review.Assess(p, in)
 	out := policy.Apply(pol, p, v, in)

@@ -213,6 +213,8 @@ var workspacePersist = []string{
 	".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
 	".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
 	".git/hooks", ".git/config",
+	// guard's own checkpoints (guard undo) kept in the repository.
+	".git/refs/guard", ".git/guard-checkpoints",
 }
 
 // persistAbs are system locations that run code later.

@@ -1035,7 +1035,7 @@ func hSQL(flags string) handler {
 // "policy").
 var guardReadOnly = map[string][]string{
 	"check": nil, "log": nil, "version": nil, "help": nil, "completion": nil,
-	"doctor": nil, "scan": nil, "approvals": nil,
+	"doctor": nil, "scan": nil, "approvals": nil, "checkpoints": nil, "docs": nil,
 	"policy": {"show", "check"},
 }
 
@@ -1048,6 +1048,9 @@ func hGuard(b *builder, c *call) stream {
 			return stream{kind: streamText}
 		}
 	} else if rest[0].known {
+		if rest[0].val == "undo" && undoListOnly(rest[1:]) {
+			return stream{kind: streamText} // the list of checkpoints
+		}
 		if subs, ok := guardReadOnly[rest[0].val]; ok {
 			if subs == nil || len(rest) > 1 && rest[1].known && slices.Contains(subs, rest[1].val) {
 				return stream{kind: streamText}
@@ -1060,6 +1063,26 @@ func hGuard(b *builder, c *call) stream {
 	}
 	b.add(Effect{Cap: CapSelf, Rule: "guard.self", Program: "guard", Target: what, Msg: "runs guard itself to change its settings, approvals or PIN, or to run a command through it"}, c.sp)
 	return stream{kind: streamUnknown}
+}
+
+// undoListOnly: guard undo's arguments only list checkpoints (--list,
+// with --all or --workspace DIR), undoing nothing.
+func undoListOnly(args []field) bool {
+	list := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case !a.known:
+			return false
+		case a.val == "--list":
+			list = true
+		case a.val == "--all":
+		case a.val == "--workspace" && i+1 < len(args):
+			i++
+		default:
+			return false
+		}
+	}
+	return list
 }
 
 // hCat: cat of readable files outputs their text, so `cat x.sh | bash`

@@ -157,6 +157,11 @@ func loadCorpus(t testing.TB) []corpusCase {
 			if len(cols) < 3 {
 				t.Fatalf("%s:%d: want LEVEL<TAB>CTX<TAB>COMMAND<TAB>RULES", name, n)
 			}
+			if strings.Contains(","+cols[1]+",", ",undo,") {
+				// Needs guard's checkpoint in a real git workspace:
+				// checkpoint's TestUndoCorpus checks these rows.
+				continue
+			}
 			l, err := review.ParseLevel(cols[0])
 			if err != nil {
 				t.Fatalf("%s:%d: %v", name, n, err)

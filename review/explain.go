@@ -43,18 +43,21 @@ var capOrder = []profile.Cap{
 // explain writes the plain-English explanation: what will happen, why it
 // is risky, and which sandbox it gets. Deterministic: the same verdict
 // gives the same bytes.
-func explain(p *profile.Profile, v Verdict) string {
+func explain(p *profile.Profile, v Verdict, in Input) string {
 	var b strings.Builder
 	b.WriteString(Heading(v.Level))
 	var happen []string
 	seen := map[string]bool{}
 	caps := map[profile.Cap]bool{}
 	for _, e := range p.Effects {
-		l := EffectLevel(e)
-		if l == A && e.Cap != profile.CapWrite && e.Cap != profile.CapExec && e.Cap != profile.CapQuery {
+		l := levelIn(e, in)
+		if l == A && e.Cap != profile.CapWrite && e.Cap != profile.CapExec && e.Cap != profile.CapQuery && !recovered(e, in) {
 			continue
 		}
 		line := fmt.Sprintf("%s %s", programOf(e), e.Msg)
+		if recovered(e, in) {
+			line += " " + RecoverableNote
+		}
 		if seen[line] {
 			continue
 		}

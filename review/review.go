@@ -41,6 +41,10 @@ type Input struct {
 	// Widen asks for more sandbox than the profile implies.
 	WidenNet   bool
 	WidenWrite []string
+	// Recoverable lists delete targets that guard's checkpoint restores
+	// (checkpoint.Cover, computed before review): a delete of one of them
+	// inside the workspace is A. See recover.go.
+	Recoverable []string
 }
 
 // Assess computes the verdict: a pure function of the profile and the
@@ -58,7 +62,7 @@ func Assess(p *profile.Profile, in Input) Verdict {
 		v.Level = Max(v.Level, r.Level)
 	}
 	for _, e := range p.Effects {
-		l := EffectLevel(e)
+		l := levelIn(e, in)
 		if l == A {
 			continue
 		}
@@ -93,7 +97,7 @@ func Assess(p *profile.Profile, in Input) Verdict {
 	})
 	v.Sandbox = deriveSandbox(p, in)
 	v.Inputs = p.Inputs
-	v.Explanation = explain(p, v)
+	v.Explanation = explain(p, v, in)
 	v.Digest = Digest(in, v)
 	return v
 }

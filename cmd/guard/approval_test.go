@@ -14,19 +14,7 @@ import (
 // TestRunRefusesExpiredApproval: an approval bound to exactly this command
 // but past its expiry is not used; the command is queued again instead.
 func TestRunRefusesExpiredApproval(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	ws := filepath.Join(root, "proj")
-	for _, d := range []string{home, filepath.Join(ws, ".git"), filepath.Join(ws, "build")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
-	t.Setenv("GUARD_TTY", filepath.Join(root, "no-tty"))
-	t.Chdir(ws)
+	_, ws := fakeHome(t, t.TempDir(), ".git", "build")
 
 	a, err := assess("rm -rf build", assessOptions{})
 	if err != nil {

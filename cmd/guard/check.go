@@ -100,10 +100,15 @@ func runCheck(s *streams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := assess(text, o)
+	e, err := newEngine()
 	if err != nil {
 		return err
 	}
+	a, err := e.Assess(text, o)
+	if err != nil {
+		return err
+	}
+	a, _ = coverDeletes(e, a, o) // the level guard run would give
 	writePolicyWarnings(s.err, a.Warnings)
 	if opts.json {
 		if err := writeVerdictJSON(s.out, a); err != nil {

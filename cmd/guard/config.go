@@ -29,6 +29,13 @@ import (
 //	[notify]
 //	desktop = true           # notify-send when a request is queued
 //	webhook = "https://…"    # POST the queued request as JSON
+//
+//	[undo]
+//	enabled = true           # checkpoints before workspace-writing commands
+//	keep = 50                # checkpoints kept (guard undo), newest first
+//	days = 7                 # and none older than this many days
+//	max_backup_files = 20000 # hard-link backups per checkpoint, files
+//	max_backup_mb = 2048     # and total size; over it, deletes stay B
 type userConfig struct {
 	Consent struct {
 		Timeout string `toml:"timeout"`
@@ -40,6 +47,7 @@ type userConfig struct {
 		Desktop *bool  `toml:"desktop"`
 		Webhook string `toml:"webhook"`
 	} `toml:"notify"`
+	Undo undoConfig `toml:"undo"`
 }
 
 // configKey is one key of config.toml, for hints and the docs test.
@@ -54,6 +62,11 @@ var configKeys = []configKey{
 	{"approval", "wait", `"60s"`, "a duration from \"0s\" to \"10m\": without a terminal, how long a queued request waits for 'guard approve' or 'guard deny' (GUARD_WAIT and --wait override it)"},
 	{"notify", "desktop", "true", "true or false: run notify-send when a request is queued for approval"},
 	{"notify", "webhook", `""`, "an https URL (or http to a loopback address) to POST each queued request to, as JSON"},
+	{"undo", "enabled", "true", "true or false: take a checkpoint before commands that may change the workspace (false: workspace deletes stay B)"},
+	{"undo", "keep", "50", "a whole number: how many checkpoints to keep, newest first"},
+	{"undo", "days", "7", "a whole number: drop checkpoints older than this many days"},
+	{"undo", "max_backup_files", "20000", "a whole number: the most files one checkpoint backs up with hard links (ignored files, non-git workspaces)"},
+	{"undo", "max_backup_mb", "2048", "a whole number: the most megabytes one checkpoint backs up with hard links"},
 }
 
 // knownKeysHint lists the keys for hints.
@@ -72,6 +85,7 @@ type settings struct {
 	// for the user's decision before guard gives up (exit 126).
 	approvalWait time.Duration
 	notify       approval.Notifications
+	undo         undoSettings
 }
 
 const defaultConsentTimeout = 60 * time.Second
@@ -122,7 +136,7 @@ func loadSettings() (settings, error) {
 }
 
 func defaultSettings() settings {
-	return settings{consentTimeout: defaultConsentTimeout, approvalWait: defaultApprovalWait, notify: approval.Notifications{Desktop: true}}
+	return settings{consentTimeout: defaultConsentTimeout, approvalWait: defaultApprovalWait, notify: approval.Notifications{Desktop: true}, undo: defaultUndoSettings()}
 }
 
 // parseSettings checks the text of a config.toml and applies it over the
@@ -168,6 +182,11 @@ func parseSettings(path string, data []byte) (settings, error) {
 		}
 	}
 	st.notify.Webhook = c.Notify.Webhook
+	u, err := c.Undo.settings(path)
+	if err != nil {
+		return st, err
+	}
+	st.undo = u
 	return st, nil
 }
 

@@ -243,6 +243,7 @@ func doctorFiles(env *doctorEnv) doctorSection {
 		doctorAudit(env.stateDir),
 		doctorPIN(env),
 		doctorPolicy(env.configDir),
+		doctorCheckpoints(env.stateDir),
 	)
 	return sec
 }

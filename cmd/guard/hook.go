@@ -415,10 +415,15 @@ func (h *hookCall) shell() hookAnswer {
 			cwd = filepath.Clean(d)
 		}
 	}
-	a, err := h.e.Assess(text, assessOptions{Cwd: cwd, Provenance: review.ProvAgent})
+	opts := assessOptions{Cwd: cwd, Provenance: review.ProvAgent}
+	a, err := h.e.Assess(text, opts)
 	if err != nil {
 		return h.fail(text, "review failed: %v", err)
 	}
+	// The level guard run will give: a workspace delete its checkpoint
+	// restores is A, and the rewrite below runs it through guard run,
+	// which takes the checkpoint (or decides again without it).
+	a, _ = coverDeletes(h.e, a, opts)
 	d, err := h.e.Decide(a, decision.Who{AskB: h.canAsk()})
 	if err != nil {
 		return h.fail(text, "%v", err)

@@ -103,6 +103,7 @@ guard: ` + topicsLine() + `.`,
 		newInitCmd(s),
 		newDocsCmd(s),
 		newManCmd(s),
+		newUndoCmd(s), newCheckpointsCmd(s),
 	)
 	root.SetHelpCommand(newHelpCmd(s))
 	registerCompletions(root)

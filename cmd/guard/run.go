@@ -109,6 +109,7 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	a, uncovered := coverDeletes(e, a, ao)
 	writePolicyWarnings(s.err, a.Warnings)
 	if err := checkWorkspace(a); err != nil {
 		// Before any consent: asking, then refusing, wastes the user's yes.
@@ -132,8 +133,8 @@ func runRun(s *streams, o *runOptions) error {
 			return usagef("use --wait 60s, for example, or --wait 0 not to wait", "bad --wait %q: %v", o.wait, err)
 		}
 	}
-	decided, err := decideRunWith(s, e, a, log, how)
-	rec.Decision = decided
+	a, cp, decided, err := decideCheckpointed(s, e, a, uncovered, log, how, rec.ID)
+	rec.Level, rec.Rules, rec.Decision = a.Verdict.Level, a.RuleIDs(), decided
 	if err != nil {
 		if rerr := appendAudit(log, rec); rerr != nil {
 			return rerr
@@ -143,9 +144,14 @@ func runRun(s *streams, o *runOptions) error {
 	sb := a.Verdict.Sandbox
 	rec.Sandbox = &sb
 	if err := appendAudit(log, rec); err != nil {
+		if cp != nil {
+			cp.Discard(e.Dirs().State)
+		}
 		return err
 	}
-	return execute(s, a, argv, o, log, rec)
+	err = execute(s, a, argv, o, log, rec)
+	finishCheckpoint(s, e, a, cp)
+	return err
 }
 
 // commandLine returns the text to review and the argv to run.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/guard-sh/guard/sandbox"
 )
@@ -28,4 +31,27 @@ func exitStatusOf(err error) (int, bool) {
 // the sandbox itself probes it.
 func landlockABI() int {
 	return sandbox.Probe().ABI
+}
+
+// fakeHome makes root/home and the workspace root/proj with dirs under
+// it, points HOME, the XDG dirs and GUARD_TTY (no terminal) there, and
+// changes into the workspace.
+func fakeHome(t *testing.T, root string, dirs ...string) (home, ws string) {
+	t.Helper()
+	home, ws = filepath.Join(root, "home"), filepath.Join(root, "proj")
+	mk := []string{home, ws}
+	for _, d := range dirs {
+		mk = append(mk, filepath.Join(ws, d))
+	}
+	for _, d := range mk {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	t.Setenv("GUARD_TTY", filepath.Join(root, "no-tty"))
+	t.Chdir(ws)
+	return home, ws
 }

@@ -1,0 +1,419 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+)
+
+// Checkpoint is the record of one command: the workspace before and after
+// it ran. It is stored as STATE/checkpoints/ID/meta.json.
+type Checkpoint struct {
+	ID        string    `json:"id"`
+	Time      time.Time `json:"time"`
+	Command   string    `json:"command"`
+	Workspace string    `json:"workspace"`
+	// GitDir is the repository whose object store holds Before and After
+	// (trees); "" for a workspace outside git.
+	GitDir string `json:"git_dir,omitempty"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// Dirs are the directories under the delete targets (git does not
+	// keep empty ones); Backups the files git does not hold, hard-linked
+	// under BackupDir.
+	Dirs      []entry `json:"dirs,omitempty"`
+	Backups   []entry `json:"backups,omitempty"`
+	BackupDir string  `json:"backup_dir,omitempty"`
+	// Covered are the delete targets this checkpoint restores.
+	Covered []string `json:"covered,omitempty"`
+	// Changes are what the command changed, set by Finish.
+	Changes []Change `json:"changes,omitempty"`
+	// Finished: the after state is recorded. Undone: guard undo ran.
+	Finished bool       `json:"finished"`
+	Undone   *time.Time `json:"undone,omitempty"`
+}
+
+// Change is one path a command added, modified or deleted.
+type Change struct {
+	Kind string `json:"kind"` // "added", "modified", "deleted"
+	Path string `json:"path"` // workspace-relative
+}
+
+// Options say what to checkpoint.
+type Options struct {
+	StateDir  string // guard's state directory
+	Workspace string // absolute, symlinks resolved
+	ID        string // the audit request id
+	Command   string
+	Time      time.Time
+	Deletes   []Target // the profile's delete targets inside the workspace
+	Budget    Budget
+}
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
+
+func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoints", id) }
+
+// Begin records the workspace before a command: in git, a tree through a
+// temporary index kept under a private ref; hard-link backups of delete
+// targets git does not hold. The returned checkpoint lists in Covered the
+// delete targets it restores. An error means no checkpoint exists.
+func Begin(o Options) (*Checkpoint, error) {
+	if !idPattern.MatchString(o.ID) {
+		return nil, fmt.Errorf("bad checkpoint id %q", o.ID)
+	}
+	d := dir(o.StateDir, o.ID)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return nil, fmt.Errorf("create checkpoint: %w", err)
+	}
+	cp := &Checkpoint{ID: o.ID, Time: o.Time.UTC(), Command: o.Command, Workspace: o.Workspace}
+	ok := false
+	defer func() {
+		if !ok {
+			cp.remove(o.StateDir)
+		}
+	}()
+	r, err := openRepo(o.Workspace)
+	if err != nil && !errors.Is(err, errNoRepo) {
+		return nil, err
+	}
+	if r != nil {
+		cp.GitDir = r.gitDir
+		if cp.Before, err = r.snapshot(filepath.Join(d, "index"), seedIndex(o.StateDir, r)); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		if err := r.keep(o.ID, cp.Before, ""); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	s := surveyTargets(o.Workspace, r, o.Deletes)
+	cp.Dirs = s.dirs
+	root := backupRoot(o.StateDir, o.Workspace, r)
+	cp.Covered = s.covered(o.Deletes, o.Budget, root != "")
+	// Backups only for covered targets: over budget, or with no place for
+	// them, the delete is not covered and git's trees are still kept.
+	covered := map[string]bool{}
+	for _, t := range cp.Covered {
+		covered[t] = true
+	}
+	seen := map[string]bool{}
+	for _, t := range o.Deletes {
+		if !covered[t.Path] || !s.needs[t.Path] {
+			continue
+		}
+		for _, e := range s.backupOf[t.Path] {
+			if !seen[e.Rel] {
+				seen[e.Rel] = true
+				cp.Backups = append(cp.Backups, e)
+			}
+		}
+	}
+	if len(cp.Backups) > 0 {
+		cp.BackupDir = filepath.Join(root, o.ID, "files")
+		if err := link(o.Workspace, cp.BackupDir, cp.Backups); err != nil {
+			return nil, err
+		}
+	}
+	if err := cp.save(o.StateDir); err != nil {
+		return nil, err
+	}
+	ok = true
+	return cp, nil
+}
+
+// link hard-links every file in es from ws into dst (symlinks are
+// copied as symlinks).
+func link(ws, dst string, es []entry) error {
+	made := map[string]bool{}
+	for _, e := range es {
+		to := filepath.Join(dst, filepath.FromSlash(e.Rel))
+		if d := filepath.Dir(to); !made[d] {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return fmt.Errorf("backup: %w", err)
+			}
+			made[d] = true
+		}
+		var err error
+		if e.Link != "" {
+			err = os.Symlink(e.Link, to)
+		} else {
+			err = os.Link(filepath.Join(ws, filepath.FromSlash(e.Rel)), to)
+		}
+		if err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+	}
+	return nil
+}
+
+// Finish records the workspace after the command and what it changed.
+// A command that changed nothing leaves no checkpoint (changed is false).
+func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
+	if cp.GitDir != "" {
+		r, err := openRepo(cp.Workspace)
+		if err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		idx := filepath.Join(dir(stateDir, cp.ID), "index")
+		if cp.After, err = r.snapshot(idx, ""); err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		// The index now matches the work tree: the next command starts
+		// from it.
+		os.Rename(idx, seedIndex(stateDir, r))
+		cs, err := r.diff(cp.Before, cp.After)
+		if err != nil {
+			return false, err
+		}
+		for _, c := range cs {
+			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
+		}
+		if len(cs) > 0 {
+			if err := r.keep(cp.ID, "", cp.After); err != nil {
+				return false, err
+			}
+		}
+	}
+	for i, e := range cp.Backups {
+		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
+			cp.Backups[i].Gone = true
+			cp.Changes = append(cp.Changes, Change{Kind: "deleted", Path: e.Rel})
+		}
+	}
+	for i, e := range cp.Dirs {
+		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
+			cp.Dirs[i].Gone = true
+		}
+	}
+	os.Remove(filepath.Join(dir(stateDir, cp.ID), "index"))
+	cp.Finished = true
+	if len(cp.Changes) == 0 && !anyGone(cp.Dirs) {
+		return false, cp.remove(stateDir)
+	}
+	sort.Slice(cp.Changes, func(i, j int) bool { return cp.Changes[i].Path < cp.Changes[j].Path })
+	return true, cp.save(stateDir)
+}
+
+func anyGone(es []entry) bool {
+	for _, e := range es {
+		if e.Gone {
+			return true
+		}
+	}
+	return false
+}
+
+// seedIndex is guard's own index of repository r, left by the last
+// checkpoint: its stat data match the work tree as that command left it.
+func seedIndex(stateDir string, r *repo) string {
+	h := sha256.Sum256([]byte(r.gitDir))
+	return filepath.Join(stateDir, "checkpoints", "index-"+hex.EncodeToString(h[:8]))
+}
+
+func kindOf(st byte) string {
+	switch st {
+	case 'A':
+		return "added"
+	case 'D':
+		return "deleted"
+	}
+	return "modified"
+}
+
+func (cp *Checkpoint) save(stateDir string) error {
+	data, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir(stateDir, cp.ID), "meta.json")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	return nil
+}
+
+// Discard deletes a checkpoint that will not be used.
+func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir) }
+
+// remove deletes a checkpoint: its record, backups and private ref.
+func (cp *Checkpoint) remove(stateDir string) error {
+	if cp.GitDir != "" && (cp.Before != "" || cp.After != "") {
+		if r, err := openRepo(cp.Workspace); err == nil && r.gitDir == cp.GitDir {
+			r.drop(cp.ID)
+		}
+	}
+	if cp.BackupDir != "" {
+		os.RemoveAll(filepath.Dir(cp.BackupDir))
+	}
+	return os.RemoveAll(dir(stateDir, cp.ID))
+}
+
+// Load reads checkpoint id.
+func Load(stateDir, id string) (*Checkpoint, error) {
+	if !idPattern.MatchString(id) {
+		return nil, fmt.Errorf("no checkpoint %q", id)
+	}
+	data, err := os.ReadFile(filepath.Join(dir(stateDir, id), "meta.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no checkpoint %s", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint %s: %w", id, err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return nil, fmt.Errorf("read checkpoint %s: %w", id, err)
+	}
+	if cp.ID != id {
+		return nil, fmt.Errorf("read checkpoint %s: it names itself %q", id, cp.ID)
+	}
+	return &cp, nil
+}
+
+// List returns the finished checkpoints, newest first; workspace "" means
+// all workspaces.
+func List(stateDir, workspace string) ([]*Checkpoint, error) {
+	ents, err := os.ReadDir(filepath.Join(stateDir, "checkpoints"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	var out []*Checkpoint
+	for _, e := range ents {
+		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+			continue
+		}
+		cp, err := Load(stateDir, e.Name())
+		if err != nil || !cp.Finished {
+			continue
+		}
+		if workspace == "" || cp.Workspace == workspace {
+			out = append(out, cp)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out, nil
+}
+
+// Retention says which checkpoints Prune keeps: the newest Keep, and
+// none older than MaxAge (0 = no age limit).
+type Retention struct {
+	Keep   int
+	MaxAge time.Duration
+}
+
+// DefaultRetention is the retention when config.toml says nothing.
+var DefaultRetention = Retention{Keep: 50, MaxAge: 7 * 24 * time.Hour}
+
+// Prune deletes checkpoints beyond the retention (across workspaces) and
+// unfinished ones older than a day, and returns the ids it removed.
+func Prune(stateDir string, keep Retention, now time.Time) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(stateDir, "checkpoints"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prune checkpoints: %w", err)
+	}
+	if !mayPrune(stateDir, ents, keep, now) {
+		return nil, nil
+	}
+	var all []*Checkpoint
+	for _, e := range ents {
+		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+			continue
+		}
+		cp, err := Load(stateDir, e.Name())
+		if err != nil {
+			continue
+		}
+		all = append(all, cp)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.After(all[j].Time) })
+	var removed []string
+	kept := 0
+	for _, cp := range all {
+		age := now.Sub(cp.Time)
+		drop := !cp.Finished && age > 24*time.Hour
+		if cp.Finished {
+			drop = kept >= keep.Keep || (keep.MaxAge > 0 && age > keep.MaxAge)
+			if !drop {
+				kept++
+			}
+		}
+		if drop {
+			if err := cp.remove(stateDir); err != nil {
+				return removed, err
+			}
+			removed = append(removed, cp.ID)
+		}
+	}
+	return removed, nil
+}
+
+// mayPrune is Prune's quick look, so that pruning after every command
+// does not read every record: within the count and with every record
+// written recently enough, there is nothing to drop (an unfinished
+// checkpoint, whose record is written when it begins, ages out too).
+func mayPrune(stateDir string, ents []fs.DirEntry, keep Retention, now time.Time) bool {
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+			continue
+		}
+		n++
+		st, err := os.Stat(filepath.Join(stateDir, "checkpoints", e.Name(), "meta.json"))
+		if err != nil {
+			return true
+		}
+		age := now.Sub(st.ModTime())
+		if age > 24*time.Hour || (keep.MaxAge > 0 && age > keep.MaxAge) {
+			return true
+		}
+	}
+	return n > keep.Keep
+}
+
+// Usage is what checkpoints take, for guard doctor.
+type Usage struct {
+	Checkpoints int
+	BackupFiles int
+	// BackupBytes is the size of the backed-up files: hard links share
+	// the workspace's blocks until the workspace copy is deleted.
+	BackupBytes int64
+	Oldest      time.Time
+}
+
+// Measure sums the checkpoints under stateDir.
+func Measure(stateDir string) (Usage, error) {
+	cps, err := List(stateDir, "")
+	if err != nil {
+		return Usage{}, err
+	}
+	var u Usage
+	for _, cp := range cps {
+		u.Checkpoints++
+		u.BackupFiles += len(cp.Backups)
+		for _, b := range cp.Backups {
+			u.BackupBytes += b.Size
+		}
+		if u.Oldest.IsZero() || cp.Time.Before(u.Oldest) {
+			u.Oldest = cp.Time
+		}
+	}
+	return u, nil
+}

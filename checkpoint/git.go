@@ -1,0 +1,263 @@
+package checkpoint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// refPrefix is the private namespace that keeps checkpoint trees alive
+// against git gc: refPrefix+ID+"/before" and "/after" name the trees. git
+// log (even --all: they are not commits), git status, git branch and git
+// stash list do not show refs there.
+const refPrefix = "refs/guard/checkpoints/"
+
+// gitFlags are passed to every git guard runs: no fsmonitor daemon, no
+// hooks, no pager, no automatic gc, no advice on embedded repositories.
+var gitFlags = []string{
+	"--no-pager",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+	"-c", "advice.addEmbeddedRepo=false",
+	"-c", "core.quotePath=false",
+}
+
+// repo is a git repository whose work tree is exactly the workspace.
+type repo struct {
+	gitDir string // absolute
+	work   string // absolute, the workspace
+}
+
+// errNoRepo: the workspace is not in git (it has no .git); guard falls
+// back to backups.
+var errNoRepo = errors.New("not a git work tree")
+
+// errBadRepo: the workspace has a .git that git cannot use as the
+// workspace's own work tree (git missing, a broken or foreign .git, the
+// workspace below the top level). guard cannot tell what git holds or
+// ignores there, so it covers nothing.
+var errBadRepo = errors.New("the workspace has a .git that git cannot use")
+
+// baseEnv is the environment git runs with: the caller's, minus every
+// GIT_* variable but GIT_CONFIG_NOSYSTEM (a GIT_DIR, GIT_INDEX_FILE or
+// GIT_CONFIG_* left by the agent must not redirect guard or inject
+// configuration), with a fixed locale, no prompts and no pager.
+func baseEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if (strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=")) || strings.HasPrefix(kv, "LC_ALL=") || strings.HasPrefix(kv, "PAGER=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LC_ALL=C", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+}
+
+// openRepo finds the repository of workspace ws from its .git (a
+// directory, or a file naming the git dir as in linked worktrees and
+// submodules), without running git: errNoRepo when ws has no .git,
+// errBadRepo when it has one that does not look like a git dir or git is
+// not installed. A .git git cannot use fails the first git command.
+func openRepo(ws string) (*repo, error) {
+	dotgit := filepath.Join(ws, ".git")
+	st, err := os.Lstat(dotgit)
+	if err != nil {
+		return nil, errNoRepo
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errBadRepo
+	}
+	gitDir := dotgit
+	if st.Mode().IsRegular() {
+		data, err := os.ReadFile(dotgit)
+		line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+		if err != nil || !ok || strings.ContainsAny(line, "\n") {
+			return nil, errBadRepo
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(ws, line)
+		}
+		gitDir = filepath.Clean(line)
+	} else if !st.IsDir() {
+		return nil, errBadRepo
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
+		return nil, errBadRepo
+	}
+	return &repo{gitDir: gitDir, work: ws}, nil
+}
+
+// git runs git on r with GIT_DIR and GIT_WORK_TREE set explicitly, and
+// GIT_INDEX_FILE when index is not "" (guard never uses the user's
+// index). extra adds environment entries; stdin may be nil.
+func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append(append([]string(nil), gitFlags...), args...)...)
+	cmd.Dir = r.work
+	env := append(baseEnv(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
+	if index != "" {
+		env = append(env, "GIT_INDEX_FILE="+index)
+	}
+	cmd.Env = append(env, extra...)
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return out, fmt.Errorf("git %s: %v: %s", args[0], err, msg)
+	}
+	return out, nil
+}
+
+// snapshot writes the tree of the work tree's tracked and
+// untracked-but-not-ignored files through the temporary index at index
+// and returns its id. A missing index is first seeded by copying seed
+// (guard's own index of this repository, fresh from the last command)
+// or else the user's index, so unchanged files are not hashed again.
+func (r *repo) snapshot(index, seed string) (string, error) {
+	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
+		src := seed
+		if _, err := os.Stat(seed); seed == "" || err != nil {
+			src = filepath.Join(r.gitDir, "index")
+		}
+		if err := copyIndex(src, index); err != nil {
+			return "", err
+		}
+	}
+	if _, err := r.git(index, nil, nil, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/"); err != nil {
+		return "", err
+	}
+	out, err := r.git(index, nil, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// copyIndex copies the user's index to dst; a missing index (a fresh
+// repository) leaves dst absent and git starts from an empty one.
+func copyIndex(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read index: %w", err)
+	}
+	if err := os.WriteFile(dst, data, 0o600); err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	return nil
+}
+
+// keep points the private refs of checkpoint id at trees, in one
+// transaction ("before" and/or "after"; "" leaves one out), so git gc
+// keeps them. Refs may name trees: no commit is needed.
+func (r *repo) keep(id, before, after string) error {
+	var b strings.Builder
+	if before != "" {
+		fmt.Fprintf(&b, "update %s%s/before %s\n", refPrefix, id, before)
+	}
+	if after != "" {
+		fmt.Fprintf(&b, "update %s%s/after %s\n", refPrefix, id, after)
+	}
+	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
+	return err
+}
+
+// drop deletes the private refs of checkpoint id (its objects go at the
+// next git gc).
+func (r *repo) drop(id string) error {
+	in := fmt.Sprintf("delete %s%s/before\ndelete %s%s/after\n", refPrefix, id, refPrefix, id)
+	_, err := r.git("", nil, strings.NewReader(in), "update-ref", "--stdin")
+	return err
+}
+
+// change is one path that differs between two trees.
+type change struct {
+	status byte // 'A' added, 'D' deleted, 'M' modified (type changes too)
+	path   string
+}
+
+// diff lists the paths that differ between trees a and b, recursively,
+// without rename detection.
+func (r *repo) diff(a, b string) ([]change, error) {
+	if a == b {
+		return nil, nil
+	}
+	out, err := r.git("", nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", a, b)
+	if err != nil {
+		return nil, err
+	}
+	var cs []change
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		st := f[i][0]
+		if st != 'A' && st != 'D' {
+			st = 'M'
+		}
+		cs = append(cs, change{status: st, path: f[i+1]})
+	}
+	return cs, nil
+}
+
+// dirs lists every directory in tree.
+func (r *repo) dirs(tree string) (map[string]bool, error) {
+	out, err := r.git("", nil, nil, "ls-tree", "-r", "-d", "-z", "--name-only", tree)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			m[p] = true
+		}
+	}
+	return m, nil
+}
+
+// checkout writes paths as they are in tree into the work tree (content,
+// executable bit, symlinks), through a temporary index at index.
+func (r *repo) checkout(index, tree string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if _, err := r.git(index, nil, nil, "read-tree", tree); err != nil {
+		return err
+	}
+	in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	_, err := r.git(index, nil, in, "checkout-index", "-f", "-z", "--stdin")
+	return err
+}
+
+// ignored lists the untracked ignored files under the workspace-relative
+// paths rels (git's own view of .gitignore, info/exclude and
+// core.excludesFile).
+// It only reads the user's index.
+func (r *repo) ignored(rels []string) (map[string]bool, error) {
+	args := []string{"ls-files", "-z", "-o", "-i", "--exclude-standard", "--"}
+	for _, p := range rels {
+		args = append(args, ":(literal)"+p)
+	}
+	out, err := r.git("", nil, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			m[p] = true
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,301 @@
+package checkpoint
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/guard-sh/guard/profile"
+)
+
+// Target is a path a command may delete, as the profile resolved it.
+type Target struct {
+	// Path is absolute. A path with glob characters stands for
+	// everything under the directory before the first one.
+	Path string
+	// InPlace: the content may change before it goes (truncate, or a
+	// write earlier on the same line), so a hard link would not keep the
+	// old bytes; only git's object store can cover it.
+	InPlace bool
+	// Written: the line writes or moves this path without deleting it.
+	// It is covered when it does not exist or git holds all of it; when
+	// it is not, the line could move what git does not hold into a
+	// delete target, and Cover covers nothing.
+	Written bool
+}
+
+// unlinkRules are the delete rules that only remove names (rm, rmdir,
+// unlink, find -delete, git clean, git rm): a hard link keeps the bytes.
+// Any other delete (truncate, …) may rewrite the file first.
+var unlinkRules = map[string]bool{"fs.delete": true, "find.delete": true, "git.clean": true, "git.rm": true}
+
+// Targets are the profile's deletes inside the workspace, as
+// checkpoint targets, with the paths the line writes (which must not hold
+// what the checkpoint cannot restore). A target the same line also
+// writes, or one not in unlinkRules, may change in place before it goes:
+// only git can cover it.
+func Targets(p *profile.Profile) []Target {
+	var written []string
+	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" {
+			written = append(written, e.Target)
+		}
+	}
+	var ts []Target
+	for _, e := range p.Effects {
+		if e.Cap == profile.CapWrite && e.Target != "" && (e.Class == profile.ClassWorkspace || e.Class == profile.ClassWSRoot) {
+			ts = append(ts, Target{Path: e.Target, Written: true})
+		}
+		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
+			continue
+		}
+		inPlace := !unlinkRules[e.Rule]
+		for _, w := range written {
+			if w == e.Target || strings.HasPrefix(w, e.Target+"/") || strings.HasPrefix(e.Target, w+"/") {
+				inPlace = true
+			}
+		}
+		ts = append(ts, Target{Path: e.Target, InPlace: inPlace})
+	}
+	return ts
+}
+
+// Budget bounds the hard-link backups of one checkpoint. Over budget,
+// the targets that need backups are not covered.
+type Budget struct {
+	MaxFiles int
+	MaxBytes int64
+}
+
+// DefaultBudget is the budget when config.toml says nothing.
+var DefaultBudget = Budget{MaxFiles: 20000, MaxBytes: 2 << 30}
+
+// entry is one file or directory under a delete target.
+type entry struct {
+	Rel   string      `json:"path"` // workspace-relative, slash-separated
+	Mode  fs.FileMode `json:"mode"`
+	Size  int64       `json:"size,omitempty"`
+	MTime int64       `json:"mtime_ns,omitempty"` // to see a backup changed in place
+	Link  string      `json:"link,omitempty"`     // a symlink's target
+	Gone  bool        `json:"gone,omitempty"`     // absent after the command
+
+	foreign bool // owned by another user
+}
+
+// survey is what a set of delete targets holds and how much of it
+// guard can restore.
+type survey struct {
+	dirs      []entry            // directories under the targets
+	backup    []entry            // files git does not cover: hard-link backups
+	bytes     int64              // their total size
+	uncovered map[string]string  // target path → why it is not covered
+	needs     map[string]bool    // targets that need a backup
+	backupOf  map[string][]entry // and the files each needs backed up
+}
+
+// globChars start the part of a target that is a pattern.
+const globChars = "*?[\\"
+
+// base is the directory (or path) a target stands for.
+func base(p string) string {
+	if i := strings.IndexAny(p, globChars); i >= 0 {
+		return filepath.Dir(p[:i] + "x")
+	}
+	return filepath.Clean(p)
+}
+
+// relIn returns p relative to ws, or "" when p is ws itself or outside.
+func relIn(ws, p string) string {
+	if !strings.HasPrefix(p, ws+"/") {
+		return ""
+	}
+	return p[len(ws)+1:]
+}
+
+// surveyTargets walks every target. r is nil outside git; then every file
+// needs a backup. Without git a workspace's targets are walked the same.
+func surveyTargets(ws string, r *repo, targets []Target) *survey {
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}}
+	files := map[string][]entry{} // by target path
+	var rels []string
+	seenDir := map[string]bool{}
+	for _, t := range targets {
+		b := base(t.Path)
+		rel := relIn(ws, b)
+		switch {
+		case rel == "":
+			s.uncovered[t.Path] = "not inside the workspace, or the whole workspace"
+			continue
+		case hasGitComponent(rel):
+			s.uncovered[t.Path] = "inside a .git directory"
+			continue
+		}
+		err := filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == b {
+					if t.Written {
+						return fs.SkipAll // nothing there: nothing to lose
+					}
+					// A delete of what is not there yet: the line may
+					// fill it from elsewhere first.
+					return errors.New("does not exist before the command")
+				}
+				return err
+			}
+			if d.Name() == ".git" {
+				return errors.New("holds a git repository")
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			e := entry{Rel: filepath.ToSlash(p[len(ws)+1:]), Mode: info.Mode()}
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() && os.Geteuid() != 0 {
+				e.foreign = true // the kernel may refuse to hard-link it
+			}
+			switch {
+			case d.IsDir():
+				if !seenDir[e.Rel] {
+					seenDir[e.Rel] = true
+					s.dirs = append(s.dirs, e)
+				}
+			case info.Mode().IsRegular():
+				e.Size, e.MTime = info.Size(), info.ModTime().UnixNano()
+				files[t.Path] = append(files[t.Path], e)
+			case info.Mode()&fs.ModeSymlink != 0:
+				l, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				e.Link = l
+				files[t.Path] = append(files[t.Path], e)
+			default:
+				return errors.New("holds a special file")
+			}
+			return nil
+		})
+		if err != nil {
+			s.uncovered[t.Path] = err.Error()
+			continue
+		}
+		rels = append(rels, rel)
+	}
+	ignored := map[string]bool{}
+	if r != nil && len(rels) > 0 {
+		var err error
+		if ignored, err = r.ignored(rels); err != nil {
+			for _, t := range targets {
+				s.uncovered[t.Path] = err.Error()
+			}
+			return s
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad {
+			continue
+		}
+		for _, e := range files[t.Path] {
+			if r != nil && !ignored[e.Rel] {
+				continue // in git's tree
+			}
+			if t.InPlace || t.Written {
+				s.uncovered[t.Path] = "may be changed in place, and git does not hold it"
+				break
+			}
+			if e.foreign {
+				s.uncovered[t.Path] = "holds files of another user, and git does not hold them"
+				break
+			}
+			s.needs[t.Path] = true
+			s.backupOf[t.Path] = append(s.backupOf[t.Path], e)
+			if !seen[e.Rel] {
+				seen[e.Rel] = true
+				s.backup = append(s.backup, e)
+				s.bytes += e.Size
+			}
+		}
+	}
+	return s
+}
+
+// hasGitComponent reports whether a relative path goes through .git.
+func hasGitComponent(rel string) bool {
+	for _, c := range strings.Split(rel, "/") {
+		if c == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// backupRoot is where hard-link backups of workspace ws go: under the
+// state directory when it is on the same filesystem, else inside the
+// repository's git dir; "" when neither is (no backups possible).
+func backupRoot(stateDir, ws string, r *repo) string {
+	dev := func(p string) (uint64, bool) {
+		for ; ; p = filepath.Dir(p) {
+			var st syscall.Stat_t
+			if err := syscall.Stat(p, &st); err == nil {
+				return uint64(st.Dev), true
+			}
+			if p == filepath.Dir(p) {
+				return 0, false
+			}
+		}
+	}
+	wd, ok := dev(ws)
+	if !ok {
+		return ""
+	}
+	if d, ok := dev(stateDir); ok && d == wd {
+		return filepath.Join(stateDir, "checkpoints")
+	}
+	if r != nil {
+		if d, ok := dev(r.gitDir); ok && d == wd {
+			return filepath.Join(r.gitDir, "guard-checkpoints")
+		}
+	}
+	return ""
+}
+
+// Cover reports which of the delete targets guard's checkpoint will
+// restore in workspace ws: the target exists, and every file under it is
+// in git's tree (tracked, or untracked and not ignored) or gets a
+// hard-link backup within budget on the workspace's filesystem. Written
+// targets are never returned; when one holds what git does not, nothing
+// is covered.
+func Cover(stateDir, ws string, targets []Target, b Budget) []string {
+	r, err := openRepo(ws)
+	if err != nil && !errors.Is(err, errNoRepo) {
+		return nil
+	}
+	s := surveyTargets(ws, r, targets)
+	return s.covered(targets, b, backupRoot(stateDir, ws, r) != "")
+}
+
+// covered is Cover's decision on a survey: the delete targets restored
+// by git's tree or by backups within budget (haveRoot: backups have a
+// place on the workspace's filesystem).
+func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad && t.Written {
+			return nil
+		}
+	}
+	overBudget := len(s.backup) > b.MaxFiles || s.bytes > b.MaxBytes
+	var out []string
+	for _, t := range targets {
+		if _, bad := s.uncovered[t.Path]; bad || t.Written {
+			continue
+		}
+		if s.needs[t.Path] && (overBudget || !haveRoot) {
+			continue
+		}
+		out = append(out, t.Path)
+	}
+	return out
+}

@@ -1,0 +1,329 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Op is what undo does to one path.
+type Op string
+
+const (
+	OpRestore Op = "restore" // bring back the content from before
+	OpRemove  Op = "remove"  // the command created it: delete it
+	OpMkdir   Op = "mkdir"   // recreate a directory the command removed
+)
+
+// Action is one step of an undo.
+type Action struct {
+	Op   Op
+	Path string // workspace-relative
+	// Conflict says why the path is no longer as the command left it;
+	// "" when it is. A conflicting action runs only with force.
+	Conflict string
+}
+
+// Conflicts that even force does not override.
+const (
+	conflictBackup  = "its backup is missing or was changed"
+	conflictSymlink = "it or a directory above it is a symlink now (never followed)"
+)
+
+// forced reports whether a conflicting action may run with force.
+func (a Action) forced() bool { return a.Conflict != conflictBackup && a.Conflict != conflictSymlink }
+
+// runs reports whether Apply carries out a.
+func (a Action) runs(force bool) bool { return a.Conflict == "" || (force && a.forced()) }
+
+// Plan is what undoing a checkpoint would do. It changes nothing.
+type Plan struct {
+	cp      *Checkpoint
+	Actions []Action // sorted by path
+}
+
+// Checkpoint is the checkpoint the plan undoes.
+func (p *Plan) Checkpoint() *Checkpoint { return p.cp }
+
+// Conflicts counts the actions with a conflict.
+func (p *Plan) Conflicts() int {
+	n := 0
+	for _, a := range p.Actions {
+		if a.Conflict != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// PlanUndo computes the undo of cp: every path the command changed goes
+// back to its state before, where it is still as the command left it.
+func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
+	if !cp.Finished {
+		return nil, fmt.Errorf("checkpoint %s has no after state (the command did not finish under guard)", cp.ID)
+	}
+	if cp.Undone != nil {
+		return nil, fmt.Errorf("checkpoint %s was already undone at %s", cp.ID, cp.Undone.Format(time.RFC3339))
+	}
+	p := &Plan{cp: cp}
+	if cp.GitDir != "" {
+		r, err := openRepo(cp.Workspace)
+		if err != nil || r.gitDir != cp.GitDir {
+			return nil, fmt.Errorf("workspace %s is no longer the git work tree of %s", cp.Workspace, cp.GitDir)
+		}
+		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
+		os.Remove(idx)
+		defer os.Remove(idx)
+		now, err := r.snapshot(idx, seedIndex(stateDir, r))
+		if err != nil {
+			return nil, fmt.Errorf("read the workspace now: %w", err)
+		}
+		since, err := r.diff(cp.After, now)
+		if err != nil {
+			return nil, err
+		}
+		changedSince := map[string]bool{}
+		for _, c := range since {
+			changedSince[c.path] = true
+		}
+		cs, err := r.diff(cp.Before, cp.After)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			a := Action{Op: OpRestore, Path: c.path}
+			if c.status == 'A' {
+				a.Op = OpRemove
+			}
+			if changedSince[c.path] {
+				a.Conflict = "changed since the command ran"
+			}
+			p.Actions = append(p.Actions, a)
+		}
+	}
+	for _, e := range cp.Backups {
+		if !e.Gone {
+			continue
+		}
+		a := Action{Op: OpRestore, Path: e.Rel}
+		if _, err := os.Lstat(cp.abs(e.Rel)); err == nil {
+			a.Conflict = "created again since the command ran"
+		}
+		if e.Link == "" {
+			st, err := os.Lstat(filepath.Join(cp.BackupDir, filepath.FromSlash(e.Rel)))
+			if err != nil || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
+				a.Conflict = conflictBackup
+			}
+		}
+		p.Actions = append(p.Actions, a)
+	}
+	for _, e := range cp.Dirs {
+		if !e.Gone {
+			continue
+		}
+		a := Action{Op: OpMkdir, Path: e.Rel}
+		if st, err := os.Lstat(cp.abs(e.Rel)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			a.Conflict = conflictSymlink
+		} else if err == nil && !st.IsDir() {
+			a.Conflict = "a file is there now"
+		}
+		p.Actions = append(p.Actions, a)
+	}
+	for i, a := range p.Actions {
+		if symlinkAbove(cp.Workspace, a.Path) {
+			p.Actions[i].Conflict = conflictSymlink
+		}
+	}
+	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Path < p.Actions[j].Path })
+	return p, nil
+}
+
+// symlinkAbove reports whether a directory between ws and rel is a
+// symlink (or cannot be read): undo never writes or removes through one,
+// which could reach outside the workspace.
+func symlinkAbove(ws, rel string) bool {
+	p := ws
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		p = filepath.Join(p, c)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false // created as a directory on the way
+		}
+		if err != nil || st.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (cp *Checkpoint) abs(rel string) string {
+	return filepath.Join(cp.Workspace, filepath.FromSlash(rel))
+}
+
+// Apply carries out the plan: the actions without a conflict, and with
+// force the conflicting ones too, except a backup that is missing or was
+// changed (its old content is gone) and a path below a symlink. It returns the actions it did and,
+// when it did them all, marks the checkpoint undone.
+func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, error) {
+	cp := p.cp
+	// Checked again here: the workspace may have changed since the plan.
+	runs := func(a Action) bool { return a.runs(force) && !symlinkAbove(cp.Workspace, a.Path) }
+	var done, restore []Action
+	var removedDirs []string
+	// Directories first, then removals, then restores: a file the
+	// command replaced by a directory (or the reverse) comes back.
+	for _, a := range p.Actions {
+		if a.Op == OpMkdir && runs(a) {
+			if err := mkdirMode(cp, a.Path); err != nil {
+				return done, err
+			}
+			done = append(done, a)
+		}
+	}
+	for _, a := range p.Actions {
+		if a.Op != OpRemove || !runs(a) {
+			continue
+		}
+		if err := os.RemoveAll(cp.abs(a.Path)); err != nil {
+			return done, fmt.Errorf("remove %s: %w", a.Path, err)
+		}
+		removedDirs = append(removedDirs, pathDir(a.Path))
+		done = append(done, a)
+	}
+	backups := map[string]entry{}
+	for _, e := range cp.Backups {
+		backups[e.Rel] = e
+	}
+	var fromGit []string
+	for _, a := range p.Actions {
+		if a.Op != OpRestore || !runs(a) {
+			continue
+		}
+		if e, ok := backups[a.Path]; ok {
+			if err := restoreBackup(cp, e); err != nil {
+				return done, err
+			}
+			done = append(done, a)
+			continue
+		}
+		fromGit = append(fromGit, a.Path)
+		restore = append(restore, a)
+	}
+	if len(fromGit) > 0 {
+		r, err := openRepo(cp.Workspace)
+		if err != nil {
+			return done, fmt.Errorf("open repository: %w", err)
+		}
+		for _, p := range fromGit {
+			// checkout-index will not replace a directory by a file.
+			if st, err := os.Lstat(cp.abs(p)); err == nil && st.IsDir() {
+				if err := os.RemoveAll(cp.abs(p)); err != nil {
+					return done, err
+				}
+			}
+		}
+		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
+		defer os.Remove(idx)
+		if err := r.checkout(idx, cp.Before, fromGit); err != nil {
+			return done, fmt.Errorf("restore from checkpoint: %w", err)
+		}
+		done = append(done, restore...)
+		if err := removeCreatedDirs(r, cp, removedDirs); err != nil {
+			return done, err
+		}
+	} else if len(removedDirs) > 0 && cp.GitDir != "" {
+		if r, err := openRepo(cp.Workspace); err == nil {
+			if err := removeCreatedDirs(r, cp, removedDirs); err != nil {
+				return done, err
+			}
+		}
+	}
+	if len(done) < len(p.Actions) {
+		// Paths were kept: a later forced undo may still take them back.
+		return done, nil
+	}
+	t := now.UTC()
+	cp.Undone = &t
+	return done, cp.save(stateDir)
+}
+
+func pathDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// removeCreatedDirs removes the now-empty directories the command created
+// (absent from the before tree and not recorded as removed dirs).
+func removeCreatedDirs(r *repo, cp *Checkpoint, dirs []string) error {
+	before, err := r.dirs(cp.Before)
+	if err != nil {
+		return err
+	}
+	for _, d := range cp.Dirs {
+		before[d.Rel] = true
+	}
+	for _, d := range dirs {
+		for ; d != ""; d = pathDir(d) {
+			if before[d] {
+				break
+			}
+			if err := os.Remove(cp.abs(d)); err != nil {
+				break // not empty, or gone: leave it
+			}
+		}
+	}
+	return nil
+}
+
+// mkdirMode recreates a removed directory with its old permissions; a
+// file in its place (forced) goes. Its parents are not symlinks
+// (symlinkAbove), and neither is it.
+func mkdirMode(cp *Checkpoint, rel string) error {
+	p := cp.abs(rel)
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("recreate %s: %w", rel, err)
+		}
+	}
+	for _, e := range cp.Dirs {
+		if e.Rel == rel {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return fmt.Errorf("recreate %s: %w", rel, err)
+			}
+			if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+				return fmt.Errorf("recreate %s: not a directory", rel)
+			}
+			return os.Chmod(p, e.Mode.Perm())
+		}
+	}
+	return nil
+}
+
+// restoreBackup links a backed-up file back into the workspace.
+func restoreBackup(cp *Checkpoint, e entry) error {
+	to := cp.abs(e.Rel)
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return fmt.Errorf("restore %s: %w", e.Rel, err)
+	}
+	if err := os.RemoveAll(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("restore %s: %w", e.Rel, err)
+	}
+	var err error
+	if e.Link != "" {
+		err = os.Symlink(e.Link, to)
+	} else {
+		err = os.Link(filepath.Join(cp.BackupDir, filepath.FromSlash(e.Rel)), to)
+	}
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", e.Rel, err)
+	}
+	return nil
+}
