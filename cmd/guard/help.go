@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/guard-sh/guard/docs"
 )
@@ -197,20 +194,6 @@ creating it if needed: guard.1, guard-check.1, guard-scan.1, …
 // manDate is the date on every page, so that pages are reproducible.
 var manDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// writeManPages writes the pages of root's tree into dir and returns how
-// many there are. make man (internal/mangen) runs `guard man`.
-func writeManPages(root *cobra.Command, dir string) (int, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	root.InitDefaultCompletionCmd()
-	root.DisableAutoGenTag = true
-	if err := doc.GenManTree(root, &doc.GenManHeader{Section: "1", Source: "guard " + version, Manual: "guard manual", Date: &manDate}, dir); err != nil {
-		return 0, err
-	}
-	pages, err := filepath.Glob(filepath.Join(dir, "guard*.1"))
-	return len(pages), err
-}
 
 func completeHelpTopics(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
