@@ -194,7 +194,6 @@ creating it if needed: guard.1, guard-check.1, guard-scan.1, …
 // manDate is the date on every page, so that pages are reproducible.
 var manDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-
 func completeHelpTopics(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
