@@ -223,7 +223,9 @@ func TestHookGolden(t *testing.T) {
 			return map[string]any{"steps": []any{map[string]any{"name": "clean", "cmd": "rm -rf ~"}}}
 		})},
 		{name: "claude_mcp_destination_outside_ask", agent: "claude", input: tool("mcp__fs__copy", func(w *hookWorld) map[string]any {
-			return map[string]any{"source": "notes.txt", "destination": "../elsewhere/notes.txt"}
+			// A destination in the home directory, outside the workspace, wherever
+			// the test tree lives (under /root it would be a system location).
+			return map[string]any{"source": "notes.txt", "destination": "../home/elsewhere/notes.txt"}
 		})},
 		{name: "claude_mcp_text_no_opinion", agent: "claude", input: tool("mcp__db__query", func(w *hookWorld) map[string]any {
 			return map[string]any{"query": "select 1", "limit": 5, "content": "/* a comment */", "url": "https://example.com/a/b"}
