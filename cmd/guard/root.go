@@ -33,7 +33,14 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(argv) > 0 && strings.TrimPrefix(filepath.Base(argv[0]), "-") == "guard-sh" {
 		args = append([]string{"shell"}, args...)
 	}
-	root := newRootCmd(s)
+	// A decision per call (check, hook, run, shell: what agents and hooks
+	// start for every command) builds only its own subcommand; everything
+	// else, typos and completion included, gets the whole tree.
+	only := ""
+	if len(args) > 0 && (hotCommands[args[0]] || args[0] == "--") {
+		only = args[0] // "--": guard -- CMD needs no subcommand at all
+	}
+	root := newRootCmdFor(s, only)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -41,7 +48,28 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return report(stderr, root.Execute())
 }
 
-func newRootCmd(s *streams) *cobra.Command {
+// subcommands are guard's subcommands by name, in help order.
+var subcommands = []struct {
+	name string
+	make func(*streams) *cobra.Command
+}{
+	{"check", newCheckCmd}, {"run", newRunCmd}, {"version", newVersionCmd}, {"log", newLogCmd},
+	{"policy", newPolicyCmd}, {"scan", newScanCmd}, {"install", newInstallCmd}, {"uninstall", newUninstallCmd},
+	{"pin", newPinCmd}, {"approvals", newApprovalsCmd}, {"approve", newApproveCmd}, {"deny", newDenyCmd},
+	{"revoke", newRevokeCmd}, {"review", newReviewCmd}, {"doctor", newDoctorCmd}, {"hook", newHookCmd},
+	{"shell", newShellCmd}, {"init", newInitCmd}, {"docs", newDocsCmd}, {"man", newManCmd},
+	{"undo", newUndoCmd}, {"checkpoints", newCheckpointsCmd},
+}
+
+// hotCommands are started once per reviewed command; they get a tree of
+// their own (see run).
+var hotCommands = map[string]bool{"check": true, "hook": true, "run": true, "shell": true}
+
+func newRootCmd(s *streams) *cobra.Command { return newRootCmdFor(s, "") }
+
+// newRootCmdFor builds the command tree: every subcommand, or only the one
+// named only.
+func newRootCmdFor(s *streams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "guard [flags] -- COMMAND [ARG...]",
 		Short: "Review shell commands, then run them in a Landlock sandbox",
@@ -82,29 +110,11 @@ guard: ` + topicsLine() + `.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%v", err)
 	})
-	root.AddCommand(
-		newCheckCmd(s),
-		newRunCmd(s),
-		newVersionCmd(s),
-		newLogCmd(s),
-		newPolicyCmd(s),
-		newScanCmd(s),
-		newInstallCmd(s),
-		newUninstallCmd(s),
-		newPinCmd(s),
-		newApprovalsCmd(s),
-		newApproveCmd(s),
-		newDenyCmd(s),
-		newRevokeCmd(s),
-		newReviewCmd(s),
-		newDoctorCmd(s),
-		newHookCmd(s),
-		newShellCmd(s),
-		newInitCmd(s),
-		newDocsCmd(s),
-		newManCmd(s),
-		newUndoCmd(s), newCheckpointsCmd(s),
-	)
+	for _, sc := range subcommands {
+		if only == "" || sc.name == only {
+			root.AddCommand(sc.make(s))
+		}
+	}
 	root.SetHelpCommand(newHelpCmd(s))
 	registerCompletions(root)
 	return root
