@@ -726,8 +726,15 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		for k, x := range v {
-			if err := f.walk(k, x, depth+1); err != nil {
+		// In key order: the same input gives the same answer and the same
+		// audit record, whatever order the map iterates in.
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := f.walk(k, v[k], depth+1); err != nil {
 				return err
 			}
 		}
