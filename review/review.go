@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -301,8 +302,23 @@ func Digest(in Input, v Verdict) string {
 	if len(sb.Reveal) > 0 {
 		lists = append(lists, sb.Reveal)
 	}
+	var shared [][]string // the context's own lists, used as they are
+	if ctx := in.Context; ctx != nil {
+		shared = [][]string{ctx.SecretLocations(), ctx.ProtectedLocations()}
+	}
 	for _, list := range lists {
 		field(strconv.Itoa(len(list)))
+		if i := slices.IndexFunc(shared, func(c []string) bool { return sameList(list, c) }); i >= 0 {
+			// The context's whole list, in the common case: it follows
+			// from the tables built into guard and the context's own
+			// directories, which are hashed instead of its ~100 paths.
+			ctx := in.Context
+			field("context-list:" + strconv.Itoa(i))
+			for _, d := range []string{ctx.Home, ctx.ConfigDir, ctx.StateDir, ctx.Workspace} {
+				field(d)
+			}
+			continue
+		}
 		for _, p := range list {
 			field(p)
 		}
@@ -338,4 +354,10 @@ func RuleIDs() []string {
 	ids := append(profile.RuleIDs(), reviewRules...)
 	sort.Strings(ids)
 	return ids
+}
+
+// sameList reports whether a is exactly the slice b (same backing array and
+// length), not merely equal: then it was taken from b unchanged.
+func sameList(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
