@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -58,7 +59,7 @@ type Options struct {
 	Budget    Budget
 }
 
-var idPattern = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{8,64}$`) })
 
 func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoints", id) }
 
@@ -67,7 +68,7 @@ func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoin
 // targets git does not hold. The returned checkpoint lists in Covered the
 // delete targets it restores. An error means no checkpoint exists.
 func Begin(o Options) (*Checkpoint, error) {
-	if !idPattern.MatchString(o.ID) {
+	if !idPattern().MatchString(o.ID) {
 		return nil, fmt.Errorf("bad checkpoint id %q", o.ID)
 	}
 	d := dir(o.StateDir, o.ID)
@@ -262,7 +263,7 @@ func (cp *Checkpoint) remove(stateDir string) error {
 
 // Load reads checkpoint id.
 func Load(stateDir, id string) (*Checkpoint, error) {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return nil, fmt.Errorf("no checkpoint %q", id)
 	}
 	data, err := os.ReadFile(filepath.Join(dir(stateDir, id), "meta.json"))
@@ -294,7 +295,7 @@ func List(stateDir, workspace string) ([]*Checkpoint, error) {
 	}
 	var out []*Checkpoint
 	for _, e := range ents {
-		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+		if !e.IsDir() || !idPattern().MatchString(e.Name()) {
 			continue
 		}
 		cp, err := Load(stateDir, e.Name())
@@ -334,7 +335,7 @@ func Prune(stateDir string, keep Retention, now time.Time) ([]string, error) {
 	}
 	var all []*Checkpoint
 	for _, e := range ents {
-		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+		if !e.IsDir() || !idPattern().MatchString(e.Name()) {
 			continue
 		}
 		cp, err := Load(stateDir, e.Name())
@@ -372,7 +373,7 @@ func Prune(stateDir string, keep Retention, now time.Time) ([]string, error) {
 func mayPrune(stateDir string, ents []fs.DirEntry, keep Retention, now time.Time) bool {
 	n := 0
 	for _, e := range ents {
-		if !e.IsDir() || !idPattern.MatchString(e.Name()) {
+		if !e.IsDir() || !idPattern().MatchString(e.Name()) {
 			continue
 		}
 		n++

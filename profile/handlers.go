@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 	"path"
@@ -394,7 +395,7 @@ func shorten(s string) string {
 	return s
 }
 
-var awkSystem = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+var awkSystem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`) })
 
 // hAwk: awk programs that call system() or pipe to commands run code.
 func hAwk(b *builder, c *call) stream {
@@ -425,8 +426,8 @@ func hAwk(b *builder, c *call) stream {
 	if !prog.known {
 		return b.dynamicCode(prog, c, "an awk program")
 	}
-	body := awkSystem.ReplaceAllStringFunc(prog.val, func(m string) string {
-		sub := awkSystem.FindStringSubmatch(m)
+	body := awkSystem().ReplaceAllStringFunc(prog.val, func(m string) string {
+		sub := awkSystem().FindStringSubmatch(m)
 		b.text(strings.ReplaceAll(sub[1], `\"`, `"`), c.st.clone(), stream{}, "awk system()", span{prog.pos, prog.end})
 		return ""
 	})

@@ -134,7 +134,9 @@ var candCache sync.Map
 // anyParts marks an unresolved part of a word ($X, $(…)) in a pattern.
 const anyParts = "\x00"
 
-var unresolvedPart = regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[0-9@*#?$!-]|`[^`]*`")
+var unresolvedPart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[0-9@*#?$!-]|`[^`]*`")
+})
 
 // worstCase classes a glob or a partly unresolved word by the worst
 // location it could name. ok is false when it could name none of them,
@@ -146,7 +148,7 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	}
 	v := f.val
 	if !f.known {
-		v = unresolvedPart.ReplaceAllString(v, anyParts)
+		v = unresolvedPart().ReplaceAllString(v, anyParts)
 	}
 	if !strings.HasPrefix(v, "/") {
 		if st.cwd == "" || strings.HasPrefix(v, anyParts) {

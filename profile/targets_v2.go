@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Hidden write targets (issue 14, class 5): writes through a symlink the
@@ -198,7 +199,7 @@ func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
 		}
 	case name == "GIT_CONFIG_PARAMETERS":
 		if val != nil {
-			for _, m := range regexpQuoted.FindAllStringSubmatch(*val, -1) {
+			for _, m := range regexpQuoted().FindAllStringSubmatch(*val, -1) {
 				k, _, _ := strings.Cut(m[1], "=")
 				keys = append(keys, k)
 			}
@@ -223,7 +224,7 @@ func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
 	return true
 }
 
-var regexpQuoted = regexp.MustCompile(`'([^']*)'`)
+var regexpQuoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'`) })
 
 // hToolConfig: npm/yarn/pnpm/pip/conda/gem/go configuration that chooses
 // what runs later (the shell npm runs scripts with, the index pip installs

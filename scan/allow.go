@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/review"
 )
@@ -37,7 +38,7 @@ func (p Problem) Error() string { return fmt.Sprintf("%s:%d:%d: %s", p.Path, p.L
 var allowMarker = []byte("guard:allow")
 
 // allowComment matches the comment on a line: `#` then guard:allow.
-var allowComment = regexp.MustCompile(`#\s*guard:allow\b(.*)$`)
+var allowComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#\s*guard:allow\b(.*)$`) })
 
 const allowHint = "write it as '# guard:allow <rule-id> -- <why this is safe>' on the line or the line above"
 
@@ -56,7 +57,7 @@ func allowances(path string, li *lineIndex, known func(string) bool) (map[int][]
 		if !bytes.Contains(line, allowMarker) {
 			continue
 		}
-		loc := allowComment.FindSubmatchIndex(line)
+		loc := allowComment().FindSubmatchIndex(line)
 		if loc == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // dockerfile reads the RUN instructions of a Dockerfile (and ONBUILD RUN).
@@ -22,7 +23,7 @@ func (x *extractor) dockerfile() {
 	ln := 1
 	// Parser directives: # key=value comments before anything else.
 	for ; ln <= n; ln++ {
-		m := dockerDirective.FindSubmatch(trimCR(x.lines.line(ln)))
+		m := dockerDirective().FindSubmatch(trimCR(x.lines.line(ln)))
 		if m == nil {
 			break
 		}
@@ -70,7 +71,7 @@ func (x *extractor) dockerfile() {
 	}
 }
 
-var dockerDirective = regexp.MustCompile(`^#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$`)
+var dockerDirective = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$`) })
 
 // splitInstruction splits "RUN  apt-get update" into "RUN" and what follows
 // the blanks after it.
@@ -110,13 +111,13 @@ func (x *extractor) joinDocker(b *builder, ln, from int, escape byte) int {
 }
 
 // heredocMarker is <<EOF, <<-EOF, <<'EOF', <<"EOF" in an instruction.
-var heredocMarker = regexp.MustCompile(`<<(-?)\s*(["']?)([A-Za-z_][A-Za-z0-9_.-]*)(["']?)`)
+var heredocMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<(-?)\s*(["']?)([A-Za-z_][A-Za-z0-9_.-]*)(["']?)`) })
 
 // heredocs skips the bodies of the heredocs an instruction opens, starting
 // at line ln, and returns the line after the last terminator.
 func (x *extractor) heredocs(instr string, ln int) int {
 	n := len(x.lines.starts)
-	for _, m := range heredocMarker.FindAllStringSubmatch(instr, -1) {
+	for _, m := range heredocMarker().FindAllStringSubmatch(instr, -1) {
 		if m[2] != m[4] {
 			continue
 		}
@@ -188,7 +189,7 @@ func (x *extractor) dockerRun(s Snippet, shellOK bool, bodyFrom, bodyTo int) {
 
 // heredocOnly reports whether a RUN's command is nothing but heredocs.
 func heredocOnly(t string) bool {
-	rest := heredocMarker.ReplaceAllString(t, "")
+	rest := heredocMarker().ReplaceAllString(t, "")
 	return strings.HasPrefix(strings.TrimSpace(t), "<<") && strings.TrimSpace(rest) == ""
 }
 

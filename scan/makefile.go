@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // makefile reads the recipes of a Makefile: the lines that start with a tab
@@ -67,7 +68,7 @@ func (x *extractor) makefile() {
 		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude", "vpath":
 			// Conditionals and includes neither start nor end a rule.
 		default:
-			if m := makeAssignment.FindStringSubmatch(text); m != nil {
+			if m := makeAssignment().FindStringSubmatch(text); m != nil {
 				rule = nil
 				name, op, value := m[1], m[2], stripMakeComment(m[3])
 				switch op {
@@ -114,7 +115,9 @@ func (x *extractor) makefile() {
 
 // makeAssignment is NAME = value (:=, ::=, :::=, ?=, +=, !=), optionally
 // after override or export.
-var makeAssignment = regexp.MustCompile(`^\s*(?:(?:override|export|private)\s+)*([^\s:#=$()]+)\s*(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$`)
+var makeAssignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:(?:override|export|private)\s+)*([^\s:#=$()]+)\s*(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$`)
+})
 
 // stripMakeComment removes a # comment (unless escaped) and the blanks
 // around the value.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -31,12 +32,12 @@ func (x *extractor) yamlDocs() ([]*yaml.Node, error) {
 	}
 }
 
-var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlErrorLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 func (x *extractor) yamlError(err error) *SyntaxError {
 	msg := err.Error()
 	line := 1
-	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlErrorLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	} else {
