@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 )
 
 // Allow-listed tools (LEVELS.md principle 8): for each tool here the
@@ -20,19 +21,23 @@ func unknownSub(tool string) *spec {
 }
 
 // systemctlReadOnly are systemctl's verbs that only read.
-var systemctlReadOnly = map[string]bool{
-	"status": true, "show": true, "cat": true, "help": true, "get-default": true, "show-environment": true,
-	"list-units": true, "list-unit-files": true, "list-sockets": true, "list-timers": true, "list-jobs": true,
-	"list-dependencies": true, "list-machines": true, "list-paths": true, "list-automounts": true,
-	"is-active": true, "is-enabled": true, "is-failed": true, "is-system-running": true,
-}
+var systemctlReadOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"status": true, "show": true, "cat": true, "help": true, "get-default": true, "show-environment": true,
+		"list-units": true, "list-unit-files": true, "list-sockets": true, "list-timers": true, "list-jobs": true,
+		"list-dependencies": true, "list-machines": true, "list-paths": true, "list-automounts": true,
+		"is-active": true, "is-enabled": true, "is-failed": true, "is-system-running": true,
+	}
+})
 
 // systemctlUserRuntime are --user verbs that change running user services
 // but nothing that survives a logout.
-var systemctlUserRuntime = map[string]bool{
-	"start": true, "stop": true, "restart": true, "reload": true, "try-restart": true, "reload-or-restart": true,
-	"kill": true, "reset-failed": true, "daemon-reload": true, "freeze": true, "thaw": true, "clean": true,
-}
+var systemctlUserRuntime = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"start": true, "stop": true, "restart": true, "reload": true, "try-restart": true, "reload-or-restart": true,
+		"kill": true, "reset-failed": true, "daemon-reload": true, "freeze": true, "thaw": true, "clean": true,
+	}
+})
 
 // hSystemctl: read-only verbs are A; --user start/stop are B; --user
 // enable and other lasting changes are persistence (C); every other verb
@@ -46,12 +51,12 @@ func hSystemctl(b *builder, c *call) stream {
 		}
 		verb = c.a.ops[0].val
 	}
-	if verb == "" || systemctlReadOnly[verb] || strings.HasPrefix(verb, "list-") || strings.HasPrefix(verb, "is-") {
+	if verb == "" || systemctlReadOnly()[verb] || strings.HasPrefix(verb, "list-") || strings.HasPrefix(verb, "is-") {
 		return stream{kind: streamText}
 	}
 	user := c.a.has("--user")
 	switch {
-	case user && systemctlUserRuntime[verb]:
+	case user && systemctlUserRuntime()[verb]:
 		b.add(Effect{Cap: CapProcess, Rule: "sys.user-service", Program: c.prog, Target: verb, Msg: fmt.Sprintf("changes your running user services (%s)", verb)}, c.sp)
 	case user:
 		b.add(Effect{Cap: CapPersistence, Rule: "sys.user-service", Program: c.prog, Target: verb, Msg: fmt.Sprintf("changes your user services (%s): they run again at login, without asking", verb)}, c.sp)
@@ -62,7 +67,9 @@ func hSystemctl(b *builder, c *call) stream {
 }
 
 // initVerbsReadOnly are the init-script verbs that only read.
-var initVerbsReadOnly = map[string]bool{"status": true, "--status-all": true, "--help": true, "help": true, "usage": true}
+var initVerbsReadOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"status": true, "--status-all": true, "--help": true, "help": true, "usage": true}
+})
 
 // hService: service NAME VERB, invoke-rc.d NAME VERB, /etc/init.d/NAME
 // VERB: status is A, every other verb changes system services.
@@ -76,7 +83,7 @@ func hService(b *builder, c *call) stream {
 	case len(c.a.ops) == 1 && strings.Contains(c.prog, "/"):
 		verb = c.a.ops[0].display()
 	}
-	if initVerbsReadOnly[verb] {
+	if initVerbsReadOnly()[verb] {
 		return stream{kind: streamText}
 	}
 	b.add(Effect{Cap: CapSystem, Rule: "sys.service", Program: c.prog, Target: verb, Msg: "changes system services (" + strings.TrimSpace(c.prog+" "+verb) + ")"}, c.sp)
@@ -363,9 +370,11 @@ func gradleSpec(msg string) *spec {
 }
 
 // opensslLocal are openssl's subcommands that work on local files.
-var opensslLocal = []string{"enc", "dgst", "x509", "req", "genrsa", "genpkey", "gendsa", "rsa", "ec", "ecparam", "dsa", "dsaparam", "dhparam", "pkey", "pkeyutl",
-	"pkeyparam", "pkcs12", "pkcs7", "pkcs8", "rand", "version", "list", "base64", "verify", "crl", "crl2pkcs7", "smime", "cms", "asn1parse", "speed", "prime",
-	"passwd", "kdf", "mac", "errstr", "ciphers", "help", "md5", "sha1", "sha256", "sha384", "sha512", "rsautl", "sess_id", "spkac", "storeutl", "ts", "nseq", "info"}
+var opensslLocal = sync.OnceValue(func() []string {
+	return []string{"enc", "dgst", "x509", "req", "genrsa", "genpkey", "gendsa", "rsa", "ec", "ecparam", "dsa", "dsaparam", "dhparam", "pkey", "pkeyutl",
+		"pkeyparam", "pkcs12", "pkcs7", "pkcs8", "rand", "version", "list", "base64", "verify", "crl", "crl2pkcs7", "smime", "cms", "asn1parse", "speed", "prime",
+		"passwd", "kdf", "mac", "errstr", "ciphers", "help", "md5", "sha1", "sha256", "sha384", "sha512", "rsautl", "sess_id", "spkac", "storeutl", "ts", "nseq", "info"}
+})
 
 func opensslSpec() *spec {
 	local := func() *spec {
@@ -380,7 +389,7 @@ func opensslSpec() *spec {
 		"ocsp":     {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "queries an OCSP responder"}}},
 		"*":        unknownSub("openssl"),
 	}
-	for _, n := range opensslLocal {
+	for _, n := range opensslLocal() {
 		m[n] = local()
 	}
 	return subs(local(), m)

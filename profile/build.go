@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 )
@@ -278,7 +279,7 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		out = cur
 	case *parse.FuncDecl:
 		st.funcs[c.Name] = c.Body
-		if hookFuncs[c.Name] {
+		if hookFuncs()[c.Name] {
 			// The shell calls it by itself (for every unknown command, at
 			// every prompt): its body is code that will run.
 			b.add(Effect{Cap: CapExec, Rule: "shell.hook-function", Program: c.Name, Msg: "defines " + c.Name + ", a function the shell runs by itself"}, sp)
@@ -482,15 +483,19 @@ func (s *state) resolveRef(name string) string {
 }
 
 // hookFuncs are functions the shell calls by itself.
-var hookFuncs = map[string]bool{
-	"command_not_found_handle": true, "command_not_found_handler": true, "preexec": true, "precmd": true,
-	"chpwd": true, "periodic": true, "zshexit": true, "zshaddhistory": true, "TRAPEXIT": true, "TRAPZERR": true,
-	"TRAPERR": true, "TRAPDEBUG": true, "TRAPINT": true, "TRAPTERM": true, "TRAPHUP": true,
-}
+var hookFuncs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"command_not_found_handle": true, "command_not_found_handler": true, "preexec": true, "precmd": true,
+		"chpwd": true, "periodic": true, "zshexit": true, "zshaddhistory": true, "TRAPEXIT": true, "TRAPZERR": true,
+		"TRAPERR": true, "TRAPDEBUG": true, "TRAPINT": true, "TRAPTERM": true, "TRAPHUP": true,
+	}
+})
 
 // promptVars are expanded (parameters, command substitutions) each time
 // the shell prints them: PS4 before every command under set -x.
-var promptVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
+var promptVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
+})
 
 // sensitiveVars change what later commands run or load.
 var sensitiveVars = map[string]struct {
@@ -571,7 +576,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		}
 		val = &v
 	}
-	if promptVars[name] && a.Value != nil {
+	if promptVars()[name] && a.Value != nil {
 		at := span{a.Pos, a.Value.End}
 		if val != nil {
 			b.promptText(*val, st, at)

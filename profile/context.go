@@ -71,10 +71,10 @@ func (c *Context) tables() *locations {
 			return
 		}
 		h := &locations{}
-		for _, r := range persistRel {
+		for _, r := range persistRel() {
 			h.persist = append(h.persist, path.Join(c.Home, r))
 		}
-		for _, r := range secretRel {
+		for _, r := range secretRel() {
 			h.secret = append(h.secret, path.Join(c.Home, r))
 		}
 		homeTables.Store(c.Home, h)
@@ -97,13 +97,13 @@ func (c *Context) lists() *locations {
 			}
 		}
 		if c.ConfigDir != "" {
-			for _, f := range guardReadable {
+			for _, f := range guardReadable() {
 				t.revealed = append(t.revealed, path.Join(c.ConfigDir, f))
 			}
 		}
 		t.protected = append([]string(nil), t.persist...)
 		if c.hasWorkspace() {
-			for _, r := range workspacePersist {
+			for _, r := range workspacePersist() {
 				t.protected = append(t.protected, path.Join(c.Workspace, r))
 			}
 		}
@@ -137,101 +137,121 @@ const (
 // profile classes them as secrets and the sandbox hides them (see
 // SecretLocations). One row per tool; a directory hides everything in
 // it.
-var secretRel = []string{
-	// Keys, cloud and cluster credentials.
-	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".oci",
-	".config/containers/auth.json", ".password-store", ".local/share/keyrings",
-	".config/sops", ".config/age", ".s3cfg", ".boto", ".config/rclone",
-	".config/hcloud", ".config/doctl", ".fly", ".pulumi/credentials.json",
-	".terraform.d/credentials.tfrc.json", ".vault-token", ".config/op",
-	// Forges and git.
-	".config/gh", ".config/hub", ".config/glab-cli", ".git-credentials",
-	".config/git/credentials", ".netrc",
-	// Package registries.
-	".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
-	".gem/credentials", ".local/share/gem/credentials", ".m2/settings.xml",
-	".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
-	".config/composer/auth.json", ".config/configstore",
-	// Databases.
-	".pgpass", ".my.cnf",
-	// Coding agents' tokens.
-	".codex", ".claude", ".claude.json", ".claude.json.backup", ".gemini",
-	// Browser profiles: cookies and saved passwords.
-	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-	// Shell and REPL histories.
-	".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".local/share/atuin",
-	".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
-	".sqlite_history", ".lesshst",
-	// More CLI logins, keyrings, wallets and browser stores.
-	".config/github-copilot", ".config/netlify", ".config/heroku", ".netlify",
-	".databrickscfg", ".terraformrc", ".config/ngrok", ".config/stripe",
-	".config/fish/fish_history", ".irb_history", ".rediscli_history", ".dbshell",
-	".histfile", ".zsh_sessions", ".config/Bitwarden CLI", ".config/keybase",
-	".gnome2/keyrings", ".local/share/kwalletd", ".kde/share/apps/kwallet",
-	"Library/Keychains", ".thunderbird", ".config/microsoft-edge", ".config/vivaldi",
-	".config/opera", "snap/firefox/common/.mozilla", "snap/chromium/common/chromium",
-	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
-	"Library/Cookies",
-}
+var secretRel = sync.OnceValue(func() []string {
+	return []string{
+		// Keys, cloud and cluster credentials.
+		".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".oci",
+		".config/containers/auth.json", ".password-store", ".local/share/keyrings",
+		".config/sops", ".config/age", ".s3cfg", ".boto", ".config/rclone",
+		".config/hcloud", ".config/doctl", ".fly", ".pulumi/credentials.json",
+		".terraform.d/credentials.tfrc.json", ".vault-token", ".config/op",
+		// Forges and git.
+		".config/gh", ".config/hub", ".config/glab-cli", ".git-credentials",
+		".config/git/credentials", ".netrc",
+		// Package registries.
+		".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
+		".gem/credentials", ".local/share/gem/credentials", ".m2/settings.xml",
+		".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
+		".config/composer/auth.json", ".config/configstore",
+		// Databases.
+		".pgpass", ".my.cnf",
+		// Coding agents' tokens.
+		".codex", ".claude", ".claude.json", ".claude.json.backup", ".gemini",
+		// Browser profiles: cookies and saved passwords.
+		".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+		// Shell and REPL histories.
+		".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".local/share/atuin",
+		".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
+		".sqlite_history", ".lesshst",
+		// More CLI logins, keyrings, wallets and browser stores.
+		".config/github-copilot", ".config/netlify", ".config/heroku", ".netlify",
+		".databrickscfg", ".terraformrc", ".config/ngrok", ".config/stripe",
+		".config/fish/fish_history", ".irb_history", ".rediscli_history", ".dbshell",
+		".histfile", ".zsh_sessions", ".config/Bitwarden CLI", ".config/keybase",
+		".gnome2/keyrings", ".local/share/kwalletd", ".kde/share/apps/kwallet",
+		"Library/Keychains", ".thunderbird", ".config/microsoft-edge", ".config/vivaldi",
+		".config/opera", "snap/firefox/common/.mozilla", "snap/chromium/common/chromium",
+		"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
+		"Library/Cookies",
+	}
+})
 
 // guardReadable are the files in guard's config directory that guard's
 // own read-only subcommands need inside the sandbox (a pre-commit hook
 // running guard scan): the policy and the settings. The rest of the
 // directory (the PIN) and the state directory (approvals, audit log)
 // stay hidden.
-var guardReadable = []string{"policy.toml", "config.toml"}
+var guardReadable = sync.OnceValue(func() []string {
+	return []string{"policy.toml", "config.toml"}
+})
 
 // secretAbs are secret locations outside the home directory.
-var secretAbs = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-	"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab", "/root/.ssh"}
+var secretAbs = sync.OnceValue(func() []string {
+	return []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab", "/root/.ssh"}
+})
 
 // persistRel are files under home that run code at login, in new shells
 // or on the user's behalf.
-var persistRel = []string{
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
-	".zshenv", ".zlogin", ".zlogout", ".config/fish", ".ssh/authorized_keys", ".ssh/rc", ".ssh/config",
-	".config/autostart", ".config/systemd", ".local/share/systemd", ".gitconfig", ".config/git",
-	".vimrc", ".config/nvim", ".emacs", ".emacs.d", ".inputrc", ".xprofile", ".xinitrc", ".xsession",
-	".pam_environment", ".config/environment.d",
-	// Agent and editor settings that run commands or hooks: changing them
-	// can switch guard's hook off for the next session.
-	".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
-	".config/Code/User/settings.json", ".config/Code/User/tasks.json",
-	// Tool configurations that choose what runs later (package indexes,
-	// script shells, plugins), editor extensions, autostart entries.
-	".config/pip", ".pip", ".condarc", ".config/conda", ".gemrc", ".bundle", ".cargo/config.toml", ".cargo/config",
-	".yarnrc", ".yarnrc.yml", ".config/yarn", ".config/pnpm", ".bunfig.toml", ".config/direnv", ".tmux.conf", ".config/tmux",
-	".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
-	".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
-	".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
-}
+var persistRel = sync.OnceValue(func() []string {
+	return []string{
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+		".zshenv", ".zlogin", ".zlogout", ".config/fish", ".ssh/authorized_keys", ".ssh/rc", ".ssh/config",
+		".config/autostart", ".config/systemd", ".local/share/systemd", ".gitconfig", ".config/git",
+		".vimrc", ".config/nvim", ".emacs", ".emacs.d", ".inputrc", ".xprofile", ".xinitrc", ".xsession",
+		".pam_environment", ".config/environment.d",
+		// Agent and editor settings that run commands or hooks: changing them
+		// can switch guard's hook off for the next session.
+		".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
+		".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+		// Tool configurations that choose what runs later (package indexes,
+		// script shells, plugins), editor extensions, autostart entries.
+		".config/pip", ".pip", ".condarc", ".config/conda", ".gemrc", ".bundle", ".cargo/config.toml", ".cargo/config",
+		".yarnrc", ".yarnrc.yml", ".config/yarn", ".config/pnpm", ".bunfig.toml", ".config/direnv", ".tmux.conf", ".config/tmux",
+		".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
+		".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
+		".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
+	}
+})
 
 // workspacePersist are files in a workspace that agents, editors or
 // direnv run or obey: writing them can run code later or switch guard's
 // agent hook off. They are protected in the sandbox too.
-var workspacePersist = []string{
-	".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
-	".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
-	".git/hooks", ".git/config",
-	// guard's own checkpoints (guard undo) kept in the repository.
-	".git/refs/guard", ".git/guard-checkpoints",
-}
+var workspacePersist = sync.OnceValue(func() []string {
+	return []string{
+		".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+		".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
+		".git/hooks", ".git/config",
+		// guard's own checkpoints (guard undo) kept in the repository.
+		".git/refs/guard", ".git/guard-checkpoints",
+	}
+})
 
 // persistAbs are system locations that run code later.
-var persistAbs = []string{"/etc/cron.d", "/etc/cron.daily", "/etc/cron.hourly", "/etc/cron.weekly", "/etc/cron.monthly", "/etc/crontab", "/var/spool/cron", "/etc/systemd", "/lib/systemd", "/usr/lib/systemd", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/environment", "/etc/ld.so.preload", "/etc/rc.local", "/etc/init.d", "/etc/sudoers"}
+var persistAbs = sync.OnceValue(func() []string {
+	return []string{"/etc/cron.d", "/etc/cron.daily", "/etc/cron.hourly", "/etc/cron.weekly", "/etc/cron.monthly", "/etc/crontab", "/var/spool/cron", "/etc/systemd", "/lib/systemd", "/usr/lib/systemd", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/environment", "/etc/ld.so.preload", "/etc/rc.local", "/etc/init.d", "/etc/sudoers"}
+})
 
 // systemDirs are the system trees.
-var systemDirs = []string{"/etc", "/usr", "/boot", "/var", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/srv", "/sys", "/proc", "/snap", "/root", "/dev", "/run", "/nix", "/efi"}
+var systemDirs = sync.OnceValue(func() []string {
+	return []string{"/etc", "/usr", "/boot", "/var", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/srv", "/sys", "/proc", "/snap", "/root", "/dev", "/run", "/nix", "/efi"}
+})
 
 // tempDirs are shared temporary directories; TMPDIR is added from Env.
-var tempDirs = []string{"/tmp", "/var/tmp", "/dev/shm"}
+var tempDirs = sync.OnceValue(func() []string {
+	return []string{"/tmp", "/var/tmp", "/dev/shm"}
+})
 
 // nullDevices are harmless to read and write.
-var nullDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd", "/proc/self/fd"}
+var nullDevices = sync.OnceValue(func() []string {
+	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd", "/proc/self/fd"}
+})
 
 // sensitiveNames are workspace files that usually hold secrets: reading
 // them may reveal secrets (B).
-var sensitiveNames = []string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "credentials*", "secrets.*", "*.p12", "*.pfx", "*.keystore", "*.jks", ".npmrc", ".pypirc", "*.tfvars", ".git-credentials", ".netrc"}
+var sensitiveNames = sync.OnceValue(func() []string {
+	return []string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "credentials*", "secrets.*", "*.p12", "*.pfx", "*.keystore", "*.jks", ".npmrc", ".pypirc", "*.tfvars", ".git-credentials", ".netrc"}
+})
 
 // SecretLocations lists the absolute paths the sandbox must hide for this
 // home directory: the secret table, shell histories and guard's own dirs.
@@ -278,9 +298,9 @@ func (c *Context) hasWorkspace() bool {
 }
 
 func (c *Context) tempDirs() []string {
-	out := tempDirs
+	out := tempDirs()
 	if t := c.Env["TMPDIR"]; strings.HasPrefix(t, "/") {
-		out = append(append([]string(nil), tempDirs...), path.Clean(t))
+		out = append(append([]string(nil), tempDirs()...), path.Clean(t))
 	}
 	return out
 }
@@ -351,7 +371,7 @@ func (c *Context) Classify(p string) Class {
 			return ClassGuard
 		}
 	}
-	for _, n := range nullDevices {
+	for _, n := range nullDevices() {
 		if within(p, n) {
 			return ClassNull
 		}
@@ -374,7 +394,7 @@ func (c *Context) Classify(p string) Class {
 			return ClassSecret
 		}
 	}
-	for _, s := range secretAbs {
+	for _, s := range secretAbs() {
 		if within(p, s) {
 			return ClassSecret
 		}
@@ -385,7 +405,7 @@ func (c *Context) Classify(p string) Class {
 	if persistPattern(p) {
 		return ClassPersistence
 	}
-	for _, s := range persistAbs {
+	for _, s := range persistAbs() {
 		if within(p, s) {
 			return ClassPersistence
 		}
@@ -395,7 +415,7 @@ func (c *Context) Classify(p string) Class {
 	}
 	if c.hasWorkspace() && within(p, t.ws) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")
-		for _, r := range workspacePersist {
+		for _, r := range workspacePersist() {
 			if rel == r || strings.HasPrefix(rel, r+"/") {
 				return ClassPersistence
 			}
@@ -436,7 +456,7 @@ func (c *Context) Classify(p string) Class {
 	if p == "/" {
 		return ClassRoot
 	}
-	for _, s := range systemDirs {
+	for _, s := range systemDirs() {
 		if within(p, s) {
 			return ClassSystem
 		}
@@ -449,7 +469,7 @@ func (c *Context) Classify(p string) Class {
 }
 
 func isSensitive(base string) bool {
-	for _, pat := range sensitiveNames {
+	for _, pat := range sensitiveNames() {
 		if ok, _ := path.Match(pat, base); ok {
 			return true
 		}
@@ -501,10 +521,10 @@ var (
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {
 		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
-		for _, r := range secretRel {
+		for _, r := range secretRel() {
 			secretRelSet[r] = true
 		}
-		for _, r := range persistRel {
+		for _, r := range persistRel() {
 			persistRelSet[r] = true
 		}
 	})

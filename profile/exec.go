@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/guard-sh/guard/parse"
@@ -51,7 +52,9 @@ type call struct {
 type handler func(b *builder, c *call) stream
 
 // binDirs are where programs live; /bin/rm is rm.
-var binDirs = []string{"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/go/bin", "/opt/homebrew/bin", "/snap/bin"}
+var binDirs = sync.OnceValue(func() []string {
+	return []string{"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/go/bin", "/opt/homebrew/bin", "/snap/bin"}
+})
 
 // exec profiles running argv (already expanded) with stdin in.
 func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) stream {
@@ -121,7 +124,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
 	c := &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via}
-	if runnerInputs[prog] != nil {
+	if runnerInputs()[prog] != nil {
 		c.a = parseArgs(c.fs, s.val, s.posix)
 		b.runnerCheck(prog, c)
 	}
@@ -129,7 +132,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 }
 
 func inBinDir(dir string) bool {
-	for _, d := range binDirs {
+	for _, d := range binDirs() {
 		if dir == d {
 			return true
 		}
@@ -348,7 +351,7 @@ func isShellScript(text string) bool {
 	}
 	// csh scripts are not Bourne syntax: they run unreviewed, like any
 	// other interpreter's.
-	return slices.Contains(shellNames, interp) && interp != "csh" && interp != "tcsh"
+	return slices.Contains(shellNames(), interp) && interp != "csh" && interp != "tcsh"
 }
 
 // callFunc profiles a call of a function defined earlier on the line.

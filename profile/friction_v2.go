@@ -1,6 +1,9 @@
 package profile
 
-import "path"
+import (
+	"path"
+	"sync"
+)
 
 // Friction rows of LEVELS.md: help and version are A; read-only queries
 // to a remote service by a known client are A with the network and that
@@ -11,12 +14,14 @@ import "path"
 // help or version (python3 -V, node -v). Tools with subcommands accept
 // -h, -V and -v alone too. Privilege and power tools are not here on
 // purpose: sudo -v refreshes credentials, shutdown -h halts.
-var helpShort = map[string]bool{
-	"node": true, "python": true, "python3": true, "python2": true, "pypy3": true, "ruby": true, "perl": true, "php": true,
-	"deno": true, "bun": true, "lua": true, "java": true, "rustc": true, "gcc": true, "g++": true, "clang": true, "cc": true,
-	"ssh": true, "curl": true, "wget": true, "jq": true, "make": true, "rsync": true, "tmux": true, "bash": true, "zsh": true,
-	"psql": true, "mysql": true, "sqlite3": true, "redis-cli": true, "terraform": true, "tofu": true,
-}
+var helpShort = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"node": true, "python": true, "python3": true, "python2": true, "pypy3": true, "ruby": true, "perl": true, "php": true,
+		"deno": true, "bun": true, "lua": true, "java": true, "rustc": true, "gcc": true, "g++": true, "clang": true, "cc": true,
+		"ssh": true, "curl": true, "wget": true, "jq": true, "make": true, "rsync": true, "tmux": true, "bash": true, "zsh": true,
+		"psql": true, "mysql": true, "sqlite3": true, "redis-cli": true, "terraform": true, "tofu": true,
+	}
+})
 
 // helpOnly reports whether a call only asks for help or the version:
 // --help or --version alone (on any known tool), a lone -h/-V/-v or
@@ -27,7 +32,7 @@ func helpOnly(s *spec, c *call) bool {
 		return false
 	}
 	first := c.fs[0].val
-	subsOrShort := len(s.subs) > 0 || helpShort[c.prog] && c.sub == ""
+	subsOrShort := len(s.subs) > 0 || helpShort()[c.prog] && c.sub == ""
 	if first == "help" && len(s.subs) > 0 {
 		for _, f := range c.fs {
 			if !f.known {
@@ -50,16 +55,18 @@ func helpOnly(s *spec, c *call) bool {
 
 // clientCreds are the credential locations (under home) each known
 // client reads for a read-only query.
-var clientCreds = map[string][]string{
-	"gh": {".config/gh"}, "glab": {".config/glab-cli"}, "kubectl": {".kube"}, "oc": {".kube"}, "helm": {".kube"},
-	"npm": {".npmrc"}, "pnpm": {".npmrc"}, "yarn": {".npmrc", ".yarnrc.yml"}, "git": {".git-credentials", ".config/git/credentials"},
-}
+var clientCreds = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"gh": {".config/gh"}, "glab": {".config/glab-cli"}, "kubectl": {".kube"}, "oc": {".kube"}, "helm": {".kube"},
+		"npm": {".npmrc"}, "pnpm": {".npmrc"}, "yarn": {".npmrc", ".yarnrc.yml"}, "git": {".git-credentials", ".config/git/credentials"},
+	}
+})
 
 // hQuery: a read-only query by a known client. Its credential is
 // readable, read-only, for this command; its output is network data.
 func hQuery(b *builder, c *call) stream {
 	if b.ctx.Home != "" && !b.ctx.Remote {
-		for _, r := range clientCreds[c.prog] {
+		for _, r := range clientCreds()[c.prog] {
 			p := path.Join(b.ctx.Home, r)
 			b.add(Effect{Cap: CapQuery, Rule: "net.query-credential", Program: c.prog, Target: p, Class: ClassSecret,
 				Msg: "may read its credential " + p + " (read-only, for this command only)"}, c.sp)

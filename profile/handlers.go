@@ -480,7 +480,9 @@ func hSed(b *builder, c *call) stream {
 // write to it, r/R FILE read it; an address (N, $, /re/, a range, !) may
 // come first. s///e runs the pattern space, s///w FILE writes.
 var (
-	sedLineCmd = regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]+([^\n]*)|[ \t]*(?:$|[;}]))`)
+	sedLineCmd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]+([^\n]*)|[ \t]*(?:$|[;}]))`)
+	})
 )
 
 // sedSubst is one s command: its flags and the file of a w flag.
@@ -577,7 +579,7 @@ func (b *builder) sedProgram(s field, c *call) {
 			b.sedWrite(m.wfile, c)
 		}
 	}
-	for _, m := range sedLineCmd.FindAllStringSubmatch(rest, -1) {
+	for _, m := range sedLineCmd().FindAllStringSubmatch(rest, -1) {
 		arg := strings.TrimSpace(m[2])
 		switch m[1] {
 		case "e":
@@ -718,7 +720,7 @@ func hFind(b *builder, c *call) stream {
 		default:
 			// A test's value (-name "$X", -newer FILE) is data: skip it,
 			// so a pattern that is not static is not taken for code.
-			if (findValue[f.val] || strings.HasPrefix(f.val, "-newer")) && i+1 < len(c.fs) {
+			if (findValue()[f.val] || strings.HasPrefix(f.val, "-newer")) && i+1 < len(c.fs) {
 				i++
 			}
 		}
@@ -727,14 +729,16 @@ func hFind(b *builder, c *call) stream {
 }
 
 // findValue are find's tests and actions that take one value.
-var findValue = map[string]bool{
-	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
-	"-regex": true, "-iregex": true, "-regextype": true, "-lname": true, "-ilname": true, "-newer": true,
-	"-anewer": true, "-cnewer": true, "-samefile": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
-	"-perm": true, "-size": true, "-type": true, "-xtype": true, "-mtime": true, "-atime": true, "-ctime": true,
-	"-mmin": true, "-amin": true, "-cmin": true, "-used": true, "-links": true, "-inum": true, "-maxdepth": true,
-	"-mindepth": true, "-printf": true, "-fstype": true, "-context": true,
-}
+var findValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+		"-regex": true, "-iregex": true, "-regextype": true, "-lname": true, "-ilname": true, "-newer": true,
+		"-anewer": true, "-cnewer": true, "-samefile": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
+		"-perm": true, "-size": true, "-type": true, "-xtype": true, "-mtime": true, "-atime": true, "-ctime": true,
+		"-mmin": true, "-amin": true, "-cmin": true, "-used": true, "-links": true, "-inum": true, "-maxdepth": true,
+		"-mindepth": true, "-printf": true, "-fstype": true, "-context": true,
+	}
+})
 
 // hXargs: xargs runs a command with items from stdin as arguments.
 func hXargs(b *builder, c *call) stream {
@@ -1034,11 +1038,13 @@ func hSQL(flags string) handler {
 // Everything else run through guard (pin, approve, install, run, --) is
 // guard-self, C. A second word narrows it ("policy show" but not a bare
 // "policy").
-var guardReadOnly = map[string][]string{
-	"check": nil, "log": nil, "version": nil, "help": nil, "completion": nil,
-	"doctor": nil, "scan": nil, "approvals": nil, "checkpoints": nil, "docs": nil,
-	"policy": {"show", "check"},
-}
+var guardReadOnly = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"check": nil, "log": nil, "version": nil, "help": nil, "completion": nil,
+		"doctor": nil, "scan": nil, "approvals": nil, "checkpoints": nil, "docs": nil,
+		"policy": {"show", "check"},
+	}
+})
 
 // hGuard: guard's read-only subcommands are A; anything else changes
 // guard itself or runs through it and is C.
@@ -1052,7 +1058,7 @@ func hGuard(b *builder, c *call) stream {
 		if rest[0].val == "undo" && undoListOnly(rest[1:]) {
 			return stream{kind: streamText} // the list of checkpoints
 		}
-		if subs, ok := guardReadOnly[rest[0].val]; ok {
+		if subs, ok := guardReadOnly()[rest[0].val]; ok {
 			if subs == nil || len(rest) > 1 && rest[1].known && slices.Contains(subs, rest[1].val) {
 				return stream{kind: streamText}
 			}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 )
@@ -19,7 +20,9 @@ import (
 
 // shellNames are the shells whose -c runs its first operand as code and
 // whose first operand is otherwise a script.
-var shellNames = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "rbash", "ksh93", "pdksh", "oksh", "lksh", "csh", "tcsh", "hush", "msh"}
+var shellNames = sync.OnceValue(func() []string {
+	return []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "rbash", "ksh93", "pdksh", "oksh", "lksh", "csh", "tcsh", "hush", "msh"}
+})
 
 // hShell: SHELL -c TEXT [ARG0 ARGS…] (-c is a flag: the code is the first
 // operand, after any other options and a `--`), SHELL SCRIPT [ARGS…], or a
@@ -207,14 +210,16 @@ func hCapsh(b *builder, c *call) stream {
 }
 
 // bwrapArgs is how many values each bubblewrap option takes.
-var bwrapArgs = map[string]int{
-	"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2, "--ro-bind-try": 2, "--dev-bind-try": 2,
-	"--symlink": 2, "--setenv": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2, "--chmod": 2,
-	"--chdir": 1, "--tmpfs": 1, "--proc": 1, "--dev": 1, "--dir": 1, "--mqueue": 1, "--unsetenv": 1, "--uid": 1, "--gid": 1,
-	"--hostname": 1, "--remount-ro": 1, "--perms": 1, "--size": 1, "--args": 1, "--info-fd": 1, "--seccomp": 1,
-	"--add-seccomp-fd": 1, "--exec-label": 1, "--file-label": 1, "--lock-file": 1, "--sync-fd": 1, "--block-fd": 1,
-	"--userns-block-fd": 1, "--json-status-fd": 1, "--cap-add": 1, "--cap-drop": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--argv0": 1,
-}
+var bwrapArgs = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2, "--ro-bind-try": 2, "--dev-bind-try": 2,
+		"--symlink": 2, "--setenv": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2, "--chmod": 2,
+		"--chdir": 1, "--tmpfs": 1, "--proc": 1, "--dev": 1, "--dir": 1, "--mqueue": 1, "--unsetenv": 1, "--uid": 1, "--gid": 1,
+		"--hostname": 1, "--remount-ro": 1, "--perms": 1, "--size": 1, "--args": 1, "--info-fd": 1, "--seccomp": 1,
+		"--add-seccomp-fd": 1, "--exec-label": 1, "--file-label": 1, "--lock-file": 1, "--sync-fd": 1, "--block-fd": 1,
+		"--userns-block-fd": 1, "--json-status-fd": 1, "--cap-add": 1, "--cap-drop": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--argv0": 1,
+	}
+})
 
 // hBwrap: bwrap OPTIONS… CMD ARGS… (options take zero, one or two values).
 func hBwrap(b *builder, c *call) stream {
@@ -225,7 +230,7 @@ func hBwrap(b *builder, c *call) stream {
 			return launch(0)(b, &call{prog: c.prog, a: args{rest: fs[i+1:]}, st: c.st, in: c.in, sp: c.sp})
 		}
 		if f.known && strings.HasPrefix(f.val, "--") {
-			i += bwrapArgs[f.val]
+			i += bwrapArgs()[f.val]
 			continue
 		}
 		return b.exec(fs[i:], c.st, c.in, c.prog, c.sp)
@@ -234,14 +239,16 @@ func hBwrap(b *builder, c *call) stream {
 }
 
 // perfRuns are the perf subcommands that run a command.
-var perfRuns = map[string]bool{"record": true, "stat": true, "trace": true, "c2c": true, "mem": true, "lock": true, "sched": true, "kmem": true, "kvm": true, "ftrace": true, "kwork": true, "timechart": true, "top": false}
+var perfRuns = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"record": true, "stat": true, "trace": true, "c2c": true, "mem": true, "lock": true, "sched": true, "kmem": true, "kvm": true, "ftrace": true, "kwork": true, "timechart": true, "top": false}
+})
 
 const perfVal = "-e -o -p -t -F -c -C -u -G -r -x -I -j -m --event --output --pid --tid --freq --count --cpu --uid --repeat --field-separator --call-graph --cgroup --filter"
 
 // hPerf: perf record|stat|trace … CMD ARGS runs CMD.
 func hPerf(b *builder, c *call) stream {
 	rest := c.a.rest
-	if len(rest) == 0 || !rest[0].known || !perfRuns[rest[0].val] {
+	if len(rest) == 0 || !rest[0].known || !perfRuns()[rest[0].val] {
 		return stream{}
 	}
 	a := parseArgs(rest[1:], perfVal, true)
@@ -257,14 +264,20 @@ func hPerf(b *builder, c *call) stream {
 // Debugger and editor command options: what in them runs a shell command
 // (reviewed as shell text) and what runs code guard does not read.
 var (
-	gdbShell  = regexp.MustCompile(`^\s*(?:shell\s+|platform\s+shell\s+|!)(.*)$`)
-	gdbPipe   = regexp.MustCompile(`^\s*(?:pipe|\|)\s.*?\|\s*(.*)$`)
-	gdbScript = regexp.MustCompile(`^\s*(?:python|py|pi|python-interactive|guile|gu|source|so|script|command\s+script|eval)\b`)
+	gdbShell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:shell\s+|platform\s+shell\s+|!)(.*)$`) })
+	gdbPipe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:pipe|\|)\s.*?\|\s*(.*)$`) })
+	gdbScript = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:python|py|pi|python-interactive|guile|gu|source|so|script|command\s+script|eval)\b`)
+	})
 	// vim: a ! that starts a filter or shell command (:!cmd, :r !cmd,
 	// :w !cmd, :%!cmd), and functions or commands that run code.
-	vimBang    = regexp.MustCompile(`(?:^|[\s:|%,.$0-9'<>rw])!(.*)$`)
-	vimScript  = regexp.MustCompile(`(?i)\b(system|systemlist|job_start|jobstart|termopen|libcall|py3?|python3?|pyx|pythonx|lua|luado|luafile|perl|ruby|rubydo|mzscheme|tcl|exe|exec|execute|so|sou|source|runtime|call|term|terminal|let|au|autocmd|cmd|command|func|function|norm|normal)\b`)
-	elispShell = regexp.MustCompile(`\((?:shell-command(?:-to-string)?|async-shell-command|compile)\s+"((?:[^"\\]|\\.)*)"`)
+	vimBang   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s:|%,.$0-9'<>rw])!(.*)$`) })
+	vimScript = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(system|systemlist|job_start|jobstart|termopen|libcall|py3?|python3?|pyx|pythonx|lua|luado|luafile|perl|ruby|rubydo|mzscheme|tcl|exe|exec|execute|so|sou|source|runtime|call|term|terminal|let|au|autocmd|cmd|command|func|function|norm|normal)\b`)
+	})
+	elispShell = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\((?:shell-command(?:-to-string)?|async-shell-command|compile)\s+"((?:[^"\\]|\\.)*)"`)
+	})
 )
 
 // debuggerCommand reviews one debugger command (gdb -ex, lldb -o).
@@ -273,15 +286,15 @@ func (b *builder) debuggerCommand(f field, c *call) {
 		b.dynamicCode(f, c, c.prog+" command")
 		return
 	}
-	if m := gdbShell.FindStringSubmatch(f.val); m != nil {
+	if m := gdbShell().FindStringSubmatch(f.val); m != nil {
 		b.text(m[1], c.st.clone(), stream{}, c.prog+" shell", span{f.pos, f.end})
 		return
 	}
-	if m := gdbPipe.FindStringSubmatch(f.val); m != nil {
+	if m := gdbPipe().FindStringSubmatch(f.val); m != nil {
 		b.text(m[1], c.st.clone(), stream{}, c.prog+" pipe", span{f.pos, f.end})
 		return
 	}
-	if gdbScript.MatchString(f.val) {
+	if gdbScript().MatchString(f.val) {
 		b.add(Effect{Cap: CapDynamic, Rule: "debug.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s script code, which guard does not review", c.prog)}, c.sp)
 	}
 }
@@ -335,11 +348,11 @@ func hVim(b *builder, c *call) stream {
 			continue
 		}
 		v := strings.TrimLeft(f.val, ": ")
-		if m := vimBang.FindStringSubmatch(v); m != nil {
+		if m := vimBang().FindStringSubmatch(v); m != nil {
 			b.text(m[1], c.st.clone(), stream{}, c.prog+" :!", span{f.pos, f.end})
 			continue
 		}
-		if vimScript.MatchString(v) {
+		if vimScript().MatchString(v) {
 			b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s commands that can run code guard does not review", c.prog)}, c.sp)
 		}
 	}
@@ -375,7 +388,7 @@ func hEmacs(b *builder, c *call) stream {
 			b.dynamicCode(f, c, c.prog+" --eval")
 			continue
 		}
-		for _, m := range elispShell.FindAllStringSubmatch(f.val, -1) {
+		for _, m := range elispShell().FindAllStringSubmatch(f.val, -1) {
 			b.text(strings.ReplaceAll(m[1], `\"`, `"`), c.st.clone(), stream{}, c.prog+" shell-command", span{f.pos, f.end})
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s Lisp code, which guard does not review", c.prog)}, c.sp)
@@ -388,20 +401,24 @@ func hEmacs(b *builder, c *call) stream {
 
 // tmuxBodies are the tmux commands whose operand is a shell command that
 // the tmux server runs, outside this command's sandbox.
-var tmuxBodies = map[string]bool{
-	"new-session": true, "new": true, "new-window": true, "neww": true, "split-window": true, "splitw": true,
-	"respawn-pane": true, "respawnp": true, "respawn-window": true, "respawnw": true, "display-popup": true, "popup": true,
-	"run-shell": true, "run": true, "if-shell": true, "if": true, "pipe-pane": true, "pipep": true,
-}
+var tmuxBodies = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"new-session": true, "new": true, "new-window": true, "neww": true, "split-window": true, "splitw": true,
+		"respawn-pane": true, "respawnp": true, "respawn-window": true, "respawnw": true, "display-popup": true, "popup": true,
+		"run-shell": true, "run": true, "if-shell": true, "if": true, "pipe-pane": true, "pipep": true,
+	}
+})
 
 // tmuxVal are the options of each body command that take a value.
-var tmuxVal = map[string]string{
-	"new-session": "-c -e -F -n -s -t -x -y -f", "new-window": "-c -e -F -n -t", "split-window": "-c -e -F -l -t -p",
-	"respawn-pane": "-c -e -t", "respawn-window": "-c -e -t", "display-popup": "-b -c -d -e -h -s -S -t -T -w -x -y",
-	"run-shell": "-c -d -t", "if-shell": "-t", "pipe-pane": "-t",
-	"new": "-c -e -F -n -s -t -x -y -f", "neww": "-c -e -F -n -t", "splitw": "-c -e -F -l -t -p", "respawnp": "-c -e -t",
-	"respawnw": "-c -e -t", "popup": "-b -c -d -e -h -s -S -t -T -w -x -y", "run": "-c -d -t", "if": "-t", "pipep": "-t",
-}
+var tmuxVal = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"new-session": "-c -e -F -n -s -t -x -y -f", "new-window": "-c -e -F -n -t", "split-window": "-c -e -F -l -t -p",
+		"respawn-pane": "-c -e -t", "respawn-window": "-c -e -t", "display-popup": "-b -c -d -e -h -s -S -t -T -w -x -y",
+		"run-shell": "-c -d -t", "if-shell": "-t", "pipe-pane": "-t",
+		"new": "-c -e -F -n -s -t -x -y -f", "neww": "-c -e -F -n -t", "splitw": "-c -e -F -l -t -p", "respawnp": "-c -e -t",
+		"respawnw": "-c -e -t", "popup": "-b -c -d -e -h -s -S -t -T -w -x -y", "run": "-c -d -t", "if": "-t", "pipep": "-t",
+	}
+})
 
 // hTmux: tmux [-S SOCKET] [-L NAME] CMD [ARGS] [\; CMD …]: each command
 // is looked up in tmux's table; a command body (new-window CMD, run-shell
@@ -435,8 +452,8 @@ func hTmux(subs map[string]*spec, def *spec) handler {
 				end = indexOf(c.fs, ops[i])
 			}
 			words := c.fs[idx+1 : end]
-			if tmuxBodies[name.val] {
-				a := parseArgs(words, tmuxVal[name.val], false)
+			if tmuxBodies()[name.val] {
+				a := parseArgs(words, tmuxVal()[name.val], false)
 				body := a.ops
 				if name.val == "if-shell" || name.val == "if" {
 					if len(body) > 0 {
@@ -556,19 +573,21 @@ func hRsync(prev handler) handler {
 // halt…). The generic rule does not take them for a program when they are
 // the argument of a program guard does not know: `vagrant halt` and
 // `poetry init` are that tool's verbs, not the machine's.
-var verbWords = map[string]bool{
-	"init": true, "pass": true, "op": true, "at": true, "batch": true, "write": true, "wall": true,
-	"mount": true, "umount": true, "service": true, "halt": true, "reboot": true, "shutdown": true,
-	"poweroff": true, "script": true, "install": true, "link": true, "set": true, "help": true, "test": true,
-	"read": true, "type": true, "hash": true, "wait": true, "jobs": true, "alias": true, "unalias": true,
-	"ip": true, "route": true, "uninstall": true, "add": true, "remove": true, "info": true, "search": true,
-	"show": true, "upgrade": true, "update": true, "get": true, "list": true, "fetch": true, "download": true,
-}
+var verbWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"init": true, "pass": true, "op": true, "at": true, "batch": true, "write": true, "wall": true,
+		"mount": true, "umount": true, "service": true, "halt": true, "reboot": true, "shutdown": true,
+		"poweroff": true, "script": true, "install": true, "link": true, "set": true, "help": true, "test": true,
+		"read": true, "type": true, "hash": true, "wait": true, "jobs": true, "alias": true, "unalias": true,
+		"ip": true, "route": true, "uninstall": true, "add": true, "remove": true, "info": true, "search": true,
+		"show": true, "upgrade": true, "update": true, "get": true, "list": true, "fetch": true, "download": true,
+	}
+})
 
 // namesProgram reports whether an argument names a program: a command in
 // guard's tables, or a path in a bin directory.
 func namesProgram(v string) bool {
-	if v == "" || verbWords[v] {
+	if v == "" || verbWords()[v] {
 		return false
 	}
 	if strings.Contains(v, "/") {
@@ -607,7 +626,7 @@ func (b *builder) argumentCommands(prog string, fs []field, st *state, in stream
 			first = false
 			continue
 		}
-		if first && verbWords[v] {
+		if first && verbWords()[v] {
 			// `port install sudo`: a subcommand verb first; what follows
 			// is its data (package names), not a command line.
 			verb = true

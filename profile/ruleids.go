@@ -8,26 +8,28 @@ import (
 // handlerRules are the rule ids the walker and the handlers emit from
 // code rather than from table rows. TestRuleIDsComplete checks that every
 // rule the corpus produces is known, so a new id cannot be forgotten here.
-var handlerRules = []string{
-	"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
-	"chmod.setuid", "db.destroy", "dd.device", "dd.read", "dd.write",
-	"env.code-dynamic", "env.print-all", "env.split-dynamic",
-	"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand",
-	"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
-	"exec.program-reads", "exec.script", "exec.script-unreadable", "exec.stdin-code",
-	"find.delete", "find.dynamic", "find.read", "find.write",
-	"git.clean", "git.config-code", "git.config-dynamic", "git.config-edit", "git.config-global",
-	"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
-	"guard.self", "interp.dynamic-script", "interp.inline-code", "interp.module", "interp.script", "interp.stdin-code",
-	"kill.all", "limit.calls", "limit.depth", "limit.nesting", "limit.nodes", "limit.size",
-	"net.send-file", "pkg.run", "pkg.script-unreadable", "parse.error", "parse.unsupported", "perm.modify", "perm.recursive-outside",
-	"redirect.read", "redirect.write", "sed.exec", "sed.in-place", "sed.read", "sed.write",
-	"shell.decl-dynamic", "shell.recursive-function", "shell.script-read", "shell.source-secrets",
-	"tar.create", "tar.extract", "tar.read", "text.lookalike",
-	// Launchers and command-running options (principle 7).
-	"debug.script", "editor.script", "exec.argument-code", "exec.argument-command",
-	"fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
-}
+var handlerRules = sync.OnceValue(func() []string {
+	return []string{
+		"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
+		"chmod.setuid", "db.destroy", "dd.device", "dd.read", "dd.write",
+		"env.code-dynamic", "env.print-all", "env.split-dynamic",
+		"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand",
+		"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
+		"exec.program-reads", "exec.script", "exec.script-unreadable", "exec.stdin-code",
+		"find.delete", "find.dynamic", "find.read", "find.write",
+		"git.clean", "git.config-code", "git.config-dynamic", "git.config-edit", "git.config-global",
+		"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
+		"guard.self", "interp.dynamic-script", "interp.inline-code", "interp.module", "interp.script", "interp.stdin-code",
+		"kill.all", "limit.calls", "limit.depth", "limit.nesting", "limit.nodes", "limit.size",
+		"net.send-file", "pkg.run", "pkg.script-unreadable", "parse.error", "parse.unsupported", "perm.modify", "perm.recursive-outside",
+		"redirect.read", "redirect.write", "sed.exec", "sed.in-place", "sed.read", "sed.write",
+		"shell.decl-dynamic", "shell.recursive-function", "shell.script-read", "shell.source-secrets",
+		"tar.create", "tar.extract", "tar.read", "text.lookalike",
+		// Launchers and command-running options (principle 7).
+		"debug.script", "editor.script", "exec.argument-code", "exec.argument-command",
+		"fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
+	}
+})
 
 var (
 	ruleOnce sync.Once
@@ -63,10 +65,10 @@ func collectRules() {
 	for _, v := range sensitiveVars {
 		ruleSet[v.rule] = true
 	}
-	for _, id := range handlerRules {
+	for _, id := range handlerRules() {
 		ruleSet[id] = true
 	}
-	for _, id := range handlerRulesV2 {
+	for _, id := range handlerRulesV2() {
 		ruleSet[id] = true
 	}
 	for _, s := range v2Tables() {

@@ -243,7 +243,7 @@ func table() map[string]*spec {
 	for k, v := range secretsTable() {
 		t[k] = v
 	}
-	for k, rs := range tokenRows {
+	for k, rs := range tokenRows() {
 		t[k].rows = append(t[k].rows, rs...)
 	}
 	for k, v := range targetsTable() {
@@ -255,7 +255,7 @@ func table() map[string]*spec {
 	for k, v := range desktopTable() {
 		t[k] = v
 	}
-	for k, rs := range outputRows {
+	for k, rs := range outputRows() {
 		t[k].rows = append(t[k].rows, rs...)
 		for _, r := range rs {
 			// Output options take a value.

@@ -11,7 +11,7 @@ import (
 
 // gitCodeKeys are configuration keys whose values git runs as commands or
 // that point git at code: setting them is a code-execution hook.
-var gitCodeKeys = gitCodeKeyRE()
+var gitCodeKeys = sync.OnceValue(gitCodeKeyRE)
 
 func hGit(b *builder, c *call) stream {
 	st := c.st
@@ -41,7 +41,7 @@ func hGit(b *builder, c *call) stream {
 			continue
 		}
 		key, val, _ := strings.Cut(kv.val, "=")
-		if re(gitCodeKeys).MatchString(key) || strings.HasPrefix(strings.ToLower(key), "core.") {
+		if re(gitCodeKeys()).MatchString(key) || strings.HasPrefix(strings.ToLower(key), "core.") {
 			b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: kv.val, Msg: fmt.Sprintf("runs git with %s set, a setting that makes git run other commands", key)}, c.sp)
 			if strings.HasPrefix(val, "!") {
 				b.text(strings.TrimPrefix(val, "!"), st.clone(), stream{}, "git alias "+key, span{kv.pos, kv.end})
@@ -245,7 +245,7 @@ func hGitConfig(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.display(), Msg: "sets a git setting whose name is not static"}, c.sp)
 		return stream{}
 	}
-	if re(gitCodeKeys).MatchString(key.val) {
+	if re(gitCodeKeys()).MatchString(key.val) {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s, which makes git run a command later", key.val)}, c.sp)
 		return stream{}
 	}

@@ -81,7 +81,7 @@ func launchTable() map[string]*spec {
 	for _, n := range []string{"nvim", "vi", "view", "vimdiff", "gvim", "rvim"} {
 		t[n] = t["vim"]
 	}
-	for _, n := range shellNames {
+	for _, n := range shellNames() {
 		t[n] = &spec{val: shellVal, posix: true, fn: hShell}
 	}
 	t["fish"] = &spec{val: "-c -C --command --init-command", fn: hFish}

@@ -30,7 +30,7 @@ func otherHomeSecret(p string) bool {
 	default:
 		return false
 	}
-	for _, r := range secretRel {
+	for _, r := range secretRel() {
 		if rel == r || strings.HasPrefix(rel, r+"/") {
 			return true
 		}
@@ -39,16 +39,18 @@ func otherHomeSecret(p string) bool {
 }
 
 // secretPatterns are absolute secret locations with a wildcard component.
-var secretPatterns = [][]string{
-	{"proc", "*", "environ"}, {"proc", "*", "task", "*", "environ"}, {"proc", "*", "mem"},
-}
+var secretPatterns = sync.OnceValue(func() [][]string {
+	return [][]string{
+		{"proc", "*", "environ"}, {"proc", "*", "task", "*", "environ"}, {"proc", "*", "mem"},
+	}
+})
 
 func matchSecretPattern(p string) bool {
 	if !strings.HasPrefix(p, "/proc/") {
 		return false
 	}
 	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for _, pat := range secretPatterns {
+	for _, pat := range secretPatterns() {
 		if len(comps) < len(pat) {
 			continue
 		}
@@ -95,14 +97,14 @@ func (c *Context) candidates() []candidate {
 		for _, s := range t.secret {
 			add(s, ClassSecret)
 		}
-		for _, s := range secretAbs {
+		for _, s := range secretAbs() {
 			add(s, ClassSecret)
 		}
-		for _, r := range secretRel {
+		for _, r := range secretRel() {
 			add("/root/"+r, ClassSecret)
 			add("/home/*/"+r, ClassSecret)
 		}
-		for _, p := range secretPatterns {
+		for _, p := range secretPatterns() {
 			add("/"+strings.Join(p, "/"), ClassSecret)
 		}
 		// Python start-up hooks in any site-packages (an unresolved
@@ -113,7 +115,7 @@ func (c *Context) candidates() []candidate {
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
 		}
-		for _, s := range persistAbs {
+		for _, s := range persistAbs() {
 			add(s, ClassPersistence)
 		}
 	})
@@ -235,22 +237,26 @@ func componentMatch(p, l string) bool {
 }
 
 // dataArgs are programs whose operands are text, not files they open.
-var dataArgs = map[string]bool{
-	"echo": true, "printf": true, "which": true, "type": true, "whereis": true, "man": true, "help": true,
-	"apt-cache": true, "basename": true, "dirname": true, "test": true, "[": true, "true": true, "false": true,
-	":": true, "command": true, "hash": true, "alias": true, "unalias": true, "read": true, "set": true,
-	"unset": true, "shift": true, "return": true, "exit": true, "getopts": true, "expr": true, "seq": true,
-	"date": true, "sleep": true, "kill": true, "pkill": true, "pgrep": true, "trap": true,
-	"cd": true, "pushd": true, "popd": true,
-}
+var dataArgs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "which": true, "type": true, "whereis": true, "man": true, "help": true,
+		"apt-cache": true, "basename": true, "dirname": true, "test": true, "[": true, "true": true, "false": true,
+		":": true, "command": true, "hash": true, "alias": true, "unalias": true, "read": true, "set": true,
+		"unset": true, "shift": true, "return": true, "exit": true, "getopts": true, "expr": true, "seq": true,
+		"date": true, "sleep": true, "kill": true, "pkill": true, "pgrep": true, "trap": true,
+		"cd": true, "pushd": true, "popd": true,
+	}
+})
 
 // messageFlags take text (a message, a pattern, a format), not a file.
-var messageFlags = map[string]bool{
-	"-m": true, "--message": true, "--grep": true, "--format": true, "--pretty": true, "--author": true,
-	"--title": true, "--body": true, "--description": true, "--comment": true, "-e": true, "--regexp": true,
-	"--subject": true, "--match": true, "--pattern": true, "--include": true, "--exclude": true, "--glob": true,
-	"-g": true, "--iglob": true, "-name": true, "-iname": true, "-path": true, "-regex": true, "--label": true,
-}
+var messageFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-m": true, "--message": true, "--grep": true, "--format": true, "--pretty": true, "--author": true,
+		"--title": true, "--body": true, "--description": true, "--comment": true, "-e": true, "--regexp": true,
+		"--subject": true, "--match": true, "--pattern": true, "--include": true, "--exclude": true, "--glob": true,
+		"-g": true, "--iglob": true, "-name": true, "-iname": true, "-path": true, "-regex": true, "--label": true,
+	}
+})
 
 // fileOperands: any operand or option value of any program that names a
 // secret or guard's own files is a read of it (gzip -c, sqlite3, git diff
@@ -262,7 +268,7 @@ func (b *builder) fileOperands(c *call) { b.fileArgs(c, true) }
 // fileArgs checks option values, and operands when ops is set (a tool's
 // global options, before its subcommand, are checked with ops unset).
 func (b *builder) fileArgs(c *call, ops bool) {
-	if dataArgs[c.prog] || b.ctx.Remote {
+	if dataArgs()[c.prog] || b.ctx.Remote {
 		return
 	}
 	check := func(f field) {
@@ -306,7 +312,7 @@ func (b *builder) fileArgs(c *call, ops bool) {
 		}
 	}
 	for _, name := range c.a.order {
-		if messageFlags[name] {
+		if messageFlags()[name] {
 			continue
 		}
 		for _, f := range c.a.flags[name] {
@@ -378,12 +384,14 @@ func secretsTable() map[string]*spec {
 
 // tokenRows are rows added to existing cloud clients: commands that print
 // an access token.
-var tokenRows = map[string][]row{
-	"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"}},
-	"az":     {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"}},
-	"aws":    {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
-	"ps":     {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
-}
+var tokenRows = sync.OnceValue(func() map[string][]row {
+	return map[string][]row{
+		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"}},
+		"az":     {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"}},
+		"aws":    {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
+		"ps":     {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+	}
+})
 
 // plainInWorkspace reports whether the cwd is known and inside the
 // workspace, where a relative name without ".." stays in the workspace.

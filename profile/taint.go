@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Taint (LEVELS.md principle 9): what the line changes, the line cannot
@@ -28,17 +29,19 @@ func netCap(c Cap) bool {
 
 // contentWrites are the write rules that change what a file holds (not
 // mkdir, touch, chmod or a formatter's rewrite of code already there).
-var contentWrites = map[string]bool{
-	"redirect.write": true, "fs.write": true, "fs.move": true, "fs.patch": true, "fs.link": true,
-	"sed.in-place": true, "sed.write": true, "awk.write": true, "net.download": true, "fs.extract": true,
-	"tar.extract": true, "fs.edit-in-place": true, "fs.decompress": true, "dd.write": true, "find.write": true,
-	"git.archive": true, "pkg.manifest-edit": true, "fs.output": true,
-}
+var contentWrites = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"redirect.write": true, "fs.write": true, "fs.move": true, "fs.patch": true, "fs.link": true,
+		"sed.in-place": true, "sed.write": true, "awk.write": true, "net.download": true, "fs.extract": true,
+		"tar.extract": true, "fs.edit-in-place": true, "fs.decompress": true, "dd.write": true, "find.write": true,
+		"git.archive": true, "pkg.manifest-edit": true, "fs.output": true,
+	}
+})
 
 // markWrite remembers that the line wrote f (unknown content unless a
 // handler records what it was). A path already recorded keeps its taint.
 func (b *builder) markWrite(rule string, f field, st *state) {
-	if !contentWrites[rule] || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
+	if !contentWrites()[rule] || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
 		return
 	}
 	p, ok := b.ctx.Resolve(st.cwd, f.val)
@@ -197,22 +200,24 @@ func hCopy(b *builder, c *call) stream {
 
 // runnerInputs are the files a build or test tool reads from its
 // directory and runs as code: base-name patterns.
-var runnerInputs = map[string][]string{
-	"make": {"Makefile", "makefile", "GNUmakefile", "*.mk"}, "gmake": {"Makefile", "makefile", "GNUmakefile", "*.mk"},
-	"npm": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc*"}, "pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml", "*.ts", "*.js"},
-	"cargo": {"Cargo.toml", "build.rs", "*.rs", "config.toml"}, "go": {"*.go", "go.mod"},
-	"pytest": {"*.py", "conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, "tox": {"tox.ini", "pyproject.toml", "*.py"}, "nox": {"noxfile.py"},
-	"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "*.rake"}, "gradle": {"*.gradle", "*.gradle.kts"}, "./gradlew": {"*.gradle", "*.gradle.kts", "gradlew"},
-	"mvn": {"pom.xml"}, "cmake": {"CMakeLists.txt", "*.cmake"}, "ninja": {"build.ninja"}, "meson": {"meson.build"}, "bazel": {"BUILD", "BUILD.bazel", "WORKSPACE", "*.bzl", "MODULE.bazel"},
-	"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
-	"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
-	"composer": {"composer.json"}, "bundle": {"Gemfile"}, "poetry": {"pyproject.toml"}, "uv": {"pyproject.toml", "*.py"},
-}
+var runnerInputs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"make": {"Makefile", "makefile", "GNUmakefile", "*.mk"}, "gmake": {"Makefile", "makefile", "GNUmakefile", "*.mk"},
+		"npm": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc*"}, "pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml", "*.ts", "*.js"},
+		"cargo": {"Cargo.toml", "build.rs", "*.rs", "config.toml"}, "go": {"*.go", "go.mod"},
+		"pytest": {"*.py", "conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, "tox": {"tox.ini", "pyproject.toml", "*.py"}, "nox": {"noxfile.py"},
+		"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "*.rake"}, "gradle": {"*.gradle", "*.gradle.kts"}, "./gradlew": {"*.gradle", "*.gradle.kts", "gradlew"},
+		"mvn": {"pom.xml"}, "cmake": {"CMakeLists.txt", "*.cmake"}, "ninja": {"build.ninja"}, "meson": {"meson.build"}, "bazel": {"BUILD", "BUILD.bazel", "WORKSPACE", "*.bzl", "MODULE.bazel"},
+		"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
+		"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
+		"composer": {"composer.json"}, "bundle": {"Gemfile"}, "poetry": {"pyproject.toml"}, "uv": {"pyproject.toml", "*.py"},
+	}
+})
 
 // runnerCheck reviews a build or test tool run after the same line wrote
 // one of the files it reads: unknown code at least B, C from the network.
 func (b *builder) runnerCheck(prog string, c *call) {
-	pats := runnerInputs[prog]
+	pats := runnerInputs()[prog]
 	if pats == nil || c.st.files == nil || len(c.st.files) == 0 || b.ctx.Remote {
 		return
 	}

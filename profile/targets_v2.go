@@ -138,33 +138,37 @@ func hInPlace(inner handler, codeFlags ...string) handler {
 // configuration, URL rewrites to ext::). Setting one (git config, git -c,
 // GIT_CONFIG_*) is a code-execution hook. Patterns are regular
 // expressions over the lower-cased key.
-var gitProgramKeys = []string{
-	`alias\..*`, // "!cmd" aliases run shell commands
-	`core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree|alternaterefscommand)`,
-	`.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|path)`, // diff/merge/filter drivers, credential helpers, tool paths
-	`diff\.external`, `sequence\.editor`, `credential\..*`, `filter\..*`, `include\..*`, `includeif\..*`,
-	`url\..*`, `protocol\..*`, `uploadpack\..*`, `receivepack\..*`,
-	`remote\..*\.(uploadpack|receivepack|proxy|url|pushurl|vcs)`, `http\.proxy`, `http\..*\.proxy`,
-	`gpg\.program`, `gpg\..*\.program`, `pager\..*`, `interactive\.difffilter`,
-	`sendemail\.(sendmailcmd|smtpserver|tocmd|cccmd|headercmd)`, `submodule\..*\.update`,
-	`init\.templatedir`, `instaweb\.(httpd|browser)`, `web\.browser`, `safe\.directory`,
-	`gui\..*`, `guitool\..*`, `hook\..*`, `merge\..*\.driver`, `diff\..*\.(command|textconv)`,
-}
+var gitProgramKeys = sync.OnceValue(func() []string {
+	return []string{
+		`alias\..*`, // "!cmd" aliases run shell commands
+		`core\.(hookspath|fsmonitor|pager|editor|sshcommand|gitproxy|askpass|attributesfile|excludesfile|worktree|alternaterefscommand)`,
+		`.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|path)`, // diff/merge/filter drivers, credential helpers, tool paths
+		`diff\.external`, `sequence\.editor`, `credential\..*`, `filter\..*`, `include\..*`, `includeif\..*`,
+		`url\..*`, `protocol\..*`, `uploadpack\..*`, `receivepack\..*`,
+		`remote\..*\.(uploadpack|receivepack|proxy|url|pushurl|vcs)`, `http\.proxy`, `http\..*\.proxy`,
+		`gpg\.program`, `gpg\..*\.program`, `pager\..*`, `interactive\.difffilter`,
+		`sendemail\.(sendmailcmd|smtpserver|tocmd|cccmd|headercmd)`, `submodule\..*\.update`,
+		`init\.templatedir`, `instaweb\.(httpd|browser)`, `web\.browser`, `safe\.directory`,
+		`gui\..*`, `guitool\..*`, `hook\..*`, `merge\..*\.driver`, `diff\..*\.(command|textconv)`,
+	}
+})
 
 // gitCodeKeyRE is gitProgramKeys as one anchored expression.
 func gitCodeKeyRE() string {
-	return `^(` + strings.Join(gitProgramKeys, "|") + `)$`
+	return `^(` + strings.Join(gitProgramKeys(), "|") + `)$`
 }
 
 // codeVars are variables whose value is a command line a program runs
 // (a pager, an editor, a browser, an ssh or diff command). The value is
 // reviewed as the command it is: PAGER=cat is A, PAGER='rm -rf ~' is C.
-var codeVars = map[string]bool{
-	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true,
-	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
-	"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
-	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
-}
+var codeVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true,
+		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
+		"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
+		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
+	}
+})
 
 // reviewCodeVar reviews the value of a code variable as a command line.
 // It reports false when the value is not static (the caller records it as
@@ -212,7 +216,7 @@ func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
 	}
 	code := len(keys) == 0
 	for _, k := range keys {
-		if re(gitCodeKeys).MatchString(strings.ToLower(strings.TrimSpace(k))) {
+		if re(gitCodeKeys()).MatchString(strings.ToLower(strings.TrimSpace(k))) {
 			code = true
 		}
 	}
@@ -273,30 +277,32 @@ func sevenZip() *spec {
 
 // outputRows are rows added to programs that already have an entry: the
 // option or operand that names a file they write.
-var outputRows = map[string][]row{
-	"iconv": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-	"shuf":  {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-	"gcc":   {{"fs.output", CapWrite, "", "-o", "writes"}},
-	"cc":    {{"fs.output", CapWrite, "", "-o", "writes"}},
-	"clang": {{"fs.output", CapWrite, "", "-o", "writes"}},
-	"g++":   {{"fs.output", CapWrite, "", "-o", "writes"}},
-	"xxd":   {{"fs.output", CapWrite, "", "op1", "writes"}},
-	"patch": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-	"wget":  {{"fs.output", CapWrite, "", "-o|--output-file|-a|--append-output", "writes its log to"}},
-	"vim":   {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"vi":    {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"nvim":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"nano":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"emacs": {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"code":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
-	"gpg":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-}
+var outputRows = sync.OnceValue(func() map[string][]row {
+	return map[string][]row{
+		"iconv": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+		"shuf":  {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+		"gcc":   {{"fs.output", CapWrite, "", "-o", "writes"}},
+		"cc":    {{"fs.output", CapWrite, "", "-o", "writes"}},
+		"clang": {{"fs.output", CapWrite, "", "-o", "writes"}},
+		"g++":   {{"fs.output", CapWrite, "", "-o", "writes"}},
+		"xxd":   {{"fs.output", CapWrite, "", "op1", "writes"}},
+		"patch": {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+		"wget":  {{"fs.output", CapWrite, "", "-o|--output-file|-a|--append-output", "writes its log to"}},
+		"vim":   {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"vi":    {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"nvim":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"nano":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"emacs": {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"code":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
+		"gpg":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+	}
+})
 
 // specialVar handles an assignment whose value is reviewed as code (a
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
-	if codeVars[name] {
+	if codeVars()[name] {
 		if !b.reviewCodeVar(name, val, st, at) {
 			if len(fs) > 0 && fs[0].taint.tainted() {
 				b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Target: name, Msg: name + " is set to a command from the network or from decoded data"}, at)
