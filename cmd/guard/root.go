@@ -63,7 +63,7 @@ var subcommands = []struct {
 
 // hotCommands are started once per reviewed command; they get a tree of
 // their own (see run).
-var hotCommands = map[string]bool{"check": true, "hook": true, "run": true, "shell": true}
+var hotCommands = map[string]bool{"check": true, "hook": true, "run": true, "shell": true, "version": true}
 
 func newRootCmd(s *streams) *cobra.Command { return newRootCmdFor(s, "") }
 
