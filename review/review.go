@@ -308,10 +308,13 @@ func Digest(in Input, v Verdict) string {
 	}
 	for _, list := range lists {
 		field(strconv.Itoa(len(list)))
-		if i := slices.IndexFunc(shared, func(c []string) bool { return sameList(list, c) }); i >= 0 {
-			// The context's whole list, in the common case: it follows
-			// from the tables built into guard and the context's own
-			// directories, which are hashed instead of its ~100 paths.
+		if i := slices.IndexFunc(shared, func(c []string) bool { return len(c) > 0 && slices.Equal(list, c) }); i >= 0 {
+			// Equal to the context's whole list, the common case: that
+			// list follows from the tables built into guard and the
+			// context's own directories, which are hashed instead of its
+			// ~100 paths. Equal content gives the same digest whether or
+			// not the slice is the context's own (a shared slice compares
+			// fast, its strings being the same).
 			ctx := in.Context
 			field("context-list:" + strconv.Itoa(i))
 			for _, d := range []string{ctx.Home, ctx.ConfigDir, ctx.StateDir, ctx.Workspace} {
@@ -354,10 +357,4 @@ func RuleIDs() []string {
 	ids := append(profile.RuleIDs(), reviewRules...)
 	sort.Strings(ids)
 	return ids
-}
-
-// sameList reports whether a is exactly the slice b (same backing array and
-// length), not merely equal: then it was taken from b unchanged.
-func sameList(a, b []string) bool {
-	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
