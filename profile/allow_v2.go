@@ -12,9 +12,6 @@ import (
 // tool's state-changing level, never A. TestUnknownSubcommandNeverA
 // checks every tool with subcommands.
 
-// readOnly is a subcommand that changes nothing.
-func readOnly() *spec { return plain() }
-
 // unknownSub is the default for a tool's subcommands guard does not list.
 func unknownSub(tool string) *spec {
 	return whole("tool.unknown-subcommand", CapDynamic, "runs a "+tool+" subcommand guard does not know, so it cannot say what it changes")
