@@ -26,6 +26,11 @@ import (
 // opens /dev/tty and reads no variable for it.
 var ttyPath = func() string { return "/dev/tty" }
 
+// flushTypeAhead drops pending terminal input before each question. The
+// test binary turns it off only for testscript's ttyin, which types every
+// answer before the first question is asked.
+var flushTypeAhead = true
+
 // defaultAnswerTimeout is how long a prompt waits for each answer.
 const defaultAnswerTimeout = 60 * time.Second
 
@@ -234,6 +239,12 @@ func (t *terminal) readLine(prompt string, echo bool, timeout time.Duration) (st
 		return "", errInterrupted
 	}
 
+	if flushTypeAhead {
+		// Input typed (or pushed with TIOCSTI) before the question was
+		// asked is not an answer to it: drop it, so a "y" queued by a
+		// program cannot approve what it has not seen.
+		control(t.f, func(fd int) { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) })
+	}
 	t.say("%s", prompt)
 	var line []byte
 	buf := make([]byte, 256)

@@ -207,6 +207,31 @@ func TestPromptConsentAnswers(t *testing.T) {
 	}
 }
 
+// Input waiting on the terminal before the question is asked (typed ahead,
+// or pushed with TIOCSTI by a program) is not an answer: a queued "y" does
+// not approve; only what is typed after the prompt counts.
+func TestPromptDropsTypeAhead(t *testing.T) {
+	if !flushTypeAhead {
+		t.Skip("type-ahead is kept in this process (GUARD_TEST_KEEP_TYPEAHEAD)")
+	}
+	c := newConsole(t)
+	term := c.useTTY(t)
+	c.send("y\n")
+	ch := ask(term, consent{level: review.B, explanation: "deletes build/ recursively", timeout: 3 * time.Second})
+	c.expect("Run this? [y/N] ")
+	c.send("n\n")
+	if got := wait(t, ch); got.result != consentRefused {
+		t.Errorf("result = %v, want refused: the queued y was taken as the answer", got.result)
+	}
+	// The same answer typed after the prompt is taken.
+	ch = ask(term, consent{level: review.B, explanation: "deletes build/ recursively"})
+	c.expect("Run this? [y/N] ")
+	c.send("y\n")
+	if got := wait(t, ch); got.result != consentApproved {
+		t.Errorf("result = %v, want approved", got.result)
+	}
+}
+
 func TestPromptTimeoutRefuses(t *testing.T) {
 	c := newConsole(t)
 	term := c.useTTY(t)

@@ -60,6 +60,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			// Scripts that queue do not wait for a decision unless they
 			// say so (env GUARD_WAIT=…, --wait).
 			e.Setenv("GUARD_WAIT", "0s")
+			// ttyin types every answer before the first question; the
+			// shipped guard drops such type-ahead (prompt_test checks it).
+			e.Setenv(envKeepTypeAhead, "1")
 			for _, k := range []string{"PATH", "GOCACHE", "GOPATH", "GOROOT", "GOMODCACHE"} {
 				if v, ok := os.LookupEnv(k); ok {
 					e.Setenv(k, v)

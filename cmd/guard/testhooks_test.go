@@ -18,6 +18,9 @@ const (
 	// envHookTestPanic makes the hook panic after reading its input, to
 	// prove that an internal error is a deny.
 	envHookTestPanic = "GUARD_HOOK_TEST_PANIC"
+	// envKeepTypeAhead keeps input typed before a prompt: testscript's
+	// ttyin writes every answer at once, before the first question.
+	envKeepTypeAhead = "GUARD_TEST_KEEP_TYPEAHEAD"
 )
 
 func init() {
@@ -26,6 +29,9 @@ func init() {
 			return v
 		}
 		return "/dev/tty"
+	}
+	if os.Getenv(envKeepTypeAhead) != "" {
+		flushTypeAhead = false
 	}
 	hookTestHook = func() {
 		if os.Getenv(envHookTestPanic) != "" {
