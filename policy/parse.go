@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -430,6 +431,10 @@ type index struct {
 	// by binary search, so indexing stays linear in the file's size
 	// (the TOML parser's Shape rescans from the start every call).
 	lines []int
+	// data is the file; only table headers are indexed at first (a
+	// rule's line), every other key when an error first asks for one.
+	data     []byte
+	fullOnce sync.Once
 }
 
 // pos is the 1-based line and byte column of offset off.
@@ -439,16 +444,34 @@ func (ix *index) pos(off uint32) pos {
 }
 
 func newIndex(data []byte) (*index, error) {
-	ix := &index{tables: map[string]pos{}, lines: make([]int, 1, bytes.Count(data, []byte{'\n'})+1)}
+	ix := &index{tables: map[string]pos{}, lines: make([]int, 1, bytes.Count(data, []byte{'\n'})+1), data: data}
 	for i, c := range data {
 		if c == '\n' {
 			ix.lines = append(ix.lines, i+1)
 		}
 	}
-	// About one key per line: sized once, the map never rehashes.
-	ix.keys = make(map[string]pos, len(ix.lines))
+	ix.keys = map[string]pos{}
+	return ix, ix.walk(false)
+}
+
+// complete indexes every key, once: the first error that needs a key's
+// position pays for it, a file that loads cleanly never does.
+func (ix *index) complete() {
+	ix.fullOnce.Do(func() {
+		// About one key per line: sized once, the map never rehashes.
+		keys := make(map[string]pos, len(ix.lines))
+		for k, v := range ix.keys {
+			keys[k] = v
+		}
+		ix.keys = keys
+		ix.walk(true)
+	})
+}
+
+// walk records table headers and, with all, every key and array element.
+func (ix *index) walk(all bool) error {
 	var p unstable.Parser
-	p.Reset(data)
+	p.Reset(ix.data)
 	counts := map[string]int{}
 	prefix := ""
 	for p.NextExpression() {
@@ -465,10 +488,12 @@ func newIndex(data []byte) (*index, error) {
 			}
 			ix.keys[prefix] = at
 		case unstable.KeyValue:
-			ix.keyValue(&p, prefix, e)
+			if all {
+				ix.keyValue(&p, prefix, e)
+			}
 		}
 	}
-	return ix, p.Error()
+	return p.Error()
 }
 
 func (ix *index) keyValue(p *unstable.Parser, prefix string, n *unstable.Node) {
@@ -523,6 +548,10 @@ func join(prefix, name string) string {
 
 // at finds a key path, falling back to its nearest written parent.
 func (ix *index) at(key string) pos {
+	if p, ok := ix.keys[key]; ok {
+		return p
+	}
+	ix.complete()
 	for key != "" {
 		if p, ok := ix.keys[key]; ok {
 			return p
