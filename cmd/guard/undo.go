@@ -46,7 +46,7 @@ of this workspace not yet undone.
 
 It shows what it will do and asks on the terminal (--yes for scripts).
 Exit status: 0 done; 1 done, but conflicting paths were kept; 126 not
-confirmed; 125 error (no terminal to ask on without --yes, too). docs/undo.md says what is and is not covered.`,
+confirmed; 125 error (no terminal to ask on without --yes, too). 'guard docs undo' says what is and is not covered.`,
 		Example: `  guard undo --list
   guard undo
   guard undo 3f2a9c0d11e4b7a5 --yes
