@@ -188,7 +188,7 @@ var guardReadable = sync.OnceValue(func() []string {
 // secretAbs are secret locations outside the home directory.
 var secretAbs = sync.OnceValue(func() []string {
 	return []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab", "/root/.ssh"}
+		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab"}
 })
 
 // persistRel are files under home that run code at login, in new shells

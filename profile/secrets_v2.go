@@ -14,20 +14,15 @@ import (
 // operand of any program (not only of the readers in the tables) that
 // names a secret is a read of it.
 
+// otherHomes are where other users' home directories are: the
+// superuser's, and one level under /home and /Users ("*": any name).
+var otherHomes = []string{"/root", "/home/*", "/Users/*"}
+
 // otherHomeSecret reports whether p is a secret location in another
-// user's home (/home/NAME/…, /Users/NAME/…) or in /root.
+// user's home (otherHomes).
 func otherHomeSecret(p string) bool {
-	var rel string
-	switch {
-	case strings.HasPrefix(p, "/root/"):
-		rel = p[len("/root/"):]
-	case strings.HasPrefix(p, "/home/"), strings.HasPrefix(p, "/Users/"):
-		parts := strings.SplitN(p, "/", 4)
-		if len(parts) < 4 {
-			return false
-		}
-		rel = parts[3]
-	default:
+	rel, ok := otherHomeRel(p)
+	if !ok {
 		return false
 	}
 	for _, r := range secretRel() {
@@ -101,8 +96,9 @@ func (c *Context) candidates() []candidate {
 			add(s, ClassSecret)
 		}
 		for _, r := range secretRel() {
-			add("/root/"+r, ClassSecret)
-			add("/home/*/"+r, ClassSecret)
+			for _, h := range otherHomes {
+				add(h+"/"+r, ClassSecret)
+			}
 		}
 		for _, p := range secretPatterns() {
 			add("/"+strings.Join(p, "/"), ClassSecret)
@@ -397,4 +393,21 @@ var tokenRows = sync.OnceValue(func() map[string][]row {
 // workspace, where a relative name without ".." stays in the workspace.
 func (b *builder) plainInWorkspace(st *state) bool {
 	return st.cwd != "" && b.ctx.hasWorkspace() && within(st.cwd, b.ctx.Workspace) && len(st.links) == 0
+}
+
+// otherHomeRel is p relative to the other user's home it lies in.
+func otherHomeRel(p string) (string, bool) {
+	for _, h := range otherHomes {
+		dir, any := strings.CutSuffix(h, "/*")
+		rest, ok := strings.CutPrefix(p, dir+"/")
+		if !ok {
+			continue
+		}
+		if !any {
+			return rest, true
+		}
+		_, rel, ok := strings.Cut(rest, "/")
+		return rel, ok
+	}
+	return "", false
 }

@@ -339,7 +339,7 @@ func TestAttackSocketEnv(t *testing.T) {
 	spec := f.spec()
 	spec.Env = append(spec.Env, "TMUX=/tmp/tmux-0/default,1,0", "STY=1.pts-0.h", "DISPLAY=:0",
 		"WAYLAND_DISPLAY=wayland-0", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus",
-		"SSH_AUTH_SOCK=/tmp/agent", "XAUTHORITY=/root/.Xauthority", "AWS_CA_BUNDLE=/etc/ssl/ca.pem",
+		"SSH_AUTH_SOCK=/tmp/agent", "XAUTHORITY=/home/u/.Xauthority", "AWS_CA_BUNDLE=/etc/ssl/ca.pem",
 		"UPSTREAM=https://me:hunter2@example.com/x.git", "CI_JOB=ghp_0123456789abcdefghijABCDEFGHIJ")
 	spec.KeepEnv = []string{"DISPLAY"}
 	o := run(t, spec, "env")
