@@ -217,13 +217,7 @@ func (r *repo) dirs(tree string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			m[p] = true
-		}
-	}
-	return m, nil
+	return nulSet(out), nil
 }
 
 // checkout writes paths as they are in tree into the work tree (content,
@@ -253,11 +247,16 @@ func (r *repo) ignored(rels []string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return nulSet(out), nil
+}
+
+// nulSet is the set of the NUL-separated names git printed.
+func nulSet(out []byte) map[string]bool {
 	m := map[string]bool{}
 	for _, p := range strings.Split(string(out), "\x00") {
 		if p != "" {
 			m[p] = true
 		}
 	}
-	return m, nil
+	return m
 }

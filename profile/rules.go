@@ -223,42 +223,25 @@ func table() map[string]*spec {
 			return b.apply(specTable()["bash"], c)
 		}},
 	}
-	for k, v := range networkTable() {
-		t[k] = v
+	// The other tables, in order: a later one wins where two name the same
+	// program. Launchers come before the v2 tables, which are more specific
+	// where they overlap (getent shadow is a secret read, not plain data).
+	for _, more := range []func() map[string]*spec{
+		networkTable, systemTable, devTable, launchTable,
+		taintTable, secretsTable, targetsTable, allowTable, desktopTable,
+	} {
+		for k, v := range more() {
+			t[k] = v
+		}
 	}
-	for k, v := range systemTable() {
-		t[k] = v
-	}
-	for k, v := range devTable() {
-		t[k] = v
-	}
-	// Launchers first: the tables after them are more specific where
-	// they overlap (getent shadow is a secret read, not plain data).
-	for k, v := range launchTable() {
-		t[k] = v
-	}
-	for k, v := range taintTable() {
-		t[k] = v
-	}
-	for k, v := range secretsTable() {
-		t[k] = v
-	}
+	// Rows added to programs the tables above define: tokens printed,
+	// files written by an output option (which takes a value).
 	for k, rs := range tokenRows() {
 		t[k].rows = append(t[k].rows, rs...)
-	}
-	for k, v := range targetsTable() {
-		t[k] = v
-	}
-	for k, v := range allowTable() {
-		t[k] = v
-	}
-	for k, v := range desktopTable() {
-		t[k] = v
 	}
 	for k, rs := range outputRows() {
 		t[k].rows = append(t[k].rows, rs...)
 		for _, r := range rs {
-			// Output options take a value.
 			if strings.HasPrefix(r.on, "-") {
 				t[k].val += " " + strings.ReplaceAll(r.on, "|", " ")
 			}
