@@ -138,9 +138,14 @@ func (e *Engine) Context(cwd, workspace string) (*profile.Context, error) {
 }
 
 // gitTopLevel finds the repository root above dir without running git.
-func (e *Engine) gitTopLevel(dir string) string {
+func (e *Engine) gitTopLevel(dir string) string { return GitTopLevel(e.env.Stat, dir) }
+
+// GitTopLevel is the nearest directory at or above dir that holds a .git
+// entry, "" when there is none; stat is os.Stat outside tests. It runs no
+// git (a repository's config must not run code while guard decides).
+func GitTopLevel(stat func(string) (fs.FileInfo, error), dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := e.env.Stat(filepath.Join(d, ".git")); err == nil {
+		if _, err := stat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
 		if d == filepath.Dir(d) {

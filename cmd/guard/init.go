@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/guard-sh/guard/decision"
 	"golang.org/x/term"
 
 	"github.com/guard-sh/guard/pin"
@@ -525,7 +527,7 @@ func detectAgent(t *agentProtocol) func(*initEnv) initFinding {
 
 // projectRoot is the git top-level of dir, else dir.
 func projectRoot(dir string) string {
-	if r := gitTopLevel(dir); r != "" {
+	if r := decision.GitTopLevel(os.Stat, dir); r != "" {
 		return r
 	}
 	return dir

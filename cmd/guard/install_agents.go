@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/guard-sh/guard/decision"
 	"golang.org/x/sys/unix"
 
 	"github.com/guard-sh/guard/parse"
@@ -66,7 +68,7 @@ func (t *agentProtocol) settingsPath(project bool) (string, error) {
 		if err != nil {
 			return "", failf(nil, "cannot determine the current directory: %v", err)
 		}
-		root := gitTopLevel(wd)
+		root := decision.GitTopLevel(os.Stat, wd)
 		if root == "" {
 			root = wd
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/internal/dirs"
 	"github.com/guard-sh/guard/profile"
+	"github.com/guard-sh/guard/review"
 )
 
 // Test-only seams. They exist in the test binary (and the guard that
@@ -81,4 +82,26 @@ func queueApproval(s *streams, req approval.Request, notify approval.Notificatio
 	req.ID = id
 	announceQueued(s, req, notify)
 	return nil
+}
+
+// assess reviews text with a new engine in the test's environment.
+func assess(text string, o assessOptions) (*assessment, error) {
+	e, err := newEngine()
+	if err != nil {
+		return nil, err
+	}
+	return e.Assess(text, o)
+}
+
+// reviewText is the verdict 'guard check --provenance PROV' gives.
+func reviewText(text, workspace, cwd string, prov string) (review.Verdict, error) {
+	p, err := review.ParseProvenance(prov)
+	if err != nil {
+		return review.Verdict{}, err
+	}
+	a, err := assess(text, assessOptions{Cwd: cwd, Workspace: workspace, Provenance: p})
+	if err != nil {
+		return review.Verdict{}, err
+	}
+	return a.Verdict, nil
 }
