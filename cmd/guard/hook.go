@@ -55,15 +55,17 @@ const (
 	hookDeny      = "deny"
 )
 
-// fileAccess is what a file tool does with its path.
-type fileAccess int
+// fileAccess is what a file tool does with its paths: the engine's
+// accesses, and a patch, whose body names the files it writes.
+type fileAccess = decision.Access
 
 const (
-	accessRead   fileAccess = iota + 1 // reads one file's contents
-	accessList                         // lists names (Glob, LS)
-	accessSearch                       // reads the contents of a tree (Grep)
-	accessWrite                        // creates, changes or deletes
-	accessPatch                        // Codex apply_patch: paths in a patch body
+	accessRead   = decision.AccessRead   // reads one file's contents
+	accessList   = decision.AccessList   // lists names (Glob, LS)
+	accessSearch = decision.AccessSearch // reads the contents of a tree (Grep)
+	accessWrite  = decision.AccessWrite  // creates, changes or deletes
+	// accessPatch: Codex apply_patch; each path in the body is a write.
+	accessPatch fileAccess = -1
 )
 
 // pathKeys are the tool_input keys that name a file or directory, in any
@@ -803,10 +805,12 @@ func keyNamesPath(key string) bool {
 // local file (a known file tool); an unknown tool's "path" is asked about.
 var localOnlyClasses = []profile.Class{profile.ClassSystem, profile.ClassRoot, profile.ClassDevice, profile.ClassTTY}
 
-// hookAccess maps a tool's access to the engine's.
-var hookAccess = map[fileAccess]decision.Access{
-	accessRead: decision.AccessRead, accessList: decision.AccessList, accessSearch: decision.AccessSearch,
-	accessWrite: decision.AccessWrite, accessPatch: decision.AccessWrite,
+// judgedAs is the engine's access for a tool's: a patch writes.
+func judgedAs(acc fileAccess) decision.Access {
+	if acc == accessPatch {
+		return decision.AccessWrite
+	}
+	return acc
 }
 
 // judgePaths decides by the worst of the paths, priced by the engine
@@ -822,7 +826,7 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 	worst := decision.PathJudgement{Level: review.A}
 	var shown []string
 	for _, tp := range paths {
-		j := decision.JudgePath(ctx, tp.path, hookAccess[tp.access])
+		j := decision.JudgePath(ctx, tp.path, judgedAs(tp.access))
 		if unknown && j.Level == review.C && slices.Contains(localOnlyClasses, j.Class) {
 			j.Level = review.B
 		}

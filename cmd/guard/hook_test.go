@@ -529,7 +529,7 @@ func TestHookJudgePath(t *testing.T) {
 	}
 	for _, c := range cases {
 		want := map[string]review.Level{hookAllow: review.A, hookAsk: review.B, hookDeny: review.C}[c.want]
-		if got := decision.JudgePath(ctx, c.path, hookAccess[c.access]); got.Level != want {
+		if got := decision.JudgePath(ctx, c.path, judgedAs(c.access)); got.Level != want {
 			t.Errorf("%s (access %d): %s (%s), want %s", c.path, c.access, got.Level, got.Why, want)
 		}
 	}
