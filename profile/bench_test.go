@@ -1,0 +1,25 @@
+package profile
+
+import "testing"
+
+// BenchmarkTable is the cost of building the command table, paid once per
+// guard process that reviews a command.
+func BenchmarkTable(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if len(table()) == 0 {
+			b.Fatal("empty table")
+		}
+	}
+}
+
+// BenchmarkBuildFirst is one review in a fresh process: the table built
+// and one short command profiled.
+func BenchmarkBuildFirst(b *testing.B) {
+	ctx := &Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u"}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		specsMap = table()
+		Build("git status", ctx)
+	}
+}
