@@ -78,6 +78,90 @@ func TestNotifyWebhookFailuresAreErrorsOnly(t *testing.T) {
 	}
 }
 
+// TestNotifyWebhookCurl: the webhook goes through curl, which gets the
+// URL on stdin (not in its argument list, which other users can read),
+// ignores the user's ~/.curlrc, follows no redirect, and whose absence
+// is an error naming curl but not the URL.
+func TestNotifyWebhookCurl(t *testing.T) {
+	req := request(key, review.B)
+	req.ID = "3fa2b1c0"
+
+	// A ~/.curlrc that would send everything through a dead proxy.
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".curlrc"), []byte("proxy = \"http://127.0.0.1:9\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	hit := make(chan string, 4)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hit <- r.URL.Path
+	}))
+	defer target.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hit <- r.URL.Path
+		http.Redirect(w, r, target.URL+"/stolen", http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+
+	if err := Notify(context.Background(), req, Notifications{Webhook: target.URL + "/ok-token"}); err != nil {
+		t.Fatalf("webhook with a hostile ~/.curlrc: %v", err)
+	}
+	if p := <-hit; p != "/ok-token" {
+		t.Errorf("webhook hit %q", p)
+	}
+	err := Notify(context.Background(), req, Notifications{Webhook: redirect.URL + "/redirect-token"})
+	if err == nil || !strings.Contains(err.Error(), "status 307") || strings.Contains(err.Error(), "redirect-token") {
+		t.Errorf("redirecting webhook: err = %v, want status 307 without the path", err)
+	}
+	<-hit
+	select {
+	case p := <-hit:
+		t.Errorf("the redirect was followed to %q", p)
+	default:
+	}
+
+	// The URL is not in curl's arguments.
+	bin := t.TempDir()
+	args := filepath.Join(t.TempDir(), "args")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + args + "\nwhile IFS= read -r l; do printf '%s\\n' \"$l\"; done > " + args + ".stdin\nprintf 204\n"
+	if err := os.WriteFile(filepath.Join(bin, "curl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	if err := Notify(context.Background(), req, Notifications{Webhook: "https://hooks.example.com/argv-token"}); err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := os.ReadFile(args)
+	stdin, _ := os.ReadFile(args + ".stdin")
+	if strings.Contains(string(argv), "argv-token") || !strings.Contains(string(stdin), `url = "https://hooks.example.com/argv-token"`) {
+		t.Errorf("curl argv %q, stdin %q: want the URL on stdin only", argv, stdin)
+	}
+	if !strings.HasPrefix(string(argv), "--disable\n") {
+		t.Errorf("curl argv %q: want --disable first (no ~/.curlrc)", argv)
+	}
+
+	// Without curl: an error that says so, without the URL's secret.
+	t.Setenv("PATH", t.TempDir())
+	err = Notify(context.Background(), req, Notifications{Webhook: "https://hooks.example.com/missing-token"})
+	if err == nil || !strings.Contains(err.Error(), "curl, which is not on PATH") || strings.Contains(err.Error(), "missing-token") {
+		t.Errorf("webhook without curl: err = %v", err)
+	}
+}
+
+// TestCurlQuote: a payload with quotes, backslashes and newlines reaches
+// the server as it was encoded.
+func TestCurlQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`:         `"plain"`,
+		`a"b\c`:         `"a\"b\\c"`,
+		"line\nnext\t.": `"line\nnext\t."`,
+	} {
+		if got := curlQuote(in); got != want {
+			t.Errorf("curlQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestNotifyDesktop(t *testing.T) {
 	bin := t.TempDir()
 	out := filepath.Join(t.TempDir(), "args")
