@@ -97,7 +97,7 @@ func (b *builder) initScript(prog, abs string, argv []field, st *state, sp span)
 		c.a = parseArgs(c.fs, "", false)
 		hService(b, c)
 	case base == "gradlew" || base == "mvnw":
-		s := specTable()[base]
+		s := lookupSpec(base)
 		c.a = parseArgs(c.fs, s.val, s.posix)
 		c.prog = base
 		b.rows(s, c)
@@ -341,7 +341,7 @@ func allowTable() map[string]*spec {
 	t["gradle"] = gradleSpec("builds the project with Gradle")
 	t["gradlew"] = gradleSpec("builds the project with Gradle")
 	t["mvnw"] = t["mvn"]
-	t["openssl"] = opensslSpec()
+	t["openssl"] = later(opensslSpec)
 	return t
 }
 

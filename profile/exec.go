@@ -25,6 +25,39 @@ type spec struct {
 	// handled are specs the handler applies itself (tmux's subcommands),
 	// listed so the rule registry still sees their rows.
 	handled []*spec
+	// lazy, when set, builds the entry on first use (see later).
+	lazy *lazySpec
+}
+
+// lazySpec is a table entry built on first use. The largest entries
+// (docker, gh, kubectl, openssl, pip, conda: hundreds of subcommands)
+// would otherwise be built by every guard process that reviews a
+// command, whatever it runs; most reviews need none of them.
+type lazySpec struct {
+	once  sync.Once
+	build func() *spec
+	built *spec
+}
+
+// later makes a table entry that build fills in on first use. table()
+// may add rows and value options to it as to any entry; they are added
+// to what build returns.
+func later(build func() *spec) *spec { return &spec{lazy: &lazySpec{build: build}} }
+
+// ready returns the entry itself, built if it is a lazy one. Every
+// entry taken from the table passes through it.
+func (s *spec) ready() *spec {
+	if s == nil || s.lazy == nil {
+		return s
+	}
+	l := s.lazy
+	l.once.Do(func() {
+		b := l.build()
+		b.rows = append(b.rows, s.rows...)
+		b.val += s.val
+		l.built = b
+	})
+	return l.built
 }
 
 // row is one effect of a program: when Cond holds, Cap applies to the
@@ -456,20 +489,20 @@ func lookalike(s string, name bool) (bool, string) {
 // specFor finds a program's table entry, folding versioned names
 // (python3.12, mkfs.ext4, pip3.11) onto their family.
 func specFor(prog string) *spec {
-	if s := specTable()[prog]; s != nil {
+	if s := lookupSpec(prog); s != nil {
 		return s
 	}
 	for _, fam := range []string{"mkfs", "fsck"} {
 		if strings.HasPrefix(prog, fam+".") {
-			return specTable()[fam]
+			return lookupSpec(fam)
 		}
 	}
 	trimmed := strings.TrimRight(prog, "0123456789.")
 	if trimmed != prog && trimmed != "" {
-		if s := specTable()[trimmed]; s != nil {
+		if s := lookupSpec(trimmed); s != nil {
 			return s
 		}
-		if s := specTable()[trimmed+"3"]; s != nil {
+		if s := lookupSpec(trimmed + "3"); s != nil {
 			return s
 		}
 	}

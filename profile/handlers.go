@@ -944,7 +944,7 @@ func hTar(b *builder, c *call) stream {
 	a := c.a
 	if len(c.fs) > 0 && c.fs[0].known && !strings.HasPrefix(c.fs[0].val, "-") {
 		fs := append([]field{{val: "-" + c.fs[0].val, known: true}}, c.fs[1:]...)
-		a = parseArgs(fs, specTable()["tar"].val, false)
+		a = parseArgs(fs, lookupSpec("tar").val, false)
 	}
 	// Options that run commands: each is reviewed as a command line.
 	for _, f := range a.values("--to-command", "--use-compress-program", "-I", "-F", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command") {

@@ -42,6 +42,7 @@ func collectRules() {
 	var walk func(s *spec)
 	seen := map[*spec]bool{}
 	walk = func(s *spec) {
+		s = s.ready()
 		if s == nil || seen[s] {
 			return
 		}

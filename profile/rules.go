@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -48,8 +49,9 @@ func subs(def *spec, m map[string]*spec) *spec {
 	return def
 }
 
-func table() map[string]*spec {
-	t := map[string]*spec{
+// baseTable: shell builtins, readers, writers, interpreters.
+func baseTable() map[string]*spec {
+	return map[string]*spec{
 		// Shell builtins and plain data tools: no effect beyond reading.
 		"echo": {fn: hEcho}, "printf": {fn: hEcho}, "true": plain(), "false": plain(), ":": plain(),
 		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
@@ -220,37 +222,120 @@ func table() map[string]*spec {
 		"tclsh":     {fn: hInterp("")},
 		"guard":     {val: "--workspace --provenance --min-level --shell --allow-write", posix: true, fn: hGuard},
 		"guard-sh": {fn: func(b *builder, c *call) stream {
-			return b.apply(specTable()["bash"], c)
+			return b.apply(lookupSpec("bash"), c)
 		}},
 	}
-	// The other tables, in order: a later one wins where two name the same
-	// program. Launchers come before the v2 tables, which are more specific
-	// where they overlap (getent shadow is a secret read, not plain data).
-	for _, more := range []func() map[string]*spec{
-		networkTable, systemTable, devTable, launchTable,
+}
+
+// tableFuncs are the command tables, in order: a later one wins where two
+// name the same program. Launchers come before the v2 tables, which are
+// more specific where they overlap (getent shadow is a secret read, not
+// plain data). tableIndex (generated, table_index.go) says which of them
+// has the last word on each program, so a review builds only the tables
+// of the programs it meets.
+func tableFuncs() [numTables]func() map[string]*spec {
+	return [numTables]func() map[string]*spec{
+		baseTable, networkTable, systemTable, devTable, launchTable,
 		taintTable, secretsTable, targetsTable, allowTable, desktopTable,
-	} {
-		for k, v := range more() {
-			t[k] = v
-		}
 	}
-	// Rows added to programs the tables above define: tokens printed,
-	// files written by an output option (which takes a value).
-	for k, rs := range tokenRows() {
-		t[k].rows = append(t[k].rows, rs...)
-	}
-	for k, rs := range outputRows() {
-		t[k].rows = append(t[k].rows, rs...)
-		for _, r := range rs {
-			if strings.HasPrefix(r.on, "-") {
-				t[k].val += " " + strings.ReplaceAll(r.on, "|", " ")
+}
+
+const numTables = 10
+
+// table builds the whole command table: every program, as lookupSpec
+// finds it one by one.
+func table() map[string]*spec {
+	t := map[string]*spec{}
+	for i, f := range tableFuncs() {
+		for k, v := range f() {
+			if lastTable(k) == i {
+				t[k] = v
 			}
 		}
 	}
-	t["git"] = gitSpec()
+	finalize(t)
+	t["git"] = gitEntry()
 	t["tofu"] = t["terraform"]
-	extendLaunch(t)
 	return t
+}
+
+// finalize adds to the programs of t the rows defined apart from their
+// entries: tokens printed, files written by an output option (which takes
+// a value), the launch options of archivers and multiplexers. t holds
+// final entries only (a program's entry from its last table).
+func finalize(t map[string]*spec) {
+	for k, rs := range tokenRows() {
+		if s := t[k]; s != nil {
+			s.rows = append(s.rows, rs...)
+		}
+	}
+	for k, rs := range outputRows() {
+		s := t[k]
+		if s == nil {
+			continue
+		}
+		s.rows = append(s.rows, rs...)
+		for _, r := range rs {
+			if strings.HasPrefix(r.on, "-") {
+				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
+			}
+		}
+	}
+	extendLaunch(t)
+}
+
+// gitEntry is git's entry, which no table defines: gitSpec has the last
+// word on it, after the tables' rows.
+func gitEntry() *spec {
+	gitEntryOnce.Do(func() { gitSpecEntry = later(gitSpec) })
+	return gitSpecEntry
+}
+
+var (
+	gitEntryOnce sync.Once
+	gitSpecEntry *spec
+)
+
+// Each table is built at most once per process, when a program it has
+// the last word on is looked up, and keeps only those programs.
+var (
+	tablesOnce  [numTables]sync.Once
+	tablesBuilt [numTables]map[string]*spec
+)
+
+// lookupSpec is the table's entry for exactly this name, built; nil for a
+// program guard does not know.
+func lookupSpec(name string) *spec {
+	switch name {
+	case "git":
+		return gitEntry().ready()
+	case "tofu":
+		name = "terraform"
+	}
+	i := lastTable(name)
+	if i < 0 {
+		return nil
+	}
+	tablesOnce[i].Do(func() {
+		t := map[string]*spec{}
+		for k, v := range tableFuncs()[i]() {
+			if lastTable(k) == i {
+				t[k] = v
+			}
+		}
+		finalize(t)
+		tablesBuilt[i] = t
+	})
+	return tablesBuilt[i][name].ready()
+}
+
+// lastTable is the index in tableFuncs of the last table naming prog, or
+// -1 when none does.
+func lastTable(prog string) int {
+	if i, ok := slices.BinarySearch(tableNames[:], prog); ok {
+		return int(tableOf[i])
+	}
+	return -1
 }
 
 // decoder marks a program's output as decoded data when a decode option

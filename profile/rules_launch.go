@@ -5,6 +5,11 @@ package profile
 // is merged into the command table after the others, so its entries
 // replace older, plainer ones (strace, gdb, vim… were "runs a program").
 
+import (
+	"maps"
+	"slices"
+)
+
 func launchTable() map[string]*spec {
 	t := map[string]*spec{
 		// Multicall binaries: the first operand is the program.
@@ -109,8 +114,8 @@ func extendLaunch(t map[string]*spec) {
 		def := &spec{rows: s.rows}
 		s.fn = hTmux(s.subs, def)
 		s.handled = append(s.handled, def)
-		for _, sub := range s.subs {
-			s.handled = append(s.handled, sub)
+		for _, name := range slices.Sorted(maps.Keys(s.subs)) {
+			s.handled = append(s.handled, s.subs[name])
 		}
 		s.subs, s.rows = nil, nil
 	}

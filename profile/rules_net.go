@@ -47,15 +47,15 @@ func networkTable() map[string]*spec {
 			{"fs.read", CapRead, "", "init", "reads"},
 			{"fs.sync-delete", CapDelete, "--delete|--delete-before|--delete-after|--delete-during|--delete-excluded", "last", "deletes files missing from the source in"},
 		}},
-		"gh": ghSpec(),
+		"gh": later(ghSpec),
 		"glab": subs(fetch("gh.read", "reads from GitLab"), map[string]*spec{
 			"mr":   subs(send("gh.write", "changes a merge request on GitLab"), map[string]*spec{"list": fetch("gh.read", "reads from GitLab"), "view": fetch("gh.read", "reads from GitLab"), "diff": fetch("gh.read", "reads from GitLab")}),
 			"repo": subs(fetch("gh.read", "reads from GitLab"), map[string]*spec{"delete": whole("gh.repo-delete", CapPublish, "deletes a GitLab repository, which cannot be undone")}),
 		}),
-		"docker":  dockerSpec(),
-		"podman":  dockerSpec(),
-		"kubectl": kubectlSpec(),
-		"oc":      kubectlSpec(),
+		"docker":  later(dockerSpec),
+		"podman":  later(dockerSpec),
+		"kubectl": later(kubectlSpec),
+		"oc":      later(kubectlSpec),
 		"helm": subs(fetch("helm.read", "reads from the cluster"), map[string]*spec{
 			"install": send("helm.write", "installs a release into the cluster"), "upgrade": send("helm.write", "upgrades a release in the cluster"),
 			"rollback":  send("helm.write", "rolls back a release in the cluster"),
@@ -71,7 +71,7 @@ func networkTable() map[string]*spec {
 			"fmt":      {rows: []row{{"fs.format", CapWrite, "", "", "rewrites Terraform files in the workspace"}}},
 			"validate": plain(), "version": plain(),
 		}),
-		"aws":       awsSpec(),
+		"aws":       later(awsSpec),
 		"gcloud":    {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Google Cloud"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|patch|apply|start|stop|resize)", "", "changes Google Cloud resources"}, {"cloud.delete", CapPublish, "any~^delete$|^destroy$", "", "deletes Google Cloud resources, which cannot be undone"}}},
 		"az":        {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Azure"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|start|stop)$", "", "changes Azure resources"}, {"cloud.delete", CapPublish, "any~^delete$|^purge$", "", "deletes Azure resources, which cannot be undone"}}},
 		"psql":      {val: "-c -f -h -p -U -d --command --file --host --port --username --dbname -v --set", rows: []row{{"db.connect", CapSend, "", "", "connects to a PostgreSQL database"}}, fn: hSQL("-c --command")},
@@ -153,7 +153,7 @@ func networkTable() map[string]*spec {
 			"ls": plain(), "list": plain(), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "root": plain(), "bin": plain(),
 			"*": {fn: yarnBare},
 		}),
-		"pip": pipSpec(), "pip3": pipSpec(),
+		"pip": later(pipSpec), "pip3": later(pipSpec),
 		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
 		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {fn: hRemoteRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}}},
 			"venv": plain(), "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
@@ -180,7 +180,7 @@ func networkTable() map[string]*spec {
 			"cleanup": whole("pkg.uninstall-user", CapDelete, "deletes old versions and caches"), "tap": fetch("pkg.install-user", "adds a third-party formula repository (code brew runs)"),
 			"services": subs(whole("sys.user-service", CapPersistence, "changes background services that start at login"), map[string]*spec{"list": plain(), "info": plain()}),
 			"*":        unknownSub("brew")}),
-		"docker-compose": dockerComposeSpec(),
+		"docker-compose": later(dockerComposeSpec),
 	}
 }
 

@@ -143,9 +143,9 @@ func devTable() map[string]*spec {
 		"rustup":      fetch("downloads Rust toolchains"),
 		"nvm":         fetch("downloads Node versions"),
 		"http.server": whole("net.serve", CapSend, "serves files over the network"),
-		"conda":       condaSpec(),
-		"mamba":       condaSpec(),
-		"micromamba":  condaSpec(),
+		"conda":       later(condaSpec),
+		"mamba":       later(condaSpec),
+		"micromamba":  later(condaSpec),
 	}
 	return t
 }
