@@ -79,10 +79,20 @@ var knownCaps = []profile.Cap{
 	profile.CapUnsupported, profile.CapLookalike, profile.CapEnvHijack,
 }
 
-var (
-	idRe  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	envRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// validID: a rule id is [A-Za-z0-9][A-Za-z0-9._-]*.
+func validID(s string) bool {
+	return s != "" && isAlnum(s[0]) && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
+}
+
+// validEnvName: a variable name is [A-Za-z_][A-Za-z0-9_]*.
+func validEnvName(s string) bool {
+	return s != "" && (isAlnum(s[0]) || s[0] == '_') && (s[0] < '0' || s[0] > '9') &&
+		strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // Parse reads one policy file. It is strict: a syntax error, an unknown
 // key, a value of the wrong type or an invalid level, cap, regex, glob or
@@ -161,7 +171,7 @@ func parseRule(file string, scope Scope, rt ruleTOML, rp rulePos) (*Rule, error)
 		return nil, fail(head, `add id = "a-short-name" to the rule`, "rule has no id")
 	}
 	id := *rt.ID
-	if !idRe.MatchString(id) {
+	if !validID(id) {
 		return nil, fail(rp.at("id"), "use letters, digits, '.', '_' and '-', starting with a letter or digit", "bad rule id %q", id)
 	}
 	r := &Rule{
@@ -246,7 +256,7 @@ func parseRule(file string, scope Scope, rt ruleTOML, rp rulePos) (*Rule, error)
 		r.GrantNet, r.NetPorts = on, ports
 	}
 	for j, n := range rt.KeepEnv {
-		if !envRe.MatchString(n) {
+		if !validEnvName(n) {
 			return nil, fail(rp.at("keep_env", j), "keep_env lists variable names: keep_env = [\"NPM_TOKEN\"]", "rule %s: bad variable name %q in keep_env", id, n)
 		}
 		r.KeepEnv = append(r.KeepEnv, n)
