@@ -73,13 +73,23 @@ func Open(dir string) (*Log, error) {
 		return nil, err
 	}
 	defer l.funlock()
-	if l.f, err = openPrivate(l.path(), os.O_RDWR|os.O_APPEND|os.O_CREATE); err != nil {
+	// The directory is synced only when the log is created: the entry
+	// of an existing log is already durable, and the sync cost every
+	// decision a disk flush.
+	l.f, err = openPrivate(l.path(), os.O_RDWR|os.O_APPEND)
+	created := errors.Is(err, fs.ErrNotExist)
+	if created {
+		l.f, err = openPrivate(l.path(), os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL)
+	}
+	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
-		l.Close()
-		return nil, fmt.Errorf("open audit log: %w", err)
+	if created {
+		if err := syncDir(dir); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("open audit log: %w", err)
+		}
 	}
 	return l, nil
 }

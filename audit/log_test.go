@@ -692,6 +692,26 @@ func TestSummarize(t *testing.T) {
 
 // BenchmarkAppend measures a durable append: lock, tail read, one write,
 // fdatasync.
+// BenchmarkDecision is what one guard process pays to record a decision:
+// open the existing log, append one record (synced), close.
+func BenchmarkDecision(b *testing.B) {
+	dir := b.TempDir()
+	openTest(b, dir).Close()
+	r := Record{ID: NewID(), Session: "ppid:1234", Cwd: "/home/u/proj", Workspace: "/home/u/proj",
+		Command: "git status", Level: review.A, Rules: []string{"git.read"}, Decision: Ran}
+	for b.Loop() {
+		l, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.MaxSize = 0
+		if _, err := l.Append(r); err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	}
+}
+
 func BenchmarkAppend(b *testing.B) {
 	l := openTest(b, b.TempDir())
 	l.MaxSize = 0
