@@ -330,6 +330,39 @@ func hGdb(b *builder, c *call) stream {
 // command in one (:!cmd, :r !cmd) is reviewed, other code (system(),
 // :lua, :source) is not reviewed; -S/-l script files and -s keystroke
 // files are code; --remote-send/--remote-expr type into another editor.
+// hLess: less runs the commands of a +CMD operand at start. In them `!`
+// starts a shell command and `|` (after a mark letter) pipes text to
+// one: those are reviewed as command lines. A search (+/, +?) or a move
+// (+G, +50) runs nothing; any other command (s saves to a file, v starts
+// an editor) is code guard does not review.
+func hLess(b *builder, c *call) stream {
+	for _, f := range c.a.ops {
+		if !strings.HasPrefix(f.val, "+") && f.known {
+			continue
+		}
+		if !f.known {
+			if strings.HasPrefix(strings.TrimLeft(f.raw, "'\""), "+") {
+				b.dynamicCode(f, c, c.prog+" +")
+			}
+			continue
+		}
+		v := strings.TrimLeft(f.val, "+")
+		if i := strings.IndexAny(v, "!|"); i >= 0 && !strings.ContainsAny(v[:1], "/?&") {
+			cmd := v[i+1:]
+			if v[i] == '|' && cmd != "" {
+				cmd = cmd[1:] // the mark letter
+			}
+			b.text(cmd, c.st.clone(), stream{}, c.prog+" !", span{f.pos, f.end})
+			continue
+		}
+		if v == "" || strings.ContainsAny(v[:1], "/?&") || strings.Trim(v, "0123456789gGpP%FRrqQjkJKfbduey ") == "" {
+			continue
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s commands that can save files or start an editor, which guard does not review", c.prog)}, c.sp)
+	}
+	return stream{kind: streamUnknown}
+}
+
 func hVim(b *builder, c *call) stream {
 	b.add(Effect{Cap: CapExec, Rule: "dev.build", Program: c.prog, Msg: "opens an editor"}, c.sp)
 	cmds := c.a.values("-c", "--cmd")

@@ -88,7 +88,7 @@ func baseTable() map[string]*spec {
 		"cd": {fn: hCd}, "pushd": {fn: hCd}, "popd": {fn: hPopd}, "dirs": plain(),
 
 		// Readers.
-		"cat": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hCat}, "less": reader("fs.read", ""), "more": reader("fs.read", ""),
+		"cat": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hCat}, "less": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hLess}, "more": reader("fs.read", ""),
 		"head": reader("fs.read", "-n -c"), "tail": reader("fs.read", "-n -c -s --pid"), "wc": reader("fs.read", ""),
 		"ls": reader("fs.read", "-I -w --hide --ignore --color --format --sort --time-style"), "stat": reader("fs.read", "-c --format --printf"),
 		"file": reader("fs.read", "-m -f"), "diff": reader("fs.read", "-U -C -x -X --label"), "cmp": reader("fs.read", ""),

@@ -89,7 +89,9 @@ func gitSubTable() map[string]*spec {
 
 func gitTable() map[string]*spec {
 	read := func() *spec {
-		return &spec{val: "-n -L -S -G --format --pretty --author --since --until --grep -U --max-count --output"}
+		// --output (log, show, diff…) writes the output to a file.
+		return &spec{val: "-n -L -S -G --format --pretty --author --since --until --grep -U --max-count --output",
+			rows: []row{{"fs.output", CapWrite, "", "--output", "writes"}}}
 	}
 	write := func(msg string) *spec { return &spec{rows: []row{{"git.write", CapWrite, "", "", msg}}} }
 	fetch := func(msg string) *spec { return whole("git.fetch", CapFetch, msg) }
