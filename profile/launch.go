@@ -558,6 +558,17 @@ func hZip(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hPagerOption: the values of a program's pager options are command
+// lines it runs (man -P 'rm -rf ~' is rm).
+func hPagerOption(opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		for _, f := range c.a.values(opts...) {
+			b.commandText(f, c, c.prog+" "+opts[0])
+		}
+		return stream{}
+	}
+}
+
 // hDifftool: git difftool --extcmd CMD / -x CMD runs CMD on each file.
 func hDifftool(b *builder, c *call) stream {
 	for _, f := range c.a.values("-x", "--extcmd") {

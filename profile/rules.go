@@ -58,7 +58,9 @@ func baseTable() map[string]*spec {
 		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
 		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
-		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "man": plain(), "help": plain(),
+		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "help": plain(),
+		// man -P/--pager runs its pager as a command line (like MANPAGER).
+		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode", fn: hPagerOption("-P", "--pager")},
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
 		"read": {fn: func(b *builder, c *call) stream {
 			for _, f := range c.a.ops {
@@ -122,6 +124,7 @@ func baseTable() map[string]*spec {
 		"gawk":    {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
 		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops", "", "patches files in the current directory"}}},
+		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
 		"split":   {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
 		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
 		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},

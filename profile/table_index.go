@@ -102,6 +102,7 @@ var tableNames = [...]string{
 	"crontab",
 	"cryptsetup",
 	"csh",
+	"csplit",
 	"curl",
 	"cut",
 	"dash",
@@ -694,6 +695,7 @@ var tableOf = [...]uint8{
 	2, // crontab
 	2, // cryptsetup
 	4, // csh
+	0, // csplit
 	1, // curl
 	0, // cut
 	4, // dash
