@@ -1019,19 +1019,70 @@ func hSQL(flags string) handler {
 		if c.in.kind == streamText {
 			texts = append(texts, staticField(c.in.text, c.sp))
 		}
-		if c.prog == "redis-cli" {
+		switch c.prog {
+		case "redis-cli":
 			texts = append(texts, c.a.ops...)
+		case "sqlite3":
+			// sqlite3 DB SQL…: the operands after the database are run.
+			if len(c.a.ops) > 1 {
+				texts = append(texts, c.a.ops[1:]...)
+			}
 		}
 		for _, t := range texts {
 			if !t.known {
 				continue
 			}
+			b.clientEscapes(c, t)
 			if re(`\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|delete\s+from\s+\w+\s*(;|$)|flushall|flushdb|dropdatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\))`).MatchString(t.val) {
 				b.add(Effect{Cap: CapPublish, Rule: "db.destroy", Program: c.prog, Target: shorten(t.val), Msg: "destroys database data (DROP, TRUNCATE, DELETE without WHERE, FLUSHALL), which cannot be undone"}, c.sp)
 			}
 		}
 		return stream{kind: streamNetwork}
 	}
+}
+
+// clientEscapes reviews the shell commands a database client runs from
+// its own command language: sqlite3 .shell/.system, psql \! and mysql
+// system or \!, and output or input piped through a command (.output |CMD,
+// .once |CMD, .read |CMD, .import |CMD, psql \o |CMD, \g |CMD, mysql
+// pager CMD). sqlite3 .load loads native code guard cannot see.
+func (b *builder) clientEscapes(c *call, t field) {
+	for _, line := range strings.Split(t.val, "\n") {
+		if m := re(`^\s*(?:\.shell|\.system|\\!|system|pager|\\P)\s+(.+)$`).FindStringSubmatch(line); m != nil {
+			b.text(m[1], c.st.clone(), stream{}, c.prog+" shell escape", span{t.pos, t.end})
+			continue
+		}
+		if m := re(`^\s*(\.output|\.once|\.read|\.import|\\o|\\out|\\g|\\w|\\copy|copy)\b`).FindStringSubmatch(line); m != nil {
+			if cmd, ok := pipedCommand(line, !strings.HasSuffix(strings.ToLower(m[1]), "copy")); ok {
+				b.text(cmd, c.st.clone(), stream{}, c.prog+" pipe", span{t.pos, t.end})
+			}
+			continue
+		}
+		if re(`^\s*\.load\b`).MatchString(line) {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: shorten(line), Msg: "loads a native extension into " + c.prog + ", code guard cannot review"}, c.sp)
+		}
+	}
+}
+
+// pipedCommand finds the command of a client meta-command that pipes
+// through one: "|CMD" (to the end of the line, or to the closing quote
+// when the | follows a quote; not for COPY, where | is SQL), or COPY …
+// PROGRAM 'CMD'.
+func pipedCommand(line string, bar bool) (string, bool) {
+	if m := re(`\bprogram\s+'([^']*)'`).FindStringSubmatch(line); m != nil {
+		return m[1], true
+	}
+	i := strings.Index(line, "|")
+	if i < 0 || !bar {
+		return "", false
+	}
+	rest := line[i+1:]
+	if i > 0 && (line[i-1] == '\'' || line[i-1] == '"') {
+		if j := strings.IndexByte(rest, line[i-1]); j >= 0 {
+			rest = rest[:j]
+		}
+	}
+	return strings.TrimSpace(rest), true
 }
 
 // guardReadOnly are guard's subcommands that change nothing: they are A.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -558,6 +559,57 @@ func hZip(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hEd: ed reads its commands from stdin. In them !CMD runs a shell
+// command, and so do r !CMD, w !CMD and e !CMD: each is reviewed as a
+// command line. Commands guard cannot read (stdin from a file, a pipe of
+// unknown data) may run any of those.
+func hEd(b *builder, c *call) stream {
+	switch c.in.kind {
+	case streamNone:
+		return stream{}
+	case streamText:
+		for _, line := range strings.Split(c.in.text, "\n") {
+			if m := re(`^[\s0-9,.$';+-]*(?:[rweWE]\s*)?!(.+)$`).FindStringSubmatch(line); m != nil {
+				b.text(m[1], c.st.clone(), stream{}, "ed !", c.sp)
+			}
+		}
+		return stream{}
+	}
+	b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Msg: "runs ed commands from its input, which guard cannot read (they can run shell commands)"}, c.sp)
+	return stream{kind: streamUnknown}
+}
+
+// outputPipe: an output option whose value starts with | or ! pipes the
+// output to that command line (strace -o '|CMD'); then prev.
+func outputPipe(prev handler, opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		for _, f := range c.a.values(opts...) {
+			if f.known && (strings.HasPrefix(f.val, "|") || strings.HasPrefix(f.val, "!")) {
+				f.val = f.val[1:]
+				b.commandText(f, c, c.prog+" "+opts[0]+" |")
+			} else if !f.known && strings.ContainsAny(f.raw, "|!") {
+				b.dynamicCode(f, c, c.prog+" "+opts[0])
+			}
+		}
+		return prev(b, c)
+	}
+}
+
+// hProgramOption: the values of these options name a program the tool
+// runs (sort --compress-program=PROG): it is reviewed as that program run.
+func hProgramOption(opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		for _, f := range c.a.values(opts...) {
+			if !f.known {
+				b.dynamicCode(f, c, c.prog+" "+opts[0])
+				continue
+			}
+			b.exec([]field{f}, c.st.clone(), stream{}, c.prog+" "+opts[0], c.sp)
+		}
+		return stream{}
+	}
+}
+
 // hPagerOption: the values of a program's pager options are command
 // lines it runs (man -P 'rm -rf ~' is rm).
 func hPagerOption(opts ...string) handler {
@@ -688,6 +740,9 @@ func (b *builder) argumentCommands(prog string, fs []field, st *state, in stream
 // in it; text that does not parse, or does not start with a program, is
 // data.
 func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
+	// Interactive tools take "!CMD" for a shell escape (lftp -c '!rm…',
+	// ftp, sftp -b): the command is what follows the bang.
+	text = re(`(^|[;\n])(\s*)!([^\s=!])`).ReplaceAllString(text, "${1}${2}${3}")
 	if !strings.ContainsAny(text, " \t\n;|&") {
 		if namesProgram(text) && strings.Contains(text, "/") {
 			b.exec([]field{staticField(text, span{f.pos, f.end})}, st.clone(), stream{}, prog, sp)
@@ -695,15 +750,7 @@ func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
 		return
 	}
 	s, err := parse.DefaultLimits.Bash(text)
-	if err != nil || len(s.Stmts) == 0 {
-		return
-	}
-	call := firstCall(s.Stmts[0])
-	if call == nil || len(call.Args) == 0 {
-		return
-	}
-	name, ok := call.Args[0].Value()
-	if !ok || !namesProgram(name) {
+	if err != nil || !slices.ContainsFunc(s.Stmts, startsWithProgram) {
 		return
 	}
 	b.add(Effect{Cap: CapExec, Rule: "exec.argument-code", Program: prog, Target: shorten(text), Msg: "may run the shell command in its argument"}, sp)
@@ -711,6 +758,17 @@ func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
 }
 
 // firstCall is the first simple command a statement runs.
+// startsWithProgram reports whether a statement's first command names a
+// program ("open host; rm -rf ~" holds one in its second statement).
+func startsWithProgram(st *parse.Stmt) bool {
+	call := firstCall(st)
+	if call == nil || len(call.Args) == 0 {
+		return false
+	}
+	name, ok := call.Args[0].Value()
+	return ok && namesProgram(name)
+}
+
 func firstCall(st *parse.Stmt) *parse.Call {
 	switch c := st.Cmd.(type) {
 	case *parse.Call:

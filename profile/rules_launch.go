@@ -17,7 +17,7 @@ func launchTable() map[string]*spec {
 		"toybox":  {posix: true, fn: hMulticall},
 
 		// Tracers, profilers, benchmark and retry tools.
-		"strace": {val: "-e -o -p -s -u -E -P -a -b -I -X -O -S -U --output --attach --user --env --string-limit --trace --signal", posix: true, fn: wrap(0), rows: []row{
+		"strace": {val: "-e -o -p -s -u -E -P -a -b -I -X -O -S -U --output --attach --user --env --string-limit --trace --signal", posix: true, fn: outputPipe(wrap(0), "-o", "--output"), rows: []row{
 			{"fs.write", CapWrite, "", "-o|--output", "writes"},
 			{"proc.trace", CapProcess, "-p|--attach", "", "attaches to a running process (it can read its memory and data)"},
 		}},

@@ -11,6 +11,7 @@ var tableNames = [...]string{
 	"7za",
 	"7zr",
 	":",
+	"R",
 	"Rscript",
 	"[",
 	"ack",
@@ -42,6 +43,7 @@ var tableNames = [...]string{
 	"bat",
 	"batch",
 	"bazel",
+	"bb",
 	"bc",
 	"black",
 	"blkdiscard",
@@ -82,6 +84,9 @@ var tableNames = [...]string{
 	"clear",
 	"clickhouse-client",
 	"clip.exe",
+	"clisp",
+	"clj",
+	"clojure",
 	"cmake",
 	"cmp",
 	"code",
@@ -139,10 +144,12 @@ var tableNames = [...]string{
 	"ed",
 	"egrep",
 	"eksctl",
+	"elixir",
 	"emacs",
 	"emacsclient",
 	"entr",
 	"env",
+	"erl",
 	"eslint",
 	"espeak",
 	"etcdctl",
@@ -151,6 +158,7 @@ var tableNames = [...]string{
 	"ex",
 	"exec",
 	"exit",
+	"expect",
 	"expr",
 	"faketime",
 	"fallocate",
@@ -187,6 +195,7 @@ var tableNames = [...]string{
 	"getent",
 	"getopts",
 	"gh",
+	"ghci",
 	"gio",
 	"git-credential-cache",
 	"git-credential-store",
@@ -202,10 +211,13 @@ var tableNames = [...]string{
 	"gradle",
 	"gradlew",
 	"grep",
+	"groovy",
+	"groovysh",
 	"groupadd",
 	"gsutil",
 	"guard",
 	"guard-sh",
+	"guile",
 	"gunzip",
 	"gvim",
 	"gzip",
@@ -230,6 +242,7 @@ var tableNames = [...]string{
 	"ibmcloud",
 	"iconv",
 	"id",
+	"iex",
 	"ifconfig",
 	"influx",
 	"info",
@@ -241,6 +254,8 @@ var tableNames = [...]string{
 	"ip",
 	"ip6tables",
 	"iptables",
+	"ipython",
+	"irb",
 	"isort",
 	"java",
 	"javac",
@@ -249,11 +264,14 @@ var tableNames = [...]string{
 	"join",
 	"journalctl",
 	"jq",
+	"jshell",
+	"julia",
 	"kde-open",
 	"keyring",
 	"kill",
 	"killall",
 	"killall5",
+	"kotlin",
 	"ksh",
 	"ksh93",
 	"kubectl",
@@ -310,6 +328,7 @@ var tableNames = [...]string{
 	"mysqladmin",
 	"namei",
 	"nano",
+	"nawk",
 	"nc",
 	"ncat",
 	"neonctl",
@@ -373,6 +392,7 @@ var tableNames = [...]string{
 	"posh",
 	"poweroff",
 	"powerprofilesctl",
+	"powershell",
 	"prename",
 	"prettier",
 	"printenv",
@@ -386,6 +406,7 @@ var tableNames = [...]string{
 	"pulumi",
 	"pushd",
 	"pwd",
+	"pwsh",
 	"pylint",
 	"pypy3",
 	"pytest",
@@ -393,6 +414,7 @@ var tableNames = [...]string{
 	"python2",
 	"python3",
 	"qdbus",
+	"racket",
 	"railway",
 	"rbash",
 	"rclone",
@@ -425,6 +447,8 @@ var tableNames = [...]string{
 	"rvim",
 	"s3cmd",
 	"say",
+	"sbcl",
+	"scala",
 	"scp",
 	"screen",
 	"script",
@@ -517,8 +541,10 @@ var tableNames = [...]string{
 	"tree",
 	"true",
 	"truncate",
+	"ts-node",
 	"tsc",
 	"tsocks",
+	"tsx",
 	"tty",
 	"tune2fs",
 	"twine",
@@ -604,6 +630,7 @@ var tableOf = [...]uint8{
 	7, // 7za
 	7, // 7zr
 	0, // :
+	0, // R
 	0, // Rscript
 	0, // [
 	0, // ack
@@ -635,6 +662,7 @@ var tableOf = [...]uint8{
 	0, // bat
 	2, // batch
 	3, // bazel
+	0, // bb
 	0, // bc
 	3, // black
 	8, // blkdiscard
@@ -675,6 +703,9 @@ var tableOf = [...]uint8{
 	0, // clear
 	8, // clickhouse-client
 	9, // clip.exe
+	0, // clisp
+	0, // clj
+	0, // clojure
 	3, // cmake
 	0, // cmp
 	3, // code
@@ -732,10 +763,12 @@ var tableOf = [...]uint8{
 	7, // ed
 	0, // egrep
 	8, // eksctl
+	0, // elixir
 	4, // emacs
 	4, // emacsclient
 	4, // entr
 	0, // env
+	0, // erl
 	3, // eslint
 	4, // espeak
 	8, // etcdctl
@@ -744,6 +777,7 @@ var tableOf = [...]uint8{
 	7, // ex
 	0, // exec
 	0, // exit
+	0, // expect
 	0, // expr
 	4, // faketime
 	7, // fallocate
@@ -780,6 +814,7 @@ var tableOf = [...]uint8{
 	6, // getent
 	0, // getopts
 	1, // gh
+	0, // ghci
 	9, // gio
 	6, // git-credential-cache
 	6, // git-credential-store
@@ -795,10 +830,13 @@ var tableOf = [...]uint8{
 	8, // gradle
 	8, // gradlew
 	0, // grep
+	0, // groovy
+	0, // groovysh
 	2, // groupadd
 	8, // gsutil
 	0, // guard
 	0, // guard-sh
+	0, // guile
 	0, // gunzip
 	4, // gvim
 	0, // gzip
@@ -823,6 +861,7 @@ var tableOf = [...]uint8{
 	8, // ibmcloud
 	0, // iconv
 	0, // id
+	0, // iex
 	2, // ifconfig
 	8, // influx
 	4, // info
@@ -834,6 +873,8 @@ var tableOf = [...]uint8{
 	2, // ip
 	2, // ip6tables
 	2, // iptables
+	0, // ipython
+	0, // irb
 	3, // isort
 	3, // java
 	3, // javac
@@ -842,11 +883,14 @@ var tableOf = [...]uint8{
 	0, // join
 	8, // journalctl
 	0, // jq
+	0, // jshell
+	0, // julia
 	9, // kde-open
 	6, // keyring
 	2, // kill
 	2, // killall
 	2, // killall5
+	0, // kotlin
 	4, // ksh
 	4, // ksh93
 	1, // kubectl
@@ -903,6 +947,7 @@ var tableOf = [...]uint8{
 	8, // mysqladmin
 	4, // namei
 	3, // nano
+	0, // nawk
 	1, // nc
 	1, // ncat
 	8, // neonctl
@@ -966,6 +1011,7 @@ var tableOf = [...]uint8{
 	4, // posh
 	2, // poweroff
 	8, // powerprofilesctl
+	0, // powershell
 	8, // prename
 	0, // prettier
 	0, // printenv
@@ -979,6 +1025,7 @@ var tableOf = [...]uint8{
 	8, // pulumi
 	0, // pushd
 	0, // pwd
+	0, // pwsh
 	3, // pylint
 	0, // pypy3
 	3, // pytest
@@ -986,6 +1033,7 @@ var tableOf = [...]uint8{
 	0, // python2
 	0, // python3
 	8, // qdbus
+	0, // racket
 	8, // railway
 	4, // rbash
 	8, // rclone
@@ -1018,6 +1066,8 @@ var tableOf = [...]uint8{
 	4, // rvim
 	8, // s3cmd
 	4, // say
+	0, // sbcl
+	0, // scala
 	1, // scp
 	2, // screen
 	4, // script
@@ -1110,8 +1160,10 @@ var tableOf = [...]uint8{
 	0, // tree
 	0, // true
 	0, // truncate
+	0, // ts-node
 	3, // tsc
 	5, // tsocks
+	0, // tsx
 	0, // tty
 	8, // tune2fs
 	1, // twine

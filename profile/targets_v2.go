@@ -244,7 +244,7 @@ func targetsTable() map[string]*spec {
 	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
 	return map[string]*spec{
 		"ex":   {val: "-c -S -u", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}},
-		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}},
+		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}, fn: hEd},
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
 		"systemd-run": {val: "-u --unit -p --property --description --slice -E --setenv --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property -M --machine -H --host --uid --gid --nice --working-directory -d --service-type --path-property --socket-property", posix: true, fn: wrap(0), rows: []row{
