@@ -51,6 +51,7 @@ func parseArgs(fs []field, val string, posix bool) args {
 			return a
 		case strings.HasPrefix(s, "--"):
 			name, v, hasV := strings.Cut(s, "=")
+			name = expandLong(name, takes)
 			if hasV {
 				addFlag(name, field{val: v, known: true, pos: f.pos, end: f.end})
 			} else if takes[name] && i+1 < len(fs) {
@@ -93,9 +94,53 @@ func parseArgs(fs []field, val string, posix bool) args {
 	return a
 }
 
+// minAbbrev is the shortest long option taken for an abbreviation:
+// "--" and three letters.
+const minAbbrev = 5
+
+// expandLong: getopt_long, git's parse-options, tar and others accept any
+// unambiguous prefix of a long option (git push --forc is --force). A long
+// option the spec does not list that is the prefix of exactly one option
+// taking a value is that option, so its value is read as one.
+func expandLong(name string, takes map[string]bool) string {
+	if takes[name] || len(name) < minAbbrev {
+		return name
+	}
+	full := ""
+	for v := range takes {
+		if strings.HasPrefix(v, name) {
+			if full != "" {
+				return name // ambiguous: the program refuses it
+			}
+			full = v
+		}
+	}
+	if full == "" {
+		return name
+	}
+	return full
+}
+
+// flag returns an option's values: given by its name, or, for a long
+// option, by an abbreviation of it (--forc for --force; see expandLong).
+func (a args) flag(n string) ([]field, bool) {
+	if vs, ok := a.flags[n]; ok || !strings.HasPrefix(n, "--") {
+		return vs, ok
+	}
+	var out []field
+	found := false
+	for _, k := range a.order {
+		if len(k) >= minAbbrev && len(k) < len(n) && strings.HasPrefix(k, "--") && strings.HasPrefix(n, k) {
+			out = append(out, a.flags[k]...)
+			found = true
+		}
+	}
+	return out, found
+}
+
 func (a args) has(names ...string) bool {
 	for _, n := range names {
-		if _, ok := a.flags[n]; ok {
+		if _, ok := a.flag(n); ok {
 			return true
 		}
 	}
@@ -105,7 +150,8 @@ func (a args) has(names ...string) bool {
 func (a args) values(names ...string) []field {
 	var out []field
 	for _, n := range names {
-		out = append(out, a.flags[n]...)
+		vs, _ := a.flag(n)
+		out = append(out, vs...)
 	}
 	return out
 }
@@ -176,7 +222,7 @@ func (a args) term(t string) bool {
 	case strings.HasPrefix(t, "-"):
 		names, expr, hasExpr := strings.Cut(t, "=~")
 		for _, n := range strings.Split(names, "|") {
-			vs, ok := a.flags[n]
+			vs, ok := a.flag(n)
 			if !ok {
 				continue
 			}
@@ -229,9 +275,7 @@ func (a args) selectTargets(sel string) []field {
 				}
 			}
 		case strings.HasPrefix(s, "-"):
-			for _, n := range strings.Split(s, "|") {
-				out = append(out, a.flags[n]...)
-			}
+			out = append(out, a.values(strings.Split(s, "|")...)...)
 		}
 	}
 	return out

@@ -36,13 +36,14 @@ type builder struct {
 	prof   *Profile
 	depth  int
 	calls  int
-	active map[string]bool   // functions being analysed (recursion guard)
-	anchor *span             // nested text reports positions of the outer word
-	seen   map[string]bool   // effect dedupe
-	src    string            // the top-level text
-	inputs map[string]string // files read for the review: path → SHA-256
-	argCmd bool              // inside a command found in an unknown program's arguments
-	net    bool              // an effect since the last reset exchanged data with the network
+	active map[string]bool    // functions being analysed (recursion guard)
+	anchor *span              // nested text reports positions of the outer word
+	seen   map[string]bool    // effect dedupe
+	src    string             // the top-level text
+	inputs map[string]string  // files read for the review: path → SHA-256
+	argCmd bool               // inside a command found in an unknown program's arguments
+	env    map[string]*string // prefix assignments of the commands being profiled (getenv)
+	net    bool               // an effect since the last reset exchanged data with the network
 }
 
 type span struct{ pos, end int }
@@ -771,16 +772,40 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		}
 		return stream{}
 	}
-	// VAR=x cmd: the assignment is only in cmd's environment, and $VAR in
-	// cmd's arguments still expands to the old value.
-	for _, a := range c.Assigns {
-		b.assign(a, st.clone(), sp, false)
-	}
+	// VAR=x cmd: the assignment is only in cmd's environment (and that
+	// of what cmd runs), and $VAR in cmd's arguments still expands to the
+	// old value.
 	var argv []field
 	for _, w := range c.Args {
 		argv = append(argv, b.fields(w, st, sp)...)
 	}
+	if len(c.Assigns) == 0 {
+		return b.exec(argv, st, in, via, sp)
+	}
+	env := st.clone() // assigned for real: this copy is the command's environment
+	for _, a := range c.Assigns {
+		b.assign(a, env, sp, true)
+	}
+	prev := b.env
+	b.env = map[string]*string{}
+	for k, v := range prev {
+		b.env[k] = v
+	}
+	for _, a := range c.Assigns {
+		b.env[a.Name] = env.vars[a.Name]
+	}
+	defer func() { b.env = prev }()
 	return b.exec(argv, st, in, via, sp)
+}
+
+// getenv is a variable as the running program sees it: set by a prefix
+// assignment on its command (or an enclosing one), else by the shell.
+func (b *builder) getenv(st *state, name string) (*string, bool) {
+	if v, ok := b.env[name]; ok {
+		return v, true
+	}
+	v, ok := st.vars[name]
+	return v, ok
 }
 
 // maxLoopItems bounds how many values of a for loop are analysed one by

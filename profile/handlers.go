@@ -871,7 +871,13 @@ func hSSH(b *builder, c *call) stream {
 		if !o.known {
 			continue
 		}
-		k, v, _ := strings.Cut(o.val, "=")
+		// ssh -o takes "Key=Value", "Key Value" and "Key = Value".
+		val := strings.TrimSpace(o.val)
+		i := strings.IndexAny(val, "= \t")
+		if i < 0 {
+			continue
+		}
+		k, v := val[:i], strings.TrimLeft(val[i:], "= \t")
 		if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
 			b.text(v, c.st.clone(), stream{}, "ssh "+k, span{o.pos, o.end})
 		}

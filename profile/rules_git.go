@@ -25,6 +25,16 @@ func hGit(b *builder, c *call) stream {
 			st.cwd = p
 		}
 	}
+	// GIT_WORK_TREE in the environment is --work-tree (the option wins).
+	if v, ok := b.getenv(c.st, "GIT_WORK_TREE"); ok && !c.a.has("--work-tree") {
+		st = st.clone()
+		st.cwd = ""
+		if v != nil {
+			if p, ok := b.ctx.Resolve(c.st.cwd, *v); ok {
+				st.cwd = p
+			}
+		}
+	}
 	for _, wt := range c.a.values("--work-tree") {
 		// Paths git acts on (clean, checkout, rm) are in the work tree.
 		st = st.clone()

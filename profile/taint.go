@@ -263,7 +263,7 @@ func (b *builder) runnerCheck(prog string, c *call) {
 // others a directory.
 func runnerFileFlag(d field, c *call) bool {
 	for _, n := range []string{"-f", "--file", "--makefile", "--manifest-path"} {
-		for _, v := range c.a.flags[n] {
+		for _, v := range c.a.values(n) {
 			if v.pos == d.pos && v.end == d.end && v.val == d.val {
 				return true
 			}
