@@ -31,6 +31,8 @@ type Env struct {
 	ReadFile func(path string, limit int64) ([]byte, error)
 	// EvalSymlinks resolves symlinks in an absolute path.
 	EvalSymlinks func(string) (string, error)
+	// Readlink reads one symlink (a link whose target does not exist).
+	Readlink func(string) (string, error)
 	// Stat is os.Stat (workspace checks, the git top-level).
 	Stat func(string) (fs.FileInfo, error)
 }
@@ -39,7 +41,7 @@ type Env struct {
 func OS() Env {
 	return Env{
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
-		ReadFile: safefile.Read, EvalSymlinks: filepath.EvalSymlinks, Stat: os.Stat,
+		ReadFile: safefile.Read, EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink, Stat: os.Stat,
 	}
 }
 
@@ -134,6 +136,7 @@ func (e *Engine) Context(cwd, workspace string) (*profile.Context, error) {
 		ConfigDir: e.dirs.Config, StateDir: e.dirs.State,
 		ReadFile:     func(p string) ([]byte, error) { return read(p, MaxScriptRead) },
 		EvalSymlinks: e.env.EvalSymlinks,
+		Readlink:     e.env.Readlink,
 	}, nil
 }
 

@@ -29,6 +29,9 @@ type Context struct {
 	ReadFile func(path string) ([]byte, error) `json:"-"`
 	// EvalSymlinks resolves symlinks in an absolute path. nil: none.
 	EvalSymlinks func(path string) (string, error) `json:"-"`
+	// Readlink reads one symlink (os.Readlink), for links whose target
+	// does not exist yet. nil: such links are taken for plain names.
+	Readlink func(path string) (string, error) `json:"-"`
 
 	once     sync.Once
 	listOnce sync.Once
@@ -278,7 +281,7 @@ func (c *Context) Copy() *Context {
 	return &Context{
 		Cwd: c.Cwd, Workspace: c.Workspace, Home: c.Home, User: c.User, Env: c.Env,
 		ConfigDir: c.ConfigDir, StateDir: c.StateDir, Remote: c.Remote,
-		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks,
+		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks, Readlink: c.Readlink,
 	}
 }
 
@@ -347,6 +350,18 @@ func (c *Context) resolveUncached(p string) string {
 	for i := 0; i < 64; i++ {
 		if r, err := c.EvalSymlinks(cur); err == nil {
 			return path.Join(r, rest)
+		}
+		// A symlink whose target does not exist: writing through it
+		// creates the target (echo x >> link), so the path is the
+		// target's. Links to links are followed the same way, at most 64.
+		if c.Readlink != nil {
+			if t, err := c.Readlink(cur); err == nil {
+				if !strings.HasPrefix(t, "/") {
+					t = path.Join(path.Dir(cur), t)
+				}
+				cur = path.Clean(t)
+				continue
+			}
 		}
 		if cur == "/" || cur == "." {
 			break

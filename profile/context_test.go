@@ -1,6 +1,8 @@
 package profile_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/guard-sh/guard/profile"
@@ -66,5 +68,47 @@ func TestCdScoping(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no delete of %s in %+v", text, want, p.Effects)
 		}
+	}
+}
+
+// TestResolveDanglingSymlink: a workspace symlink whose target does not
+// exist yet is the target's path (writing through it creates ~/.bashrc),
+// through chains of links, relative or absolute.
+func TestResolveDanglingSymlink(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "proj")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"rc":    filepath.Join(home, ".bashrc"),
+		"rel":   "../.profile",
+		"chain": "rc",
+		"local": "not-yet",
+	} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := &profile.Context{Cwd: ws, Workspace: ws, Home: home, User: "u",
+		EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink}
+	for rel, want := range map[string]string{
+		"rc":         filepath.Join(home, ".bashrc"),
+		"rel":        filepath.Join(home, ".profile"),
+		"chain":      filepath.Join(home, ".bashrc"),
+		"local":      filepath.Join(ws, "not-yet"),
+		"plain-file": filepath.Join(ws, "plain-file"),
+	} {
+		if got, ok := ctx.Resolve(ws, rel); !ok || got != want {
+			t.Errorf("Resolve(%q) = %q, want %q", rel, got, want)
+		}
+	}
+	p := profile.Build("echo x >> rc", ctx)
+	if len(p.Effects) == 0 || p.Effects[0].Target != filepath.Join(home, ".bashrc") {
+		t.Errorf("echo x >> rc: effects %+v, want a write of ~/.bashrc", p.Effects)
 	}
 }
