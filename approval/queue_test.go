@@ -37,6 +37,19 @@ func mustAdd(t *testing.T, dir string, r Request) string {
 	return id
 }
 
+// TestValidID: an id names a file in the queue, so only the 8 lowercase
+// hex digits Add makes are ids.
+func TestValidID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"3fa2b1c0": true, "00000000": true, "": false, "3fa2b1c": false, "3fa2b1c00": false,
+		"3FA2B1C0": false, "3fa2b1cg": false, "../../x1": false, "3fa2b1c\n": false, "3fa2/1c0": false, "3fa2b1cé": false,
+	} {
+		if ValidID(id) != want {
+			t.Errorf("ValidID(%q) = %v, want %v", id, !want, want)
+		}
+	}
+}
+
 func TestAddApproveConsume(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "approvals")
 	id := mustAdd(t, dir, request(key, review.B))
