@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 BIN := bin/guard
 LDFLAGS := -s -w -X main.version=$(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
-.PHONY: build test check bench fuzz install man clean
+.PHONY: build test check bench bench-startup fuzz install man clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/guard
@@ -20,9 +20,18 @@ check:
 	$(GO) run $(STATICCHECK) ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./parse ./review ./audit ./sandbox ./scan
+	$(GO) test -run '^$$' -bench . -benchmem ./parse ./profile ./policy ./review ./audit ./sandbox ./scan ./checkpoint
 	$(GO) test -run '^$$' -bench 'Exec|Landlock|Guard|Hook' ./cmd/guard
 	$(GO) test -run TestReportMedianLatency -v ./review
+
+# Whole-process start-up, side by side with /bin/true and sh -c true, in a
+# fresh HOME and git workspace (needs hyperfine and python3).
+bench-startup: build
+	@h=$$(mktemp -d) && mkdir -p $$h/ws && git -C $$h/ws init -q && cd $$h/ws && \
+	HOME=$$h python3 $(CURDIR)/testdata/bench/ratios.py 8 40 'true=/bin/true' \
+	  'guard version=$(CURDIR)/$(BIN) version' "guard check=$(CURDIR)/$(BIN) check 'git status'" \
+	  'sh -c true=sh -c true' 'guard hook claude=sh -c "$(CURDIR)/$(BIN) hook claude < $(CURDIR)/testdata/bench/hook.json"'; \
+	rc=$$?; rm -rf $$h; exit $$rc
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzAssess -fuzztime 60s ./review

@@ -58,7 +58,7 @@ const (
 type maskRule struct {
 	id   string
 	kind ruleKind
-	re   *regexp.Regexp
+	re   *lazyRE
 	// wordStart: the match must not start inside a word (a regexp \b
 	// there would cost the literal-prefix scan). Token rules always
 	// check this.
@@ -105,23 +105,24 @@ const (
 
 // maskRules is the table of what Mask hides. Token rules come first: where
 // two rules find the same secret, the first one's prefix is kept.
-// Compiled on first use: most guard runs never mask anything.
+// Built on first use, each expression compiled when a text first passes
+// its rule's hint.
 var maskRules = sync.OnceValue(func() []maskRule {
 	return []maskRule{
-		{id: "github-token", kind: token, hint: []string{"gh"}, re: regexp.MustCompile(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
-		{id: "github-pat", kind: token, hint: []string{"github_pat_"}, re: regexp.MustCompile(`(github_pat_)[A-Za-z0-9_]{30,}`)},
-		{id: "anthropic-key", kind: token, hint: []string{"sk-ant-"}, re: regexp.MustCompile(`(sk-ant-)[A-Za-z0-9_-]{20,}`)},
-		{id: "openai-key", kind: token, hint: []string{"sk-"}, re: regexp.MustCompile(`(sk-(?:proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}`), check: hasDigit},
-		{id: "aws-access-key", kind: token, hint: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`(A[KS]IA)[A-Z2-7]{16}\b`)},
-		{id: "slack-token", kind: token, hint: []string{"xox"}, re: regexp.MustCompile(`(xox[abposr]-)[A-Za-z0-9-]{10,}`)},
-		{id: "gitlab-token", kind: token, hint: []string{"glpat-"}, re: regexp.MustCompile(`(glpat-)[A-Za-z0-9_-]{20,}`)},
-		{id: "npm-token", kind: token, hint: []string{"npm_"}, re: regexp.MustCompile(`(npm_)[A-Za-z0-9]{30,}`)},
-		{id: "jwt", kind: token, hint: []string{"eyJ"}, re: regexp.MustCompile(`(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)},
+		{id: "github-token", kind: token, hint: []string{"gh"}, re: lazy(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
+		{id: "github-pat", kind: token, hint: []string{"github_pat_"}, re: lazy(`(github_pat_)[A-Za-z0-9_]{30,}`)},
+		{id: "anthropic-key", kind: token, hint: []string{"sk-ant-"}, re: lazy(`(sk-ant-)[A-Za-z0-9_-]{20,}`)},
+		{id: "openai-key", kind: token, hint: []string{"sk-"}, re: lazy(`(sk-(?:proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}`), check: hasDigit},
+		{id: "aws-access-key", kind: token, hint: []string{"AKIA", "ASIA"}, re: lazy(`(A[KS]IA)[A-Z2-7]{16}\b`)},
+		{id: "slack-token", kind: token, hint: []string{"xox"}, re: lazy(`(xox[abposr]-)[A-Za-z0-9-]{10,}`)},
+		{id: "gitlab-token", kind: token, hint: []string{"glpat-"}, re: lazy(`(glpat-)[A-Za-z0-9_-]{20,}`)},
+		{id: "npm-token", kind: token, hint: []string{"npm_"}, re: lazy(`(npm_)[A-Za-z0-9]{30,}`)},
+		{id: "jwt", kind: token, hint: []string{"eyJ"}, re: lazy(`(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)},
 		{
 			// The body between BEGIN and END; to the end of the text when
 			// the END line is missing.
 			id: "private-key", kind: span, hint: []string{"PRIVATE KEY"},
-			re:   regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
+			re:   lazy(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
 			keep: func(string) int { return 0 },
 		},
 		{id: "url-password", kind: span, find: urlPasswords},
@@ -130,12 +131,12 @@ var maskRules = sync.OnceValue(func() []maskRule {
 		{id: "secret-assignment", kind: value, name: isSecretName, before: beforeName, find: func(s string) [][]int { return namedValues(s, '=', 2) }},
 		{id: "secret-header", kind: value, name: isSecretName, before: beforeName, scheme: true, find: func(s string) [][]int { return namedValues(s, ':', 0) }},
 		// --password value, --token value.
-		{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, re: regexp.MustCompile(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
+		{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, re: lazy(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
 		// mysql -pSECRET (the password is glued to -p).
-		{id: "mysql-password", kind: value, wordStart: true, hint: []string{"mysql", "mariadb"}, re: regexp.MustCompile(`(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)[ \t][^\n;&|]*?[\s'"]-p`)},
-		{id: "docker-login-password", kind: value, wordStart: true, hint: []string{"login"}, re: regexp.MustCompile(`(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\n;&|]*?[\s'"]-p(?:[ \t]+|=)`)},
-		{id: "sshpass-password", kind: value, wordStart: true, hint: []string{"sshpass"}, re: regexp.MustCompile(`sshpass\b[^\n;&|]*?[\s'"]-p[ \t]*`)},
-		{id: "curl-user", kind: value, wordStart: true, after: ":", hint: []string{"curl"}, re: regexp.MustCompile(`curl\b[^\n;&|]*?[\s'"](?:-u[ \t]*|--user(?:[ \t]+|=))`)},
+		{id: "mysql-password", kind: value, wordStart: true, hint: []string{"mysql", "mariadb"}, re: lazy(`(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)[ \t][^\n;&|]*?[\s'"]-p`)},
+		{id: "docker-login-password", kind: value, wordStart: true, hint: []string{"login"}, re: lazy(`(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\n;&|]*?[\s'"]-p(?:[ \t]+|=)`)},
+		{id: "sshpass-password", kind: value, wordStart: true, hint: []string{"sshpass"}, re: lazy(`sshpass\b[^\n;&|]*?[\s'"]-p[ \t]*`)},
+		{id: "curl-user", kind: value, wordStart: true, after: ":", hint: []string{"curl"}, re: lazy(`curl\b[^\n;&|]*?[\s'"](?:-u[ \t]*|--user(?:[ \t]+|=))`)},
 	}
 })
 
@@ -261,7 +262,23 @@ func (r maskRule) matches(s string) [][]int {
 	if r.hint != nil && !slices.ContainsFunc(r.hint, func(h string) bool { return strings.Contains(s, h) }) {
 		return nil
 	}
-	return r.re.FindAllStringSubmatchIndex(s, -1)
+	return r.re.get().FindAllStringSubmatchIndex(s, -1)
+}
+
+// lazyRE is a rule's expression, compiled the first time a text passes
+// the rule's hint: most commands hold none of the hints, and compiling
+// the whole table cost every decision record 0.1 ms.
+type lazyRE struct {
+	once sync.Once
+	expr string
+	re   *regexp.Regexp
+}
+
+func lazy(expr string) *lazyRE { return &lazyRE{expr: expr} }
+
+func (l *lazyRE) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }
 
 // namedValues finds NAME<sep>value: at each sep, the name before it (maybe
