@@ -225,6 +225,15 @@ var workspacePersist = sync.OnceValue(func() []string {
 		".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
 		".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
 		".git/hooks", ".git/config",
+		// MCP servers the project declares: agents and editors start
+		// their commands.
+		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
+		// Hooks git runs on commit through a hooks manager.
+		".husky", ".pre-commit-config.yaml",
+		// Package-manager configuration that runs code on the next
+		// install or script: npm's script-shell and node-options, yarn's
+		// yarnPath and plugins, pnpm's hooks, bun's preload.
+		".npmrc", ".yarnrc", ".yarnrc.yml", ".yarn/releases", ".yarn/plugins", ".pnpmfile.cjs", "bunfig.toml",
 		// guard's own checkpoints (guard undo) kept in the repository.
 		".git/refs/guard", ".git/guard-checkpoints",
 	}
