@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -243,6 +244,7 @@ func doctorFiles(env *doctorEnv) doctorSection {
 		doctorAudit(env.stateDir),
 		doctorPIN(env),
 		doctorPolicy(env.configDir),
+		doctorNotify(),
 		doctorCheckpoints(env.stateDir),
 	)
 	return sec
@@ -323,6 +325,29 @@ func doctorPIN(env *doctorEnv) doctorCheck {
 
 // doctorPolicy loads the user's policy and, in a project, the project's,
 // exactly as a review would.
+// doctorNotify checks that a configured webhook can be sent: guard posts
+// it with curl.
+func doctorNotify() doctorCheck {
+	c := doctorCheck{Name: "notify", OK: true}
+	st, err := loadSettings()
+	switch {
+	case err != nil:
+		c.OK, c.Detail = false, err.Error()
+	case st.notify.Webhook == "":
+		c.Detail = "no webhook"
+		if st.notify.Desktop {
+			c.Detail += "; desktop notifications when notify-send is on PATH"
+		}
+	default:
+		if _, err := exec.LookPath("curl"); err != nil {
+			c.OK, c.Detail = false, "a webhook is set, but curl, which guard posts it with, is not on PATH: install curl"
+		} else {
+			c.Detail = "webhook set (posted with curl)"
+		}
+	}
+	return c
+}
+
 func doctorPolicy(cfgDir string) doctorCheck {
 	c := doctorCheck{Name: "policy"}
 	e, err := newEngine()

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -110,5 +112,32 @@ func TestDoctorFullKernel(t *testing.T) {
 	}
 	if strings.Contains(out, "FAIL") {
 		t.Errorf("FAIL on a full kernel:\n%s", out)
+	}
+}
+
+// TestDoctorNotify: a webhook guard cannot send (curl is not on PATH)
+// fails doctor with the fix; with curl it is ok, and without a webhook
+// there is nothing to check.
+func TestDoctorNotify(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	if c := doctorNotify(); !c.OK || !strings.HasPrefix(c.Detail, "no webhook") {
+		t.Errorf("no config: %+v", c)
+	}
+	cfg := filepath.Join(home, ".config", "guard", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	if err := os.WriteFile(cfg, []byte("[notify]\nwebhook = \"https://hooks.example.com/x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "curl"), []byte("#!/bin/sh\n"), 0o755)
+	t.Setenv("PATH", bin)
+	if c := doctorNotify(); !c.OK || c.Detail != "webhook set (posted with curl)" {
+		t.Errorf("with curl: %+v", c)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if c := doctorNotify(); c.OK || !strings.Contains(c.Detail, "curl, which guard posts it with, is not on PATH: install curl") {
+		t.Errorf("without curl: %+v", c)
 	}
 }
