@@ -27,8 +27,8 @@ const MaxFileSize = 1 << 20
 // fileTOML and ruleTOML are the schema. Pointers tell a key that is absent
 // from one set to an empty value.
 type fileTOML struct {
-	MinLevel *string    `toml:"min_level"`
-	Rules    []ruleTOML `toml:"rules"`
+	MinLevel *string     `toml:"min_level"`
+	Rules    []*ruleTOML `toml:"rules"` // pointers: decoding appends without copying each table
 }
 
 type ruleTOML struct {
@@ -81,13 +81,28 @@ var knownCaps = []profile.Cap{
 
 // validID: a rule id is [A-Za-z0-9][A-Za-z0-9._-]*.
 func validID(s string) bool {
-	return s != "" && isAlnum(s[0]) && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
+	if s == "" || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // validEnvName: a variable name is [A-Za-z_][A-Za-z0-9_]*.
 func validEnvName(s string) bool {
-	return s != "" && (isAlnum(s[0]) || s[0] == '_') && (s[0] < '0' || s[0] > '9') &&
-		strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 func isAlnum(c byte) bool {
@@ -162,7 +177,7 @@ func Parse(file string, data []byte, scope Scope) (*File, error) {
 	return f, nil
 }
 
-func parseRule(file string, scope Scope, rt ruleTOML, rp rulePos) (*Rule, error) {
+func parseRule(file string, scope Scope, rt *ruleTOML, rp rulePos) (*Rule, error) {
 	head := rp.at("")
 	fail := func(p pos, hint, format string, args ...any) error {
 		return &Error{Path: file, Line: p.line, Col: p.col, Msg: fmt.Sprintf(format, args...), Hint: hint}
@@ -460,7 +475,8 @@ func newIndex(data []byte) (*index, error) {
 			ix.lines = append(ix.lines, i+1)
 		}
 	}
-	ix.keys = map[string]pos{}
+	// One entry per table header: sized once, the map never rehashes.
+	ix.keys = make(map[string]pos, bytes.Count(data, []byte("[["))+1)
 	return ix, ix.walk(false)
 }
 
