@@ -739,6 +739,9 @@ func describeTarget(target string, c Class) string {
 	case ClassGuard:
 		return fmt.Sprintf("%s, guard's own files", target)
 	case ClassPersistence:
+		if what := guardProjectFiles[path.Base(target)]; what != "" {
+			return fmt.Sprintf("%s, %s", target, what)
+		}
 		return fmt.Sprintf("%s, which runs code later (startup file, hook or config)", target)
 	case ClassTTY:
 		return fmt.Sprintf("%s, another terminal", target)
@@ -750,6 +753,13 @@ func describeTarget(target string, c Class) string {
 		return fmt.Sprintf("%s outside the workspace", target)
 	}
 	return target
+}
+
+// guardProjectFiles are guard's files in a workspace (workspacePersist),
+// by what they are to the user.
+var guardProjectFiles = map[string]string{
+	".guard.toml":  "guard's policy for this project (it sets how commands here are reviewed)",
+	".guardignore": "the list of files guard's scan skips",
 }
 
 func isDigits(s string) bool {

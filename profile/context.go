@@ -234,6 +234,10 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// install or script: npm's script-shell and node-options, yarn's
 		// yarnPath and plugins, pnpm's hooks, bun's preload.
 		".npmrc", ".yarnrc", ".yarnrc.yml", ".yarn/releases", ".yarn/plugins", ".pnpmfile.cjs", "bunfig.toml",
+		// guard's own files in the project: its policy (a floor another
+		// command could lower by rewriting or deleting it) and the files
+		// its scan skips (a pre-commit hook that then reads nothing).
+		".guard.toml", ".guardignore",
 		// guard's own checkpoints (guard undo) kept in the repository.
 		".git/refs/guard", ".git/guard-checkpoints",
 	}
