@@ -19,11 +19,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helper is guard re-executed (/proc/self/exe) with helperEnv set.
-// It reads its plan from planFD, confines itself, and execs the target,
-// so the target keeps the helper's pid. Before the exec it can report a
-// failure on statusFD, which is close-on-exec: the parent reading EOF
-// there means the exec succeeded.
+// The helper is guard-sandbox-exec, or guard re-executed
+// (/proc/self/exe), with helperEnv set. It reads its plan from planFD,
+// confines itself, starts the command as its child and stays as its
+// watcher (watcher.go). Until the command runs it can report a failure
+// on statusFD, which it closes then: the parent reading EOF there means
+// the command was executed.
 const (
 	helperEnv = "GUARD_SANDBOX_HELPER"
 	planFD    = 3
@@ -42,7 +43,7 @@ const (
 // build refuses a plan it does not know (and guard then re-executes
 // itself instead). Bump it with every change to plan or to what the
 // helper does with it.
-const planFormat = 2
+const planFormat = 3
 
 // plan is everything the helper needs, computed by the parent: the
 // helper only applies it, so a helper binary cannot enforce less than
@@ -75,8 +76,9 @@ type status struct {
 
 // ChildMain must be called first thing in main (and in TestMain of
 // packages that test Run). In guard's ordinary runs it returns at once.
-// In the sandbox helper it never returns: it confines the process and
-// execs the command, or exits with 125, 126 or 127.
+// In the sandbox helper it never returns: it confines the process,
+// runs the command and exits with its status (watcher.go), or exits
+// with 125, 126 or 127.
 func ChildMain() {
 	if os.Getenv(helperEnv) == "" {
 		return
@@ -85,7 +87,6 @@ func ChildMain() {
 }
 
 func helperMain() int {
-	parent := os.Getppid()
 	// The status pipe must not reach the target.
 	unix.CloseOnExec(statusFD)
 	st := os.NewFile(statusFD, "status")
@@ -93,10 +94,10 @@ func helperMain() int {
 		json.NewEncoder(st).Encode(status{Code: code, Err: err.Error(), Name: name})
 		return code
 	}
+	// The plan pipe stays open: it is the lifeline (see watcher.go).
 	in := os.NewFile(planFD, "plan")
 	var p plan
 	err := json.NewDecoder(in).Decode(&p)
-	in.Close()
 	if err != nil {
 		return fail(codeFailed, "", fmt.Errorf("read sandbox plan: %w", err))
 	}
@@ -124,21 +125,10 @@ func helperMain() int {
 		return fail(code, name, err)
 	}
 
-	// Every step from here to the exec runs on this one thread: the
-	// seccomp no_new_privs bit is per thread, and Exec replaces the
-	// whole process from the thread that calls it.
+	// Every step from here to the fork runs on this one thread: the
+	// seccomp no_new_privs bit is per thread, and the fork copies the
+	// calling thread's credentials and filter to the command.
 	runtime.LockOSThread()
-	// PR_SET_PDEATHSIG belongs to one thread: the fork set it on the
-	// thread that started the helper, which need not be this one, and
-	// Exec from here would drop it, so a SIGKILLed guard could leave the
-	// command running. Set it on this thread, then make sure guard did not
-	// die before it took effect.
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return fail(codeFailed, name, fmt.Errorf("set parent-death signal: %w", err))
-	}
-	if unix.Getppid() != parent {
-		return fail(codeFailed, name, errors.New("guard exited before the command started"))
-	}
 	if p.Landlock {
 		if err := restrict(p); err != nil {
 			return fail(codeFailed, name, fmt.Errorf("landlock: %w", err))
@@ -152,12 +142,17 @@ func helperMain() int {
 			return fail(codeFailed, name, err)
 		}
 	}
-	err = syscall.Exec(path, p.Argv, p.Env)
-	code := codeNotExecutable
-	if errors.Is(err, syscall.ENOENT) {
-		code = codeNotFound // e.g. a missing script interpreter
+	w, err := startWatched(path, p)
+	if err != nil {
+		code := codeNotExecutable
+		if errors.Is(err, syscall.ENOENT) {
+			code = codeNotFound // e.g. a missing script interpreter
+		}
+		return fail(code, name, err)
 	}
-	return fail(code, name, err)
+	// The command runs: guard reads EOF on the status pipe.
+	st.Close()
+	return w.watch()
 }
 
 // restrict applies the plan's Landlock ruleset to this process.

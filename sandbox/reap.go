@@ -116,13 +116,23 @@ func childrenByScan() ([]int, error) {
 // keep, is not helper (reaped by its exec.Cmd) and is not another run's
 // helper, until none is left. It returns how many it reaped.
 func reapDescendants(helper int, keep []int) (int, error) {
+	return reapChildren(func(pid int) bool {
+		return pid == helper || helpers[pid] || slices.Contains(keep, pid)
+	})
+}
+
+// reapChildren kills and reaps every child of this process but those
+// spared names (asked with spawnMu held), until none is left: killing a
+// child makes its children this process's (a subreaper's) in turn. The
+// sandbox helper's watcher spares none. It returns how many it reaped.
+func reapChildren(spared func(pid int) bool) (int, error) {
 	n := 0
 	for {
 		spawnMu.Lock()
 		kids, err := children()
 		var targets []int
 		for _, pid := range kids {
-			if pid != helper && !helpers[pid] && !slices.Contains(keep, pid) {
+			if !spared(pid) {
 				targets = append(targets, pid)
 			}
 		}

@@ -211,12 +211,10 @@ func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) 
 		// A background process that keeps a stdio pipe open must not
 		// keep guard waiting once the group is gone.
 		WaitDelay: time.Second,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid: true,
-			// Pdeathsig is tied to the thread that forks: this
-			// goroutine keeps its thread until Wait returns.
-			Pdeathsig: syscall.SIGKILL,
-		},
+		// No parent-death signal: should guard die, the helper must
+		// live on to kill what the command started (watcher.go); the
+		// plan pipe's EOF tells it.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	var watcher *denialWatcher
 	if stdio.WatchErr && stdio.Err != nil && !visibleInterposition(stdio) {
@@ -274,8 +272,9 @@ func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) 
 	defer close(done)
 	go relay(ctx, pid, sigs, done)
 
+	// planW stays open until the run is over: it is the helper's
+	// lifeline, whose EOF means guard is gone.
 	encErr := json.NewEncoder(planW).Encode(p)
-	planW.Close()
 	st, stErr := readStatus(statR)
 
 	waitExit(pid, tty)

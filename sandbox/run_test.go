@@ -30,6 +30,12 @@ func TestExitStatus(t *testing.T) {
 		{"passthrough", []string{"sh", "-c", "exit 42"}, 42, 0},
 		{"killed by SIGKILL", []string{"sh", "-c", "kill -KILL $$"}, 128 + 9, syscall.SIGKILL},
 		{"killed by SIGTERM", []string{"sh", "-c", "kill -TERM $$"}, 128 + 15, syscall.SIGTERM},
+		// Signals the helper's Go runtime handles itself: the helper,
+		// which waits for the command, dies of the same signal.
+		{"killed by SIGINT", []string{"sh", "-c", "kill -INT $$"}, 128 + 2, syscall.SIGINT},
+		{"killed by SIGABRT", []string{"sh", "-c", "kill -ABRT $$"}, 128 + 6, syscall.SIGABRT},
+		{"killed by SIGSEGV", []string{"sh", "-c", "kill -SEGV $$"}, 128 + 11, syscall.SIGSEGV},
+		{"killed by SIGPIPE", []string{"sh", "-c", "kill -PIPE $$"}, 128 + 13, syscall.SIGPIPE},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

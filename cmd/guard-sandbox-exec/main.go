@@ -1,6 +1,7 @@
 // Command guard-sandbox-exec is guard's sandbox helper: guard starts it
-// with a plan on a pipe, and it confines itself (Landlock, seccomp) and
-// execs the command. It is a separate, small binary only because it
+// with a plan on a pipe, and it confines itself (Landlock, seccomp),
+// starts the command and watches it, so that nothing the command starts
+// outlives it or guard. It is a separate, small binary only because it
 // starts faster than guard itself; without it guard re-executes itself.
 // Install it next to guard: go install github.com/guard-sh/guard/cmd/...@latest
 package main
