@@ -48,17 +48,25 @@
 //
 // # How it runs the command
 //
-// Landlock restricts the calling process irrevocably, so Run re-executes
-// guard itself (/proc/self/exe) as a helper. ChildMain, called first
-// thing in main, recognises the helper by an environment variable, reads
-// the plan (argv, environment, rules) from a pipe on fd 3, finds the
-// command on PATH, applies Landlock and the seccomp filter (with
-// no_new_privs), marks every inherited descriptor but 0-2 close-on-exec,
-// and starts the command as its child. A failure before that is
-// reported on fd 4, which the helper closes once the command runs: EOF
-// there means the exec happened. Not found is 127, not executable 126, a
-// setup failure 125. The helper then watches (watcher.go): it exits with
-// the command's status, or dies of its signal, once it has killed every
+// Landlock restricts the calling thread irrevocably, so Run starts a
+// helper: guard-sandbox-exec next to guard's executable, or else guard
+// itself (/proc/self/exe). Its code is package confine, kept small for
+// a fast start; ChildMain, called first thing in main, recognises the
+// helper by an environment variable. Run starts it first and computes
+// the plan (argv, environment, rules, seccomp program) meanwhile, then
+// sends it on a pipe (fd 3): a JSON header {"format":N}, which helpers
+// of other builds read as a format they do not know (Run then
+// re-executes guard), and a length-prefixed binary body. The helper
+// finds the command on PATH, and on one locked thread sets
+// no_new_privs, restricts itself with raw Landlock system calls, drops
+// capabilities from the bounding set and installs the seccomp filter
+// (all per thread; no psx, no TSYNC), marks every inherited descriptor
+// but 0-2 close-on-exec, and forks the command from that thread, which
+// inherits all of it. A failure before that is reported on fd 4, which
+// the helper closes once the command runs: EOF there means the exec
+// happened. Not found is 127, not executable 126, a setup failure 125.
+// The helper then watches (confine/watch.go): it exits with the
+// command's status, or dies of its signal, once it has killed every
 // descendant left; and when guard dies (the plan pipe reads EOF) it
 // kills the command and every descendant.
 //

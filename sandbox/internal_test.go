@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/guard-sh/guard/sandbox/confine"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -191,6 +193,34 @@ func TestGrantsWrite(t *testing.T) {
 		}
 		if r.Access&(ll.AccessFSMakeBlock|ll.AccessFSMakeChar) != 0 {
 			t.Errorf("%s may create device nodes", r.Path)
+		}
+	}
+}
+
+// TestScopeSignal: the helper's copy of LANDLOCK_SCOPE_SIGNAL (it does
+// not import go-landlock) is the kernel's.
+func TestScopeSignal(t *testing.T) {
+	if confine.ScopeSignal != ll.ScopeSignal {
+		t.Errorf("confine.ScopeSignal = %d, want %d", confine.ScopeSignal, ll.ScopeSignal)
+	}
+}
+
+// TestGlobMatch: the shortcut matches exactly what path.Match does, for
+// every pattern of the table against names built around each.
+func TestGlobMatch(t *testing.T) {
+	names := []string{"", "X", "TOKEN", "PATH", "DATABASE_URL", "A_B", "*"}
+	for _, r := range envRules {
+		inner := strings.Trim(r.Pattern, "*")
+		for _, n := range []string{inner, "X" + inner, inner + "X", "X" + inner + "X", inner[1:], inner[:len(inner)-1]} {
+			names = append(names, n)
+		}
+	}
+	for _, r := range append(envRules, envRule{Pattern: "*"}, envRule{Pattern: "A?C*"}) {
+		for _, n := range names {
+			want, _ := path.Match(r.Pattern, n)
+			if got := globMatch(r.Pattern, n); got != want {
+				t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", r.Pattern, n, got, want)
+			}
 		}
 	}
 }

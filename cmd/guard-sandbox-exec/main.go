@@ -7,14 +7,15 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
-	"github.com/guard-sh/guard/sandbox"
+	"github.com/guard-sh/guard/sandbox/confine"
 )
 
+// It imports package confine only, which is small on purpose: its start
+// is on the path of every guarded command (go list -deps shows it).
 func main() {
-	sandbox.ChildMain()
-	fmt.Fprintln(os.Stderr, "guard-sandbox-exec: error: this is guard's sandbox helper; run guard instead")
-	os.Exit(125)
+	confine.Main()
+	os.Stderr.WriteString("guard-sandbox-exec: error: this is guard's sandbox helper; run guard instead\n")
+	os.Exit(confine.CodeFailed)
 }

@@ -1,20 +1,18 @@
-package sandbox
+package confine
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"unsafe"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
 // Nothing the command starts may outlive guard, even a guard that is
 // SIGKILLed (an agent's tool timeout does that): guard's own cleanup
-// (reap.go) never runs then. So the helper does not exec the command.
+// (sandbox/reap.go) never runs then. So the helper does not exec the command.
 // Once confined it becomes the child subreaper, starts the command as
 // its child (which inherits the Landlock domain, the seccomp filter and
 // no_new_privs of the helper's thread) and stays as a small watcher:
@@ -32,13 +30,19 @@ import (
 // command never holds either end.
 //
 // The watcher stays in the command's process group, so the terminal's
-// signals and guard's relayed ones reach both; it ignores them (they are
-// for the command), and when the command stops it stops itself, so guard
-// sees the stop and does its job control as before. It is not dumpable:
+// signals and guard's relayed ones reach both; once the command runs it
+// ignores them (they are for the command; the command got the signal
+// dispositions the helper started with), and when the command stops it
+// stops itself, so guard sees the stop and does its job control as
+// before. It is not dumpable:
 // processes of the same user cannot ptrace it or read its memory. What
 // it cannot prevent: the command shares its Landlock domain and may
 // SIGKILL it; then the command gets its parent-death signal and guard's
 // own cleanup remains (see docs/threat-model.md).
+
+// ScopeSignal is LANDLOCK_SCOPE_SIGNAL (linux/landlock.h, ABI 6), which
+// golang.org/x/sys does not have yet.
+const ScopeSignal = 1 << 1
 
 // watched is the command, started by the helper.
 type watched struct {
@@ -50,24 +54,16 @@ type watched struct {
 
 // startWatched makes the helper a subreaper and starts the command.
 // It must run on the thread that confined itself.
-func startWatched(path string, p plan) (*watched, error) {
+func startWatched(path string, p *Plan) (*watched, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("become child subreaper: %w", err)
+		return nil, errors.New("become child subreaper: " + err.Error())
 	}
 	// Not dumpable: ptrace, /proc/PID/mem, environ and pidfd_getfd
 	// need CAP_SYS_PTRACE, and dying of a signal dumps no core. The
 	// exec gives the command its own dumpable flag back.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("make the sandbox helper undumpable: %w", err)
+		return nil, errors.New("make the sandbox helper undumpable: " + err.Error())
 	}
-	// Handled, not ignored: the exec resets handled signals to their
-	// default, where an ignored one would stay ignored in the command.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
-	go func() {
-		for range sigs {
-		}
-	}()
 	pid, err := syscall.ForkExec(path, p.Argv, &syscall.ProcAttr{
 		Env:   p.Env,
 		Files: []uintptr{0, 1, 2},
@@ -77,7 +73,7 @@ func startWatched(path string, p plan) (*watched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ll.ScopeSignal != 0}, nil
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0}, nil
 }
 
 // watch waits for the command or for guard's end, whichever is first,
@@ -87,6 +83,18 @@ func startWatched(path string, p plan) (*watched, error) {
 // belongs to the thread that made it (each thread restricting itself
 // makes a domain of its own). The waiting is done by other goroutines.
 func (w *watched) watch() int {
+	// Only now, off the command's start: the command keeps the
+	// dispositions the helper inherited (an ignored SIGINT stays
+	// ignored, as it did when the helper exec'd the command). Until
+	// then a signal to the group acts on the helper as it would on the
+	// command: ^Z stops it (guard, already waiting, sees the stop), ^C
+	// ends it (the command then gets its parent-death signal).
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, Forwarded...)
+	go func() {
+		for range sigs {
+		}
+	}()
 	exited := make(chan struct{}, 1)
 	gone := make(chan struct{}, 1)
 	go w.awaitExit(exited)
@@ -97,7 +105,7 @@ func (w *watched) watch() int {
 		// Not reaped yet: awaitExit waits without reaping.
 		unix.Kill(w.pid, unix.SIGKILL)
 		w.killDescendants()
-		return codeFailed
+		return CodeFailed
 	}
 	var ws unix.WaitStatus
 	var err error
@@ -109,7 +117,7 @@ func (w *watched) watch() int {
 	}
 	w.killDescendants()
 	if err != nil {
-		return codeFailed
+		return CodeFailed
 	}
 	if ws.Signaled() {
 		dieOfSignal(ws.Signal())
@@ -128,7 +136,7 @@ func (w *watched) awaitExit(exited chan<- struct{}) {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || info.Code != cldStopped {
+		if err != nil || info.Code != CLDStopped {
 			exited <- struct{}{}
 			return
 		}
@@ -143,12 +151,12 @@ func (w *watched) awaitExit(exited chan<- struct{}) {
 func awaitGuard(gone chan<- struct{}) {
 	var buf [64]byte
 	for {
-		n, err := unix.Read(planFD, buf[:])
+		n, err := unix.Read(PlanFD, buf[:])
 		if n > 0 || errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if errors.Is(err, unix.EAGAIN) {
-			fds := []unix.PollFd{{Fd: planFD, Events: unix.POLLIN}}
+			fds := []unix.PollFd{{Fd: PlanFD, Events: unix.POLLIN}}
 			unix.Poll(fds, -1)
 			continue
 		}
@@ -161,11 +169,24 @@ func awaitGuard(gone chan<- struct{}) {
 func (w *watched) killDescendants() {
 	if w.killAll {
 		// Every process in the helper's Landlock domain but itself:
-		// scoping refuses signals to processes outside it, so nothing
-		// else is hit, and a fork loop cannot outrun it.
+		// scoping refuses signals to processes outside it (this
+		// thread's domain), so nothing else is hit. It is one pass
+		// under the kernel's task list lock, so a fork loop cannot
+		// outrun it; every process killed is a descendant, so they all
+		// end up this subreaper's children, and waiting until there
+		// are none reaps them all.
 		unix.Kill(-1, unix.SIGKILL)
+		for {
+			_, err := unix.Wait4(-1, nil, unix.WALL, nil)
+			if errors.Is(err, unix.ECHILD) {
+				return
+			}
+			if err != nil && !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
 	}
-	reapChildren(func(int) bool { return false })
+	ReapChildren(func(int) bool { return false }, nil)
 }
 
 // dieOfSignal ends the helper with sig, as the command ended: with the
