@@ -279,9 +279,21 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
 	}
 
+	// Registering the signals to relay (the first time, a goroutine
+	// and a thread of the runtime's) runs alongside the helper's
+	// start. A signal before it takes effect acts on guard as without
+	// guard's handling: the helper, which has no plan yet, sees its
+	// lifeline end and exits; nothing has run.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, confine.Forwarded...)
-	l.undo = append(l.undo, func() { signal.Stop(sigs) })
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, confine.Forwarded...)
+		close(notified)
+	}()
+	l.undo = append(l.undo, func() {
+		<-notified
+		signal.Stop(sigs)
+	})
 
 	if err := becomeSubreaper(); err != nil {
 		return nil, err
