@@ -369,6 +369,43 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 	}
 }
 
+// BenchmarkRunTrueExecHelper is BenchmarkRunTrue with the helper guard
+// ships, guard-sandbox-exec, instead of the test binary re-executed.
+func BenchmarkRunTrueExecHelper(b *testing.B) {
+	if Probe().ABI < 6 {
+		b.Skip("needs Landlock ABI 6 or later")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go toolchain to build guard-sandbox-exec")
+	}
+	helper := filepath.Join(b.TempDir(), ExecHelperName)
+	build := exec.Command(goBin, "build", "-o", helper, "../cmd/guard-sandbox-exec")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build helper: %v\n%s", err, out)
+	}
+	old := execHelper
+	defer func() { execHelper = old }()
+	execHelper = func() string { return helper }
+	root, err := os.MkdirTemp("/var/tmp", "guard-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	spec := Spec{Workspace: ws, Home: home, Write: true, Hide: []string{filepath.Join(home, ".ssh")},
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}}
+	for b.Loop() {
+		res, err := Run(context.Background(), spec, []string{"/bin/true"}, Stdio{})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatal(res.ExitCode, err)
+		}
+	}
+}
+
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
