@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -119,6 +121,35 @@ func TestSignalForwarding(t *testing.T) {
 	rest, _ := io.ReadAll(br)
 	if o.res.ExitCode != 3 || string(rest) != "got-term\n" {
 		t.Errorf("exit %d, output %q", o.res.ExitCode, rest)
+	}
+}
+
+// TestSignalDispositions: the command gets the default action for each
+// signal guard relays, even one guard itself was started with ignored
+// (guard handles and relays it), whenever it arrives: the helper must
+// never pass its own handling on, nor an ignored disposition.
+func TestSignalDispositions(t *testing.T) {
+	f := newFixture(t)
+	js, err := json.Marshal(f.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SigIgn of the command, a hex mask: bit N-1 for signal N.
+	cmd := exec.Command("/bin/sh", "-c", `trap '' HUP INT; exec "$0" "$@"`, os.Args[0],
+		"sh", "-c", `grep SigIgn /proc/self/status`)
+	cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(string(out), "SigIgn:")), 16, 64)
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	for sig, want := range map[syscall.Signal]bool{syscall.SIGHUP: false, syscall.SIGINT: false, syscall.SIGTERM: false, syscall.SIGQUIT: false, syscall.SIGTSTP: false} {
+		if got := mask&(1<<(sig-1)) != 0; got != want {
+			t.Errorf("%v ignored in the command: %v, want %v (SigIgn %x)", sig, got, want, mask)
+		}
 	}
 }
 

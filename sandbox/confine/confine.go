@@ -62,6 +62,9 @@ func Main() {
 func helper() int {
 	// The status pipe must not reach the command.
 	unix.CloseOnExec(StatusFD)
+	// Alongside reading the plan and confining: it takes a runtime
+	// goroutine and thread.
+	ready := ignoreForwarded()
 	p, err := readPlan(PlanFD)
 	if err != nil {
 		var stale errStale
@@ -107,7 +110,7 @@ func helper() int {
 			return fail(CodeFailed, name, err.Error())
 		}
 	}
-	w, err := startWatched(path, p)
+	w, err := startWatched(path, p, ready)
 	if err != nil {
 		code := CodeNotExecutable
 		if errors.Is(err, syscall.ENOENT) {

@@ -30,9 +30,8 @@ import (
 // command never holds either end.
 //
 // The watcher stays in the command's process group, so the terminal's
-// signals and guard's relayed ones reach both; once the command runs it
-// ignores them (they are for the command; the command got the signal
-// dispositions the helper started with), and when the command stops it
+// signals and guard's relayed ones reach both; it ignores them (they are
+// for the command; see ignoreForwarded), and when the command stops it
 // stops itself, so guard sees the stop and does its job control as
 // before. It is not dumpable:
 // processes of the same user cannot ptrace it or read its memory. What
@@ -52,9 +51,29 @@ type watched struct {
 	killAll bool
 }
 
-// startWatched makes the helper a subreaper and starts the command.
-// It must run on the thread that confined itself.
-func startWatched(path string, p *Plan) (*watched, error) {
+// ignoreForwarded makes the helper survive the signals meant for the
+// command (the group's, from the terminal or relayed by guard) and
+// closes the channel it returns once that holds; the command must not
+// start before. It handles them rather than ignoring them: the exec
+// resets handled signals to their default, so the command gets the
+// default action for each, as it always did (guard handles and relays
+// them, so it never passed an ignored one on).
+func ignoreForwarded() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		c := make(chan os.Signal, 8)
+		signal.Notify(c, Forwarded...)
+		close(done)
+		for range c {
+		}
+	}()
+	return done
+}
+
+// startWatched makes the helper a subreaper and starts the command once
+// the helper ignores the forwarded signals (ready). It must run on the
+// thread that confined itself.
+func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, errors.New("become child subreaper: " + err.Error())
 	}
@@ -64,6 +83,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, errors.New("make the sandbox helper undumpable: " + err.Error())
 	}
+	<-ready
 	pid, err := syscall.ForkExec(path, p.Argv, &syscall.ProcAttr{
 		Env:   p.Env,
 		Files: []uintptr{0, 1, 2},
@@ -83,18 +103,6 @@ func startWatched(path string, p *Plan) (*watched, error) {
 // belongs to the thread that made it (each thread restricting itself
 // makes a domain of its own). The waiting is done by other goroutines.
 func (w *watched) watch() int {
-	// Only now, off the command's start: the command keeps the
-	// dispositions the helper inherited (an ignored SIGINT stays
-	// ignored, as it did when the helper exec'd the command). Until
-	// then a signal to the group acts on the helper as it would on the
-	// command: ^Z stops it (guard, already waiting, sees the stop), ^C
-	// ends it (the command then gets its parent-death signal).
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, Forwarded...)
-	go func() {
-		for range sigs {
-		}
-	}()
 	exited := make(chan struct{}, 1)
 	gone := make(chan struct{}, 1)
 	go w.awaitExit(exited)
