@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/guard-sh/guard/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 func TestExitStatus(t *testing.T) {
@@ -149,6 +150,34 @@ func TestSignalDispositions(t *testing.T) {
 	for sig, want := range map[syscall.Signal]bool{syscall.SIGHUP: false, syscall.SIGINT: false, syscall.SIGTERM: false, syscall.SIGQUIT: false, syscall.SIGTSTP: false} {
 		if got := mask&(1<<(sig-1)) != 0; got != want {
 			t.Errorf("%v ignored in the command: %v, want %v (SigIgn %x)", sig, got, want, mask)
+		}
+	}
+}
+
+// TestCapabilitiesDropped: run as root, the command's bounding set holds
+// only the kept capabilities (the helper drops the others on the thread
+// that starts the command), so no exec can grant CAP_SYS_PTRACE or
+// CAP_SYS_ADMIN.
+func TestCapabilitiesDropped(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root has capabilities to drop")
+	}
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `grep CapBnd /proc/self/status`)
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(o.stdout, "CapBnd:")), 16, 64)
+	if err != nil {
+		t.Fatal(err, o.stdout)
+	}
+	for c, want := range map[uint]bool{
+		unix.CAP_CHOWN: true, unix.CAP_DAC_OVERRIDE: true, unix.CAP_SETUID: true,
+		unix.CAP_SYS_PTRACE: false, unix.CAP_SYS_ADMIN: false, unix.CAP_SYS_MODULE: false,
+		unix.CAP_NET_RAW: false, unix.CAP_MKNOD: false, unix.CAP_SYS_RESOURCE: false,
+	} {
+		if got := mask&(1<<c) != 0; got != want {
+			t.Errorf("capability %d in the command's bounding set: %v, want %v (CapBnd %x)", c, got, want, mask)
 		}
 	}
 }
