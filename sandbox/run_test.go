@@ -182,6 +182,20 @@ func TestCapabilitiesDropped(t *testing.T) {
 	}
 }
 
+// TestCommandConfined: the command inherits what the helper set on the
+// one thread it confined: no_new_privs and the seccomp filter (and the
+// Landlock domain, which the escape tests probe).
+func TestCommandConfined(t *testing.T) {
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status`)
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	if want := "NoNewPrivs:\t1\nSeccomp:\t2\n"; o.stdout != want {
+		t.Errorf("command's status %q, want %q", o.stdout, want)
+	}
+}
+
 func TestCancel(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
