@@ -96,6 +96,73 @@ func TestAttackLeftoverProcesses(t *testing.T) {
 	}
 }
 
+// TestAttackGuardKilled: the command starts a process that leaves its
+// process group and keeps writing, one to the workspace and into a
+// protected git hook. Then guard is SIGKILLed (as an agent's tool
+// timeout does), so guard's own cleanup never runs. The writer must die
+// anyway: nothing is left to rewrite the hook once it is restored.
+func TestAttackGuardKilled(t *testing.T) {
+	// $1 pid file, $2 beat file, $3 hook.
+	const writer = `echo $$ > "$1.new" && mv "$1.new" "$1"
+while :; do echo beat >> "$2"; printf '#!/bin/sh\necho pwned\n' > "$3"; sleep 0.01; done`
+	// $4 is the writer's script; the command itself keeps running.
+	variants := map[string]string{
+		"setsid":      `setsid sh -c "$4" sh "$@" </dev/null >/dev/null 2>&1 &`,
+		"double fork": `( setsid sh -c "$4" sh "$@" </dev/null >/dev/null 2>&1 & ); true`,
+		"own group":   `python3 -c 'import os, sys; os.setpgid(0, 0); os.execvp("sh", ["sh", "-c"] + sys.argv[1:])' "$4" sh "$@" </dev/null >/dev/null 2>&1 &`,
+	}
+	for name, launch := range variants {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			pidFile, beat, hook := f.p("ws/writer.pid"), f.p("ws/beat"), f.p("ws/.git/hooks/pre-commit")
+			js, err := json.Marshal(f.spec())
+			if err != nil {
+				t.Fatal(err)
+			}
+			script := launch + "\nexec sleep 60"
+			guard := exec.Command(os.Args[0], "sh", "-c", script, "sh", pidFile, beat, hook, writer)
+			guard.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
+			if err := guard.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// A bound, not a timing assert: the writer starts within
+			// milliseconds; this only stops a broken run from hanging.
+			deadline := time.Now().Add(20 * time.Second)
+			for readFile(t, pidFile) == "<absent>" || readFile(t, beat) == "<absent>" {
+				if time.Now().After(deadline) {
+					guard.Process.Kill()
+					guard.Wait()
+					t.Fatal("the writer did not start")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			guard.Process.Signal(syscall.SIGKILL)
+			guard.Wait()
+
+			deadline = time.Now().Add(5 * time.Second)
+			for st := procState(t, pid); st != "" && st != "Z"; st = procState(t, pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("writer %d outlived the SIGKILLed guard (state %s)", pid, st)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			// Gone, so nothing rewrites what the next run restores.
+			os.Remove(hook)
+			size := len(readFile(t, beat))
+			time.Sleep(100 * time.Millisecond)
+			if got := len(readFile(t, beat)); got != size {
+				t.Errorf("the workspace file still grows (%d bytes, then %d)", size, got)
+			}
+			wantContent(t, hook, "<absent>")
+		})
+	}
+}
+
 // gitAttack is one attempt on a repository's code surfaces.
 type gitAttack struct {
 	name   string
@@ -244,12 +311,26 @@ func TestAttackGuardItself(t *testing.T) {
 	t.Run("prlimit on guard, then rewrite .git/config", func(t *testing.T) {
 		f := newFixture(t)
 		spec := f.spec()
-		argv := append([]string{"sh", "-c", `"$@" $PPID; printf '\tfsmonitor = evil\n' >> .git/config`, "sh"}, f.proc("prlimit-parent")...)
+		// $PPID is the sandbox helper, whose parent is guard.
+		argv := append([]string{"sh", "-c", `"$@" $(cut -d' ' -f4 /proc/$PPID/stat); printf '\tfsmonitor = evil\n' >> .git/config`, "sh"}, f.proc("prlimit-parent")...)
 		stdout, stderr, code := guardProc(t, spec, nil, argv...)
 		t.Logf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		wantContent(t, f.p("ws/.git/config"), "[core]\n\tbare = false\n")
 		if !strings.Contains(stdout, "EPERM") {
 			t.Errorf("prlimit on guard not refused: %q", stdout)
+		}
+	})
+	t.Run("signal guard", func(t *testing.T) {
+		// guard stays outside the command's Landlock domain, so signal
+		// scoping refuses even kill -0 on it; its helper shares the
+		// domain (it may be signalled: docs/threat-model.md).
+		f := newFixture(t)
+		script := `guard=$(cut -d' ' -f4 /proc/$PPID/stat)
+kill -0 $PPID 2>/dev/null && echo helper-reachable
+kill -0 $guard 2>/dev/null && echo guard-reachable; kill -STOP $guard 2>/dev/null && echo guard-stopped; true`
+		stdout, stderr, code := guardProc(t, f.spec(), nil, "sh", "-c", script)
+		if code != 0 || strings.Contains(stdout, "guard-") || !strings.Contains(stdout, "helper-reachable") {
+			t.Errorf("exit %d, stdout %q, stderr %q: want guard unreachable, its helper reachable", code, stdout, stderr)
 		}
 	})
 	t.Run("TIOCSTI types into guard's terminal", func(t *testing.T) {

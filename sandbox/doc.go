@@ -48,29 +48,38 @@
 //
 // # How it runs the command
 //
-// Landlock restricts the calling process irrevocably, so Run re-executes
-// guard itself (/proc/self/exe) as a helper. ChildMain, called first
-// thing in main, recognises the helper by an environment variable, reads
-// the plan (argv, environment, rules) from a pipe on fd 3, finds the
-// command on PATH, applies Landlock and the seccomp filter (TSYNC, with
-// no_new_privs), marks every inherited descriptor but 0-2 close-on-exec,
-// and execs the command, which keeps the helper's pid. A failure before
-// the exec is reported on fd 4, a close-on-exec pipe: EOF there means
-// the exec happened. Not found is 127, not executable 126, a setup
-// failure 125.
+// Landlock restricts the calling thread irrevocably, so Run starts a
+// helper: guard-sandbox-exec next to guard's executable, or else guard
+// itself (/proc/self/exe). Its code is package confine, kept small for
+// a fast start; ChildMain, called first thing in main, recognises the
+// helper by an environment variable. Run starts it first and computes
+// the plan (argv, environment, rules, seccomp program) meanwhile, then
+// sends it on a pipe (fd 3): a JSON header {"format":N}, which helpers
+// of other builds read as a format they do not know (Run then
+// re-executes guard), and a length-prefixed binary body. The helper
+// finds the command on PATH, and on one locked thread sets
+// no_new_privs, restricts itself with raw Landlock system calls, drops
+// capabilities from the bounding set and installs the seccomp filter
+// (all per thread; no psx, no TSYNC), marks every inherited descriptor
+// but 0-2 close-on-exec, and forks the command from that thread, which
+// inherits all of it. A failure before that is reported on fd 4, which
+// the helper closes once the command runs: EOF there means the exec
+// happened. Not found is 127, not executable 126, a setup failure 125.
+// The helper then watches (confine/watch.go): it exits with the
+// command's status, or dies of its signal, once it has killed every
+// descendant left; and when guard dies (the plan pipe reads EOF) it
+// kills the command and every descendant.
 //
-// The parent guard stays unrestricted. The command runs in its own
+// The parent guard stays unrestricted. The command runs in the helper's
 // process group, which is put in the terminal's foreground when guard
 // owns the terminal (so ^C and ^Z reach the command directly; a stopped
-// command stops guard too, and fg resumes both). Guard relays SIGINT,
-// SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2, SIGTSTP and
-// SIGCONT to the group, passes the exit status through (signal N gives
-// 128+N). Guard is the child subreaper (PR_SET_CHILD_SUBREAPER): once
-// the command exits, it kills its group and then every child it did not
-// have before the run (orphaned descendants become its children),
-// repeating until none is left, before the protected paths are checked.
-// The helper gets PR_SET_PDEATHSIG, so the command dies if guard is
-// killed; what the command started then survives it.
+// command stops the helper and guard too, and fg resumes all). Guard
+// relays SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2,
+// SIGTSTP and SIGCONT to the group, passes the exit status through
+// (signal N gives 128+N). Guard is the child subreaper too
+// (PR_SET_CHILD_SUBREAPER): once the helper exits, it kills its group
+// and then every child it did not have before the run, repeating until
+// none is left, before the protected paths are checked.
 //
 // # Hiding
 //

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/sandbox/confine"
 )
 
 // envRule is one row of the environment table: variables whose
@@ -98,7 +100,7 @@ func filterEnv(env, keep []string) (kept, dropped []string) {
 		if !ok || name == "" {
 			continue
 		}
-		if name == helperEnv {
+		if name == confine.Env {
 			continue
 		}
 		if dropEnv(name, value) && !slices.Contains(keep, name) {
@@ -118,7 +120,7 @@ func dropEnv(name, value string) bool {
 	up := strings.ToUpper(name)
 	secret := false
 	for _, r := range envRules {
-		if ok, _ := path.Match(r.Pattern, up); ok {
+		if globMatch(r.Pattern, up) {
 			if r.Socket {
 				return true
 			}
@@ -131,9 +133,29 @@ func dropEnv(name, value string) bool {
 	return secretShaped(value)
 }
 
+// globMatch is path.Match for the table's patterns, with the shapes
+// they take (NAME, *SUFFIX, PREFIX*, *PART*) matched without it: the
+// table is matched against every variable of every run.
+func globMatch(pattern, name string) bool {
+	inner := strings.Trim(pattern, "*")
+	if strings.ContainsAny(inner, "*?[\\") {
+		ok, _ := path.Match(pattern, name)
+		return ok
+	}
+	switch lead, trail := strings.HasPrefix(pattern, "*"), strings.HasSuffix(pattern, "*") && len(pattern) > 1; {
+	case lead && trail:
+		return strings.Contains(name, inner)
+	case lead:
+		return strings.HasSuffix(name, inner)
+	case trail:
+		return strings.HasPrefix(name, inner)
+	}
+	return name == pattern
+}
+
 // secretMarks are literals one of which every secretValue match holds:
 // most values hold none, and are not given to the regexp.
-var secretMarks = []string{"gh", "github_pat_", "glpat-", "xox", "AKIA", "ASIA", "sk-", "k_live_", "k_test_",
+var secretMarks = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "AKIA", "ASIA", "sk-", "k_live_", "k_test_",
 	"npm_", "pypi-", "AIza", "eyJ", "PRIVATE KEY", "://"}
 
 // secretShaped reports whether a value looks like a known credential.

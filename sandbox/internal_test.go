@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/guard-sh/guard/sandbox/confine"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -195,6 +197,34 @@ func TestGrantsWrite(t *testing.T) {
 	}
 }
 
+// TestScopeSignal: the helper's copy of LANDLOCK_SCOPE_SIGNAL (it does
+// not import go-landlock) is the kernel's.
+func TestScopeSignal(t *testing.T) {
+	if confine.ScopeSignal != ll.ScopeSignal {
+		t.Errorf("confine.ScopeSignal = %d, want %d", confine.ScopeSignal, ll.ScopeSignal)
+	}
+}
+
+// TestGlobMatch: the shortcut matches exactly what path.Match does, for
+// every pattern of the table against names built around each.
+func TestGlobMatch(t *testing.T) {
+	names := []string{"", "X", "TOKEN", "PATH", "DATABASE_URL", "A_B", "*"}
+	for _, r := range envRules {
+		inner := strings.Trim(r.Pattern, "*")
+		for _, n := range []string{inner, "X" + inner, inner + "X", "X" + inner + "X", inner[1:], inner[:len(inner)-1]} {
+			names = append(names, n)
+		}
+	}
+	for _, r := range append(envRules, envRule{Pattern: "*"}, envRule{Pattern: "A?C*"}) {
+		for _, n := range names {
+			want, _ := path.Match(r.Pattern, n)
+			if got := globMatch(r.Pattern, n); got != want {
+				t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", r.Pattern, n, got, want)
+			}
+		}
+	}
+}
+
 func TestFilterEnv(t *testing.T) {
 	kept, dropped := filterEnv([]string{
 		"PATH=/bin", "github_token=x", "AWS_PROFILE=p", "MY_PASSWORD_FILE=f", "KEY=plain",
@@ -336,6 +366,43 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 		[]string{"sh", "-c", "true"}, Stdio{})
 	if err != nil || len(res.Degraded) == 0 {
 		t.Fatalf("without Require: err %v, degraded %v; want a run with warnings", err, res.Degraded)
+	}
+}
+
+// BenchmarkRunTrueExecHelper is BenchmarkRunTrue with the helper guard
+// ships, guard-sandbox-exec, instead of the test binary re-executed.
+func BenchmarkRunTrueExecHelper(b *testing.B) {
+	if Probe().ABI < 6 {
+		b.Skip("needs Landlock ABI 6 or later")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go toolchain to build guard-sandbox-exec")
+	}
+	helper := filepath.Join(b.TempDir(), ExecHelperName)
+	build := exec.Command(goBin, "build", "-o", helper, "../cmd/guard-sandbox-exec")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build helper: %v\n%s", err, out)
+	}
+	old := execHelper
+	defer func() { execHelper = old }()
+	execHelper = func() string { return helper }
+	root, err := os.MkdirTemp("/var/tmp", "guard-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	spec := Spec{Workspace: ws, Home: home, Write: true, Hide: []string{filepath.Join(home, ".ssh")},
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}}
+	for b.Loop() {
+		res, err := Run(context.Background(), spec, []string{"/bin/true"}, Stdio{})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatal(res.ExitCode, err)
+		}
 	}
 }
 

@@ -1,15 +1,11 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,102 +45,11 @@ func becomeSubreaper() error {
 	return subreaperErr
 }
 
-// children lists the pids whose parent is this process.
-func children() ([]int, error) {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join("/proc/self/task", t.Name(), "children"))
-		if errors.Is(err, os.ErrNotExist) {
-			// A thread that just ended, or a kernel without
-			// CONFIG_PROC_CHILDREN: look at every process instead.
-			if _, serr := os.Stat("/proc/self/task/" + t.Name()); serr == nil {
-				return childrenByScan()
-			}
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil && !slices.Contains(out, pid) {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out, nil
-}
-
-// childrenByScan finds this process's children through /proc/PID/stat.
-func childrenByScan() ([]int, error) {
-	self := os.Getpid()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The parent pid is the second field after the command name,
-		// which is in parentheses and may hold anything.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 2 {
-			if ppid, err := strconv.Atoi(f[1]); err == nil && ppid == self {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out, nil
-}
-
 // reapDescendants kills and reaps every child of guard that is not in
 // keep, is not helper (reaped by its exec.Cmd) and is not another run's
 // helper, until none is left. It returns how many it reaped.
 func reapDescendants(helper int, keep []int) (int, error) {
-	n := 0
-	for {
-		spawnMu.Lock()
-		kids, err := children()
-		var targets []int
-		for _, pid := range kids {
-			if pid != helper && !helpers[pid] && !slices.Contains(keep, pid) {
-				targets = append(targets, pid)
-			}
-		}
-		for _, pid := range targets {
-			unix.Kill(pid, unix.SIGKILL)
-		}
-		spawnMu.Unlock()
-		if err != nil {
-			return n, fmt.Errorf("list leftover processes: %w", err)
-		}
-		if len(targets) == 0 {
-			return n, nil
-		}
-		for _, pid := range targets {
-			var ws unix.WaitStatus
-			for {
-				_, err := unix.Wait4(pid, &ws, 0, nil)
-				if !errors.Is(err, unix.EINTR) {
-					break
-				}
-			}
-			n++
-		}
-	}
+	return confine.ReapChildren(func(pid int) bool {
+		return pid == helper || helpers[pid] || slices.Contains(keep, pid)
+	}, &spawnMu)
 }

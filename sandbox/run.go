@@ -2,18 +2,18 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/guard-sh/guard/sandbox/confine"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -51,14 +51,6 @@ type Result struct {
 	Denials []string
 }
 
-// forwarded are the signals guard passes on to the command's process
-// group instead of acting on them itself.
-var forwarded = []os.Signal{
-	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
-	syscall.SIGWINCH, syscall.SIGUSR1, syscall.SIGUSR2,
-	syscall.SIGTSTP, syscall.SIGCONT,
-}
-
 // killDelay is how long a cancelled run gets between SIGTERM and SIGKILL.
 const killDelay = 3 * time.Second
 
@@ -72,55 +64,48 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	if len(argv) == 0 || argv[0] == "" {
 		return res, errors.New("no command to run")
 	}
+	// The helper starts first: its start (a process and a Go runtime)
+	// then runs alongside the validation, the grants and the snapshot.
+	// It does nothing before it has a plan.
+	dir := spec.Dir
+	if dir == "" {
+		dir = filepath.Clean(spec.Workspace)
+	}
+	l, lerr := launch(ctx, helperPath(), argv[0], dir, stdio)
 	s, err := spec.validate()
-	if err != nil {
-		return res, err
-	}
 	sup := probe()
-	res.Degraded = sup.Gaps(s.Net)
-	if s.Require && len(res.Degraded) > 0 {
-		return res, fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(res.Degraded, "; "))
-	}
-
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env, res.DroppedEnv = filterEnv(env, s.KeepEnv)
-	tmp := ""
-	if s.Write {
-		tmp, err = os.MkdirTemp("/tmp", "guard-run-")
-		if err != nil {
-			return res, fmt.Errorf("create private temp dir: %w", err)
+	if err == nil {
+		res.Degraded = sup.Gaps(s.Net)
+		if s.Require && len(res.Degraded) > 0 {
+			err = fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(res.Degraded, "; "))
 		}
-		defer removeAll(tmp)
-		env = setEnv(env, "TMPDIR", tmp)
 	}
-
-	gs, err := buildGrants(s, terminals(stdio), tmp)
 	if err != nil {
+		if lerr == nil {
+			l.finish(nil)
+		}
 		return res, err
 	}
-	res.Grants = gs.grants
-	p := plan{Format: planFormat, Argv: argv, Env: env, Rules: gs.rules}
-	if sup.ABI > 0 {
-		p.Landlock = true
-		p.HandledFS, p.HandledNet, p.Scoped = handled(sup.ABI, s.Net)
+	if lerr != nil {
+		return res, lerr
 	}
-	if sup.Seccomp {
-		if p.Filter, err = seccompProgram(s.Net); err != nil {
-			return res, err
-		}
+	p, tmp, snap, err := prepare(s, sup, argv, stdio, &res)
+	if tmp != "" {
+		defer removeAll(tmp)
 	}
-
-	snap := takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
+	if err != nil {
+		l.finish(nil)
+		return res, err
+	}
 	defer snap.close()
 
-	st, ps, denials, err := start(ctx, helperPath(), p, s.Dir, stdio)
+	st, ps, denials, err := l.finish(p)
 	if err == nil && st != nil && st.Stale {
 		// A guard-sandbox-exec from another build: run as before it
 		// existed, re-executing guard itself.
-		st, ps, denials, err = start(ctx, selfExe, p, s.Dir, stdio)
+		if l, err = launch(ctx, selfExe, argv[0], s.Dir, stdio); err == nil {
+			st, ps, denials, err = l.finish(p)
+		}
 	}
 	res.Denials = denials
 	res.Violations = snap.check()
@@ -146,6 +131,44 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		res.ExitCode = ws.ExitStatus()
 	}
 	return res, nil
+}
+
+// prepare computes the plan (and the private temp dir, to remove once
+// the run is over, even on error) and takes the snapshot of the
+// protected paths, filling res's grants and dropped variables.
+func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *confine.Plan, tmp string, snap *snapshot, err error) {
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env, res.DroppedEnv = filterEnv(env, s.KeepEnv)
+	if s.Write {
+		tmp, err = os.MkdirTemp("/tmp", "guard-run-")
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("create private temp dir: %w", err)
+		}
+		env = setEnv(env, "TMPDIR", tmp)
+	}
+	gs, err := buildGrants(s, terminals(stdio), tmp)
+	if err != nil {
+		return nil, tmp, nil, err
+	}
+	res.Grants = gs.grants
+	p = &confine.Plan{Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
+	for i, r := range gs.rules {
+		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
+	}
+	if sup.ABI > 0 {
+		p.Landlock = true
+		p.HandledFS, p.HandledNet, p.Scoped = handled(sup.ABI, s.Net)
+	}
+	if sup.Seccomp {
+		if p.Filter, err = seccompProgram(s.Net); err != nil {
+			return nil, tmp, nil, err
+		}
+	}
+	snap = takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
+	return p, tmp, snap, nil
 }
 
 // handled sizes the Landlock ruleset to the kernel's ABI: every
@@ -182,27 +205,49 @@ func handled(abi int, net bool) (fsSet, netSet, scoped uint64) {
 	return fsSet, netSet, scoped
 }
 
-// start runs the helper with the plan and waits for the command. It
-// returns the helper's status when the command was not executed, or the
-// command's process state.
-func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) (*status, *os.ProcessState, []string, error) {
+// launched is a helper started and waiting for its plan. guard starts
+// it before computing the plan, so the helper's own start (a process
+// and a Go runtime) runs alongside the grants and the snapshot.
+type launched struct {
+	cmd     *exec.Cmd
+	pid     int
+	planW   *os.File
+	statR   *os.File
+	tty     int
+	before  []int // guard's children before the helper
+	watcher *denialWatcher
+	// undo are the steps that put guard back as it was, run last
+	// first.
+	undo []func()
+}
+
+// launch starts the helper in dir with stdio; name is the command's,
+// for the helper's argv (ps shows it). finish must follow.
+func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launched, error) {
+	l := &launched{tty: -1}
+	ok := false
+	defer func() {
+		if !ok {
+			l.cleanup()
+		}
+	}()
 	planR, planW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox pipe: %w", err)
+		return nil, fmt.Errorf("sandbox pipe: %w", err)
 	}
-	defer planR.Close()
-	defer planW.Close()
+	l.planW = planW
+	l.undo = append(l.undo, func() { planR.Close(); planW.Close() })
 	statR, statW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox pipe: %w", err)
+		return nil, fmt.Errorf("sandbox pipe: %w", err)
 	}
-	defer statR.Close()
-	defer statW.Close()
+	l.statR = statR
+	l.undo = append(l.undo, func() { statR.Close(); statW.Close() })
 
 	cmd := &exec.Cmd{
 		Path:       helper,
-		Args:       []string{"guard-sandbox", p.Argv[0]},
-		Env:        []string{helperEnv + "=1"},
+		Args:       []string{"guard-sandbox", name},
+		Env:        []string{confine.Env + "=1"},
 		Dir:        dir,
 		Stdin:      stdio.In,
 		Stdout:     stdio.Out,
@@ -211,82 +256,116 @@ func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) 
 		// A background process that keeps a stdio pipe open must not
 		// keep guard waiting once the group is gone.
 		WaitDelay: time.Second,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid: true,
-			// Pdeathsig is tied to the thread that forks: this
-			// goroutine keeps its thread until Wait returns.
-			Pdeathsig: syscall.SIGKILL,
-		},
+		// No parent-death signal: should guard die, the helper must
+		// live on to kill what the command started (confine/watch.go);
+		// the plan pipe's EOF tells it.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	var watcher *denialWatcher
+	l.cmd = cmd
 	if stdio.WatchErr && stdio.Err != nil && !visibleInterposition(stdio) {
-		watcher = &denialWatcher{w: stdio.Err}
-		cmd.Stderr = watcher
+		l.watcher = &denialWatcher{w: stdio.Err}
+		cmd.Stderr = l.watcher
 	}
-	tty := terminalFD(stdio)
-	if tty >= 0 {
-		if foreground(tty, unix.Getpgrp()) {
+	l.tty = terminalFD(stdio)
+	if l.tty >= 0 {
+		if foreground(l.tty, unix.Getpgrp()) {
 			cmd.SysProcAttr.Foreground = true
-			cmd.SysProcAttr.Ctty = tty
+			cmd.SysProcAttr.Ctty = l.tty
 		}
 		// Moving the terminal between guard's group and the
 		// command's is done from the background: SIGTTOU would stop
 		// guard.
 		signal.Ignore(syscall.SIGTTOU)
-		defer signal.Reset(syscall.SIGTTOU)
+		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
 	}
 
+	// Registering the signals to relay (the first time, a goroutine
+	// and a thread of the runtime's) runs alongside the helper's
+	// start. A signal before it takes effect acts on guard as without
+	// guard's handling: the helper, which has no plan yet, sees its
+	// lifeline end and exits; nothing has run.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
-	defer signal.Stop(sigs)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, confine.Forwarded...)
+		close(notified)
+	}()
+	l.undo = append(l.undo, func() {
+		<-notified
+		signal.Stop(sigs)
+	})
 
 	if err := becomeSubreaper(); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	spawnMu.Lock()
-	before, err := children()
+	l.before, err = confine.Children()
 	if err == nil {
 		err = cmd.Start()
 	}
 	if err != nil {
 		spawnMu.Unlock()
-		return nil, nil, nil, fmt.Errorf("start sandbox helper: %w", err)
+		return nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
 	pid := cmd.Process.Pid
+	l.pid = pid
 	helpers[pid] = true
 	spawnMu.Unlock()
-	defer func() {
+	l.undo = append(l.undo, func() {
 		spawnMu.Lock()
 		delete(helpers, pid)
 		spawnMu.Unlock()
-	}()
+	})
 	planR.Close()
 	statW.Close()
-	defer func() {
-		if tty >= 0 && foreground(tty, pid) {
-			unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, unix.Getpgrp())
-		}
-	}()
-
+	if l.tty >= 0 {
+		tty := l.tty
+		l.undo = append(l.undo, func() {
+			if foreground(tty, pid) {
+				unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, unix.Getpgrp())
+			}
+		})
+	}
 	done := make(chan struct{})
-	defer close(done)
+	l.undo = append(l.undo, func() { close(done) })
 	go relay(ctx, pid, sigs, done)
+	ok = true
+	return l, nil
+}
 
-	encErr := json.NewEncoder(planW).Encode(p)
-	planW.Close()
-	st, stErr := readStatus(statR)
+// cleanup undoes what launch did, last step first.
+func (l *launched) cleanup() {
+	for i := len(l.undo) - 1; i >= 0; i-- {
+		l.undo[i]()
+	}
+	l.undo = nil
+}
 
-	waitExit(pid, tty)
+// finish sends the plan (nil: none, the helper gives up), waits for the
+// command and everything it started, and puts guard back. It returns
+// the helper's status when the command was not executed, or the
+// command's process state.
+func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string, error) {
+	defer l.cleanup()
+	// planW stays open until the run is over: it is the helper's
+	// lifeline, whose EOF means guard is gone.
+	var encErr error
+	if p != nil {
+		_, encErr = l.planW.Write(p.Encode())
+	} else {
+		l.planW.Close()
+	}
+	st, stErr := readStatus(l.statR)
+
+	waitExit(l.pid, l.tty)
 	// Whatever the command left running goes with it: its group, and
 	// every descendant that left the group (guard is their subreaper).
-	syscall.Kill(-pid, syscall.SIGKILL)
-	_, reapErr := reapDescendants(pid, before)
-	waitErr := cmd.Wait()
+	syscall.Kill(-l.pid, syscall.SIGKILL)
+	_, reapErr := reapDescendants(l.pid, l.before)
+	waitErr := l.cmd.Wait()
 	var denials []string
-	if watcher != nil {
-		denials = watcher.denials()
+	if l.watcher != nil {
+		denials = l.watcher.denials()
 	}
 	if reapErr != nil {
 		return nil, nil, denials, reapErr
@@ -304,7 +383,7 @@ func start(ctx context.Context, helper string, p plan, dir string, stdio Stdio) 
 	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return nil, nil, denials, fmt.Errorf("wait for command: %w", waitErr)
 	}
-	return nil, cmd.ProcessState, denials, nil
+	return nil, l.cmd.ProcessState, denials, nil
 }
 
 // relay forwards guard's signals to the command's process group and
@@ -341,7 +420,7 @@ func waitExit(pid, tty int) {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || info.Code != cldStopped {
+		if err != nil || info.Code != confine.CLDStopped {
 			return
 		}
 		// Consume the stop so the next wait blocks.
@@ -431,9 +510,6 @@ func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }
-
-// cldStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
-const cldStopped = 5
 
 // probe is Probe, replaceable in tests that simulate a weaker kernel.
 var probe = Probe

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/guard-sh/guard/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 func TestExitStatus(t *testing.T) {
@@ -30,6 +33,12 @@ func TestExitStatus(t *testing.T) {
 		{"passthrough", []string{"sh", "-c", "exit 42"}, 42, 0},
 		{"killed by SIGKILL", []string{"sh", "-c", "kill -KILL $$"}, 128 + 9, syscall.SIGKILL},
 		{"killed by SIGTERM", []string{"sh", "-c", "kill -TERM $$"}, 128 + 15, syscall.SIGTERM},
+		// Signals the helper's Go runtime handles itself: the helper,
+		// which waits for the command, dies of the same signal.
+		{"killed by SIGINT", []string{"sh", "-c", "kill -INT $$"}, 128 + 2, syscall.SIGINT},
+		{"killed by SIGABRT", []string{"sh", "-c", "kill -ABRT $$"}, 128 + 6, syscall.SIGABRT},
+		{"killed by SIGSEGV", []string{"sh", "-c", "kill -SEGV $$"}, 128 + 11, syscall.SIGSEGV},
+		{"killed by SIGPIPE", []string{"sh", "-c", "kill -PIPE $$"}, 128 + 13, syscall.SIGPIPE},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,6 +122,81 @@ func TestSignalForwarding(t *testing.T) {
 	rest, _ := io.ReadAll(br)
 	if o.res.ExitCode != 3 || string(rest) != "got-term\n" {
 		t.Errorf("exit %d, output %q", o.res.ExitCode, rest)
+	}
+}
+
+// TestSignalDispositions: the command gets the default action for each
+// signal guard relays, even one guard itself was started with ignored
+// (guard handles and relays it), whenever it arrives: the helper must
+// never pass its own handling on, nor an ignored disposition.
+func TestSignalDispositions(t *testing.T) {
+	f := newFixture(t)
+	js, err := json.Marshal(f.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SigIgn of the command, a hex mask: bit N-1 for signal N.
+	cmd := exec.Command("/bin/sh", "-c", `trap '' HUP INT; exec "$0" "$@"`, os.Args[0],
+		"sh", "-c", `grep SigIgn /proc/self/status`)
+	cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(string(out), "SigIgn:")), 16, 64)
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	for sig, want := range map[syscall.Signal]bool{syscall.SIGHUP: false, syscall.SIGINT: false, syscall.SIGTERM: false, syscall.SIGQUIT: false, syscall.SIGTSTP: false} {
+		if got := mask&(1<<(sig-1)) != 0; got != want {
+			t.Errorf("%v ignored in the command: %v, want %v (SigIgn %x)", sig, got, want, mask)
+		}
+	}
+}
+
+// TestCapabilitiesDropped: run as root, the command's bounding set holds
+// only the kept capabilities (the helper drops the others on the thread
+// that starts the command), so no exec can grant CAP_SYS_PTRACE or
+// CAP_SYS_ADMIN.
+func TestCapabilitiesDropped(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root has capabilities to drop")
+	}
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `grep CapBnd /proc/self/status`)
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(o.stdout, "CapBnd:")), 16, 64)
+	if err != nil {
+		t.Fatal(err, o.stdout)
+	}
+	for c, want := range map[uint]bool{
+		unix.CAP_CHOWN: true, unix.CAP_DAC_OVERRIDE: true, unix.CAP_SETUID: true,
+		unix.CAP_SYS_PTRACE: false, unix.CAP_SYS_ADMIN: false, unix.CAP_SYS_MODULE: false,
+		unix.CAP_NET_RAW: false, unix.CAP_MKNOD: false, unix.CAP_SYS_RESOURCE: false,
+	} {
+		if got := mask&(1<<c) != 0; got != want {
+			t.Errorf("capability %d in the command's bounding set: %v, want %v (CapBnd %x)", c, got, want, mask)
+		}
+	}
+}
+
+// TestCommandConfined: the command inherits what the helper set on the
+// one thread it confined: no_new_privs and the seccomp filter (and the
+// Landlock domain, which the escape tests probe).
+func TestCommandConfined(t *testing.T) {
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status`)
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	want := "NoNewPrivs:\t1\nSeccomp:\t2\n"
+	if !sandbox.Probe().Seccomp {
+		want = "NoNewPrivs:\t1\nSeccomp:\t0\n"
+	}
+	if o.stdout != want {
+		t.Errorf("command's status %q, want %q", o.stdout, want)
 	}
 }
 

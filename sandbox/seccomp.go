@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -185,26 +184,6 @@ func seccompProgram(net bool) ([]unix.SockFilter, error) {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	return filter, nil
-}
-
-// installSeccomp installs the filter on every thread (TSYNC) after
-// setting no_new_privs on the calling thread, which the caller must have
-// locked and must exec from.
-func installSeccomp(filter []unix.SockFilter) error {
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
-	runtime.KeepAlive(filter)
-	if errno != 0 {
-		return fmt.Errorf("install seccomp filter: %w", errno)
-	}
-	if r != 0 {
-		return fmt.Errorf("install seccomp filter: thread %d could not be synchronised", r)
-	}
-	return nil
 }
 
 // asm is a tiny assembler over x/net/bpf with named jump targets, so the

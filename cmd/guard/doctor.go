@@ -180,7 +180,7 @@ var doctorFeatureRows = map[string][]struct{ name, enforces string }{
 var doctorLimits = []string{
 	"chmod, chown, utimes and extended attributes of files the command can reach are not confined (protected paths are still checked after the run)",
 	"stat(2) of any path, and reads of /proc files that are not per-process, are allowed",
-	"if guard itself is killed with SIGKILL, the command dies with it but processes it started keep running (still confined) and protected paths are not checked; otherwise nothing the command started outlives it",
+	"if guard is killed with SIGKILL, its sandbox helper kills everything the command started but the protected paths are not checked; if the command kills that helper and guard is SIGKILLed too, processes it started keep running (still confined); otherwise nothing the command started outlives it",
 }
 
 // doctorRootLimit applies when guard runs as root.

@@ -1,0 +1,226 @@
+// Package confine is guard's sandbox helper: the process guard starts
+// with a plan on a pipe, which confines itself (Landlock, seccomp, the
+// capability bounding set), starts the command and watches it. The
+// sandbox package computes the plan and starts the helper; this package
+// only applies it. It is small on purpose (no fmt, encoding/json,
+// regexp, os/exec): its start is on the path of every guarded command.
+package confine
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// Env marks the helper: guard starts it (guard-sandbox-exec, or guard
+// itself re-executed) with Env=1. It reads the plan from PlanFD, and
+// until the command runs it can report a failure on StatusFD, which it
+// closes then: guard reading EOF there means the command was executed.
+const (
+	Env      = "GUARD_SANDBOX_HELPER"
+	PlanFD   = 3
+	StatusFD = 4
+)
+
+// Exit codes of the helper when the command did not run. They follow
+// the coreutils wrapper convention, like guard's own.
+const (
+	CodeFailed        = 125
+	CodeNotExecutable = 126
+	CodeNotFound      = 127
+)
+
+// CLDStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
+const CLDStopped = 5
+
+// Forwarded are the signals guard relays to the command's process group
+// instead of acting on them itself; the helper, in that group, ignores
+// them (they are for the command).
+var Forwarded = []os.Signal{
+	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGWINCH, syscall.SIGUSR1, syscall.SIGUSR2,
+	syscall.SIGTSTP, syscall.SIGCONT,
+}
+
+// Main is the helper: it never returns when Env is set (it exits with
+// the command's status or dies of its signal, or exits with 125, 126
+// or 127); otherwise it returns at once.
+func Main() {
+	if os.Getenv(Env) == "" {
+		return
+	}
+	os.Exit(helper())
+}
+
+func helper() int {
+	// The status pipe must not reach the command.
+	unix.CloseOnExec(StatusFD)
+	// Alongside reading the plan and confining: it takes a runtime
+	// goroutine and thread.
+	ready := ignoreForwarded()
+	p, err := readPlan(PlanFD)
+	if err != nil {
+		var stale errStale
+		if errors.As(err, &stale) {
+			writeStatus(CodeFailed, "", err.Error(), true)
+			return CodeFailed
+		}
+		return fail(CodeFailed, "", "read sandbox plan: "+err.Error())
+	}
+	if len(p.Argv) == 0 {
+		return fail(CodeFailed, "", "no command")
+	}
+	name := p.Argv[0]
+	// Only stdin, stdout and stderr reach the command: descriptors
+	// guard itself inherited without close-on-exec are not passed on.
+	if err := closeOnExecFrom(3); err != nil {
+		return fail(CodeFailed, name, err.Error())
+	}
+	path, err := lookPath(name, p.Env)
+	if err != nil {
+		code := CodeNotExecutable
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotFound) {
+			code = CodeNotFound
+		}
+		return fail(code, name, err.Error())
+	}
+
+	// Every step from here to the fork runs on this one thread, and
+	// confines this thread only: Landlock domains, no_new_privs, the
+	// seccomp filter and the bounding set belong to a thread, and the
+	// fork copies the calling thread's to the command.
+	runtime.LockOSThread()
+	if p.Landlock {
+		if err := restrict(p); err != nil {
+			return fail(CodeFailed, name, "landlock: "+err.Error())
+		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return fail(CodeFailed, name, err.Error())
+	}
+	if len(p.Filter) > 0 {
+		if err := installSeccomp(p.Filter); err != nil {
+			return fail(CodeFailed, name, err.Error())
+		}
+	}
+	w, err := startWatched(path, p, ready)
+	if err != nil {
+		code := CodeNotExecutable
+		if errors.Is(err, syscall.ENOENT) {
+			code = CodeNotFound // e.g. a missing script interpreter
+		}
+		return fail(code, name, err.Error())
+	}
+	// The command runs: guard reads EOF on the status pipe.
+	unix.Close(StatusFD)
+	return w.watch()
+}
+
+func fail(code int, name, msg string) int {
+	writeStatus(code, name, msg, false)
+	return code
+}
+
+// writeStatus reports why the command did not run, as the JSON object
+// guard reads (sandbox.readStatus): {"code":N,"err":"…","name":"…"}.
+func writeStatus(code int, name, msg string, stale bool) {
+	b := []byte(`{"code":`)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"err":`...)
+	b = appendJSONString(b, msg)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, name)
+	if stale {
+		b = append(b, `,"stale":true`...)
+	}
+	b = append(b, '}')
+	unix.Write(StatusFD, b)
+}
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes
+// U+FFFD, as encoding/json would make it.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return append(b, '"')
+}
+
+var errNotFound = errors.New("executable file not found in $PATH")
+
+// lookPath finds the command like a shell would, using the child's PATH.
+func lookPath(name string, env []string) (string, error) {
+	var st unix.Stat_t
+	if strings.Contains(name, "/") {
+		if err := unix.Stat(name, &st); err != nil {
+			return "", &fs.PathError{Op: "stat", Path: name, Err: err}
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return "", errors.New(name + ": is a directory")
+		}
+		return name, nil
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	notExec := ""
+	for dir := range strings.SplitSeq(pathEnv, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := strings.TrimSuffix(dir, "/") + "/" + name
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			continue
+		}
+		if st.Mode&0o111 != 0 {
+			return p, nil
+		}
+		if notExec == "" {
+			notExec = p
+		}
+	}
+	if notExec != "" {
+		// Like a shell: found, but not executable.
+		return "", &fs.PathError{Op: "exec", Path: notExec, Err: fs.ErrPermission}
+	}
+	return "", errNotFound
+}
+
+// closeOnExecFrom marks every descriptor from first on close-on-exec.
+func closeOnExecFrom(first int) error {
+	err := unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	// Before Linux 5.11: mark them one by one.
+	entries, rerr := os.ReadDir("/proc/self/fd")
+	if rerr != nil {
+		return errors.New("close inherited descriptors: " + err.Error())
+	}
+	for _, e := range entries {
+		fd, cerr := strconv.Atoi(e.Name())
+		if cerr == nil && fd >= first {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
+}

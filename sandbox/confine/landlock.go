@@ -1,0 +1,115 @@
+package confine
+
+import (
+	"errors"
+	"runtime"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rulesetAttr is struct landlock_ruleset_attr up to the scoped field
+// (ABI 6). A kernel that knows less accepts it as long as the fields it
+// does not know are zero, which guard sees to (it sizes the plan to the
+// kernel's ABI).
+type rulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
+}
+
+// pathBeneathAttr is struct landlock_path_beneath_attr: packed, 12
+// bytes, at the same offsets as Go's padded layout.
+type pathBeneathAttr struct {
+	allowed uint64
+	parent  int32
+}
+
+// restrict applies the plan's Landlock ruleset to the calling thread
+// only, which must be locked: no_new_privs, then the ruleset. Nothing
+// is downgraded: guard sized the ruleset to this kernel, and whatever
+// the kernel refuses fails the run. A rule on a missing path is skipped.
+func restrict(p *Plan) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return errors.New("set no_new_privs: " + err.Error())
+	}
+	attr := rulesetAttr{handledFS: p.HandledFS, handledNet: p.HandledNet, scoped: p.Scoped}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return errors.New("create ruleset: " + errno.Error())
+	}
+	defer unix.Close(int(fd))
+	for _, r := range p.Rules {
+		access := r.Access & p.HandledFS
+		if access == 0 {
+			continue
+		}
+		parent, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return errors.New("open " + r.Path + ": " + err.Error())
+		}
+		pb := pathBeneathAttr{allowed: access, parent: int32(parent)}
+		_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH,
+			uintptr(unsafe.Pointer(&pb)), 0, 0, 0)
+		unix.Close(parent)
+		if errno != 0 {
+			return errors.New("add rule for " + r.Path + ": " + errno.Error())
+		}
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
+		return errors.New("restrict: " + errno.Error())
+	}
+	return nil
+}
+
+// installSeccomp sets no_new_privs and installs the filter on the
+// calling thread, which must be locked and start the command.
+func installSeccomp(filter []unix.SockFilter) error {
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return errors.New("set no_new_privs: " + err.Error())
+	}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return errors.New("install seccomp filter: " + errno.Error())
+	}
+	return nil
+}
+
+// keptCapabilities are the capabilities a command run as root keeps
+// (a container runtime's usual set, less mknod and raw sockets). The
+// others are dropped from the bounding set, so the exec cannot grant
+// them: with CAP_SYS_PTRACE, for one, root could read the environment
+// of processes outside the sandbox, which Landlock otherwise refuses.
+const keptCapabilities = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_FOWNER |
+	1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
+	1<<unix.CAP_SETPCAP | 1<<unix.CAP_NET_BIND_SERVICE | 1<<unix.CAP_SYS_CHROOT |
+	1<<unix.CAP_AUDIT_WRITE | 1<<unix.CAP_SETFCAP
+
+// dropCapabilities empties the calling thread's bounding set but for
+// keptCapabilities. Without CAP_SETPCAP (guard run as a user) there is
+// nothing to drop: no_new_privs already keeps the exec from granting
+// capabilities.
+func dropCapabilities() error {
+	for c := uintptr(0); c < 64; c++ {
+		if keptCapabilities&(1<<c) != 0 {
+			continue
+		}
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		if errors.Is(err, unix.EPERM) {
+			return nil
+		}
+		if errors.Is(err, unix.EINVAL) {
+			return nil // past the kernel's last capability
+		}
+		if err != nil {
+			return errors.New("drop capability " + strconv.Itoa(int(c)) + ": " + err.Error())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package confine
+
+import (
+	"errors"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Format is the version of the plan: a helper from another guard build
+// refuses a plan it does not know (guard then re-executes itself
+// instead). Bump it with every change to the plan or to what the helper
+// does with it.
+//
+// The plan starts with the JSON object {"format":N} and a newline, which
+// the helpers of earlier builds (which decoded the whole plan as JSON)
+// also read as a format they do not know; a binary body follows.
+const Format = 4
+
+// formatPrefix opens every plan.
+const formatPrefix = `{"format":`
+
+// maxPlan bounds the plan's body.
+const maxPlan = 64 << 20
+
+// Plan is everything the helper needs, computed by guard: the helper
+// only applies it, so a helper binary cannot enforce less than the guard
+// that started it.
+type Plan struct {
+	Argv []string
+	Env  []string
+
+	Landlock   bool
+	HandledFS  uint64
+	HandledNet uint64
+	Scoped     uint64
+	Rules      []Rule
+
+	// Filter is the seccomp program, assembled by guard; empty when the
+	// kernel or the architecture has no seccomp filter.
+	Filter []unix.SockFilter
+}
+
+// Rule grants Access (Landlock filesystem rights) beneath Path.
+type Rule struct {
+	Path   string
+	Access uint64
+}
+
+// Encode renders the plan: the format header, the body's length (4
+// bytes, little-endian) and the body, unsigned varints and
+// length-prefixed strings.
+func (p *Plan) Encode() []byte {
+	var b []byte
+	flags := uint64(0)
+	if p.Landlock {
+		flags = 1
+	}
+	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
+	b = appendStrings(b, p.Argv)
+	b = appendStrings(b, p.Env)
+	b = appendUvarints(b, uint64(len(p.Rules)))
+	for _, r := range p.Rules {
+		b = appendUvarints(b, r.Access, uint64(len(r.Path)))
+		b = append(b, r.Path...)
+	}
+	b = appendUvarints(b, uint64(len(p.Filter)))
+	for _, f := range p.Filter {
+		b = append(b, byte(f.Code), byte(f.Code>>8), f.Jt, f.Jf,
+			byte(f.K), byte(f.K>>8), byte(f.K>>16), byte(f.K>>24))
+	}
+	out := make([]byte, 0, len(b)+32)
+	out = append(out, formatPrefix...)
+	out = strconv.AppendInt(out, Format, 10)
+	out = append(out, "}\n"...)
+	n := uint32(len(b))
+	out = append(out, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	return append(out, b...)
+}
+
+func appendUvarints(b []byte, vs ...uint64) []byte {
+	for _, v := range vs {
+		for v >= 0x80 {
+			b = append(b, byte(v)|0x80)
+			v >>= 7
+		}
+		b = append(b, byte(v))
+	}
+	return b
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = appendUvarints(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendUvarints(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// errStale reports a plan of another format.
+type errStale struct{ got int }
+
+func (e errStale) Error() string {
+	return "sandbox helper understands plan format " + strconv.Itoa(Format) + ", not " + strconv.Itoa(e.got) +
+		": reinstall guard and guard-sandbox-exec together"
+}
+
+var errPlan = errors.New("malformed plan")
+
+// readPlan reads one plan from fd, never past its end: the pipe stays
+// open afterwards (it is the lifeline).
+func readPlan(fd int) (*Plan, error) {
+	head := make([]byte, len(formatPrefix))
+	if err := readFull(fd, head); err != nil {
+		return nil, err
+	}
+	if string(head) != formatPrefix {
+		return nil, errPlan
+	}
+	version, c := 0, byte(0)
+	for digits := 0; ; digits++ {
+		var one [1]byte
+		if err := readFull(fd, one[:]); err != nil {
+			return nil, err
+		}
+		c = one[0]
+		if c < '0' || c > '9' || digits > 6 {
+			break
+		}
+		version = version*10 + int(c-'0')
+	}
+	if version != Format {
+		return nil, errStale{version}
+	}
+	var rest [5]byte // "\n" after "}", then the body's length
+	if c != '}' {
+		return nil, errPlan
+	}
+	if err := readFull(fd, rest[:]); err != nil {
+		return nil, err
+	}
+	if rest[0] != '\n' {
+		return nil, errPlan
+	}
+	n := uint32(rest[1]) | uint32(rest[2])<<8 | uint32(rest[3])<<16 | uint32(rest[4])<<24
+	if n > maxPlan {
+		return nil, errPlan
+	}
+	body := make([]byte, n)
+	if err := readFull(fd, body); err != nil {
+		return nil, err
+	}
+	return decodePlan(body)
+}
+
+// readFull reads exactly len(b) bytes.
+func readFull(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := unix.Read(fd, b)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
+			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return errors.New("unexpected end of plan")
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// decoder reads the body; the first malformation sticks.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) uvarint() uint64 {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if len(d.b) == 0 {
+			break
+		}
+		c := d.b[0]
+		d.b = d.b[1:]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
+	}
+	d.bad = true
+	return 0
+}
+
+// count reads a length that must fit in what is left, each item taking
+// at least size bytes.
+func (d *decoder) count(size int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)/size) {
+		d.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) bytes(n int) []byte {
+	if d.bad || n > len(d.b) {
+		d.bad = true
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) strings() []string {
+	n := d.count(1)
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, string(d.bytes(d.count(1))))
+	}
+	return out
+}
+
+func decodePlan(b []byte) (*Plan, error) {
+	d := &decoder{b: b}
+	p := &Plan{}
+	p.Landlock = d.uvarint() == 1
+	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
+	p.Argv = d.strings()
+	p.Env = d.strings()
+	p.Rules = make([]Rule, d.count(2))
+	for i := range p.Rules {
+		p.Rules[i].Access = d.uvarint()
+		p.Rules[i].Path = string(d.bytes(d.count(1)))
+	}
+	p.Filter = make([]unix.SockFilter, d.count(8))
+	for i := range p.Filter {
+		f := d.bytes(8)
+		if f == nil {
+			break
+		}
+		p.Filter[i] = unix.SockFilter{Code: uint16(f[0]) | uint16(f[1])<<8, Jt: f[2], Jf: f[3],
+			K: uint32(f[4]) | uint32(f[5])<<8 | uint32(f[6])<<16 | uint32(f[7])<<24}
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, errPlan
+	}
+	return p, nil
+}

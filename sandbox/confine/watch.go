@@ -1,0 +1,211 @@
+package confine
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Nothing the command starts may outlive guard, even a guard that is
+// SIGKILLed (an agent's tool timeout does that): guard's own cleanup
+// (sandbox/reap.go) never runs then. So the helper does not exec the command.
+// Once confined it becomes the child subreaper, starts the command as
+// its child (which inherits the Landlock domain, the seccomp filter and
+// no_new_privs of the helper's thread) and stays as a small watcher:
+//
+//   - when the command exits, the watcher kills and reaps every
+//     descendant left (orphans are its children, as subreaper) and exits
+//     with the command's status, dying of the same signal if a signal
+//     killed it, so guard sees what the command did;
+//   - when the lifeline reads EOF, guard is gone: the watcher kills and
+//     reaps the command and every descendant, and exits.
+//
+// The lifeline is the plan pipe: guard keeps its write end open until
+// the run is over and it is close-on-exec in guard, so EOF means guard's
+// process has ended. The read end is close-on-exec in the helper; the
+// command never holds either end.
+//
+// The watcher stays in the command's process group, so the terminal's
+// signals and guard's relayed ones reach both; it ignores them (they are
+// for the command; see ignoreForwarded), and when the command stops it
+// stops itself, so guard sees the stop and does its job control as
+// before. It is not dumpable:
+// processes of the same user cannot ptrace it or read its memory. What
+// it cannot prevent: the command shares its Landlock domain and may
+// SIGKILL it; then the command gets its parent-death signal and guard's
+// own cleanup remains (see docs/threat-model.md).
+
+// ScopeSignal is LANDLOCK_SCOPE_SIGNAL (linux/landlock.h, ABI 6), which
+// golang.org/x/sys does not have yet.
+const ScopeSignal = 1 << 1
+
+// watched is the command, started by the helper.
+type watched struct {
+	pid int
+	// killAll: kill(-1) reaches only the command's Landlock domain
+	// (signal scoping), so it may end every process in it at once.
+	killAll bool
+}
+
+// ignoreForwarded makes the helper survive the signals meant for the
+// command (the group's, from the terminal or relayed by guard) and
+// closes the channel it returns once that holds; the command must not
+// start before. It handles them rather than ignoring them: the exec
+// resets handled signals to their default, so the command gets the
+// default action for each, as it always did (guard handles and relays
+// them, so it never passed an ignored one on).
+func ignoreForwarded() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		c := make(chan os.Signal, 8)
+		signal.Notify(c, Forwarded...)
+		close(done)
+		for range c {
+		}
+	}()
+	return done
+}
+
+// startWatched makes the helper a subreaper and starts the command once
+// the helper ignores the forwarded signals (ready). It must run on the
+// thread that confined itself.
+func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return nil, errors.New("become child subreaper: " + err.Error())
+	}
+	// Not dumpable: ptrace, /proc/PID/mem, environ and pidfd_getfd
+	// need CAP_SYS_PTRACE, and dying of a signal dumps no core. The
+	// exec gives the command its own dumpable flag back.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, errors.New("make the sandbox helper undumpable: " + err.Error())
+	}
+	<-ready
+	pid, err := syscall.ForkExec(path, p.Argv, &syscall.ProcAttr{
+		Env:   p.Env,
+		Files: []uintptr{0, 1, 2},
+		// Should the command kill its watcher, it dies too.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0}, nil
+}
+
+// watch waits for the command or for guard's end, whichever is first,
+// and returns the command's exit status (or dies of its signal). It runs
+// on the confined thread: Landlock's signal scoping lets only threads in
+// the command's domain (or an enclosing one) signal it, and a domain
+// belongs to the thread that made it (each thread restricting itself
+// makes a domain of its own). The waiting is done by other goroutines.
+func (w *watched) watch() int {
+	exited := make(chan struct{}, 1)
+	gone := make(chan struct{}, 1)
+	go w.awaitExit(exited)
+	go awaitGuard(gone)
+	select {
+	case <-exited:
+	case <-gone:
+		// Not reaped yet: awaitExit waits without reaping.
+		unix.Kill(w.pid, unix.SIGKILL)
+		w.killDescendants()
+		return CodeFailed
+	}
+	var ws unix.WaitStatus
+	var err error
+	for {
+		_, err = unix.Wait4(w.pid, &ws, 0, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	w.killDescendants()
+	if err != nil {
+		return CodeFailed
+	}
+	if ws.Signaled() {
+		dieOfSignal(ws.Signal())
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// awaitExit reports when the command has exited, without reaping it.
+// When the command stops it stops the helper too, so guard sees the
+// stop and does its job control as before; guard continues the group.
+func (w *watched) awaitExit(exited chan<- struct{}) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, w.pid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || info.Code != CLDStopped {
+			exited <- struct{}{}
+			return
+		}
+		// Consume the stop so the next wait blocks.
+		unix.Waitid(unix.P_PID, w.pid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
+		unix.Kill(os.Getpid(), unix.SIGSTOP)
+	}
+}
+
+// awaitGuard reports when the lifeline reads EOF (or fails): guard is
+// gone.
+func awaitGuard(gone chan<- struct{}) {
+	var buf [64]byte
+	for {
+		n, err := unix.Read(PlanFD, buf[:])
+		if n > 0 || errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			fds := []unix.PollFd{{Fd: PlanFD, Events: unix.POLLIN}}
+			unix.Poll(fds, -1)
+			continue
+		}
+		gone <- struct{}{}
+		return
+	}
+}
+
+// killDescendants kills and reaps every process the command started.
+func (w *watched) killDescendants() {
+	if w.killAll {
+		// Every process in the helper's Landlock domain but itself:
+		// scoping refuses signals to processes outside it (this
+		// thread's domain), so nothing else is hit. It is one pass
+		// under the kernel's task list lock, so a fork loop cannot
+		// outrun it; every process killed is a descendant, so they all
+		// end up this subreaper's children, and waiting until there
+		// are none reaps them all.
+		unix.Kill(-1, unix.SIGKILL)
+		for {
+			_, err := unix.Wait4(-1, nil, unix.WALL, nil)
+			if errors.Is(err, unix.ECHILD) {
+				return
+			}
+			if err != nil && !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+	}
+	ReapChildren(func(int) bool { return false }, nil)
+}
+
+// dieOfSignal ends the helper with sig, as the command ended: with the
+// default action restored (Go handles most signals itself) and sig
+// unblocked, sent to this thread. It returns if sig does not kill.
+func dieOfSignal(sig syscall.Signal) {
+	// struct sigaction all zero: SIG_DFL, no flags, empty mask.
+	var act [4]uint64
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	var set unix.Sigset_t
+	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
+	unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+}
