@@ -137,7 +137,9 @@ func within(p, dir string) bool {
 	if dir == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	// Without building dir+"/": grants compare every visited directory
+	// with every hidden path, and the allocations were most of it.
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // canonical resolves symbolic links in p as far as p exists, so a path
