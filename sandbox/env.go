@@ -184,13 +184,3 @@ func setEnv(env []string, name, value string) []string {
 	}
 	return append(out, name+"="+value)
 }
-
-// lookEnv returns the last value of name in env.
-func lookEnv(env []string, name string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if n, v, _ := strings.Cut(env[i], "="); n == name {
-			return v, true
-		}
-	}
-	return "", false
-}

@@ -211,9 +211,7 @@ func TestGlobMatch(t *testing.T) {
 	names := []string{"", "X", "TOKEN", "PATH", "DATABASE_URL", "A_B", "*"}
 	for _, r := range envRules {
 		inner := strings.Trim(r.Pattern, "*")
-		for _, n := range []string{inner, "X" + inner, inner + "X", "X" + inner + "X", inner[1:], inner[:len(inner)-1]} {
-			names = append(names, n)
-		}
+		names = append(names, inner, "X"+inner, inner+"X", "X"+inner+"X", inner[1:], inner[:len(inner)-1])
 	}
 	for _, r := range append(envRules, envRule{Pattern: "*"}, envRule{Pattern: "A?C*"}) {
 		for _, n := range names {
