@@ -198,6 +198,39 @@ func hCopy(b *builder, c *call) stream {
 	return stream{}
 }
 
+// intoDir: cp, mv, install and ln put each source at DEST/NAME when DEST
+// is a directory (cp .bashrc ~ writes ~/.bashrc). guard cannot see
+// whether DEST is one, so where that name would be a protected location
+// (persistence, secrets, guard's files) and DEST itself is not, the write
+// is priced as that location too. Then prev.
+func intoDir(prev handler) handler {
+	return func(b *builder, c *call) stream {
+		var dest field
+		srcs := c.a.ops
+		switch ts := c.a.values("-t", "--target-directory"); {
+		case len(ts) > 0:
+			dest = ts[0]
+		case c.a.has("-T", "--no-target-directory") || len(srcs) < 2:
+			return prev(b, c)
+		default:
+			dest, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
+		}
+		if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok && dest.known {
+			own := b.ctx.Classify(dp)
+			for _, s := range srcs {
+				if !s.known || s.glob || path.Base(s.val) == "." || path.Base(s.val) == "/" {
+					continue
+				}
+				p := path.Join(dp, path.Base(s.val))
+				if cl := b.ctx.Classify(p); cl != own && (cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard) {
+					b.pathEffect(CapWrite, "fs.write", c.prog, staticField(p, span{dest.pos, dest.end}), c.st, c.sp, "writes")
+				}
+			}
+		}
+		return prev(b, c)
+	}
+}
+
 // runnerInputs are the files a build or test tool reads from its
 // directory and runs as code: base-name patterns.
 var runnerInputs = sync.OnceValue(func() map[string][]string {
