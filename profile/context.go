@@ -176,6 +176,12 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/opera", "snap/firefox/common/.mozilla", "snap/chromium/common/chromium",
 		"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
 		"Library/Cookies",
+		// Deploy and data CLIs' tokens and connection passwords, editors'
+		// stores of extension secrets, MCP configurations (which carry
+		// API keys in their env blocks), REPL histories.
+		".config/fly", ".wrangler", ".config/.wrangler", ".dbt/profiles.yml", ".databricks",
+		".config/Code/User/globalStorage", ".config/VSCodium/User/globalStorage", ".config/Cursor/User/globalStorage",
+		".cursor/mcp.json", ".codeium", ".viminfo",
 	}
 })
 
