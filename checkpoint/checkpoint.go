@@ -40,6 +40,10 @@ type Checkpoint struct {
 	// Finished: the after state is recorded. Undone: guard undo ran.
 	Finished bool       `json:"finished"`
 	Undone   *time.Time `json:"undone,omitempty"`
+
+	// before are the index entries Before was written from, for Finish
+	// to compare with (nil: git diff-tree compares the trees).
+	before []ientry
 }
 
 // Change is one path a command added, modified or deleted.
@@ -88,17 +92,24 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if r != nil {
 		cp.GitDir = r.gitDir
-		if cp.Before, err = r.snapshot(filepath.Join(d, "index"), seedIndex(o.StateDir, r)); err != nil {
+		res, err := r.snapshot(o.StateDir)
+		if err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
-		if err := r.keep(o.ID, cp.Before, ""); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
+		cp.Before, cp.before = res.tree, res.entries
+		// The before tree is guard's index's: indexRef keeps it from git
+		// gc while the command runs; Finish names it for this checkpoint
+		// if the command changes anything.
+		if res.written {
+			if err := r.keep("", "", "", res.tree); err != nil {
+				return nil, fmt.Errorf("checkpoint: %w", err)
+			}
 		}
 	}
 	s := surveyTargets(o.Workspace, r, o.Deletes)
 	cp.Dirs = s.dirs
 	root := backupRoot(o.StateDir, o.Workspace, r)
-	cp.Covered = s.covered(o.Deletes, o.Budget, root != "")
+	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before)
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
 	covered := map[string]bool{}
@@ -163,22 +174,22 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
-		idx := filepath.Join(dir(stateDir, cp.ID), "index")
-		if cp.After, err = r.snapshot(idx, ""); err != nil {
+		res, err := r.snapshot(stateDir)
+		if err != nil {
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
-		// The index now matches the work tree: the next command starts
-		// from it.
-		os.Rename(idx, seedIndex(stateDir, r))
-		cs, err := r.diff(cp.Before, cp.After)
-		if err != nil {
+		cp.After = res.tree
+		var cs []change
+		if cp.before != nil && res.entries != nil {
+			cs = diffEntries(cp.before, res.entries)
+		} else if cs, err = r.diff(cp.Before, cp.After); err != nil {
 			return false, err
 		}
 		for _, c := range cs {
 			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
 		}
 		if len(cs) > 0 {
-			if err := r.keep(cp.ID, "", cp.After); err != nil {
+			if err := r.keep(cp.ID, cp.Before, cp.After, cp.After); err != nil {
 				return false, err
 			}
 		}
@@ -194,7 +205,6 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			cp.Dirs[i].Gone = true
 		}
 	}
-	os.Remove(filepath.Join(dir(stateDir, cp.ID), "index"))
 	cp.Finished = true
 	if len(cp.Changes) == 0 && !anyGone(cp.Dirs) {
 		return false, cp.remove(stateDir)
@@ -212,8 +222,9 @@ func anyGone(es []entry) bool {
 	return false
 }
 
-// seedIndex is guard's own index of repository r, left by the last
-// checkpoint: its stat data match the work tree as that command left it.
+// seedIndex is guard's own index of repository r: the work tree as the
+// last snapshot found it (the record of what else it knows is next to
+// it, see scan.go).
 func seedIndex(stateDir string, r *repo) string {
 	h := sha256.Sum256([]byte(r.gitDir))
 	return filepath.Join(stateDir, "checkpoints", "index-"+hex.EncodeToString(h[:8]))
@@ -250,7 +261,9 @@ func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir
 
 // remove deletes a checkpoint: its record, backups and private ref.
 func (cp *Checkpoint) remove(stateDir string) error {
-	if cp.GitDir != "" && (cp.Before != "" || cp.After != "") {
+	// Refs name the trees of a checkpoint whose command changed
+	// something (and, from older versions, of unfinished ones).
+	if cp.GitDir != "" && cp.After != cp.Before {
 		if r, err := openRepo(cp.Workspace); err == nil && r.gitDir == cp.GitDir {
 			r.drop(cp.ID)
 		}

@@ -1,0 +1,205 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// age dates the files and directories of the work tree (symlinks
+// themselves too) written in the last half hour an hour back, as in a
+// workspace a command did not just write: git and guard look again at
+// files as new as their index. Older ones are left alone (their ctime
+// too).
+func age(t *testing.T, ws string) {
+	t.Helper()
+	now := time.Now()
+	old := unix.NsecToTimespec(now.Add(-time.Hour).UnixNano())
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if info, err := d.Info(); err != nil || info.ModTime().Before(now.Add(-30*time.Minute)) {
+			return nil
+		}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, []unix.Timespec{old, old}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	})
+}
+
+// oracle is the tree git add -A writes through a fresh copy of the user's
+// index: what the fast snapshot must equal.
+func oracle(t *testing.T, r *repo) string {
+	t.Helper()
+	tree, err := r.addAll(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// lsTree maps every path of tree to "mode oid".
+func lsTree(t *testing.T, ws, tree string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(run(t, ws, "ls-tree", "-r", "-z", tree), "\x00"), "\x00") {
+		if l == "" {
+			continue
+		}
+		meta, path, _ := strings.Cut(l, "\t")
+		f := strings.Fields(meta)
+		m[path] = f[0] + " " + f[2]
+	}
+	return m
+}
+
+// The fast snapshot writes the same tree as git add -A through a fresh
+// copy of the user's index after every kind of change, runs no git when
+// nothing changed, and falls back to git add -A only where it says so.
+// Its index entries (which Finish diffs) are the tree's.
+func TestSnapshotMatchesGitAddAll(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	write(t, ws, map[string]string{"logs/a.log": "ignored\n", "notes.tmp": "ignored by info/exclude\n"})
+	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".git", "info", "exclude"), []byte("*.tmp\n"), 0o644)
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(ws, filepath.FromSlash(rel)) }
+	steps := []struct {
+		name     string
+		do       func()
+		fallback bool
+		noGit    bool
+	}{
+		{name: "first snapshot, seeded from the user's index", do: func() {}},
+		{name: "nothing changed", do: func() {}, noGit: true},
+		{name: "content changed, same size, same mtime", do: func() {
+			st, _ := os.Stat(p("src/main.go"))
+			os.WriteFile(p("src/main.go"), []byte("package xxxx\n"), 0o644)
+			os.Chtimes(p("src/main.go"), st.ModTime(), st.ModTime())
+		}},
+		{name: "nothing changed again", do: func() {}, noGit: true},
+		{name: "new files: in a known dir, a new dir, ignored ones", do: func() {
+			write(t, ws, map[string]string{
+				"src/new.go": "new\n", "deep/a/b/c.txt": "c\n", "src/x.log": "ignored\n",
+				"build/new.o": "ignored dir\n", "logs/b.log": "ignored\n", "only-ignored/z.log": "z\n",
+				":colon": "magic?\n", "star*": "glob?\n", "sp ace/é.txt": "utf8\n",
+			})
+		}},
+		{name: "a file in a directory that held only ignored files", do: func() {
+			write(t, ws, map[string]string{"only-ignored/seen.txt": "seen\n"})
+		}},
+		{name: "deleted file and directory", do: func() {
+			os.Remove(p("README.md"))
+			os.RemoveAll(p("deep"))
+		}},
+		{name: "executable bit", do: func() { os.Chmod(p("src/main.go"), 0o755) }},
+		{name: "file replaced by a symlink", do: func() {
+			os.Remove(p("src/new.go"))
+			os.Symlink("main.go", p("src/new.go"))
+		}},
+		{name: "directory replaced by a symlink to itself moved", do: func() {
+			os.Rename(p("src/sub"), p("moved"))
+			os.Symlink("../moved", p("src/sub"))
+		}},
+		{name: "symlink replaced by a directory again", do: func() {
+			os.Remove(p("src/sub"))
+			os.Rename(p("moved"), p("src/sub"))
+		}},
+		{name: ".gitignore no longer ignores *.log", do: func() {
+			os.WriteFile(p(".gitignore"), []byte("build/\n"), 0o644)
+		}},
+		{name: "info/exclude no longer ignores *.tmp", do: func() {
+			os.WriteFile(filepath.Join(ws, ".git", "info", "exclude"), nil, 0o644)
+		}},
+		{name: "a new .gitignore in a subdirectory", do: func() {
+			write(t, ws, map[string]string{"src/.gitignore": "*.gen\n", "src/later.gen": "ignored\n", "src/later.go": "not ignored\n"})
+		}},
+		{name: "a nested repository", do: func() {
+			os.MkdirAll(p("vendor/lib"), 0o755)
+			run(t, p("vendor/lib"), "init", "-q")
+			write(t, ws, map[string]string{"vendor/lib/f": "f\n"})
+			run(t, p("vendor/lib"), "add", "f")
+			run(t, p("vendor/lib"), "commit", "-q", "-m", "lib")
+		}},
+		{name: "nothing changed with a submodule", do: func() {}},
+		{name: "a file replaced by a directory", do: func() {
+			os.Remove(p("src/run.sh"))
+			write(t, ws, map[string]string{"src/run.sh/inner": "x\n"})
+		}},
+		{name: "a file replaced by an ignored directory", do: func() {
+			os.Remove(p("src/main.go"))
+			write(t, ws, map[string]string{"src/main.go/inner.gen": "x\n"})
+		}},
+		{name: "an index guard cannot read", do: func() {
+			idx := seedIndex(st, r)
+			data, _ := os.ReadFile(idx)
+			data[len(data)-1] ^= 1 // the checksum
+			os.WriteFile(idx, data, 0o600)
+		}, fallback: true},
+		{name: "after the fallback", do: func() { write(t, ws, map[string]string{"after.txt": "a\n"}) }},
+	}
+	var prev snapshotResult
+	for i, s := range steps {
+		s.do()
+		if !s.noGit {
+			age(t, ws)
+		}
+		runs, fbs := counters.gitRuns.Load(), counters.fallbacks.Load()
+		res, err := r.snapshot(st)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		runs, fbs = counters.gitRuns.Load()-runs, counters.fallbacks.Load()-fbs
+		if want := oracle(t, r); res.tree != want {
+			t.Fatalf("%s: tree %s, git add -A writes %s:\n%s", s.name, res.tree, want, run(t, ws, "diff-tree", "-r", res.tree, want))
+		}
+		if (fbs > 0) != s.fallback {
+			t.Errorf("%s: fell back to git add -A: %v, want %v", s.name, fbs > 0, s.fallback)
+		}
+		if s.noGit && runs != 0 {
+			t.Errorf("%s: %d git runs, want none", s.name, runs)
+		}
+		if res.entries != nil {
+			got := map[string]string{}
+			for _, e := range treeEntries(res.entries) {
+				got[e.path] = fmt.Sprintf("%06o %s", e.mode, e.oid)
+			}
+			if want := lsTree(t, ws, res.tree); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: index entries differ from the tree:\n%v\n%v", s.name, got, want)
+			}
+		}
+		if i > 0 && prev.entries != nil && res.entries != nil {
+			want, _ := r.diff(prev.tree, res.tree)
+			if got := diffEntries(prev.entries, res.entries); !reflect.DeepEqual(sortChanges(got), sortChanges(want)) {
+				t.Errorf("%s: diff %v, git diff-tree %v", s.name, got, want)
+			}
+		}
+		prev = res
+	}
+	if out := run(t, ws, "status", "--porcelain"); !strings.Contains(out, "?? src/untracked.txt") {
+		t.Errorf("the user's index changed: git status says\n%s", out)
+	}
+}
+
+func sortChanges(cs []change) []change {
+	out := append([]change(nil), cs...)
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
