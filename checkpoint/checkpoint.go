@@ -41,9 +41,10 @@ type Checkpoint struct {
 	Finished bool       `json:"finished"`
 	Undone   *time.Time `json:"undone,omitempty"`
 
-	// before are the index entries Before was written from, for Finish
-	// to compare with (nil: git diff-tree compares the trees).
-	before []ientry
+	// before is the snapshot Before came from: its index entries are
+	// what Finish compares with (nil entries: git diff-tree compares the
+	// trees), and, when the index is unchanged, Finish's own.
+	before snapshotResult
 }
 
 // Change is one path a command added, modified or deleted.
@@ -92,24 +93,19 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if r != nil {
 		cp.GitDir = r.gitDir
-		res, err := r.snapshot(o.StateDir)
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
-		cp.Before, cp.before = res.tree, res.entries
 		// The before tree is guard's index's: indexRef keeps it from git
 		// gc while the command runs; Finish names it for this checkpoint
 		// if the command changes anything.
-		if res.written {
-			if err := r.keep("", "", "", res.tree); err != nil {
-				return nil, fmt.Errorf("checkpoint: %w", err)
-			}
+		res, err := r.snapshot(o.StateDir, nil, r.protect)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
+		cp.Before, cp.before = res.tree, res
 	}
 	s := surveyTargets(o.Workspace, r, o.Deletes)
 	cp.Dirs = s.dirs
 	root := backupRoot(o.StateDir, o.Workspace, r)
-	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before)
+	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before.entries)
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
 	covered := map[string]bool{}
@@ -169,31 +165,6 @@ func link(ws, dst string, es []entry) error {
 // Finish records the workspace after the command and what it changed.
 // A command that changed nothing leaves no checkpoint (changed is false).
 func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
-	if cp.GitDir != "" {
-		r, err := openRepo(cp.Workspace)
-		if err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
-		}
-		res, err := r.snapshot(stateDir)
-		if err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
-		}
-		cp.After = res.tree
-		var cs []change
-		if cp.before != nil && res.entries != nil {
-			cs = diffEntries(cp.before, res.entries)
-		} else if cs, err = r.diff(cp.Before, cp.After); err != nil {
-			return false, err
-		}
-		for _, c := range cs {
-			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
-		}
-		if len(cs) > 0 {
-			if err := r.keep(cp.ID, cp.Before, cp.After, cp.After); err != nil {
-				return false, err
-			}
-		}
-	}
 	for i, e := range cp.Backups {
 		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
 			cp.Backups[i].Gone = true
@@ -203,6 +174,33 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 	for i, e := range cp.Dirs {
 		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
 			cp.Dirs[i].Gone = true
+		}
+	}
+	if cp.GitDir != "" {
+		r, err := openRepo(cp.Workspace)
+		if err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		var cs []change
+		res, err := r.snapshot(stateDir, &cp.before, func(res snapshotResult) error {
+			var err error
+			if cp.before.entries != nil && res.entries != nil {
+				cs = diffEntries(cp.before.entries, res.entries)
+			} else if cs, err = r.diff(cp.Before, res.tree); err != nil {
+				return err
+			}
+			if len(cs) == 0 && len(cp.Changes) == 0 && !anyGone(cp.Dirs) {
+				return r.protect(res) // no checkpoint: the same tree as before
+			}
+			// Kept: its trees are named for it (undo reads them).
+			return r.keep(cp.ID, cp.Before, res.tree, res.tree)
+		})
+		if err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		cp.After = res.tree
+		for _, c := range cs {
+			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
 		}
 	}
 	cp.Finished = true
@@ -261,9 +259,9 @@ func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir
 
 // remove deletes a checkpoint: its record, backups and private ref.
 func (cp *Checkpoint) remove(stateDir string) error {
-	// Refs name the trees of a checkpoint whose command changed
-	// something (and, from older versions, of unfinished ones).
-	if cp.GitDir != "" && cp.After != cp.Before {
+	// Refs name the trees of a checkpoint Finish kept (and, from older
+	// versions, of unfinished ones); one that changed nothing has none.
+	if cp.GitDir != "" && (!cp.Finished || len(cp.Changes) > 0 || anyGone(cp.Dirs)) {
 		if r, err := openRepo(cp.Workspace); err == nil && r.gitDir == cp.GitDir {
 			r.drop(cp.ID)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 )
@@ -25,7 +24,7 @@ type statData struct {
 type ientry struct {
 	path  string
 	mode  uint32 // 0100644, 0100755, 0120000 (symlink), 0160000 (gitlink)
-	oid   string // hex
+	oid   [sha1.Size]byte
 	stat  statData
 	stage int
 	// skip: skip-worktree (sparse checkout: not in the work tree, kept as
@@ -64,6 +63,11 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 	}
 	n := int(binary.BigEndian.Uint32(data[8:12]))
 	es := make([]ientry, 0, n)
+	// One string for every path of a v2/v3 index, sliced (no copy each).
+	str := ""
+	if version < 4 {
+		str = string(body)
+	}
 	p := 12
 	prev := ""
 	be := binary.BigEndian
@@ -80,7 +84,7 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 		}
 		e.mode = be.Uint32(body[p+24:])
 		p += 40
-		e.oid = hex.EncodeToString(body[p : p+hashLen])
+		copy(e.oid[:], body[p:p+hashLen])
 		p += hashLen
 		flags := be.Uint16(body[p:])
 		p += 2
@@ -110,7 +114,7 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 			if end < 0 {
 				return nil, errIndexFormat
 			}
-			e.path = string(body[p : p+end])
+			e.path = str[p : p+end]
 			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
 			p = start + (p+end-start+8)&^7
 			if p > len(body) {

@@ -60,6 +60,10 @@ type wtState struct {
 	Ignored map[string][]string `json:"ignored,omitempty"`
 	// Sources are the files that decide what is ignored.
 	Sources []dirStat `json:"sources"`
+	// Index is the stat data of guard's index when the record was
+	// written: another index (a crash between git and the record) makes
+	// the record worthless.
+	Index statData `json:"index"`
 }
 
 // dirStat is a path and its stat data (Missing: it was absent).
@@ -127,6 +131,9 @@ func (r *repo) config() (gitConfig, error) {
 		switch strings.ToLower(k) {
 		case "core.excludesfile":
 			c.excludesFile = v
+			if v != "" && !filepath.IsAbs(v) {
+				c.excludesFile = filepath.Join(r.work, v) // git runs there
+			}
 		case "core.ignorecase":
 			c.ignoreCase = v == "true" || v == "yes" || v == "on" || v == "1"
 		case "extensions.objectformat":
@@ -195,12 +202,17 @@ type snapshotResult struct {
 	tree    string
 	entries []ientry
 	written bool
+	index   statData // guard's index file's, when entries were read
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
 // untracked-but-not-ignored files, through guard's own index of the
-// repository under stateDir. Only one guard at a time updates it.
-func (r *repo) snapshot(stateDir string) (snapshotResult, error) {
+// repository under stateDir. Only one guard at a time updates it, and
+// then (when not nil) runs before the next may: it names the trees it
+// keeps (refs), so that refs/guard/index always names the tree of the
+// index. prev, when not nil, is an earlier snapshot of this process: its
+// entries are used again if the index file did not change since.
+func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapshotResult) error) (snapshotResult, error) {
 	idx := seedIndex(stateDir, r)
 	if err := os.MkdirAll(filepath.Dir(idx), 0o700); err != nil {
 		return snapshotResult{}, err
@@ -213,20 +225,37 @@ func (r *repo) snapshot(stateDir string) (snapshotResult, error) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
 	}
-	res, err := r.fastSnapshot(idx)
-	if err == nil {
-		return res, nil
+	res, err := r.fastSnapshot(idx, prev)
+	if err != nil {
+		// Not sure, or an error: git add -A decides, and the record,
+		// which may no longer match the index, goes; so does an index
+		// guard cannot read (git writes it anew from the user's).
+		counters.fallbacks.Add(1)
+		os.Remove(idx + ".json")
+		if errors.Is(err, errIndexFormat) {
+			os.Remove(idx)
+		}
+		tree, err := r.addAll(idx)
+		if err != nil {
+			return snapshotResult{}, err
+		}
+		res = snapshotResult{tree: tree, written: true}
 	}
-	// Not sure, or an error: git add -A decides, and the record, which
-	// may no longer match the index, goes; so does an index guard cannot
-	// read (git writes it anew from the user's).
-	counters.fallbacks.Add(1)
-	os.Remove(idx + ".json")
-	if errors.Is(err, errIndexFormat) {
-		os.Remove(idx)
+	if then != nil {
+		if err := then(res); err != nil {
+			return res, err
+		}
 	}
-	tree, err := r.addAll(idx)
-	return snapshotResult{tree: tree, written: true}, err
+	return res, nil
+}
+
+// protect is snapshot's then when nothing else is named: a tree git just
+// wrote becomes refs/guard/index.
+func (r *repo) protect(res snapshotResult) error {
+	if !res.written {
+		return nil
+	}
+	return r.keep("", "", "", res.tree)
 }
 
 // addAll is the slow way: git add -A through index (seeded from the
@@ -257,9 +286,14 @@ func seedFromUser(r *repo, index string) error {
 
 // fastSnapshot compares the work tree with guard's index and record, and
 // brings them up to date with as little git as it can.
-func (r *repo) fastSnapshot(idx string) (snapshotResult, error) {
+func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
 	stPath := idx + ".json"
 	old, stRef := loadState(stPath, r)
+	if old != nil {
+		if st, _, ok := lstatData(idx); !ok || st != old.Index {
+			old = nil
+		}
+	}
 	full := old == nil
 	if !full && sourcesChanged(old.Sources, stRef) {
 		full = true
@@ -288,7 +322,7 @@ func (r *repo) fastSnapshot(idx string) (snapshotResult, error) {
 	if err := seedFromUser(r, idx); err != nil {
 		return snapshotResult{}, err
 	}
-	es, idxStat, err := readIndex(idx)
+	es, idxStat, err := readIndex(idx, prev)
 	if err != nil {
 		return snapshotResult{}, err
 	}
@@ -334,7 +368,7 @@ func (r *repo) fastSnapshot(idx string) (snapshotResult, error) {
 		st.Sources = old.Sources
 	}
 	paths := append(dirty, w.newFiles...)
-	res := snapshotResult{entries: es}
+	res := snapshotResult{entries: es, index: idxStat}
 	if len(paths) == 0 && len(drop) == 0 && old != nil && old.Tree != "" {
 		res.tree = old.Tree
 	} else {
@@ -357,13 +391,16 @@ func (r *repo) fastSnapshot(idx string) (snapshotResult, error) {
 		}
 		res.tree, res.written = strings.TrimSpace(string(out)), true
 		if len(paths) > 0 || len(drop) > 0 {
-			if res.entries, _, err = readIndex(idx); err != nil {
+			if res.entries, res.index, err = readIndex(idx, nil); err != nil {
 				return snapshotResult{}, err
 			}
 		}
 	}
 	st.Tree = res.tree
 	if res.written || walked || full {
+		if st.Index, _, _ = lstatData(idx); res.written && len(paths) == 0 && len(drop) == 0 {
+			res.index = st.Index // write-tree may have written the index
+		}
 		if err := saveState(stPath, st); err != nil {
 			return snapshotResult{}, err
 		}
@@ -372,8 +409,14 @@ func (r *repo) fastSnapshot(idx string) (snapshotResult, error) {
 }
 
 // readIndex reads and parses the index at p, with its stat data (for
-// racily clean entries).
-func readIndex(p string) ([]ientry, statData, error) {
+// racily clean entries); prev's entries when its index had the same stat
+// data (git writes a new file each time).
+func readIndex(p string, prev *snapshotResult) ([]ientry, statData, error) {
+	if prev != nil && prev.entries != nil {
+		if st, _, ok := lstatData(p); ok && st == prev.index {
+			return prev.entries, st, nil
+		}
+	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, statData{}, nil // a repository without an index yet
@@ -572,7 +615,8 @@ type walker struct {
 	dirs       []dirStat
 	ignored    map[string][]string
 	newFiles   []string
-	gitignores []string // every .gitignore in the directories read (full)
+	gitignores []string        // every .gitignore in the directories read (full)
+	sources    map[string]bool // the recorded sources
 }
 
 func newWalker(r *repo, index string, es []ientry) *walker {
@@ -630,6 +674,10 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 	} else {
 		for _, d := range old.Dirs {
 			recorded[d.Rel] = true
+		}
+		w.sources = map[string]bool{}
+		for _, s := range old.Sources {
+			w.sources[s.Rel] = true
 		}
 		for _, d := range old.Dirs {
 			st, mode, ok := lstatData(filepath.Join(w.r.work, filepath.FromSlash(d.Rel)))
@@ -698,7 +746,10 @@ func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]st
 		}
 		rel := joinRel(d.Rel, name)
 		if name == ".gitignore" {
-			if !full {
+			// One git holds is seen changing among the entries, an
+			// ignored one among the sources; a new one changes what is
+			// ignored below.
+			if !full && !w.files[rel] && !w.sources[filepath.Join(w.r.work, filepath.FromSlash(rel))] {
 				return nil, errRescan
 			}
 			w.gitignores = append(w.gitignores, rel)

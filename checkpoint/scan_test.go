@@ -102,6 +102,7 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 				":colon": "magic?\n", "star*": "glob?\n", "sp ace/é.txt": "utf8\n",
 			})
 		}},
+		{name: "nothing changed since", do: func() {}, noGit: true},
 		{name: "a file in a directory that held only ignored files", do: func() {
 			write(t, ws, map[string]string{"only-ignored/seen.txt": "seen\n"})
 		}},
@@ -125,20 +126,14 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 		{name: ".gitignore no longer ignores *.log", do: func() {
 			os.WriteFile(p(".gitignore"), []byte("build/\n"), 0o644)
 		}},
+		{name: "nothing changed since", do: func() {}, noGit: true},
 		{name: "info/exclude no longer ignores *.tmp", do: func() {
 			os.WriteFile(filepath.Join(ws, ".git", "info", "exclude"), nil, 0o644)
 		}},
 		{name: "a new .gitignore in a subdirectory", do: func() {
 			write(t, ws, map[string]string{"src/.gitignore": "*.gen\n", "src/later.gen": "ignored\n", "src/later.go": "not ignored\n"})
 		}},
-		{name: "a nested repository", do: func() {
-			os.MkdirAll(p("vendor/lib"), 0o755)
-			run(t, p("vendor/lib"), "init", "-q")
-			write(t, ws, map[string]string{"vendor/lib/f": "f\n"})
-			run(t, p("vendor/lib"), "add", "f")
-			run(t, p("vendor/lib"), "commit", "-q", "-m", "lib")
-		}},
-		{name: "nothing changed with a submodule", do: func() {}},
+		{name: "nothing changed since", do: func() {}, noGit: true},
 		{name: "a file replaced by a directory", do: func() {
 			os.Remove(p("src/run.sh"))
 			write(t, ws, map[string]string{"src/run.sh/inner": "x\n"})
@@ -147,6 +142,14 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 			os.Remove(p("src/main.go"))
 			write(t, ws, map[string]string{"src/main.go/inner.gen": "x\n"})
 		}},
+		{name: "guard's index updated, its record not (a crash between them)", do: func() {
+			write(t, ws, map[string]string{"src/crash.txt": "c\n"})
+			age(t, ws)
+			if _, err := r.git(seedIndex(st, r), nil, strings.NewReader("src/crash.txt\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "nothing changed since", do: func() {}, noGit: true},
 		{name: "an index guard cannot read", do: func() {
 			idx := seedIndex(st, r)
 			data, _ := os.ReadFile(idx)
@@ -154,6 +157,14 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 			os.WriteFile(idx, data, 0o600)
 		}, fallback: true},
 		{name: "after the fallback", do: func() { write(t, ws, map[string]string{"after.txt": "a\n"}) }},
+		{name: "a nested repository", do: func() {
+			os.MkdirAll(p("vendor/lib"), 0o755)
+			run(t, p("vendor/lib"), "init", "-q")
+			write(t, ws, map[string]string{"vendor/lib/f": "f\n"})
+			run(t, p("vendor/lib"), "add", "f")
+			run(t, p("vendor/lib"), "commit", "-q", "-m", "lib")
+		}},
+		{name: "nothing changed with a submodule", do: func() {}},
 	}
 	var prev snapshotResult
 	for i, s := range steps {
@@ -162,7 +173,7 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 			age(t, ws)
 		}
 		runs, fbs := counters.gitRuns.Load(), counters.fallbacks.Load()
-		res, err := r.snapshot(st)
+		res, err := r.snapshot(st, nil, r.protect)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
@@ -179,7 +190,7 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 		if res.entries != nil {
 			got := map[string]string{}
 			for _, e := range treeEntries(res.entries) {
-				got[e.path] = fmt.Sprintf("%06o %s", e.mode, e.oid)
+				got[e.path] = fmt.Sprintf("%06o %x", e.mode, e.oid)
 			}
 			if want := lsTree(t, ws, res.tree); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: index entries differ from the tree:\n%v\n%v", s.name, got, want)
@@ -202,4 +213,45 @@ func sortChanges(cs []change) []change {
 	out := append([]change(nil), cs...)
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
+}
+
+// The git a command's checkpoint runs, once guard's index is warm: none
+// when the command changed nothing; update-index, write-tree and one
+// update-ref (naming before and after) when it changed files.
+func TestCheckpointGitRuns(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	age(t, ws)
+	cmd := func(id string, do func()) (int64, *Checkpoint) {
+		runs := counters.gitRuns.Load()
+		cp := command(t, st, ws, id, nil, func() {
+			do()
+			age(t, ws)
+		})
+		return counters.gitRuns.Load() - runs, cp
+	}
+	cmd("00000001", func() {}) // seeds guard's index
+	if n, _ := cmd("00000002", func() {}); n != 0 {
+		t.Errorf("a command that changed nothing ran git %d times, want 0", n)
+	}
+	n, cp := cmd("00000003", func() {
+		write(t, ws, map[string]string{"src/main.go": "package changed\n", "src/new.txt": "new\n"})
+		os.Remove(filepath.Join(ws, "README.md"))
+	})
+	if n != 4 {
+		t.Errorf("a command that changed 3 files, one new, ran git %d times, want 4 (check-ignore too)", n)
+	}
+	want := []Change{{"deleted", "README.md"}, {"modified", "src/main.go"}, {"added", "src/new.txt"}}
+	if !reflect.DeepEqual(cp.Changes, want) {
+		t.Errorf("changes %v, want %v", cp.Changes, want)
+	}
+	n, cp = cmd("00000005", func() {
+		write(t, ws, map[string]string{"src/main.go": "package again\n", "src/new.txt": "changed\n"})
+	})
+	if want := []Change{{"modified", "src/main.go"}, {"modified", "src/new.txt"}}; n != 3 || !reflect.DeepEqual(cp.Changes, want) {
+		t.Errorf("a command that changed 2 files ran git %d times, want 3; changes %v, want %v", n, cp.Changes, want)
+	}
+	if n, _ := cmd("00000004", func() {}); n != 0 {
+		t.Errorf("a command that changed nothing after one that did ran git %d times, want 0", n)
+	}
 }

@@ -76,14 +76,9 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 		if err != nil || r.gitDir != cp.GitDir {
 			return nil, fmt.Errorf("workspace %s is no longer the git work tree of %s", cp.Workspace, cp.GitDir)
 		}
-		now, err := r.snapshot(stateDir)
+		now, err := r.snapshot(stateDir, nil, r.protect)
 		if err != nil {
 			return nil, fmt.Errorf("read the workspace now: %w", err)
-		}
-		if now.written {
-			if err := r.keep("", "", "", now.tree); err != nil {
-				return nil, err
-			}
 		}
 		since, err := r.diff(cp.After, now.tree)
 		if err != nil {
