@@ -175,12 +175,14 @@ func (r *repo) sourceFiles(c gitConfig) []string {
 	return fs
 }
 
+// statSource is a source's stat data, through symlinks (a ~/.gitconfig
+// that links into a dotfiles repository changes there).
 func statSource(p string) dirStat {
-	st, _, ok := lstatData(p)
-	if !ok {
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
 		return dirStat{Rel: p, Missing: true}
 	}
-	return dirStat{Rel: p, St: st}
+	return dirStat{Rel: p, St: toStat(&st)}
 }
 
 // sourcesChanged reports whether a file that decides what is ignored
@@ -554,9 +556,10 @@ func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs [
 				case st == e.stat && !racy:
 				case st == e.stat:
 					state[i] = changed // git compares the content
-				case st.withoutNs() == e.stat.withoutNs():
-					// git (built without USE_NSEC) compares seconds only: it
-					// would keep the old content.
+				case st.withoutNs() == e.stat.withoutNs() && e.stat.MtimeS < idxStat.MtimeS:
+					// git (built without USE_NSEC) compares seconds only, and
+					// looks at the content only of entries as new as its
+					// index's second: it would keep the old content.
 					state[i] = subsecond
 				default:
 					state[i] = changed
