@@ -16,7 +16,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // This file is the fast way to a checkpoint tree. guard keeps its own
@@ -83,14 +84,14 @@ var errFallback = errors.New("fall back to git add -A")
 // lstatData is the stat data of p as git keeps it; ok is false when p
 // cannot be read.
 func lstatData(p string) (statData, uint32, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
 		return statData{}, 0, false
 	}
 	return toStat(&st), st.Mode, true
 }
 
-func toStat(st *syscall.Stat_t) statData {
+func toStat(st *unix.Stat_t) statData {
 	return statData{
 		CtimeS: uint32(st.Ctim.Sec), CtimeNs: uint32(st.Ctim.Nsec),
 		MtimeS: uint32(st.Mtim.Sec), MtimeNs: uint32(st.Mtim.Nsec),
@@ -178,8 +179,8 @@ func (r *repo) sourceFiles(c gitConfig) []string {
 // statSource is a source's stat data, through symlinks (a ~/.gitconfig
 // that links into a dotfiles repository changes there).
 func statSource(p string) dirStat {
-	var st syscall.Stat_t
-	if err := syscall.Stat(p, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
 		return dirStat{Rel: p, Missing: true}
 	}
 	return dirStat{Rel: p, St: toStat(&st)}
@@ -224,7 +225,7 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
 	}
 	res, err := r.fastSnapshot(idx, prev)
@@ -427,8 +428,8 @@ func readIndex(p string, prev *snapshotResult) ([]ientry, statData, error) {
 		return nil, statData{}, err
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, statData{}, err
 	}
 	data, err := io.ReadAll(f)
@@ -445,8 +446,8 @@ func loadState(p string, r *repo) (*wtState, statData) {
 		return nil, statData{}
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, statData{}
 	}
 	var s wtState
@@ -501,7 +502,7 @@ func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs [
 		last = d
 		for x := d; !checked[x]; x = pathDir(x) {
 			checked[x] = true
-			if _, mode, ok := lstatData(ws + "/" + x); !ok || mode&syscall.S_IFMT != syscall.S_IFDIR {
+			if _, mode, ok := lstatData(ws + "/" + x); !ok || mode&unix.S_IFMT != unix.S_IFDIR {
 				notDir[x] = true
 			}
 		}
@@ -531,6 +532,8 @@ func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs [
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			s := statter{ws: ws, fd: -1}
+			defer s.close()
 			for i := lo; i < hi; i++ {
 				e := &es[i]
 				if e.skip {
@@ -544,12 +547,12 @@ func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs [
 					state[i] = changed
 					continue
 				}
-				st, mode, ok := lstatData(ws + "/" + e.path)
+				st, mode, ok := s.lstat(e.path)
 				racy := e.stat.newerOrSame(idxStat)
 				switch {
 				case !ok:
 					state[i] = changed
-				case mode&syscall.S_IFMT == syscall.S_IFDIR:
+				case mode&unix.S_IFMT == unix.S_IFDIR:
 					state[i] = nowDir
 				case !sameType(e.mode, mode):
 					state[i] = changed
@@ -587,16 +590,58 @@ func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs [
 	return dirty, drop, dirs, nil
 }
 
+// statter lstats files directory after directory, through the
+// directory's descriptor: one name to look up each instead of the whole
+// path (index entries come sorted, so a directory's files come together).
+type statter struct {
+	ws, dir string
+	fd      int // -1: none, or the directory cannot be opened
+	open    bool
+}
+
+func (s *statter) lstat(rel string) (statData, uint32, bool) {
+	d, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		d, name = rel[:i], rel[i+1:]
+	}
+	if !s.open || d != s.dir {
+		s.close()
+		p := s.ws
+		if d != "" {
+			p += "/" + d
+		}
+		// O_NOFOLLOW: a directory that is a symlink now is no directory
+		// here (dirtyEntries already set its entries apart).
+		s.fd, _ = unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		s.dir, s.open = d, true
+	}
+	if s.fd < 0 {
+		return statData{}, 0, false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return statData{}, 0, false
+	}
+	return toStat(&st), st.Mode, true
+}
+
+func (s *statter) close() {
+	if s.fd >= 0 {
+		unix.Close(s.fd)
+	}
+	s.fd, s.open = -1, false
+}
+
 // sameType reports whether an index mode and an lstat mode are the same
 // kind of file with the same executable bit.
 func sameType(imode, mode uint32) bool {
-	switch mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
 		if mode&0o100 != 0 {
 			return imode == modeExec
 		}
 		return imode == modeFile
-	case syscall.S_IFLNK:
+	case unix.S_IFLNK:
 		return imode == modeSymlink
 	}
 	return false
@@ -670,7 +715,7 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 	}
 	if full || old == nil {
 		st, mode, ok := lstatData(w.r.work)
-		if !ok || mode&syscall.S_IFMT != syscall.S_IFDIR {
+		if !ok || mode&unix.S_IFMT != unix.S_IFDIR {
 			return false, errFallback
 		}
 		queue = append(queue, dirStat{Rel: "", St: st})
@@ -685,7 +730,7 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 		for _, d := range old.Dirs {
 			st, mode, ok := lstatData(filepath.Join(w.r.work, filepath.FromSlash(d.Rel)))
 			switch {
-			case !ok || mode&syscall.S_IFMT != syscall.S_IFDIR:
+			case !ok || mode&unix.S_IFMT != unix.S_IFDIR:
 				// Gone: what it held shows as deleted entries.
 			case st != d.St || st.newerOrSame(ref) || parents[d.Rel]:
 				queue = append(queue, dirStat{Rel: d.Rel, St: st})
