@@ -68,17 +68,14 @@ var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoints", id) }
 
-// Begin records the workspace before a command: in git, a tree through a
-// temporary index kept under a private ref; hard-link backups of delete
-// targets git does not hold. The returned checkpoint lists in Covered the
-// delete targets it restores. An error means no checkpoint exists.
+// Begin records the workspace before a command: in git, the tree of
+// guard's own index of the repository, brought up to date (scan.go) and
+// kept under refs/guard/index; hard-link backups of delete targets git
+// does not hold. The returned checkpoint lists in Covered the delete
+// targets it restores. An error means no checkpoint exists.
 func Begin(o Options) (*Checkpoint, error) {
 	if !idPattern().MatchString(o.ID) {
 		return nil, fmt.Errorf("bad checkpoint id %q", o.ID)
-	}
-	d := dir(o.StateDir, o.ID)
-	if err := os.MkdirAll(d, 0o700); err != nil {
-		return nil, fmt.Errorf("create checkpoint: %w", err)
 	}
 	cp := &Checkpoint{ID: o.ID, Time: o.Time.UTC(), Command: o.Command, Workspace: o.Workspace}
 	ok := false
@@ -104,7 +101,10 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	s := surveyTargets(o.Workspace, r, o.Deletes)
 	cp.Dirs = s.dirs
-	root := backupRoot(o.StateDir, o.Workspace, r)
+	root := ""
+	if len(o.Deletes) > 0 {
+		root = backupRoot(o.StateDir, o.Workspace, r)
+	}
 	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before.entries)
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
@@ -129,9 +129,12 @@ func Begin(o Options) (*Checkpoint, error) {
 		if err := link(o.Workspace, cp.BackupDir, cp.Backups); err != nil {
 			return nil, err
 		}
-	}
-	if err := cp.save(o.StateDir); err != nil {
-		return nil, err
+		// Written now so that Prune finds the backups if the command
+		// never finishes; otherwise Finish writes the record (a
+		// checkpoint without one leaves nothing behind).
+		if err := cp.save(o.StateDir); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return cp, nil
@@ -243,7 +246,11 @@ func (cp *Checkpoint) save(stateDir string) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(dir(stateDir, cp.ID), "meta.json")
+	d := dir(stateDir, cp.ID)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	p := filepath.Join(d, "meta.json")
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("save checkpoint: %w", err)

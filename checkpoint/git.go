@@ -220,12 +220,23 @@ func (r *repo) diff(a, b string) ([]change, error) {
 
 // diffEntries is diff on two indexes' entries (sorted by path, as git
 // keeps them): the paths whose mode or object differ, or that only one
-// holds.
+// holds. Only the entries write-tree writes count (inTree).
 func diffEntries(a, b []ientry) []change {
-	a, b = treeEntries(a), treeEntries(b)
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return nil // the same index, read once
+	}
 	var cs []change
 	i, j := 0, 0
-	for i < len(a) || j < len(b) {
+	for {
+		for i < len(a) && !inTree(&a[i]) {
+			i++
+		}
+		for j < len(b) && !inTree(&b[j]) {
+			j++
+		}
+		if i == len(a) && j == len(b) {
+			return cs
+		}
 		switch {
 		case j == len(b) || (i < len(a) && a[i].path < b[j].path):
 			cs = append(cs, change{status: 'D', path: a[i].path})
@@ -241,20 +252,10 @@ func diffEntries(a, b []ientry) []change {
 			j++
 		}
 	}
-	return cs
 }
 
-// treeEntries are the entries git write-tree writes (merged, with
-// content).
-func treeEntries(es []ientry) []ientry {
-	out := make([]ientry, 0, len(es))
-	for _, e := range es {
-		if e.stage == 0 && !e.ita {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// inTree reports whether git write-tree writes e (merged, with content).
+func inTree(e *ientry) bool { return e.stage == 0 && !e.ita }
 
 // dirs lists every directory in tree.
 func (r *repo) dirs(tree string) (map[string]bool, error) {

@@ -432,9 +432,9 @@ func readIndex(p string, prev *snapshotResult) ([]ientry, statData, error) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, statData{}, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, statData{}, err
+	data := make([]byte, st.Size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, statData{}, fmt.Errorf("%w: %v", errIndexFormat, err)
 	}
 	es, err := parseIndex(data, 20)
 	return es, toStat(&st), err

@@ -311,8 +311,10 @@ func (s *survey) inTree(covered []string, es []ientry) []string {
 		return covered
 	}
 	have := make(map[string]bool, len(es))
-	for _, e := range treeEntries(es) {
-		have[e.path] = true
+	for i := range es {
+		if inTree(&es[i]) {
+			have[es[i].path] = true
+		}
 	}
 	var out []string
 	for _, t := range covered {
