@@ -38,10 +38,12 @@ import (
 //   - a .gitignore, info/exclude, the excludes file or a git config file
 //     changed, or there is no record: every directory is read again.
 //
-// Whatever it cannot be sure of (a file replaced by a directory, an index
-// git wrote in a format guard does not read, a SHA-256 repository,
-// core.ignoreCase), or any error, falls back to `git add -A` through the
-// same index, as before.
+// Whatever it cannot be sure of (an index git wrote in a format guard
+// does not read, a SHA-256 repository, core.ignoreCase), or any error,
+// falls back to `git add -A` through the same index, as before. Not
+// watched: config files a git config includes (include.path), and a
+// change made while guard reads a directory in the same clock tick (as
+// with git's own untracked cache).
 
 // stateVersion changes when wtState does: an older record is rebuilt.
 const stateVersion = 1
