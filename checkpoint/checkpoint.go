@@ -70,7 +70,7 @@ func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoin
 
 // Begin records the workspace before a command: in git, the tree of
 // guard's own index of the repository, brought up to date (scan.go) and
-// kept under refs/guard/index; hard-link backups of delete targets git
+// kept under refs/guard/index/H; hard-link backups of delete targets git
 // does not hold. The returned checkpoint lists in Covered the delete
 // targets it restores. An error means no checkpoint exists.
 func Begin(o Options) (*Checkpoint, error) {
@@ -90,7 +90,7 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if r != nil {
 		cp.GitDir = r.gitDir
-		// The before tree is guard's index's: indexRef keeps it from git
+		// The before tree is guard's index's: its ref keeps it from git
 		// gc while the command runs; Finish names it for this checkpoint
 		// if the command changes anything.
 		res, err := r.snapshot(o.StateDir, nil, r.protect)
@@ -196,7 +196,7 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 				return r.protect(res) // no checkpoint: the same tree as before
 			}
 			// Kept: its trees are named for it (undo reads them).
-			return r.keep(cp.ID, cp.Before, res.tree, res.tree)
+			return r.keep(cp.ID, cp.Before, res.tree, res)
 		})
 		if err != nil {
 			return false, fmt.Errorf("checkpoint after: %w", err)

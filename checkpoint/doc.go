@@ -10,7 +10,7 @@
 // process, and runs git only for what changed (update-index for those
 // paths, write-tree, check-ignore for new names); what it cannot be sure
 // of falls back to git add -A. The trees are kept alive against git gc
-// by refs under refs/guard/checkpoints/ID and refs/guard/index, a
+// by refs under refs/guard/checkpoints/ID and refs/guard/index/H, a
 // namespace git log, git status, git branch and git stash list do not
 // show. The user's index, HEAD, branches and stash are never written. git
 // runs with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE set explicitly,

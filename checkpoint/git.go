@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -158,16 +160,23 @@ func copyIndex(src, dst string) error {
 	return nil
 }
 
-// indexRef names the tree of guard's own index of the repository (the
+// indexRefPrefix names, per guard index, the tree of that index (the
 // snapshot a command without changes since reuses), so that git gc keeps
-// it between commands.
-const indexRef = "refs/guard/index"
+// it between commands: refs/guard/index/H, H a hash of the index's path
+// (its state directory and repository: linked worktrees share refs, and
+// so do two users' guards on one repository).
+const indexRefPrefix = "refs/guard/index/"
+
+func indexRef(index string) string {
+	h := sha256.Sum256([]byte(index))
+	return indexRefPrefix + hex.EncodeToString(h[:8])
+}
 
 // keep points the private refs of checkpoint id at trees, in one
-// transaction ("before" and/or "after"; "" leaves one out), and indexRef
-// at index when it is not "", so git gc keeps them. Refs may name trees:
-// no commit is needed.
-func (r *repo) keep(id, before, after, index string) error {
+// transaction ("before" and/or "after"; "" leaves one out), and the ref
+// of guard's index at tree index when it is not "", so git gc keeps them.
+// Refs may name trees: no commit is needed.
+func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 	var b strings.Builder
 	if before != "" {
 		fmt.Fprintf(&b, "update %s%s/before %s\n", refPrefix, id, before)
@@ -175,8 +184,8 @@ func (r *repo) keep(id, before, after, index string) error {
 	if after != "" {
 		fmt.Fprintf(&b, "update %s%s/after %s\n", refPrefix, id, after)
 	}
-	if index != "" {
-		fmt.Fprintf(&b, "update %s %s\n", indexRef, index)
+	if idx.ref != "" {
+		fmt.Fprintf(&b, "update %s %s\n", idx.ref, idx.tree)
 	}
 	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
 	return err

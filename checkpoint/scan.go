@@ -208,14 +208,14 @@ type snapshotResult struct {
 	entries []ientry
 	written bool
 	index   statData // guard's index file's, when entries were read
+	ref     string   // the ref that keeps the tree (indexRef)
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
 // untracked-but-not-ignored files, through guard's own index of the
 // repository under stateDir. Only one guard at a time updates it, and
 // then (when not nil) runs before the next may: it names the trees it
-// keeps (refs), so that refs/guard/index always names the tree of the
-// index. prev, when not nil, is an earlier snapshot of this process: its
+// keeps (refs), so that the index's ref always names its tree. prev, when not nil, is an earlier snapshot of this process: its
 // entries are used again if the index file did not change since.
 func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapshotResult) error) (snapshotResult, error) {
 	idx := seedIndex(stateDir, r)
@@ -246,6 +246,7 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 		}
 		res = snapshotResult{tree: tree, written: true}
 	}
+	res.ref = indexRef(idx)
 	if then != nil {
 		if err := then(res); err != nil {
 			return res, err
@@ -255,12 +256,12 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 }
 
 // protect is snapshot's then when nothing else is named: a tree git just
-// wrote becomes refs/guard/index.
+// wrote is named by the index's ref.
 func (r *repo) protect(res snapshotResult) error {
 	if !res.written {
 		return nil
 	}
-	return r.keep("", "", "", res.tree)
+	return r.keep("", "", "", res)
 }
 
 // addAll is the slow way: git add -A through index (seeded from the

@@ -295,3 +295,20 @@ func TestParseIndexVersions(t *testing.T) {
 		}
 	}
 }
+
+// The before tree, which Begin does not name for the checkpoint, is kept
+// by the index's ref while the command runs: a git gc --prune=now in the
+// command does not take the blob of an untracked file it then deletes.
+func TestBeforeTreeSurvivesGC(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	path := filepath.Join(ws, "src", "untracked.txt")
+	cp := command(t, st, ws, "0000000a", nil, func() {
+		run(t, ws, "gc", "-q", "--prune=now")
+		os.Remove(path)
+	})
+	undo(t, st, cp, false)
+	if data, err := os.ReadFile(path); err != nil || string(data) != "not yet added\n" {
+		t.Errorf("after undo: %q, %v", data, err)
+	}
+}
