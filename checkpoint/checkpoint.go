@@ -40,6 +40,11 @@ type Checkpoint struct {
 	// Finished: the after state is recorded. Undone: guard undo ran.
 	Finished bool       `json:"finished"`
 	Undone   *time.Time `json:"undone,omitempty"`
+
+	// before is the snapshot Before came from: its index entries are
+	// what Finish compares with (nil entries: git diff-tree compares the
+	// trees), and, when the index is unchanged, Finish's own.
+	before snapshotResult
 }
 
 // Change is one path a command added, modified or deleted.
@@ -63,17 +68,14 @@ var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 func dir(stateDir, id string) string { return filepath.Join(stateDir, "checkpoints", id) }
 
-// Begin records the workspace before a command: in git, a tree through a
-// temporary index kept under a private ref; hard-link backups of delete
-// targets git does not hold. The returned checkpoint lists in Covered the
-// delete targets it restores. An error means no checkpoint exists.
+// Begin records the workspace before a command: in git, the tree of
+// guard's own index of the repository, brought up to date (scan.go) and
+// kept under refs/guard/index/H; hard-link backups of delete targets git
+// does not hold. The returned checkpoint lists in Covered the delete
+// targets it restores. An error means no checkpoint exists.
 func Begin(o Options) (*Checkpoint, error) {
 	if !idPattern().MatchString(o.ID) {
 		return nil, fmt.Errorf("bad checkpoint id %q", o.ID)
-	}
-	d := dir(o.StateDir, o.ID)
-	if err := os.MkdirAll(d, 0o700); err != nil {
-		return nil, fmt.Errorf("create checkpoint: %w", err)
 	}
 	cp := &Checkpoint{ID: o.ID, Time: o.Time.UTC(), Command: o.Command, Workspace: o.Workspace}
 	ok := false
@@ -88,17 +90,22 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if r != nil {
 		cp.GitDir = r.gitDir
-		if cp.Before, err = r.snapshot(filepath.Join(d, "index"), seedIndex(o.StateDir, r)); err != nil {
+		// The before tree is guard's index's: its ref keeps it from git
+		// gc while the command runs; Finish names it for this checkpoint
+		// if the command changes anything.
+		res, err := r.snapshot(o.StateDir, nil, r.protect)
+		if err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
-		if err := r.keep(o.ID, cp.Before, ""); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
+		cp.Before, cp.before = res.tree, res
 	}
 	s := surveyTargets(o.Workspace, r, o.Deletes)
 	cp.Dirs = s.dirs
-	root := backupRoot(o.StateDir, o.Workspace, r)
-	cp.Covered = s.covered(o.Deletes, o.Budget, root != "")
+	root := ""
+	if len(o.Deletes) > 0 {
+		root = backupRoot(o.StateDir, o.Workspace, r)
+	}
+	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before.entries)
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
 	covered := map[string]bool{}
@@ -122,9 +129,12 @@ func Begin(o Options) (*Checkpoint, error) {
 		if err := link(o.Workspace, cp.BackupDir, cp.Backups); err != nil {
 			return nil, err
 		}
-	}
-	if err := cp.save(o.StateDir); err != nil {
-		return nil, err
+		// Written now so that Prune finds the backups if the command
+		// never finishes; otherwise Finish writes the record (a
+		// checkpoint without one leaves nothing behind).
+		if err := cp.save(o.StateDir); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return cp, nil
@@ -158,31 +168,6 @@ func link(ws, dst string, es []entry) error {
 // Finish records the workspace after the command and what it changed.
 // A command that changed nothing leaves no checkpoint (changed is false).
 func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
-	if cp.GitDir != "" {
-		r, err := openRepo(cp.Workspace)
-		if err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
-		}
-		idx := filepath.Join(dir(stateDir, cp.ID), "index")
-		if cp.After, err = r.snapshot(idx, ""); err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
-		}
-		// The index now matches the work tree: the next command starts
-		// from it.
-		os.Rename(idx, seedIndex(stateDir, r))
-		cs, err := r.diff(cp.Before, cp.After)
-		if err != nil {
-			return false, err
-		}
-		for _, c := range cs {
-			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
-		}
-		if len(cs) > 0 {
-			if err := r.keep(cp.ID, "", cp.After); err != nil {
-				return false, err
-			}
-		}
-	}
 	for i, e := range cp.Backups {
 		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
 			cp.Backups[i].Gone = true
@@ -194,7 +179,33 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			cp.Dirs[i].Gone = true
 		}
 	}
-	os.Remove(filepath.Join(dir(stateDir, cp.ID), "index"))
+	if cp.GitDir != "" {
+		r, err := openRepo(cp.Workspace)
+		if err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		var cs []change
+		res, err := r.snapshot(stateDir, &cp.before, func(res snapshotResult) error {
+			var err error
+			if cp.before.entries != nil && res.entries != nil {
+				cs = diffEntries(cp.before.entries, res.entries)
+			} else if cs, err = r.diff(cp.Before, res.tree); err != nil {
+				return err
+			}
+			if len(cs) == 0 && len(cp.Changes) == 0 && !anyGone(cp.Dirs) {
+				return r.protect(res) // no checkpoint: the same tree as before
+			}
+			// Kept: its trees are named for it (undo reads them).
+			return r.keep(cp.ID, cp.Before, res.tree, res)
+		})
+		if err != nil {
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
+		cp.After = res.tree
+		for _, c := range cs {
+			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
+		}
+	}
 	cp.Finished = true
 	if len(cp.Changes) == 0 && !anyGone(cp.Dirs) {
 		return false, cp.remove(stateDir)
@@ -212,8 +223,9 @@ func anyGone(es []entry) bool {
 	return false
 }
 
-// seedIndex is guard's own index of repository r, left by the last
-// checkpoint: its stat data match the work tree as that command left it.
+// seedIndex is guard's own index of repository r: the work tree as the
+// last snapshot found it (the record of what else it knows is next to
+// it, see scan.go).
 func seedIndex(stateDir string, r *repo) string {
 	h := sha256.Sum256([]byte(r.gitDir))
 	return filepath.Join(stateDir, "checkpoints", "index-"+hex.EncodeToString(h[:8]))
@@ -234,7 +246,11 @@ func (cp *Checkpoint) save(stateDir string) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(dir(stateDir, cp.ID), "meta.json")
+	d := dir(stateDir, cp.ID)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	p := filepath.Join(d, "meta.json")
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("save checkpoint: %w", err)
@@ -250,7 +266,9 @@ func (cp *Checkpoint) Discard(stateDir string) error { return cp.remove(stateDir
 
 // remove deletes a checkpoint: its record, backups and private ref.
 func (cp *Checkpoint) remove(stateDir string) error {
-	if cp.GitDir != "" && (cp.Before != "" || cp.After != "") {
+	// Refs name the trees of a checkpoint Finish kept (and, from older
+	// versions, of unfinished ones); one that changed nothing has none.
+	if cp.GitDir != "" && (!cp.Finished || len(cp.Changes) > 0 || anyGone(cp.Dirs)) {
 		if r, err := openRepo(cp.Workspace); err == nil && r.gitDir == cp.GitDir {
 			r.drop(cp.ID)
 		}

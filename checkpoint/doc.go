@@ -3,15 +3,19 @@
 //
 // In a git workspace (the workspace is the top level of a work tree) a
 // checkpoint is a pair of trees in git's own object store: every tracked
-// file and every untracked file that is not ignored, written through a
-// temporary index seeded by copying the user's index (files whose stat
-// data did not change are not hashed again). The trees are kept alive
-// against git gc by commits under refs/guard/checkpoints/ID, a namespace
-// git log, git status, git branch and git stash list do not show. The
-// user's index, HEAD, branches and stash are never written. git runs
-// with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE set explicitly, every
-// other GIT_* variable removed, no hooks, no fsmonitor, no pager and no
-// automatic gc.
+// file and every untracked file that is not ignored, written through
+// guard's own index of the repository (seeded once from the user's
+// index) and a record of the directories git reads for untracked files
+// (scan.go). A snapshot compares the work tree with both by lstat, in
+// process, and runs git only for what changed (update-index for those
+// paths, write-tree, check-ignore for new names); what it cannot be sure
+// of falls back to git add -A. The trees are kept alive against git gc
+// by refs under refs/guard/checkpoints/ID and refs/guard/index/H, a
+// namespace git log, git status, git branch and git stash list do not
+// show. The user's index, HEAD, branches and stash are never written. git
+// runs with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE set explicitly,
+// every other GIT_* variable removed, no hooks, no fsmonitor, no pager and
+// no automatic gc.
 //
 // Delete targets git does not hold (ignored files such as build/, and
 // every file of a workspace outside git) get a hard-link backup, within

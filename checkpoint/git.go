@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +29,9 @@ var gitFlags = []string{
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "core.quotePath=false",
+	// guard's own index stays one plain file (checkpoint/index.go reads it).
+	"-c", "core.splitIndex=false",
+	"-c", "index.sparse=false",
 }
 
 // repo is a git repository whose work tree is exactly the workspace.
@@ -94,10 +99,11 @@ func openRepo(ws string) (*repo, error) {
 	return &repo{gitDir: gitDir, work: ws}, nil
 }
 
-// git runs git on r with GIT_DIR and GIT_WORK_TREE set explicitly, and
-// GIT_INDEX_FILE when index is not "" (guard never uses the user's
-// index). extra adds environment entries; stdin may be nil.
-func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string) ([]byte, error) {
+// command is git on r with GIT_DIR and GIT_WORK_TREE set explicitly,
+// and GIT_INDEX_FILE when index is not "" (guard never uses the user's
+// index). extra adds environment entries.
+func (r *repo) command(index string, extra []string, args ...string) *exec.Cmd {
+	counters.gitRuns.Add(1)
 	cmd := exec.Command("git", append(append([]string(nil), gitFlags...), args...)...)
 	cmd.Dir = r.work
 	env := append(baseEnv(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
@@ -105,6 +111,20 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 		env = append(env, "GIT_INDEX_FILE="+index)
 	}
 	cmd.Env = append(env, extra...)
+	return cmd
+}
+
+// exitError is a git that ran and exited with a status other than 0.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.msg) }
+
+// git runs git on r (see command); stdin may be nil.
+func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := r.command(index, extra, args...)
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -114,34 +134,14 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = &exitError{code: ee.ExitCode(), msg: msg}
+			return out, fmt.Errorf("git %s: %w", args[0], err)
+		}
 		return out, fmt.Errorf("git %s: %v: %s", args[0], err, msg)
 	}
 	return out, nil
-}
-
-// snapshot writes the tree of the work tree's tracked and
-// untracked-but-not-ignored files through the temporary index at index
-// and returns its id. A missing index is first seeded by copying seed
-// (guard's own index of this repository, fresh from the last command)
-// or else the user's index, so unchanged files are not hashed again.
-func (r *repo) snapshot(index, seed string) (string, error) {
-	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
-		src := seed
-		if _, err := os.Stat(seed); seed == "" || err != nil {
-			src = filepath.Join(r.gitDir, "index")
-		}
-		if err := copyIndex(src, index); err != nil {
-			return "", err
-		}
-	}
-	if _, err := r.git(index, nil, nil, "-c", "core.untrackedCache=true", "add", "-A", "--", ":/"); err != nil {
-		return "", err
-	}
-	out, err := r.git(index, nil, nil, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // copyIndex copies the user's index to dst; a missing index (a fresh
@@ -160,16 +160,32 @@ func copyIndex(src, dst string) error {
 	return nil
 }
 
+// indexRefPrefix names, per guard index, the tree of that index (the
+// snapshot a command without changes since reuses), so that git gc keeps
+// it between commands: refs/guard/index/H, H a hash of the index's path
+// (its state directory and repository: linked worktrees share refs, and
+// so do two users' guards on one repository).
+const indexRefPrefix = "refs/guard/index/"
+
+func indexRef(index string) string {
+	h := sha256.Sum256([]byte(index))
+	return indexRefPrefix + hex.EncodeToString(h[:8])
+}
+
 // keep points the private refs of checkpoint id at trees, in one
-// transaction ("before" and/or "after"; "" leaves one out), so git gc
-// keeps them. Refs may name trees: no commit is needed.
-func (r *repo) keep(id, before, after string) error {
+// transaction ("before" and/or "after"; "" leaves one out), and the ref
+// of guard's index at tree index when it is not "", so git gc keeps them.
+// Refs may name trees: no commit is needed.
+func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 	var b strings.Builder
 	if before != "" {
 		fmt.Fprintf(&b, "update %s%s/before %s\n", refPrefix, id, before)
 	}
 	if after != "" {
 		fmt.Fprintf(&b, "update %s%s/after %s\n", refPrefix, id, after)
+	}
+	if idx.ref != "" {
+		fmt.Fprintf(&b, "update %s %s\n", idx.ref, idx.tree)
 	}
 	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
 	return err
@@ -210,6 +226,45 @@ func (r *repo) diff(a, b string) ([]change, error) {
 	}
 	return cs, nil
 }
+
+// diffEntries is diff on two indexes' entries (sorted by path, as git
+// keeps them): the paths whose mode or object differ, or that only one
+// holds. Only the entries write-tree writes count (inTree).
+func diffEntries(a, b []ientry) []change {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return nil // the same index, read once
+	}
+	var cs []change
+	i, j := 0, 0
+	for {
+		for i < len(a) && !inTree(&a[i]) {
+			i++
+		}
+		for j < len(b) && !inTree(&b[j]) {
+			j++
+		}
+		if i == len(a) && j == len(b) {
+			return cs
+		}
+		switch {
+		case j == len(b) || (i < len(a) && a[i].path < b[j].path):
+			cs = append(cs, change{status: 'D', path: a[i].path})
+			i++
+		case i == len(a) || b[j].path < a[i].path:
+			cs = append(cs, change{status: 'A', path: b[j].path})
+			j++
+		default:
+			if a[i].mode != b[j].mode || a[i].oid != b[j].oid {
+				cs = append(cs, change{status: 'M', path: a[i].path})
+			}
+			i++
+			j++
+		}
+	}
+}
+
+// inTree reports whether git write-tree writes e (merged, with content).
+func inTree(e *ientry) bool { return e.stage == 0 && !e.ita }
 
 // dirs lists every directory in tree.
 func (r *repo) dirs(tree string) (map[string]bool, error) {

@@ -88,12 +88,13 @@ type entry struct {
 // survey is what a set of delete targets holds and how much of it
 // guard can restore.
 type survey struct {
-	dirs      []entry            // directories under the targets
-	backup    []entry            // files git does not cover: hard-link backups
-	bytes     int64              // their total size
-	uncovered map[string]string  // target path → why it is not covered
-	needs     map[string]bool    // targets that need a backup
-	backupOf  map[string][]entry // and the files each needs backed up
+	dirs      []entry             // directories under the targets
+	backup    []entry             // files git does not cover: hard-link backups
+	bytes     int64               // their total size
+	uncovered map[string]string   // target path → why it is not covered
+	needs     map[string]bool     // targets that need a backup
+	backupOf  map[string][]entry  // and the files each needs backed up
+	inGit     map[string][]string // target path → the files git holds (not ignored)
 }
 
 // globChars start the part of a target that is a pattern.
@@ -118,7 +119,7 @@ func relIn(ws, p string) string {
 // surveyTargets walks every target. r is nil outside git; then every file
 // needs a backup. Without git a workspace's targets are walked the same.
 func surveyTargets(ws string, r *repo, targets []Target) *survey {
-	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}}
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}, inGit: map[string][]string{}}
 	files := map[string][]entry{} // by target path
 	var rels []string
 	seenDir := map[string]bool{}
@@ -200,6 +201,7 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		}
 		for _, e := range files[t.Path] {
 			if r != nil && !ignored[e.Rel] {
+				s.inGit[t.Path] = append(s.inGit[t.Path], e.Rel)
 				continue // in git's tree
 			}
 			if t.InPlace || t.Written {
@@ -296,6 +298,36 @@ func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
 			continue
 		}
 		out = append(out, t.Path)
+	}
+	return out
+}
+
+// inTree keeps of the covered targets those whose files git holds are
+// all in the before snapshot's index entries es (a check that what git
+// ls-files said and the snapshot agree; nil es: git add -A wrote the
+// snapshot, and it is git's own view).
+func (s *survey) inTree(covered []string, es []ientry) []string {
+	if es == nil || len(covered) == 0 {
+		return covered
+	}
+	have := make(map[string]bool, len(es))
+	for i := range es {
+		if inTree(&es[i]) {
+			have[es[i].path] = true
+		}
+	}
+	var out []string
+	for _, t := range covered {
+		ok := true
+		for _, rel := range s.inGit[t] {
+			if !have[rel] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }

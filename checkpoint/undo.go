@@ -76,14 +76,11 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 		if err != nil || r.gitDir != cp.GitDir {
 			return nil, fmt.Errorf("workspace %s is no longer the git work tree of %s", cp.Workspace, cp.GitDir)
 		}
-		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
-		os.Remove(idx)
-		defer os.Remove(idx)
-		now, err := r.snapshot(idx, seedIndex(stateDir, r))
+		now, err := r.snapshot(stateDir, nil, r.protect)
 		if err != nil {
 			return nil, fmt.Errorf("read the workspace now: %w", err)
 		}
-		since, err := r.diff(cp.After, now)
+		since, err := r.diff(cp.After, now.tree)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,946 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file is the fast way to a checkpoint tree. guard keeps its own
+// index of each repository (STATE/checkpoints/index-H, written only by
+// git) and, next to it, what it knows of the work tree beyond the index
+// (index-H.json): the tree the index writes, every directory git would
+// look into for untracked files with its stat data, the ignored names in
+// them, and the files that decide what is ignored. A snapshot compares
+// the work tree with both by lstat, as git status does, and runs git
+// only for what changed:
+//
+//   - nothing changed: no git at all, the recorded tree is the snapshot;
+//   - files changed, appeared or went: one `git update-index` for exactly
+//     those paths (git hashes them, with its clean filters) and one `git
+//     write-tree`;
+//   - a directory changed: guard reads it, and asks one `git check-ignore`
+//     about the names it does not know;
+//   - a .gitignore, info/exclude, the excludes file or a git config file
+//     changed, or there is no record: every directory is read again.
+//
+// Whatever it cannot be sure of (an index git wrote in a format guard
+// does not read, a SHA-256 repository, core.ignoreCase), or any error,
+// falls back to `git add -A` through the same index, as before. Not
+// watched: config files a git config includes (include.path), and a
+// change made while guard reads a directory in the same clock tick (as
+// with git's own untracked cache).
+
+// stateVersion changes when wtState does: an older record is rebuilt.
+const stateVersion = 1
+
+// wtState is what guard knows of a work tree beyond its index.
+type wtState struct {
+	Version int    `json:"version"`
+	GitDir  string `json:"git_dir"`
+	Work    string `json:"work"`
+	// Tree is the tree of the index; "" when not yet written.
+	Tree string `json:"tree,omitempty"`
+	// Dirs are the directories git reads for untracked files (not
+	// ignored, not in a nested repository), with their stat data.
+	Dirs []dirStat `json:"dirs"`
+	// Ignored are the ignored names in Dirs, by directory ("name/" for
+	// a directory).
+	Ignored map[string][]string `json:"ignored,omitempty"`
+	// Sources are the files that decide what is ignored.
+	Sources []dirStat `json:"sources"`
+	// Index is the stat data of guard's index when the record was
+	// written: another index (a crash between git and the record) makes
+	// the record worthless.
+	Index statData `json:"index"`
+}
+
+// dirStat is a path and its stat data (Missing: it was absent).
+type dirStat struct {
+	Rel     string   `json:"p"`
+	St      statData `json:"s"`
+	Missing bool     `json:"m,omitempty"`
+}
+
+// counters count the git processes guard starts and the snapshots that
+// fell back to git add -A (read by the tests and benchmarks).
+var counters struct{ gitRuns, fallbacks atomic.Int64 }
+
+// errFallback: the fast path cannot be sure; git add -A decides.
+var errFallback = errors.New("fall back to git add -A")
+
+// lstatData is the stat data of p as git keeps it; ok is false when p
+// cannot be read.
+func lstatData(p string) (statData, uint32, bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return statData{}, 0, false
+	}
+	return toStat(&st), st.Mode, true
+}
+
+func toStat(st *unix.Stat_t) statData {
+	return statData{
+		CtimeS: uint32(st.Ctim.Sec), CtimeNs: uint32(st.Ctim.Nsec),
+		MtimeS: uint32(st.Mtim.Sec), MtimeNs: uint32(st.Mtim.Nsec),
+		Ino: uint32(st.Ino), UID: st.Uid, GID: st.Gid, Size: uint32(st.Size),
+	}
+}
+
+func (a statData) withoutNs() statData {
+	a.CtimeNs, a.MtimeNs = 0, 0
+	return a
+}
+
+// newerOrSame reports whether a's mtime is at or after ref: a change in
+// the same clock tick as ref's write may not show in the stat data
+// ("racily clean", as git calls it), so such a path is read again.
+func (a statData) newerOrSame(ref statData) bool {
+	return a.MtimeS > ref.MtimeS || (a.MtimeS == ref.MtimeS && a.MtimeNs >= ref.MtimeNs)
+}
+
+// gitConfig is what guard needs to know of the repository's config.
+type gitConfig struct {
+	excludesFile string
+	ignoreCase   bool
+	objectFormat string
+}
+
+// config reads the keys that decide whether the fast path applies and
+// where the excludes file is.
+func (r *repo) config() (gitConfig, error) {
+	var c gitConfig
+	out, err := r.git("", nil, nil, "config", "-z", "--type=path", "--get-regexp", `^(core\.(excludesfile|ignorecase)|extensions\.objectformat)$`)
+	var ee *exitError
+	if err != nil && !(errors.As(err, &ee) && ee.code == 1) { // 1: no such key
+		return c, err
+	}
+	for _, kv := range strings.Split(string(out), "\x00") {
+		k, v, _ := strings.Cut(kv, "\n")
+		switch strings.ToLower(k) {
+		case "core.excludesfile":
+			c.excludesFile = v
+			if v != "" && !filepath.IsAbs(v) {
+				c.excludesFile = filepath.Join(r.work, v) // git runs there
+			}
+		case "core.ignorecase":
+			c.ignoreCase = v == "true" || v == "yes" || v == "on" || v == "1"
+		case "extensions.objectformat":
+			c.objectFormat = strings.ToLower(v)
+		}
+	}
+	if c.excludesFile == "" {
+		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+			c.excludesFile = filepath.Join(x, "git", "ignore")
+		} else if h := os.Getenv("HOME"); h != "" {
+			c.excludesFile = filepath.Join(h, ".config", "git", "ignore")
+		}
+	}
+	return c, nil
+}
+
+// sourceFiles are the files outside the work tree that decide what git
+// ignores: info/exclude, the excludes file, and the config files that
+// name it.
+func (r *repo) sourceFiles(c gitConfig) []string {
+	common := r.gitDir
+	if data, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
+		d := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(r.gitDir, d)
+		}
+		common = filepath.Clean(d)
+	}
+	fs := []string{filepath.Join(common, "info", "exclude"), filepath.Join(common, "config"), filepath.Join(r.gitDir, "config.worktree"), "/etc/gitconfig"}
+	if c.excludesFile != "" {
+		fs = append(fs, c.excludesFile)
+	}
+	if h := os.Getenv("HOME"); h != "" {
+		fs = append(fs, filepath.Join(h, ".gitconfig"), filepath.Join(h, ".config", "git", "config"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		fs = append(fs, filepath.Join(x, "git", "config"))
+	}
+	return fs
+}
+
+// statSource is a source's stat data, through symlinks (a ~/.gitconfig
+// that links into a dotfiles repository changes there).
+func statSource(p string) dirStat {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return dirStat{Rel: p, Missing: true}
+	}
+	return dirStat{Rel: p, St: toStat(&st)}
+}
+
+// sourcesChanged reports whether a file that decides what is ignored
+// changed since the record was written (at ref).
+func sourcesChanged(srcs []dirStat, ref statData) bool {
+	for _, s := range srcs {
+		now := statSource(s.Rel)
+		if now != s || (!s.Missing && s.St.newerOrSame(ref)) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshotResult is a snapshot: the tree, the index entries it was
+// written from (nil when git add -A made it), and whether git wrote the
+// tree just now (the caller then keeps it from git gc).
+type snapshotResult struct {
+	tree    string
+	entries []ientry
+	written bool
+	index   statData // guard's index file's, when entries were read
+	ref     string   // the ref that keeps the tree (indexRef)
+}
+
+// snapshot writes (or finds) the tree of the work tree's tracked and
+// untracked-but-not-ignored files, through guard's own index of the
+// repository under stateDir. Only one guard at a time updates it, and
+// then (when not nil) runs before the next may: it names the trees it
+// keeps (refs), so that the index's ref always names its tree. prev, when not nil, is an earlier snapshot of this process: its
+// entries are used again if the index file did not change since.
+func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapshotResult) error) (snapshotResult, error) {
+	idx := seedIndex(stateDir, r)
+	if err := os.MkdirAll(filepath.Dir(idx), 0o700); err != nil {
+		return snapshotResult{}, err
+	}
+	lock, err := os.OpenFile(idx+".guard-lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
+	}
+	res, err := r.fastSnapshot(idx, prev)
+	if err != nil {
+		// Not sure, or an error: git add -A decides, and the record,
+		// which may no longer match the index, goes; so does an index
+		// guard cannot read (git writes it anew from the user's).
+		counters.fallbacks.Add(1)
+		os.Remove(idx + ".json")
+		if errors.Is(err, errIndexFormat) {
+			os.Remove(idx)
+		}
+		tree, err := r.addAll(idx)
+		if err != nil {
+			return snapshotResult{}, err
+		}
+		res = snapshotResult{tree: tree, written: true}
+	}
+	res.ref = indexRef(idx)
+	if then != nil {
+		if err := then(res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// protect is snapshot's then when nothing else is named: a tree git just
+// wrote is named by the index's ref.
+func (r *repo) protect(res snapshotResult) error {
+	if !res.written {
+		return nil
+	}
+	return r.keep("", "", "", res)
+}
+
+// addAll is the slow way: git add -A through index (seeded from the
+// user's index when missing), then git write-tree.
+func (r *repo) addAll(index string) (string, error) {
+	if err := seedFromUser(r, index); err != nil {
+		return "", err
+	}
+	if _, err := r.git(index, nil, nil, "add", "-A", "--", ":/"); err != nil {
+		return "", err
+	}
+	out, err := r.git(index, nil, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// seedFromUser copies the user's index to a missing index, so that
+// files git hashed already are not hashed again. A repository without an
+// index leaves it missing: git starts from an empty one.
+func seedFromUser(r *repo, index string) error {
+	if _, err := os.Stat(index); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return copyIndex(filepath.Join(r.gitDir, "index"), index)
+}
+
+// fastSnapshot compares the work tree with guard's index and record, and
+// brings them up to date with as little git as it can.
+func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
+	stPath := idx + ".json"
+	old, stRef := loadState(stPath, r)
+	if old != nil {
+		if st, _, ok := lstatData(idx); !ok || st != old.Index {
+			old = nil
+		}
+	}
+	full := old == nil
+	if !full && sourcesChanged(old.Sources, stRef) {
+		full = true
+	}
+	var cfg gitConfig
+	haveCfg := false
+	loadCfg := func() error {
+		if haveCfg {
+			return nil
+		}
+		c, err := r.config()
+		if err != nil {
+			return err
+		}
+		if c.ignoreCase || (c.objectFormat != "" && c.objectFormat != "sha1") {
+			return errFallback
+		}
+		cfg, haveCfg = c, true
+		return nil
+	}
+	if full {
+		if err := loadCfg(); err != nil {
+			return snapshotResult{}, err
+		}
+	}
+	if err := seedFromUser(r, idx); err != nil {
+		return snapshotResult{}, err
+	}
+	es, idxStat, err := readIndex(idx, prev)
+	if err != nil {
+		return snapshotResult{}, err
+	}
+	dirty, drop, nowDirs, err := dirtyEntries(r.work, es, idxStat)
+	if err != nil {
+		return snapshotResult{}, err
+	}
+	for _, p := range append(drop, dirty...) {
+		if pathBase(p) == ".gitignore" {
+			full = true // what is ignored may have changed anywhere
+		}
+	}
+	if full {
+		if err := loadCfg(); err != nil {
+			return snapshotResult{}, err
+		}
+	}
+	w := newWalker(r, idx, es)
+	defer w.close()
+	walked, err := w.run(old, stRef, full, nowDirs)
+	if errors.Is(err, errRescan) {
+		// A new .gitignore: read every directory again.
+		if err := loadCfg(); err != nil {
+			return snapshotResult{}, err
+		}
+		w.reset()
+		walked, err = w.run(old, stRef, true, nil)
+		full = true
+	}
+	if err != nil {
+		return snapshotResult{}, err
+	}
+	w.close()
+	st := &wtState{Version: stateVersion, GitDir: r.gitDir, Work: r.work, Dirs: w.dirs, Ignored: w.ignored}
+	if full {
+		for _, p := range r.sourceFiles(cfg) {
+			st.Sources = append(st.Sources, statSource(p))
+		}
+		for _, g := range w.gitignores {
+			st.Sources = append(st.Sources, statSource(filepath.Join(r.work, filepath.FromSlash(g))))
+		}
+	} else {
+		st.Sources = old.Sources
+	}
+	paths := append(dirty, w.newFiles...)
+	res := snapshotResult{entries: es, index: idxStat}
+	if len(paths) == 0 && len(drop) == 0 && old != nil && old.Tree != "" {
+		res.tree = old.Tree
+	} else {
+		if len(drop) > 0 {
+			in := strings.NewReader(strings.Join(drop, "\x00") + "\x00")
+			if _, err := r.git(idx, nil, in, "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+				return snapshotResult{}, err
+			}
+		}
+		if len(paths) > 0 {
+			sort.Strings(paths)
+			in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+			if _, err := r.git(idx, nil, in, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+				return snapshotResult{}, err
+			}
+		}
+		out, err := r.git(idx, nil, nil, "write-tree")
+		if err != nil {
+			return snapshotResult{}, err
+		}
+		res.tree, res.written = strings.TrimSpace(string(out)), true
+		if len(paths) > 0 || len(drop) > 0 {
+			if res.entries, res.index, err = readIndex(idx, nil); err != nil {
+				return snapshotResult{}, err
+			}
+		}
+	}
+	st.Tree = res.tree
+	if res.written || walked || full {
+		if st.Index, _, _ = lstatData(idx); res.written && len(paths) == 0 && len(drop) == 0 {
+			res.index = st.Index // write-tree may have written the index
+		}
+		if err := saveState(stPath, st); err != nil {
+			return snapshotResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// readIndex reads and parses the index at p, with its stat data (for
+// racily clean entries); prev's entries when its index had the same stat
+// data (git writes a new file each time).
+func readIndex(p string, prev *snapshotResult) ([]ientry, statData, error) {
+	if prev != nil && prev.entries != nil {
+		if st, _, ok := lstatData(p); ok && st == prev.index {
+			return prev.entries, st, nil
+		}
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, statData{}, nil // a repository without an index yet
+	}
+	if err != nil {
+		return nil, statData{}, err
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, statData{}, err
+	}
+	data := make([]byte, st.Size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, statData{}, fmt.Errorf("%w: %v", errIndexFormat, err)
+	}
+	es, err := parseIndex(data, 20)
+	return es, toStat(&st), err
+}
+
+func loadState(p string, r *repo) (*wtState, statData) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, statData{}
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, statData{}
+	}
+	var s wtState
+	if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil || s.Version != stateVersion || s.GitDir != r.gitDir || s.Work != r.work {
+		return nil, statData{}
+	}
+	return &s, toStat(&st)
+}
+
+func saveState(p string, s *wtState) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("save guard's index record: %w", err)
+	}
+	return os.Rename(tmp, p)
+}
+
+func pathBase(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// dirtyEntries returns the paths of the index entries that git must look
+// at again: changed stat data, gone, racily clean, unmerged, intent to
+// add, and submodules (whose commit guard does not read). Skip-worktree
+// entries stay as they are, as git add -A leaves them. drop are the
+// entries to remove from the index first: those under a directory that
+// is no longer one (a symlink now, a file, or absent: lstat would follow
+// a symlink there, and update-index refuses the path), and changed ones
+// whose stat data differ only below the second (git would not hash them
+// again: removed, they are added anew). dirs are the entries (not
+// submodules) that are directories now: their parents must be read. The
+// lstat calls run in parallel.
+func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs []string, err error) {
+	var gone []string
+	notDir := map[string]bool{}
+	checked := map[string]bool{"": true}
+	last := "\x00"
+	for i := range es {
+		d := pathDir(es[i].path)
+		if d == last {
+			continue
+		}
+		last = d
+		for x := d; !checked[x]; x = pathDir(x) {
+			checked[x] = true
+			if _, mode, ok := lstatData(ws + "/" + x); !ok || mode&unix.S_IFMT != unix.S_IFDIR {
+				notDir[x] = true
+			}
+		}
+	}
+	under := func(p string) bool {
+		for x := pathDir(p); x != ""; x = pathDir(x) {
+			if notDir[x] {
+				return true
+			}
+		}
+		return false
+	}
+	n := runtime.GOMAXPROCS(0) * 2
+	if n > 8 {
+		n = 8
+	}
+	const (
+		clean = iota
+		changed
+		subsecond // changed in what git does not compare
+		beyond
+		nowDir // a file or symlink replaced by a directory
+	)
+	state := make([]uint8, len(es))
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			s := statter{ws: ws, fd: -1}
+			defer s.close()
+			for i := lo; i < hi; i++ {
+				e := &es[i]
+				if e.skip {
+					continue
+				}
+				if len(notDir) > 0 && under(e.path) {
+					state[i] = beyond
+					continue
+				}
+				if e.stage != 0 || e.ita || e.mode == modeGitlink {
+					state[i] = changed
+					continue
+				}
+				st, mode, ok := s.lstat(e.path)
+				racy := e.stat.newerOrSame(idxStat)
+				switch {
+				case !ok:
+					state[i] = changed
+				case mode&unix.S_IFMT == unix.S_IFDIR:
+					state[i] = nowDir
+				case !sameType(e.mode, mode):
+					state[i] = changed
+				case st == e.stat && !racy:
+				case st == e.stat:
+					state[i] = changed // git compares the content
+				case st.withoutNs() == e.stat.withoutNs() && e.stat.MtimeS < idxStat.MtimeS:
+					// git (built without USE_NSEC) compares seconds only, and
+					// looks at the content only of entries as new as its
+					// index's second: it would keep the old content.
+					state[i] = subsecond
+				default:
+					state[i] = changed
+				}
+			}
+		}(len(es)*w/n, len(es)*(w+1)/n)
+	}
+	wg.Wait()
+	for i, st := range state {
+		p := es[i].path
+		switch {
+		case st == nowDir:
+			dirty = append(dirty, p)
+			dirs = append(dirs, p)
+		case (st == changed || st == subsecond) && (len(dirty) == 0 || dirty[len(dirty)-1] != p):
+			dirty = append(dirty, p)
+			if st == subsecond {
+				drop = append(drop, p)
+			}
+		case st == beyond && (len(gone) == 0 || gone[len(gone)-1] != p):
+			gone = append(gone, p)
+			drop = append(drop, p)
+		}
+	}
+	return dirty, drop, dirs, nil
+}
+
+// statter lstats files directory after directory, through the
+// directory's descriptor: one name to look up each instead of the whole
+// path (index entries come sorted, so a directory's files come together).
+type statter struct {
+	ws, dir string
+	fd      int // -1: none, or the directory cannot be opened
+	open    bool
+}
+
+func (s *statter) lstat(rel string) (statData, uint32, bool) {
+	d, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		d, name = rel[:i], rel[i+1:]
+	}
+	if !s.open || d != s.dir {
+		s.close()
+		p := s.ws
+		if d != "" {
+			p += "/" + d
+		}
+		// O_NOFOLLOW: a directory that is a symlink now is no directory
+		// here (dirtyEntries already set its entries apart).
+		s.fd, _ = unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		s.dir, s.open = d, true
+	}
+	if s.fd < 0 {
+		return statData{}, 0, false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return statData{}, 0, false
+	}
+	return toStat(&st), st.Mode, true
+}
+
+func (s *statter) close() {
+	if s.fd >= 0 {
+		unix.Close(s.fd)
+	}
+	s.fd, s.open = -1, false
+}
+
+// sameType reports whether an index mode and an lstat mode are the same
+// kind of file with the same executable bit.
+func sameType(imode, mode uint32) bool {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if mode&0o100 != 0 {
+			return imode == modeExec
+		}
+		return imode == modeFile
+	case unix.S_IFLNK:
+		return imode == modeSymlink
+	}
+	return false
+}
+
+// errRescan: a new .gitignore appeared; every directory is read again.
+var errRescan = errors.New("a new .gitignore")
+
+// walker finds the untracked files that are not ignored, reading only the
+// directories whose stat data changed (or all of them).
+type walker struct {
+	r          *repo
+	index      string
+	es         []ientry
+	files      map[string]bool // index entries
+	gitlinks   map[string]bool // the submodules among them
+	tdirs      map[string]bool // directories holding index entries
+	ci         *ignoreCheck
+	dirs       []dirStat
+	ignored    map[string][]string
+	newFiles   []string
+	gitignores []string        // every .gitignore in the directories read (full)
+	sources    map[string]bool // the recorded sources
+}
+
+func newWalker(r *repo, index string, es []ientry) *walker {
+	return &walker{r: r, index: index, es: es, ignored: map[string][]string{}}
+}
+
+func (w *walker) reset() {
+	w.dirs, w.ignored, w.newFiles, w.gitignores = nil, map[string][]string{}, nil, nil
+}
+
+func (w *walker) close() {
+	if w.ci != nil {
+		w.ci.close()
+		w.ci = nil
+	}
+}
+
+// lookups builds the index's path sets the first time a directory is
+// read.
+func (w *walker) lookups() {
+	if w.files != nil {
+		return
+	}
+	w.files = make(map[string]bool, len(w.es))
+	w.tdirs = map[string]bool{"": true}
+	w.gitlinks = map[string]bool{}
+	for _, e := range w.es {
+		w.files[e.path] = true
+		if e.mode == modeGitlink {
+			w.gitlinks[e.path] = true
+		}
+		for d := pathDir(e.path); d != "" && !w.tdirs[d]; d = pathDir(d) {
+			w.tdirs[d] = true
+		}
+	}
+}
+
+// run checks the recorded directories (every directory when full) and
+// reads the changed ones. It reports whether it read any.
+func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (bool, error) {
+	recorded := map[string]bool{}
+	var queue []dirStat
+	// The parents of entries that are directories now are read: the
+	// directory's files are new.
+	parents := map[string]bool{}
+	for _, p := range nowDirs {
+		parents[pathDir(p)] = true
+	}
+	if full || old == nil {
+		st, mode, ok := lstatData(w.r.work)
+		if !ok || mode&unix.S_IFMT != unix.S_IFDIR {
+			return false, errFallback
+		}
+		queue = append(queue, dirStat{Rel: "", St: st})
+	} else {
+		for _, d := range old.Dirs {
+			recorded[d.Rel] = true
+		}
+		w.sources = map[string]bool{}
+		for _, s := range old.Sources {
+			w.sources[s.Rel] = true
+		}
+		for _, d := range old.Dirs {
+			st, mode, ok := lstatData(filepath.Join(w.r.work, filepath.FromSlash(d.Rel)))
+			switch {
+			case !ok || mode&unix.S_IFMT != unix.S_IFDIR:
+				// Gone: what it held shows as deleted entries.
+			case st != d.St || st.newerOrSame(ref) || parents[d.Rel]:
+				queue = append(queue, dirStat{Rel: d.Rel, St: st})
+			default:
+				w.dirs = append(w.dirs, d)
+				if ig := old.Ignored[d.Rel]; len(ig) > 0 {
+					w.ignored[d.Rel] = ig
+				}
+			}
+		}
+	}
+	if len(queue) == 0 {
+		return false, nil
+	}
+	w.lookups()
+	var known map[string][]string
+	if !full && old != nil {
+		known = old.Ignored
+	}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		more, err := w.read(d, recorded, known, full)
+		if err != nil {
+			return true, err
+		}
+		queue = append(queue, more...)
+	}
+	return true, nil
+}
+
+// read reads directory d: names the index holds are the entries' to
+// check; known ignored names stay ignored (the rules did not change);
+// git is asked about the others. It returns the directories to read next.
+func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]string, full bool) ([]dirStat, error) {
+	abs := filepath.Join(w.r.work, filepath.FromSlash(d.Rel))
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, nil // gone since: its entries show as deleted
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	w.dirs = append(w.dirs, d)
+	wasIgnored := map[string]bool{}
+	for _, n := range known[d.Rel] {
+		wasIgnored[n] = true
+	}
+	type cand struct {
+		rel string
+		dir bool
+	}
+	var cands []cand
+	var next []dirStat
+	for _, e := range ents {
+		name := e.Name()
+		if name == ".git" {
+			continue // git never looks at it
+		}
+		rel := joinRel(d.Rel, name)
+		if name == ".gitignore" {
+			// One git holds is seen changing among the entries, an
+			// ignored one among the sources; a new one changes what is
+			// ignored below.
+			if !full && !w.files[rel] && !w.sources[filepath.Join(w.r.work, filepath.FromSlash(rel))] {
+				return nil, errRescan
+			}
+			w.gitignores = append(w.gitignores, rel)
+		}
+		t := e.Type()
+		switch {
+		case t.IsDir():
+			switch {
+			case w.files[rel] && w.gitlinks[rel]:
+				// A submodule: its entry is always given to git.
+			case recorded[rel]:
+				// Checked on its own.
+			case w.tdirs[rel]:
+				st, _, ok := lstatData(filepath.Join(abs, name))
+				if ok {
+					next = append(next, dirStat{Rel: rel, St: st})
+				}
+			case wasIgnored[name+"/"]:
+				w.ignored[d.Rel] = append(w.ignored[d.Rel], name+"/")
+			default:
+				cands = append(cands, cand{rel, true})
+			}
+		case t.IsRegular() || t&fs.ModeSymlink != 0:
+			switch {
+			case w.files[rel]:
+			case wasIgnored[name]:
+				w.ignored[d.Rel] = append(w.ignored[d.Rel], name)
+			default:
+				cands = append(cands, cand{rel, false})
+			}
+		}
+		// FIFOs, sockets and devices: git add -A leaves them out.
+	}
+	if len(cands) == 0 {
+		return next, nil
+	}
+	if w.ci == nil {
+		if w.ci, err = w.r.checkIgnore(w.index); err != nil {
+			return nil, err
+		}
+	}
+	rels := make([]string, len(cands))
+	for i, c := range cands {
+		rels[i] = c.rel
+	}
+	ign, err := w.ci.query(rels)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cands {
+		name := pathBase(c.rel)
+		switch {
+		case ign[i] && c.dir:
+			w.ignored[d.Rel] = append(w.ignored[d.Rel], name+"/")
+		case ign[i]:
+			w.ignored[d.Rel] = append(w.ignored[d.Rel], name)
+		case !c.dir:
+			w.newFiles = append(w.newFiles, c.rel)
+		default:
+			p := filepath.Join(abs, name)
+			if _, _, ok := lstatData(filepath.Join(p, ".git")); ok {
+				// A repository of its own: git add -A adds it as a
+				// submodule, and so does update-index.
+				w.newFiles = append(w.newFiles, c.rel)
+				continue
+			}
+			if st, _, ok := lstatData(p); ok {
+				next = append(next, dirStat{Rel: c.rel, St: st})
+			}
+		}
+	}
+	return next, nil
+}
+
+// ignoreCheck is a running `git check-ignore --stdin`: it answers about
+// one directory's names at a time.
+type ignoreCheck struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func (r *repo) checkIgnore(index string) (*ignoreCheck, error) {
+	// --no-index: the names asked about are not in guard's index, but for
+	// an entry that is a directory now, which git add -A judges as any
+	// other directory.
+	cmd := r.command(index, nil, "check-ignore", "--no-index", "--stdin", "-z", "-v", "-n")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git check-ignore: %w", err)
+	}
+	return &ignoreCheck{cmd: cmd, in: in, out: bufio.NewReader(out)}, nil
+}
+
+// query reports for each path whether git ignores it. A pattern that
+// matched but starts with "!" re-includes the path.
+func (c *ignoreCheck) query(paths []string) ([]bool, error) {
+	// check-ignore reads pathspecs, and takes no literal magic: "./" in
+	// front keeps a name that starts with ":" from being read as magic
+	// (it matches names as they are, without globbing).
+	var buf bytes.Buffer
+	for _, p := range paths {
+		buf.WriteString("./")
+		buf.WriteString(p)
+		buf.WriteByte(0)
+	}
+	werr := make(chan error, 1)
+	go func() { // git answers as it reads: write and read at once
+		_, err := c.in.Write(buf.Bytes())
+		werr <- err
+	}()
+	out := make([]bool, len(paths))
+	for i := range paths {
+		var f [4]string
+		for j := range f {
+			s, err := c.out.ReadString(0)
+			if err != nil {
+				return nil, fmt.Errorf("git check-ignore: %w", err)
+			}
+			f[j] = s[:len(s)-1]
+		}
+		if f[3] != "./"+paths[i] {
+			return nil, fmt.Errorf("git check-ignore: answered about %q, asked about %q", f[3], paths[i])
+		}
+		out[i] = f[2] != "" && f[2][0] != '!'
+	}
+	if err := <-werr; err != nil {
+		return nil, fmt.Errorf("git check-ignore: %w", err)
+	}
+	return out, nil
+}
+
+func (c *ignoreCheck) close() {
+	c.in.Close()
+	c.cmd.Wait() // exit 1: nothing was ignored
+}
