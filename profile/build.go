@@ -288,7 +288,17 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		}
 	case *parse.Words:
 		for _, w := range c.Words {
-			b.fields(w, st, sp)
+			fs := b.fields(w, st, sp)
+			if c.Kind == "arith" || c.Kind == "let" || c.Kind == "test" {
+				// No word splitting here: the word is one expression.
+				var vals []string
+				for _, f := range fs {
+					if f.known {
+						vals = append(vals, f.val)
+					}
+				}
+				b.arithCode(strings.Join(vals, " "), st, c.Kind, sp, 0)
+			}
 		}
 	case *parse.Unsupported:
 		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: "uses a construct guard does not analyse: " + c.What}, sp)
@@ -434,10 +444,17 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables (the sandbox does not pass secret-looking ones)"}, sp)
 		}
 	}
-	nameref := false
+	nameref, integer := false, false
 	for _, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
 			nameref = true
+		}
+		if strings.HasPrefix(o, "-") && strings.Contains(o, "i") {
+			integer = true
+		}
+		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
+			// A quoted NAME[SUB]=VALUE: bash evaluates SUB.
+			b.nameCode(o, st, d.Variant+" variable name", sp)
 		}
 	}
 	for _, a := range d.Assigns {
@@ -446,6 +463,10 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			continue
 		}
 		b.assign(a, st, sp, true)
+		if v := st.vars[a.Name]; integer && v != nil {
+			// declare -i: the value is evaluated as arithmetic.
+			b.arithCode(*v, st, d.Variant+" -i", sp, 0)
+		}
 	}
 	return stream{kind: streamText}
 }

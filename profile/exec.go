@@ -190,6 +190,10 @@ func (b *builder) record(name string, argv []field, via string, sp span) {
 // apply runs a program's table row set: options, subcommand, rows, handler.
 func (b *builder) apply(s *spec, c *call) stream {
 	c.a = parseArgs(c.fs, s.val, s.posix)
+	b.nameSubscripts(c)
+	if c.prog == "test" || c.prog == "[" {
+		b.testArith(c)
+	}
 	if helpOnly(s, c) {
 		return stream{kind: streamText}
 	}

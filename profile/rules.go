@@ -53,7 +53,7 @@ func subs(def *spec, m map[string]*spec) *spec {
 func baseTable() map[string]*spec {
 	return map[string]*spec{
 		// Shell builtins and plain data tools: no effect beyond reading.
-		"echo": {fn: hEcho}, "printf": {fn: hEcho}, "true": plain(), "false": plain(), ":": plain(),
+		"echo": {fn: hEcho}, "printf": {fn: hEcho, val: "-v"}, "true": plain(), "false": plain(), ":": plain(),
 		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
 		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
@@ -76,6 +76,7 @@ func baseTable() map[string]*spec {
 		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  plain(),
+		"enable":   {val: "-f", rows: []row{{"exec.dynamic-code", CapDynamic, "-f", "", "loads a shared library into the shell (enable -f): native code guard cannot review"}}},
 		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": plain(), "jobs": plain(),
 		"trap": {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
 		"unset": {fn: func(b *builder, c *call) stream {

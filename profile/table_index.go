@@ -147,6 +147,7 @@ var tableNames = [...]string{
 	"elixir",
 	"emacs",
 	"emacsclient",
+	"enable",
 	"entr",
 	"env",
 	"erl",
@@ -766,6 +767,7 @@ var tableOf = [...]uint8{
 	0, // elixir
 	4, // emacs
 	4, // emacsclient
+	0, // enable
 	4, // entr
 	0, // env
 	0, // erl

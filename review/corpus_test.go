@@ -13,6 +13,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -81,10 +83,11 @@ func (fx *fixture) context(t testing.TB, ctx string) (*profile.Context, review.I
 		Env:       map[string]string{"TMPDIR": "/tmp"},
 		ConfigDir: filepath.Join(fx.home, ".config", "guard"),
 		StateDir:  filepath.Join(fx.home, ".local", "state", "guard"),
-		ReadFile:  os.ReadFile,
-		EvalSymlinks: func(p string) (string, error) {
-			return filepath.EvalSymlinks(p)
-		},
+		// As the engine reads: regular files only, bounded (a fuzzed
+		// /dev/urandom operand must not read forever).
+		ReadFile:     func(p string) ([]byte, error) { return safefile.Read(p, decision.MaxScriptRead) },
+		EvalSymlinks: filepath.EvalSymlinks,
+		Readlink:     os.Readlink,
 	}
 	in := review.Input{Context: c, Provenance: review.ProvAgent}
 	if ctx != "-" && ctx != "" {

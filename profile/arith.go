@@ -1,0 +1,159 @@
+package profile
+
+import "strings"
+
+// Bash evaluates text as an arithmetic expression in more places than
+// $(( )): (( )), let, the operands of [[ -eq ]] and its kin, array
+// subscripts, and the variable names builtins take as strings (printf -v,
+// read, unset, test -v, getopts, mapfile, wait -p). Evaluating an array
+// subscript expands it, command substitutions included, and a variable
+// named in an expression has its value evaluated in turn:
+//
+//	x='a[$(rm -rf ~)]'; echo $((x))    runs rm -rf ~
+//	read 'a[$(rm -rf ~)]' <<< v         runs rm -rf ~
+//
+// arithCode reviews what such an evaluation runs: the command
+// substitutions in subscripts, and, through variables whose values the
+// line set, the same in their values. Values guard does not know are not
+// followed (the line did not write them).
+
+// maxArithDepth bounds how far variables naming variables are followed.
+const maxArithDepth = 8
+
+func (b *builder) arithCode(text string, st *state, via string, sp span, depth int) {
+	if depth > maxArithDepth || text == "" {
+		return
+	}
+	for _, sub := range subscripts(text) {
+		if strings.ContainsAny(sub, "$`") {
+			// The subscript is expanded like a word: its substitutions run.
+			b.text(": "+sub, st.clone(), stream{}, via, sp)
+		}
+		b.arithCode(sub, st, via, sp, depth+1)
+	}
+	for _, name := range arithNames(text) {
+		if v := st.vars[name]; v != nil && *v != text && strings.ContainsAny(*v, "[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
+			b.arithCode(*v, st, via, sp, depth+1)
+		}
+	}
+}
+
+// subscripts returns the text inside each outermost [ ] of s.
+func subscripts(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			if depth == 0 {
+				start = i + 1
+			}
+			depth++
+		case ']':
+			if depth > 0 {
+				depth--
+				if depth == 0 {
+					out = append(out, s[start:i])
+				}
+			}
+		}
+	}
+	if depth > 0 {
+		out = append(out, s[start:]) // unclosed: bash still expands it
+	}
+	return out
+}
+
+// arithNames returns the variable names an arithmetic expression refers
+// to: identifiers, with or without a $, outside subscripts too.
+func arithNames(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			if i == 0 || s[i-1] < '0' || s[i-1] > '9' { // 0x1f is a number
+				out = append(out, s[i:j])
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// nameArgs are the arguments builtins take as variable names, which may
+// carry an array subscript bash evaluates.
+func nameArgs(c *call) []field {
+	switch c.prog {
+	case "printf":
+		return c.a.values("-v")
+	case "read":
+		return append(c.a.values("-a"), c.a.ops...)
+	case "unset", "export", "readonly", "local", "declare", "typeset":
+		return c.a.ops
+	case "getopts":
+		if len(c.a.ops) > 1 {
+			return c.a.ops[1:2]
+		}
+	case "mapfile", "readarray":
+		if n := len(c.a.ops); n > 0 {
+			return c.a.ops[n-1:]
+		}
+	case "wait":
+		return c.a.values("-p")
+	case "test", "[":
+		var out []field
+		for i, f := range c.fs {
+			if f.known && f.val == "-v" && i+1 < len(c.fs) {
+				out = append(out, c.fs[i+1])
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// nameSubscripts reviews the subscripts of the variable names a builtin
+// was given (read 'a[$(cmd)]').
+func (b *builder) nameSubscripts(c *call) {
+	for _, f := range nameArgs(c) {
+		if f.known {
+			b.nameCode(f.val, c.st, c.prog+" variable name", c.sp)
+		}
+	}
+}
+
+// nameCode reviews the subscript of a variable name given as a string
+// (NAME or NAME=VALUE): bash evaluates it when it assigns or tests NAME.
+func (b *builder) nameCode(arg string, st *state, via string, sp span) {
+	name, _, _ := strings.Cut(arg, "=")
+	if !strings.Contains(name, "[") {
+		return
+	}
+	for _, sub := range subscripts(name) {
+		if strings.ContainsAny(sub, "$`") {
+			b.text(": "+sub, st.clone(), stream{}, via, sp)
+		}
+		b.arithCode(sub, st, via, sp, 1)
+	}
+}
+
+// testArith reviews the operands of test's integer comparisons (-eq, -ne,
+// -lt, -le, -gt, -ge), which bash evaluates as arithmetic.
+func (b *builder) testArith(c *call) {
+	for i, f := range c.fs {
+		switch f.val {
+		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
+			for _, j := range []int{i - 1, i + 1} {
+				if j >= 0 && j < len(c.fs) && c.fs[j].known {
+					b.arithCode(c.fs[j].val, c.st, c.prog+" "+f.val, c.sp, 0)
+				}
+			}
+		}
+	}
+}
