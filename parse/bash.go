@@ -321,6 +321,7 @@ func (c *conv) assign(a *syntax.Assign) *Assign {
 		// NAME[$(cmd)]=x runs cmd.
 		idx := c.words(arithWords(a.Index, nil))
 		out.Array = append(out.Array, idx...)
+		out.Index = idx
 	}
 	return out
 }

@@ -31,6 +31,8 @@ type Assign struct {
 	Value  *Word   // nil for a naked name or an array
 	Array  []*Word // NAME=(a b c)
 	Append bool
+	// Index is NAME[INDEX]=…, an expression bash evaluates.
+	Index []*Word
 }
 
 // Decl is export/declare/local/readonly/typeset/nameref: options (as
@@ -137,6 +139,9 @@ type Part struct {
 	Script *Script
 	Out    bool
 	Nested []*Script
+	// Arith are the expressions bash evaluates arithmetically in this
+	// part: $((…)), an index ${a[i]}, a slice ${s:o:l}.
+	Arith []*Word
 	// Raw is the source text of the part (for messages).
 	Raw string
 }

@@ -289,13 +289,19 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 		if simpleParam(x) {
 			return []Part{{Kind: Var, Text: x.Param.Value, Quoted: quoted, Raw: c.raw(x)}}
 		}
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x)}}
+		var arith []*syntax.Word
+		if x.Slice != nil {
+			arith = arithWords(x.Slice.Length, arithWords(x.Slice.Offset, nil))
+		}
+		arith = arithWords(x.Index, arith)
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.words(arith)}}
 	case *syntax.CmdSubst:
 		return []Part{{Kind: CmdSubst, Quoted: quoted, Script: c.stmts(x.Stmts), Raw: c.raw(x)}}
 	case *syntax.ProcSubst:
 		return []Part{{Kind: ProcSubst, Script: c.stmts(x.Stmts), Out: x.Op == syntax.CmdOut, Raw: c.raw(x)}}
 	case *syntax.ArithmExp:
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.nested(arithWords(x.X, nil))}}
+		ws := arithWords(x.X, nil)
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.nested(ws), Arith: c.words(ws)}}
 	case *syntax.ExtGlob:
 		return []Part{{Kind: Glob, Text: x.Op.String() + x.Pattern.Value + ")", Raw: c.raw(x)}}
 	default:

@@ -1,6 +1,10 @@
 package profile
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/guard-sh/guard/parse"
+)
 
 // Bash evaluates text as an arithmetic expression in more places than
 // $(( )): (( )), let, the operands of [[ -eq ]] and its kin, array
@@ -36,6 +40,18 @@ func (b *builder) arithCode(text string, st *state, via string, sp span, depth i
 			b.arithCode(*v, st, via, sp, depth+1)
 		}
 	}
+}
+
+// arithWord reviews one word of an arithmetic expression: its value, as
+// one expression (no word splitting in arithmetic).
+func (b *builder) arithWord(w *parse.Word, st *state, via string, sp span) {
+	var vals []string
+	for _, f := range b.fields(w, st, sp) {
+		if f.known {
+			vals = append(vals, f.val)
+		}
+	}
+	b.arithCode(strings.Join(vals, " "), st, via, sp, 0)
 }
 
 // subscripts returns the text inside each outermost [ ] of s.

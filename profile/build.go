@@ -288,17 +288,11 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		}
 	case *parse.Words:
 		for _, w := range c.Words {
-			fs := b.fields(w, st, sp)
 			if c.Kind == "arith" || c.Kind == "let" || c.Kind == "test" {
-				// No word splitting here: the word is one expression.
-				var vals []string
-				for _, f := range fs {
-					if f.known {
-						vals = append(vals, f.val)
-					}
-				}
-				b.arithCode(strings.Join(vals, " "), st, c.Kind, sp, 0)
+				b.arithWord(w, st, c.Kind, sp)
+				continue
 			}
+			b.fields(w, st, sp)
 		}
 	case *parse.Unsupported:
 		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: "uses a construct guard does not analyse: " + c.What}, sp)
@@ -608,6 +602,10 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	}
 	for _, w := range a.Array {
 		b.fields(w, st, sp)
+	}
+	for _, w := range a.Index {
+		// NAME[INDEX]=…: bash evaluates INDEX.
+		b.arithWord(w, st, name+"[…]=", sp)
 	}
 set:
 	if persist {

@@ -200,8 +200,8 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			for _, s := range p.Nested {
 				cur.taint = worse(cur.taint, b.substitute(s, st, "$(…)", span{w.Pos, w.End}))
 			}
-			if expr, ok := strings.CutPrefix(p.Raw, "$(("); ok {
-				b.arithCode(strings.TrimSuffix(expr, "))"), st, "$((…))", span{w.Pos, w.End}, 0)
+			for _, a := range p.Arith {
+				b.arithWord(a, st, p.Raw, span{w.Pos, w.End})
 			}
 			if m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$`).FindStringSubmatch(p.Raw); m != nil {
 				// ${x@P} expands x's value as a prompt: its substitutions run.
