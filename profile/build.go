@@ -545,6 +545,23 @@ var sensitiveVars = map[string]struct {
 	"NODE_OPTIONS":          {"env.node-options", CapDynamic, "sets NODE_OPTIONS, which can load code into node", false},
 	"PERL5OPT":              {"env.perl5opt", CapDynamic, "sets PERL5OPT, which can load code into perl", false},
 	"IFS":                   {"env.ifs", CapDynamic, "changes IFS, which changes how words split", false},
+	// Code loaded into programs written in a language, whatever they
+	// are asked to do (gem list, a JVM build tool), and loaders' search
+	// paths for code modules.
+	"JAVA_TOOL_OPTIONS": {"env.java-options", CapDynamic, "sets JAVA_TOOL_OPTIONS, which can load code (-javaagent) into every JVM", false},
+	"_JAVA_OPTIONS":     {"env.java-options", CapDynamic, "sets _JAVA_OPTIONS, which can load code (-javaagent) into every JVM", false},
+	"JDK_JAVA_OPTIONS":  {"env.java-options", CapDynamic, "sets JDK_JAVA_OPTIONS, which can load code (-javaagent) into java", false},
+	"RUBYOPT":           {"env.rubyopt", CapDynamic, "sets RUBYOPT, which can load code (-r) into ruby", false},
+	"GCONV_PATH":        {"env.gconv-path", CapEnvHijack, "sets GCONV_PATH, a directory of modules the C library loads as code", false},
+	// Settings that make build and documentation tools run other programs.
+	"MAKEFLAGS": {"env.makeflags", CapDynamic, "sets MAKEFLAGS, which passes variables and options (SHELL=…) to make", false},
+	"MANOPT":    {"env.manopt", CapDynamic, "sets MANOPT, options man applies (a pager or a preprocessor it runs)", false},
+	"VIMINIT":   {"env.viminit", CapDynamic, "sets VIMINIT, editor commands vim runs at start (they can run shell commands)", false},
+	"EXINIT":    {"env.viminit", CapDynamic, "sets EXINIT, editor commands vi runs at start (they can run shell commands)", false},
+	// Clients pointed at another daemon or cluster configuration (which
+	// can name a credential command to run).
+	"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
+	"KUBECONFIG":  {"env.kubeconfig", CapDynamic, "sets KUBECONFIG, pointing kubectl at another configuration (which can run credential commands)", false},
 }
 
 // assign evaluates NAME=VALUE. persist is true when it changes the shell

@@ -167,6 +167,8 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
 		"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
 		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
+		// Compilers build tools run through the shell ($(CC) in a recipe).
+		"CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
 	}
 })
 
@@ -312,7 +314,28 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		}
 		return true
 	}
+	if name == "GOFLAGS" {
+		b.goflags(val, st, at)
+		return true
+	}
 	return b.gitConfigEnv(name, val, at)
+}
+
+// goflags: GOFLAGS applies its flags to every go command; -toolexec=CMD
+// and -exec=CMD make go run CMD (for each compiler tool, each test
+// binary). CMD is reviewed as the command it is; other flags are plain.
+func (b *builder) goflags(val *string, st *state, at span) {
+	if val == nil {
+		b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: "GOFLAGS", Msg: "GOFLAGS is set to flags that are not static (they can make go run other programs)"}, at)
+		return
+	}
+	for _, f := range strings.Fields(*val) {
+		flag, cmd, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if ok && (flag == "toolexec" || flag == "exec") {
+			// go runs CMD with the tool's or test's command line after it.
+			b.text(cmd+` "$@"`, st.clone(), stream{}, "GOFLAGS -"+flag, at)
+		}
+	}
 }
 
 // envAssigns reviews the NAME=VALUE words env puts in a command's
