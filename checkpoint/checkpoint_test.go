@@ -347,24 +347,65 @@ func TestCoverRefuses(t *testing.T) {
 
 // A line that also writes (moves) what git does not hold could move it
 // into a delete target first: then nothing is covered. Writing new paths
-// or tracked ones is fine.
+// or tracked ones is fine, and so is writing content inside the target;
+// a write that may make a symlink there is not (ln -s ~ src/x && rm -rf
+// src/*/ follows it).
 func TestCoverWritten(t *testing.T) {
 	st := env(t)
 	ws := newRepo(t)
 	src := filepath.Join(ws, "src")
 	for _, c := range []struct {
 		written string
+		mayLink bool
 		want    int
 	}{
-		{"build", 0},       // mv build src/ && rm -rf src
-		{"build/out.o", 0}, // an ignored file
-		{"new-dir", 1},     // does not exist yet
-		{"README.md", 1},   // tracked
-		{"src/untracked.txt", 1},
+		{"build", true, 0},       // mv build src/ && rm -rf src
+		{"build/out.o", true, 0}, // an ignored file
+		{"new-dir", true, 1},     // does not exist yet
+		{"README.md", true, 1},   // tracked
+		{"src/untracked.txt", false, 1},
+		{"src/new.go", false, 1},
+		{"src/untracked.txt", true, 0},
+		{"src/new", true, 0},
+		{"src", true, 0},
 	} {
-		got := Cover(st, ws, []Target{{Path: filepath.Join(ws, c.written), Written: true}, {Path: src}}, DefaultBudget)
+		got := Cover(st, ws, []Target{{Path: filepath.Join(ws, c.written), Written: true, MayLink: c.mayLink}, {Path: src}}, DefaultBudget)
 		if len(got) != c.want {
-			t.Errorf("writing %s: Cover = %v, want %d covered", c.written, got, c.want)
+			t.Errorf("writing %s (may link: %v): Cover = %v, want %d covered", c.written, c.mayLink, got, c.want)
+		}
+	}
+}
+
+// The profile names rm -rf src/*/ and find -L src -delete by src (or
+// src/*): they go through a symlink to a directory under it, so one that
+// leads outside the target makes it uncovered. Links to files, dangling
+// links and links within the target stay covered.
+func TestCoverSymlinkToDirectoryOutside(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	outside := t.TempDir()
+	write(t, outside, map[string]string{"precious": "x"})
+	write(t, ws, map[string]string{"src/sub/inner/f": "y"})
+	src := filepath.Join(ws, "src")
+	for _, c := range []struct {
+		name, dest string
+		want       int
+	}{
+		{"to a directory outside the workspace", outside, 0},
+		{"to an ignored directory of the workspace", filepath.Join(ws, "build"), 0},
+		{"to the workspace", ws, 0},
+		{"to a directory inside the target", filepath.Join(src, "sub", "inner"), 2},
+		{"to a file outside", filepath.Join(outside, "precious"), 2},
+		{"dangling", filepath.Join(outside, "gone"), 2},
+	} {
+		l := filepath.Join(src, "l")
+		os.Remove(l)
+		if err := os.Symlink(c.dest, l); err != nil {
+			t.Fatal(err)
+		}
+		got := Cover(st, ws, []Target{{Path: src}, {Path: filepath.Join(src, "*")}}, DefaultBudget)
+		if len(got) != c.want {
+			t.Errorf("symlink %s: Cover = %v, want %d covered", c.name, got, c.want)
 		}
 	}
 }

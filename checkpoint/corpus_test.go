@@ -24,7 +24,8 @@ var corpusBudget = checkpoint.Budget{MaxFiles: 5, MaxBytes: 1 << 20}
 // undoFixture is testdata/corpus/fixture.txtar with ~/proj made a real git
 // repository (everything committed but what .gitignore ignores), plus:
 // src/ tracked; draft.md untracked, not ignored; build/ (3 files) and
-// dist/ (6 files) ignored; vendor/mod a nested repository.
+// dist/ (6 files) ignored; vendor/mod a nested repository; links/home a
+// symlink to the home directory.
 func undoFixture(t *testing.T) (home, ws string) {
 	t.Helper()
 	base, err := os.UserCacheDir()
@@ -85,6 +86,10 @@ func undoFixture(t *testing.T) (home, ws string) {
 	git(filepath.Join(ws, "vendor", "mod"), "init", "-q")
 	os.WriteFile(filepath.Join(ws, "vendor", "mod", "m.go"), []byte("package mod\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "draft.md"), []byte("draft\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, "links"), 0o755)
+	if err := os.Symlink(home, filepath.Join(ws, "links", "home")); err != nil {
+		t.Fatal(err)
+	}
 	return home, ws
 }
 

@@ -25,7 +25,16 @@ type Target struct {
 	// it is not, the line could move what git does not hold into a
 	// delete target, and Cover covers nothing.
 	Written bool
+	// MayLink: the write may put a symlink there (cp, mv, ln, tar, …:
+	// any write not in contentRules). Inside a delete target that is
+	// never covered: rm -rf src/*/ and find -L follow the link.
+	MayLink bool
 }
+
+// contentRules are the write rules that only write bytes into a file or
+// make a directory (a redirect, touch, sed -i, dd, mkdir): they cannot
+// make a symlink that a delete then follows.
+var contentRules = map[string]bool{"redirect.write": true, "fs.create": true, "sed.in-place": true, "dd.write": true, "fs.mkdir": true}
 
 // unlinkRules are the delete rules that only remove names (rm, rmdir,
 // unlink, find -delete, git clean, git rm): a hard link keeps the bytes.
@@ -47,14 +56,14 @@ func Targets(p *profile.Profile) []Target {
 	var ts []Target
 	for _, e := range p.Effects {
 		if e.Cap == profile.CapWrite && e.Target != "" && (e.Class == profile.ClassWorkspace || e.Class == profile.ClassWSRoot) {
-			ts = append(ts, Target{Path: e.Target, Written: true})
+			ts = append(ts, Target{Path: e.Target, Written: true, MayLink: !contentRules[e.Rule]})
 		}
 		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
 			continue
 		}
 		inPlace := !unlinkRules[e.Rule]
 		for _, w := range written {
-			if w == e.Target || strings.HasPrefix(w, e.Target+"/") || strings.HasPrefix(e.Target, w+"/") {
+			if overlaps(w, e.Target) {
 				inPlace = true
 			}
 		}
@@ -123,6 +132,12 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 	files := map[string][]entry{} // by target path
 	var rels []string
 	seenDir := map[string]bool{}
+	var deleted []string // the delete targets' bases
+	for _, t := range targets {
+		if !t.Written {
+			deleted = append(deleted, base(t.Path))
+		}
+	}
 	for _, t := range targets {
 		b := base(t.Path)
 		rel := relIn(ws, b)
@@ -133,8 +148,17 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		case hasGitComponent(rel):
 			s.uncovered[t.Path] = "inside a .git directory"
 			continue
+		case t.MayLink && overlapsAny(b, deleted):
+			// It may become a symlink to a directory elsewhere, which a
+			// pattern (rm -rf src/*/) or find -L follows.
+			s.uncovered[t.Path] = "may become a symlink inside a delete target"
+			continue
 		}
-		err := filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
+		rb, err := filepath.EvalSymlinks(b)
+		if err != nil {
+			rb = b
+		}
+		err = filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == b {
 					if t.Written {
@@ -170,6 +194,9 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 				l, err := os.Readlink(p)
 				if err != nil {
 					return err
+				}
+				if escapes(p, rb) {
+					return errors.New("holds a symlink to a directory outside it, which a pattern or find -L may follow")
 				}
 				e.Link = l
 				files[t.Path] = append(files[t.Path], e)
@@ -222,6 +249,33 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		}
 	}
 	return s
+}
+
+// escapes reports whether the symlink p resolves to a directory outside
+// root: rm -rf src/*/, rm -rf src/*/* or find -L src -delete go through
+// it, though the target names only root (a dangling link, or one to a
+// file, deletes nothing through it).
+func escapes(p, root string) bool {
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return false
+	}
+	dest, err := filepath.EvalSymlinks(p)
+	return err != nil || !strings.HasPrefix(dest+"/", root+"/")
+}
+
+// overlaps reports whether a and b are the same path or one holds the
+// other.
+func overlaps(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+func overlapsAny(p string, ps []string) bool {
+	for _, q := range ps {
+		if overlaps(p, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasGitComponent reports whether a relative path goes through .git.
