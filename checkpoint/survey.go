@@ -16,8 +16,8 @@ type Target struct {
 	// Path is absolute. A path with glob characters stands for
 	// everything under the directory before the first one.
 	Path string
-	// InPlace: the content may change before it goes (truncate, or a
-	// write earlier on the same line), so a hard link would not keep the
+	// InPlace: the content may change before it goes (truncate, a write
+	// earlier on the same line, code the line runs), so a hard link would not keep the
 	// old bytes; only git's object store can cover it.
 	InPlace bool
 	// Written: the line writes or moves this path without deleting it.
@@ -45,12 +45,18 @@ var unlinkRules = map[string]bool{"fs.delete": true, "find.delete": true, "git.c
 // checkpoint targets, with the paths the line writes (which must not hold
 // what the checkpoint cannot restore). A target the same line also
 // writes, or one not in unlinkRules, may change in place before it goes:
-// only git can cover it.
+// only git can cover it. So may every target of a line that runs code or
+// writes where the profile does not say (make && rm -rf build: the
+// compiler rewrites build/out.o through the inode the backup shares).
 func Targets(p *profile.Profile) []Target {
 	var written []string
+	anywhere := false
 	for _, e := range p.Effects {
-		if e.Cap == profile.CapWrite && e.Target != "" {
+		switch {
+		case e.Cap == profile.CapWrite && e.Target != "":
 			written = append(written, e.Target)
+		case e.Cap == profile.CapWrite, e.Cap == profile.CapExec, e.Cap == profile.CapDynamic:
+			anywhere = true
 		}
 	}
 	var ts []Target
@@ -61,7 +67,7 @@ func Targets(p *profile.Profile) []Target {
 		if e.Cap != profile.CapDelete || e.Class != profile.ClassWorkspace || e.Target == "" {
 			continue
 		}
-		inPlace := !unlinkRules[e.Rule]
+		inPlace := anywhere || !unlinkRules[e.Rule]
 		for _, w := range written {
 			if overlaps(w, e.Target) {
 				inPlace = true
