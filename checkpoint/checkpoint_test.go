@@ -320,7 +320,8 @@ func TestNonGitWorkspace(t *testing.T) {
 }
 
 // What Cover refuses: the workspace itself, .git, outside, a nested
-// repository, a special file; a missing target has nothing to lose.
+// repository, a special file, a missing target (the line may fill it
+// first), and a glob whose directory is the workspace.
 func TestCoverRefuses(t *testing.T) {
 	st := env(t)
 	ws := newRepo(t)
