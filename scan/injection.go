@@ -216,7 +216,7 @@ func (g *gitlabWalk) stmt(st *parse.Stmt) {
 			case "for-list":
 				g.word(w, false)
 			case "arith", "let":
-				g.evaluated(w)
+				g.arith(w)
 			default:
 				g.word(w, true)
 			}
@@ -231,6 +231,9 @@ func (g *gitlabWalk) assign(a *parse.Assign) {
 	g.word(a.Value, true)
 	for _, w := range a.Array {
 		g.word(w, false)
+	}
+	for _, w := range a.Index {
+		g.arith(w)
 	}
 }
 
@@ -247,24 +250,65 @@ func (g *gitlabWalk) word(w *parse.Word, safe bool) {
 		if p.Kind == parse.Dynamic && !p.Quoted && !safe && dynamicUntrusted(p.Raw) != "" {
 			g.add(w, parse.Part{Text: dynamicUntrusted(p.Raw)}, "is expanded unquoted: split into words and globbed")
 		}
+		for _, a := range p.Arith {
+			g.arith(a)
+		}
 	}
 	for _, sc := range w.Scripts() {
 		g.script(sc)
 	}
 }
 
+// arith reports every untrusted variable in an expression bash evaluates
+// arithmetically ($((…)), an index, a slice, (( )), let): there a value is
+// evaluated again, so a[$(cmd)] in it runs cmd, quoted or not, whether the
+// variable is written $NAME or NAME.
+func (g *gitlabWalk) arith(w *parse.Word) {
+	const how = "is evaluated as arithmetic, which runs any $(…) in its value"
+	for _, p := range w.Parts {
+		var names []string
+		switch p.Kind {
+		case parse.Var:
+			names = []string{p.Text}
+		case parse.Dynamic:
+			names = []string{dynamicUntrusted(p.Raw)}
+		case parse.Lit:
+			names = strings.FieldsFunc(p.Text, func(r rune) bool { return !isNameRune(r) })
+		}
+		for _, name := range names {
+			if UntrustedGitLab[name] {
+				g.add(w, parse.Part{Text: name}, how)
+			}
+		}
+		for _, a := range p.Arith {
+			g.arith(a)
+		}
+	}
+	for _, sc := range w.Scripts() {
+		g.script(sc)
+	}
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+}
+
 // evaluated reports every untrusted variable in a word that is run as
 // code, quoted or not.
 func (g *gitlabWalk) evaluated(w *parse.Word) {
 	for _, p := range w.Parts {
-		name := p.Text
-		if p.Kind == parse.Dynamic {
+		name := ""
+		switch p.Kind {
+		case parse.Var:
+			name = p.Text
+		case parse.Dynamic:
 			name = dynamicUntrusted(p.Raw)
-		} else if p.Kind != parse.Var {
-			continue
 		}
 		if UntrustedGitLab[name] {
 			g.add(w, parse.Part{Text: name}, "is run as shell code")
+		}
+		for _, a := range p.Arith {
+			g.arith(a)
 		}
 	}
 	for _, sc := range w.Scripts() {
@@ -279,9 +323,7 @@ func dynamicUntrusted(raw string) string {
 	if name == raw {
 		return ""
 	}
-	end := strings.IndexFunc(name, func(r rune) bool {
-		return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
+	end := strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) })
 	if end >= 0 {
 		name = name[:end]
 	}

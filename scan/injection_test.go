@@ -145,6 +145,15 @@ func TestGitLabInjection(t *testing.T) {
 		`echo "$(echo $CI_COMMIT_AUTHOR)"`,
 		`test -n "$X" && echo $CI_EXTERNAL_PULL_REQUEST_SOURCE_BRANCH_NAME`,
 		"(( n = CI_COMMIT_DESCRIPTION )) || eval $CI_COMMIT_DESCRIPTION",
+		// Arithmetic evaluates a value again: a title of a[$(id)] runs
+		// id, quoted or not, named with $ or bare.
+		"(( n = CI_COMMIT_DESCRIPTION ))",
+		"let n=CI_MERGE_REQUEST_TITLE+1",
+		"a[$CI_COMMIT_MESSAGE]=1",
+		"echo $(( CI_COMMIT_TITLE + 1 ))",
+		`echo "${x[$CI_COMMIT_BRANCH]}"`,
+		`echo "${s:CI_COMMIT_AUTHOR}"`,
+		`sh -c "exit $(( CI_COMMIT_TAG_MESSAGE ))"`,
 	}
 	for _, cmd := range attacks {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
@@ -163,6 +172,8 @@ func TestGitLabInjection(t *testing.T) {
 		"echo $CI_COMMIT_REF_SLUG $CI_COMMIT_SHA $CI_PIPELINE_ID",
 		`bash ./notify.sh "$CI_COMMIT_MESSAGE"`,
 		"echo '$CI_COMMIT_MESSAGE'",
+		`echo "$(( ${#CI_COMMIT_MESSAGE} + 1 ))"`,
+		"(( CI_PIPELINE_ID > 0 )) && echo CI_COMMIT_MESSAGE",
 	}
 	for _, cmd := range controls {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
