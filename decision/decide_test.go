@@ -252,6 +252,9 @@ func TestJudgePathPrices(t *testing.T) {
 		{w.home, AccessSearch, review.B},
 		{w.proj + "/.claude/settings.json", AccessWrite, review.C},
 		{"/etc/passwd\x00x", AccessRead, review.C},
+		// An access JudgePath does not know is priced as a write.
+		{w.home + "/.bashrc", 0, review.C},
+		{w.proj + "/.claude/settings.json", AccessWrite + 1, review.C},
 	}
 	for _, c := range cases {
 		if got := JudgePath(ctx, c.path, c.acc); got.Level != c.want {
