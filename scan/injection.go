@@ -169,21 +169,32 @@ func (g *gitlabWalk) script(sc *parse.Script) {
 		return
 	}
 	for _, st := range sc.Stmts {
-		g.stmt(st)
+		g.stmt(st, false)
 	}
 }
 
-func (g *gitlabWalk) stmt(st *parse.Stmt) {
+// stmt walks st; feedsShell is set when its output is a shell's code (a
+// stage before `| sh`).
+func (g *gitlabWalk) stmt(st *parse.Stmt, feedsShell bool) {
 	if st == nil {
 		return
 	}
+	call, _ := st.Cmd.(*parse.Call)
+	stdinCode := call != nil && readsCodeFromStdin(call.Args)
 	for _, r := range st.Redirs {
-		g.word(r.Target, false)
-		g.word(r.Heredoc, true)
+		switch {
+		case stdinCode && (r.Op == "<<" || r.Op == "<<-"):
+			g.evaluated(r.Heredoc) // sh <<EOF: the body is the script
+		case stdinCode && r.Op == "<<<":
+			g.evaluated(r.Target)
+		default:
+			g.word(r.Target, false)
+			g.word(r.Heredoc, true)
+		}
 	}
 	switch n := st.Cmd.(type) {
 	case *parse.Call:
-		code := evaluates(n.Args)
+		code := feedsShell || evaluates(n.Args)
 		for _, a := range n.Assigns {
 			g.assign(a)
 		}
@@ -200,14 +211,21 @@ func (g *gitlabWalk) stmt(st *parse.Stmt) {
 		}
 	case *parse.Block:
 		for _, s := range n.Stmts {
-			g.stmt(s)
+			g.stmt(s, feedsShell)
 		}
 	case *parse.Pipeline:
-		for _, s := range n.Stmts {
-			g.stmt(s)
+		// What flows into a shell that reads its code from stdin is code.
+		shellAt := -1
+		for i, s := range n.Stmts {
+			if c, ok := s.Cmd.(*parse.Call); ok && readsCodeFromStdin(c.Args) {
+				shellAt = i
+			}
+		}
+		for i, s := range n.Stmts {
+			g.stmt(s, feedsShell || i < shellAt)
 		}
 	case *parse.FuncDecl:
-		g.stmt(n.Body)
+		g.stmt(n.Body, false)
 	case *parse.Words:
 		// Only a for list splits its words; [[ ]], case and arithmetic
 		// do not (arithmetic evaluates, which is code).
@@ -339,6 +357,35 @@ func (g *gitlabWalk) add(w *parse.Word, p parse.Part, how string) {
 
 // shellInterpreters run their -c argument as code.
 var shellInterpreters = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}
+
+// readsCodeFromStdin reports whether a call is a shell that reads its
+// script from stdin: no operand (or -s), no -c.
+func readsCodeFromStdin(args []*parse.Word) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name, ok := args[0].Value()
+	if !ok || !shellInterpreters[path.Base(name)] {
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		v, ok := args[i].Value()
+		switch {
+		case !ok || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
+			return false // a script file (or an unknown word)
+		case v == "--":
+			return i+1 == len(args) // an operand after it is the script
+		case strings.HasPrefix(v, "--"):
+		case strings.Contains(v[1:], "c"):
+			return false // -c: code from an argument (evaluates)
+		case strings.Contains(v[1:], "s"):
+			return true // -s: the rest are arguments
+		case strings.HasSuffix(v, "o"):
+			i++ // -o pipefail
+		}
+	}
+	return true
+}
 
 // evaluates reports whether a call runs its arguments as shell code: eval,
 // or a shell with -c (alone or among other one-letter flags).

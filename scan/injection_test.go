@@ -154,6 +154,12 @@ func TestGitLabInjection(t *testing.T) {
 		`echo "${x[$CI_COMMIT_BRANCH]}"`,
 		`echo "${s:CI_COMMIT_AUTHOR}"`,
 		`sh -c "exit $(( CI_COMMIT_TAG_MESSAGE ))"`,
+		// What a shell reads from stdin is its script: quoting does not
+		// keep the value data there.
+		`echo "$CI_COMMIT_MESSAGE" | sh`,
+		`printf '%s\n' "$CI_MERGE_REQUEST_TITLE" | tr a-z A-Z | bash -o pipefail -s x`,
+		`{ echo set -e; echo "$CI_COMMIT_TITLE"; } | sh -`,
+		`sh <<< "$CI_COMMIT_BRANCH"`,
 	}
 	for _, cmd := range attacks {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
@@ -174,11 +180,28 @@ func TestGitLabInjection(t *testing.T) {
 		"echo '$CI_COMMIT_MESSAGE'",
 		`echo "$(( ${#CI_COMMIT_MESSAGE} + 1 ))"`,
 		"(( CI_PIPELINE_ID > 0 )) && echo CI_COMMIT_MESSAGE",
+		// Data for a script that comes from a file, or for another program.
+		`echo "$CI_COMMIT_MESSAGE" | sh ./lint-message.sh`,
+		`echo "$CI_COMMIT_MESSAGE" | grep -q skip`,
+		`sh notify.sh <<< "$CI_COMMIT_BRANCH"`,
 	}
 	for _, cmd := range controls {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
 		if got := injections(t, ".gitlab-ci.yml", src); len(got) != 0 {
 			t.Errorf("control %s: %+v, want none", cmd, got)
+		}
+	}
+}
+
+// TestGitLabHeredoc: a heredoc's body is a shell's script when the shell
+// reads stdin, and data for anything else.
+func TestGitLabHeredoc(t *testing.T) {
+	for cmd, want := range map[string]int{
+		"bash": 1, "sh -s --": 1, "cat > msg.txt": 0, "sh ./check.sh": 0,
+	} {
+		src := "job:\n  script:\n    - |\n      " + cmd + " <<EOF\n      echo \"$CI_COMMIT_MESSAGE\"\n      EOF\n"
+		if got := injections(t, ".gitlab-ci.yml", src); len(got) != want {
+			t.Errorf("%s <<EOF: %+v, want %d injections", cmd, got, want)
 		}
 	}
 }
