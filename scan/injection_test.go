@@ -193,6 +193,30 @@ func TestGitLabInjection(t *testing.T) {
 	}
 }
 
+// TestGitHubScript: actions/github-script substitutes ${{ }} into the
+// JavaScript it runs, as a run: step does into shell.
+func TestGitHubScript(t *testing.T) {
+	step := func(uses, key, expr string) string {
+		return "on: issues\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: " + uses +
+			"\n        with:\n          " + key + ": |\n            console.log(\"${{ " + expr + " }}\")\n"
+	}
+	for _, c := range []struct {
+		uses, key, expr string
+		want            int
+	}{
+		{"actions/github-script@v7", "script", "github.event.issue.title", 1},
+		{"actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea", "script", "github.event.comment.body", 1},
+		{"actions/github-script@v7", "script", "github.sha", 0},
+		{"actions/github-script@v7", "github-token", "github.event.issue.title", 0},
+		{"someone/other-action@v1", "script", "github.event.issue.title", 0},
+	} {
+		got := injections(t, ".github/workflows/w.yml", step(c.uses, c.key, c.expr))
+		if len(got) != c.want || c.want == 1 && (got[0].Rule != RuleWorkflowInjection || got[0].Line != 9) {
+			t.Errorf("%s with %s: ${{ %s }}: %+v, want %d on line 9", c.uses, c.key, c.expr, got, c.want)
+		}
+	}
+}
+
 // TestGitLabHeredoc: a heredoc's body is a shell's script when the shell
 // reads stdin, and data for anything else.
 func TestGitLabHeredoc(t *testing.T) {
