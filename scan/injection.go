@@ -206,6 +206,14 @@ func (g *gitlabWalk) stmt(st *parse.Stmt, feedsShell bool) {
 			}
 		}
 	case *parse.Decl:
+		// A word that is not an option nor a written NAME=value is a
+		// NAME[INDEX]=value the shell reads at run time: its index is
+		// evaluated (declare "$X" with X='a[$(id)]' runs id).
+		for _, w := range n.Opts {
+			if !w.Static() {
+				g.evaluated(w)
+			}
+		}
 		for _, a := range n.Assigns {
 			g.assign(a)
 		}

@@ -160,6 +160,10 @@ func TestGitLabInjection(t *testing.T) {
 		`printf '%s\n' "$CI_MERGE_REQUEST_TITLE" | tr a-z A-Z | bash -o pipefail -s x`,
 		`{ echo set -e; echo "$CI_COMMIT_TITLE"; } | sh -`,
 		`sh <<< "$CI_COMMIT_BRANCH"`,
+		// A declaration reads a computed NAME[INDEX]=value at run time.
+		`declare "$CI_COMMIT_MESSAGE"`,
+		`export $CI_COMMIT_TITLE`,
+		`local -a "x$CI_MERGE_REQUEST_TITLE"`,
 	}
 	for _, cmd := range attacks {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
@@ -184,6 +188,8 @@ func TestGitLabInjection(t *testing.T) {
 		`echo "$CI_COMMIT_MESSAGE" | sh ./lint-message.sh`,
 		`echo "$CI_COMMIT_MESSAGE" | grep -q skip`,
 		`sh notify.sh <<< "$CI_COMMIT_BRANCH"`,
+		`export MSG="$CI_COMMIT_MESSAGE"`,
+		`declare -r BRANCH=$CI_COMMIT_BRANCH`,
 	}
 	for _, cmd := range controls {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
