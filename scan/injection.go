@@ -198,8 +198,8 @@ func (g *gitlabWalk) stmt(st *parse.Stmt, feedsShell bool) {
 		for _, a := range n.Assigns {
 			g.assign(a)
 		}
-		for _, w := range n.Args {
-			if code {
+		for i, w := range n.Args {
+			if code || namesVariable(n.Args, i) {
 				g.evaluated(w)
 			} else {
 				g.word(w, false)
@@ -365,6 +365,28 @@ func (g *gitlabWalk) add(w *parse.Word, p parse.Part, how string) {
 
 // shellInterpreters run their -c argument as code.
 var shellInterpreters = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}
+
+// nameBuiltins take variable names as operands; a name may carry an
+// index, which the shell evaluates (unset "$X" with X='a[$(id)]' runs id).
+var nameBuiltins = map[string]bool{"unset": true, "read": true, "mapfile": true, "readarray": true}
+
+// namesVariable reports whether args[i] is a variable name computed at run
+// time: a non-static operand of a nameBuiltins call, or the value of
+// printf -v.
+func namesVariable(args []*parse.Word, i int) bool {
+	if i == 0 || args[i].Static() {
+		return false
+	}
+	name, ok := args[0].Value()
+	if !ok {
+		return false
+	}
+	if name == "printf" {
+		prev, ok := args[i-1].Value()
+		return ok && prev == "-v"
+	}
+	return nameBuiltins[name]
+}
 
 // readsCodeFromStdin reports whether a call is a shell that reads its
 // script from stdin: no operand (or -s), no -c.

@@ -164,6 +164,10 @@ func TestGitLabInjection(t *testing.T) {
 		`declare "$CI_COMMIT_MESSAGE"`,
 		`export $CI_COMMIT_TITLE`,
 		`local -a "x$CI_MERGE_REQUEST_TITLE"`,
+		// So do builtins that take a variable's name.
+		`unset "$CI_COMMIT_BRANCH"`,
+		`printf -v "$CI_COMMIT_TITLE" '%s' x`,
+		`read -r "$CI_COMMIT_AUTHOR" < name.txt`,
 	}
 	for _, cmd := range attacks {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
@@ -190,6 +194,9 @@ func TestGitLabInjection(t *testing.T) {
 		`sh notify.sh <<< "$CI_COMMIT_BRANCH"`,
 		`export MSG="$CI_COMMIT_MESSAGE"`,
 		`declare -r BRANCH=$CI_COMMIT_BRANCH`,
+		`printf '%s\n' "$CI_COMMIT_TITLE"`,
+		`printf -v msg '%s' "$CI_COMMIT_TITLE"`,
+		`unset CI_COMMIT_MESSAGE`,
 	}
 	for _, cmd := range controls {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
