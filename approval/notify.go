@@ -168,9 +168,6 @@ func curlQuote(s string) string {
 	return b.String()
 }
 
-// checkWebhook accepts https URLs, and http only to a loopback address:
-// the payload carries command lines, which must not cross a network in
-// the clear.
 // CheckWebhook reports whether raw is a webhook URL Notify accepts: https,
 // or http to a loopback address.
 func CheckWebhook(raw string) error {
@@ -178,6 +175,9 @@ func CheckWebhook(raw string) error {
 	return err
 }
 
+// checkWebhook accepts https URLs, and http only to a loopback address:
+// the payload carries command lines, which must not cross a network in
+// the clear.
 func checkWebhook(raw string) (*url.URL, error) {
 	// Errors name the host only: webhook URLs often carry a secret in
 	// the path or query, and stderr is read by the agent.

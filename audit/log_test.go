@@ -690,15 +690,13 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// BenchmarkAppend measures a durable append: lock, tail read, one write,
-// fdatasync.
 // BenchmarkDecision is what one guard process pays to record a decision:
 // open the existing log, append one record (synced), close.
 func BenchmarkDecision(b *testing.B) {
 	dir := b.TempDir()
 	openTest(b, dir).Close()
 	r := Record{ID: NewID(), Session: "ppid:1234", Cwd: "/home/u/proj", Workspace: "/home/u/proj",
-		Command: "git status", Level: review.A, Rules: []string{"git.read"}, Decision: Ran}
+		Command: "git status", Level: review.A, Rules: []string{"git.read"}, Decision: ApprovedAuto}
 	for b.Loop() {
 		l, err := Open(dir)
 		if err != nil {
@@ -712,12 +710,23 @@ func BenchmarkDecision(b *testing.B) {
 	}
 }
 
+// BenchmarkAppend measures a durable append of a decision: lock, tail
+// read, one write, fdatasync. BenchmarkAppendOutcome is the same for a ran
+// record, which Append does not sync.
 func BenchmarkAppend(b *testing.B) {
+	benchmarkAppend(b, ApprovedTTY)
+}
+
+func BenchmarkAppendOutcome(b *testing.B) {
+	benchmarkAppend(b, Ran)
+}
+
+func benchmarkAppend(b *testing.B, d Decision) {
 	l := openTest(b, b.TempDir())
 	l.MaxSize = 0
 	r := Record{ID: NewID(), Session: "ppid:1234", Cwd: "/home/u/proj", Workspace: "/home/u/proj",
 		Command: "go test ./... && git push origin main", Level: review.B, Rules: []string{"net.connect", "git.push"},
-		Decision: Ran, Sandbox: &review.Sandbox{Write: true, Net: true, Hide: []string{"/home/u/.ssh", "/home/u/.aws"}},
+		Decision: d, Sandbox: &review.Sandbox{Write: true, Net: true, Hide: []string{"/home/u/.ssh", "/home/u/.aws"}},
 		Exit: new(int), Duration: time.Second}
 	b.ReportAllocs()
 	for b.Loop() {

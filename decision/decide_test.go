@@ -183,6 +183,31 @@ func TestPolicyFailsClosed(t *testing.T) {
 	}
 }
 
+// TestDecideQueueUnreadable: a queue that cannot be read is an error for
+// every caller (a run, a hook, a run with an agent's token), never a run
+// or a use of an approval. A level A command needs no queue.
+func TestDecideQueueUnreadable(t *testing.T) {
+	w := newWorld(t)
+	e := w.engine()
+	w.write(e.Dirs().Approvals(), "a file where the queue's directory should be")
+	b, err := e.Assess("rm -rf build", Options{})
+	if err != nil || b.Verdict.Level != review.B {
+		t.Fatalf("Assess = %v, %v; want B", b, err)
+	}
+	for _, who := range []Who{{}, {AskB: true}, {Consume: true}, {Consume: true, AskB: true}, {Consume: true, Token: strings.Repeat("0", 32)}} {
+		if d, err := e.Decide(b, who); err == nil {
+			t.Errorf("Decide(%+v) with an unreadable queue = %v, want an error", who, d.Action)
+		}
+	}
+	a, err := e.Assess("ls", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.Decide(a, Who{Consume: true}); err != nil || d.Action != Run {
+		t.Errorf("Decide(ls) = %v, %v; want run", d.Action, err)
+	}
+}
+
 // TestAssessDoesNotWriteContext: Build never writes to the context it is
 // given (an ssh remote command used to flip ctx.Remote while it was
 // reviewed).
@@ -227,6 +252,9 @@ func TestJudgePathPrices(t *testing.T) {
 		{w.home, AccessSearch, review.B},
 		{w.proj + "/.claude/settings.json", AccessWrite, review.C},
 		{"/etc/passwd\x00x", AccessRead, review.C},
+		// An access JudgePath does not know is priced as a write.
+		{w.home + "/.bashrc", 0, review.C},
+		{w.proj + "/.claude/settings.json", AccessWrite + 1, review.C},
 	}
 	for _, c := range cases {
 		if got := JudgePath(ctx, c.path, c.acc); got.Level != c.want {

@@ -79,8 +79,11 @@ func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 	if !ok {
 		resolved = p
 	}
+	// Any access but the three reads is priced as a write: an access
+	// this function does not know fails closed.
+	write := acc != AccessRead && acc != AccessList && acc != AccessSearch
 	cap := profile.CapRead
-	if acc == AccessWrite {
+	if write {
 		cap = profile.CapWrite
 	}
 	for _, c := range []profile.Class{ctx.Classify(p), ctx.Classify(resolved)} {
@@ -95,7 +98,7 @@ func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 			j.Level, j.Class, j.Why = l, c, classWhy[c]
 		}
 	}
-	if acc == AccessWrite && (isAgentConfig(ctx, p) || isAgentConfig(ctx, resolved)) {
+	if write && (isAgentConfig(ctx, p) || isAgentConfig(ctx, resolved)) {
 		j.Level, j.Class = review.C, "agent configuration"
 		j.Why = "it configures an agent's hooks and permissions (guard's hook among them)"
 		return j

@@ -131,16 +131,13 @@ func (a *adjustment) level(e profile.Effect) (review.Level, *ContainerRow) {
 	return l, nil
 }
 
-// inContainer adjusts a review of a Dockerfile command by ContainerTable.
-// Each reason the engine derived from effects (same rule and message)
-// gets the highest level any of those effects has in the container, if
-// that is lower; reasons of policy rules, and reasons no effect explains,
-// are kept. The verdict's level and the heading of its explanation follow.
-// adj[i] says why Reasons[i] was lowered, or is nil. rv is not modified.
-func inContainer(rv Review) (v review.Verdict, adj []*Adjustment) { return inImage.apply(rv) }
-
-// apply adjusts a review by a's table, as inContainer does by
-// ContainerTable.
+// apply adjusts a review by a's table (a Dockerfile command by
+// ContainerTable, a CI command by CITable). Each reason the engine derived
+// from effects (same rule and message) gets the highest level any of
+// those effects has there, if that is lower; reasons of policy rules, and
+// reasons no effect explains, are kept. The verdict's level and the
+// heading of its explanation follow. adj[i] says why Reasons[i] was
+// lowered, or is nil. rv is not modified.
 func (a *adjustment) apply(rv Review) (v review.Verdict, adj []*Adjustment) {
 	v = rv.Verdict
 	if len(rv.Effects) == 0 || len(v.Reasons) == 0 {

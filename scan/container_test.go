@@ -145,18 +145,18 @@ func TestContainerKeepsPolicy(t *testing.T) {
 			{Rule: "policy.no-apt", Level: review.C, Message: "installs"},
 			{Rule: "sys.packages", Level: review.C, Message: "installs"},
 		}}, Effects: []profile.Effect{e}}
-	v, adj := inContainer(rv)
+	v, adj := inImage.apply(rv)
 	if v.Level != review.C || adj[0] != nil || adj[1] == nil || v.Reasons[1].Level != review.B {
 		t.Errorf("verdict %+v, adjustments %+v", v, adj)
 	}
 	if rv.Reasons[1].Level != review.C {
-		t.Error("inContainer modified its input")
+		t.Error("apply modified its input")
 	}
 	if want := "Level C: needs your consent and your PIN.\nIn the image (scan-container): a Dockerfile RUN runs in the build container, not on this machine:\n  - sys.packages: C → B, packages installed in a Dockerfile RUN are the image's\nSandbox: x\n"; v.Explanation != want {
 		t.Errorf("explanation:\n%s\nwant\n%s", v.Explanation, want)
 	}
 	rv.Verdict = review.Verdict{Level: review.A, Reasons: []review.Reason{{Rule: "sys.packages", Level: review.A, Message: "installs"}}}
-	if v, adj := inContainer(rv); v.Level != review.A || adj != nil {
+	if v, adj := inImage.apply(rv); v.Level != review.A || adj != nil {
 		t.Errorf("raised: %+v %+v", v, adj)
 	}
 }

@@ -169,45 +169,71 @@ func (g *gitlabWalk) script(sc *parse.Script) {
 		return
 	}
 	for _, st := range sc.Stmts {
-		g.stmt(st)
+		g.stmt(st, false)
 	}
 }
 
-func (g *gitlabWalk) stmt(st *parse.Stmt) {
+// stmt walks st; feedsShell is set when its output is a shell's code (a
+// stage before `| sh`).
+func (g *gitlabWalk) stmt(st *parse.Stmt, feedsShell bool) {
 	if st == nil {
 		return
 	}
+	call, _ := st.Cmd.(*parse.Call)
+	stdinCode := call != nil && readsCodeFromStdin(call.Args)
 	for _, r := range st.Redirs {
-		g.word(r.Target, false)
-		g.word(r.Heredoc, true)
+		switch {
+		case stdinCode && (r.Op == "<<" || r.Op == "<<-"):
+			g.evaluated(r.Heredoc) // sh <<EOF: the body is the script
+		case stdinCode && r.Op == "<<<":
+			g.evaluated(r.Target)
+		default:
+			g.word(r.Target, false)
+			g.word(r.Heredoc, true)
+		}
 	}
 	switch n := st.Cmd.(type) {
 	case *parse.Call:
-		code := evaluates(n.Args)
+		code := feedsShell || evaluates(n.Args)
 		for _, a := range n.Assigns {
 			g.assign(a)
 		}
-		for _, w := range n.Args {
-			if code {
+		for i, w := range n.Args {
+			if code || namesVariable(n.Args, i) {
 				g.evaluated(w)
 			} else {
 				g.word(w, false)
 			}
 		}
 	case *parse.Decl:
+		// A word that is not an option nor a written NAME=value is a
+		// NAME[INDEX]=value the shell reads at run time: its index is
+		// evaluated (declare "$X" with X='a[$(id)]' runs id).
+		for _, w := range n.Opts {
+			if !w.Static() {
+				g.evaluated(w)
+			}
+		}
 		for _, a := range n.Assigns {
 			g.assign(a)
 		}
 	case *parse.Block:
 		for _, s := range n.Stmts {
-			g.stmt(s)
+			g.stmt(s, feedsShell)
 		}
 	case *parse.Pipeline:
-		for _, s := range n.Stmts {
-			g.stmt(s)
+		// What flows into a shell that reads its code from stdin is code.
+		shellAt := -1
+		for i, s := range n.Stmts {
+			if c, ok := s.Cmd.(*parse.Call); ok && readsCodeFromStdin(c.Args) {
+				shellAt = i
+			}
+		}
+		for i, s := range n.Stmts {
+			g.stmt(s, feedsShell || i < shellAt)
 		}
 	case *parse.FuncDecl:
-		g.stmt(n.Body)
+		g.stmt(n.Body, false)
 	case *parse.Words:
 		// Only a for list splits its words; [[ ]], case and arithmetic
 		// do not (arithmetic evaluates, which is code).
@@ -216,7 +242,7 @@ func (g *gitlabWalk) stmt(st *parse.Stmt) {
 			case "for-list":
 				g.word(w, false)
 			case "arith", "let":
-				g.evaluated(w)
+				g.arith(w)
 			default:
 				g.word(w, true)
 			}
@@ -231,6 +257,9 @@ func (g *gitlabWalk) assign(a *parse.Assign) {
 	g.word(a.Value, true)
 	for _, w := range a.Array {
 		g.word(w, false)
+	}
+	for _, w := range a.Index {
+		g.arith(w)
 	}
 }
 
@@ -247,24 +276,65 @@ func (g *gitlabWalk) word(w *parse.Word, safe bool) {
 		if p.Kind == parse.Dynamic && !p.Quoted && !safe && dynamicUntrusted(p.Raw) != "" {
 			g.add(w, parse.Part{Text: dynamicUntrusted(p.Raw)}, "is expanded unquoted: split into words and globbed")
 		}
+		for _, a := range p.Arith {
+			g.arith(a)
+		}
 	}
 	for _, sc := range w.Scripts() {
 		g.script(sc)
 	}
 }
 
+// arith reports every untrusted variable in an expression bash evaluates
+// arithmetically ($((…)), an index, a slice, (( )), let): there a value is
+// evaluated again, so a[$(cmd)] in it runs cmd, quoted or not, whether the
+// variable is written $NAME or NAME.
+func (g *gitlabWalk) arith(w *parse.Word) {
+	const how = "is evaluated as arithmetic, which runs any $(…) in its value"
+	for _, p := range w.Parts {
+		var names []string
+		switch p.Kind {
+		case parse.Var:
+			names = []string{p.Text}
+		case parse.Dynamic:
+			names = []string{dynamicUntrusted(p.Raw)}
+		case parse.Lit:
+			names = strings.FieldsFunc(p.Text, func(r rune) bool { return !isNameRune(r) })
+		}
+		for _, name := range names {
+			if UntrustedGitLab[name] {
+				g.add(w, parse.Part{Text: name}, how)
+			}
+		}
+		for _, a := range p.Arith {
+			g.arith(a)
+		}
+	}
+	for _, sc := range w.Scripts() {
+		g.script(sc)
+	}
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+}
+
 // evaluated reports every untrusted variable in a word that is run as
 // code, quoted or not.
 func (g *gitlabWalk) evaluated(w *parse.Word) {
 	for _, p := range w.Parts {
-		name := p.Text
-		if p.Kind == parse.Dynamic {
+		name := ""
+		switch p.Kind {
+		case parse.Var:
+			name = p.Text
+		case parse.Dynamic:
 			name = dynamicUntrusted(p.Raw)
-		} else if p.Kind != parse.Var {
-			continue
 		}
 		if UntrustedGitLab[name] {
 			g.add(w, parse.Part{Text: name}, "is run as shell code")
+		}
+		for _, a := range p.Arith {
+			g.arith(a)
 		}
 	}
 	for _, sc := range w.Scripts() {
@@ -279,9 +349,7 @@ func dynamicUntrusted(raw string) string {
 	if name == raw {
 		return ""
 	}
-	end := strings.IndexFunc(name, func(r rune) bool {
-		return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
+	end := strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) })
 	if end >= 0 {
 		name = name[:end]
 	}
@@ -297,6 +365,57 @@ func (g *gitlabWalk) add(w *parse.Word, p parse.Part, how string) {
 
 // shellInterpreters run their -c argument as code.
 var shellInterpreters = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}
+
+// nameBuiltins take variable names as operands; a name may carry an
+// index, which the shell evaluates (unset "$X" with X='a[$(id)]' runs id).
+var nameBuiltins = map[string]bool{"unset": true, "read": true, "mapfile": true, "readarray": true}
+
+// namesVariable reports whether args[i] is a variable name computed at run
+// time: a non-static operand of a nameBuiltins call, or the value of
+// printf -v.
+func namesVariable(args []*parse.Word, i int) bool {
+	if i == 0 || args[i].Static() {
+		return false
+	}
+	name, ok := args[0].Value()
+	if !ok {
+		return false
+	}
+	if name == "printf" {
+		prev, ok := args[i-1].Value()
+		return ok && prev == "-v"
+	}
+	return nameBuiltins[name]
+}
+
+// readsCodeFromStdin reports whether a call is a shell that reads its
+// script from stdin: no operand (or -s), no -c.
+func readsCodeFromStdin(args []*parse.Word) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name, ok := args[0].Value()
+	if !ok || !shellInterpreters[path.Base(name)] {
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		v, ok := args[i].Value()
+		switch {
+		case !ok || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
+			return false // a script file (or an unknown word)
+		case v == "--":
+			return i+1 == len(args) // an operand after it is the script
+		case strings.HasPrefix(v, "--"):
+		case strings.Contains(v[1:], "c"):
+			return false // -c: code from an argument (evaluates)
+		case strings.Contains(v[1:], "s"):
+			return true // -s: the rest are arguments
+		case strings.HasSuffix(v, "o"):
+			i++ // -o pipefail
+		}
+	}
+	return true
+}
 
 // evaluates reports whether a call runs its arguments as shell code: eval,
 // or a shell with -c (alone or among other one-letter flags).

@@ -145,6 +145,29 @@ func TestGitLabInjection(t *testing.T) {
 		`echo "$(echo $CI_COMMIT_AUTHOR)"`,
 		`test -n "$X" && echo $CI_EXTERNAL_PULL_REQUEST_SOURCE_BRANCH_NAME`,
 		"(( n = CI_COMMIT_DESCRIPTION )) || eval $CI_COMMIT_DESCRIPTION",
+		// Arithmetic evaluates a value again: a title of a[$(id)] runs
+		// id, quoted or not, named with $ or bare.
+		"(( n = CI_COMMIT_DESCRIPTION ))",
+		"let n=CI_MERGE_REQUEST_TITLE+1",
+		"a[$CI_COMMIT_MESSAGE]=1",
+		"echo $(( CI_COMMIT_TITLE + 1 ))",
+		`echo "${x[$CI_COMMIT_BRANCH]}"`,
+		`echo "${s:CI_COMMIT_AUTHOR}"`,
+		`sh -c "exit $(( CI_COMMIT_TAG_MESSAGE ))"`,
+		// What a shell reads from stdin is its script: quoting does not
+		// keep the value data there.
+		`echo "$CI_COMMIT_MESSAGE" | sh`,
+		`printf '%s\n' "$CI_MERGE_REQUEST_TITLE" | tr a-z A-Z | bash -o pipefail -s x`,
+		`{ echo set -e; echo "$CI_COMMIT_TITLE"; } | sh -`,
+		`sh <<< "$CI_COMMIT_BRANCH"`,
+		// A declaration reads a computed NAME[INDEX]=value at run time.
+		`declare "$CI_COMMIT_MESSAGE"`,
+		`export $CI_COMMIT_TITLE`,
+		`local -a "x$CI_MERGE_REQUEST_TITLE"`,
+		// So do builtins that take a variable's name.
+		`unset "$CI_COMMIT_BRANCH"`,
+		`printf -v "$CI_COMMIT_TITLE" '%s' x`,
+		`read -r "$CI_COMMIT_AUTHOR" < name.txt`,
 	}
 	for _, cmd := range attacks {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
@@ -163,11 +186,59 @@ func TestGitLabInjection(t *testing.T) {
 		"echo $CI_COMMIT_REF_SLUG $CI_COMMIT_SHA $CI_PIPELINE_ID",
 		`bash ./notify.sh "$CI_COMMIT_MESSAGE"`,
 		"echo '$CI_COMMIT_MESSAGE'",
+		`echo "$(( ${#CI_COMMIT_MESSAGE} + 1 ))"`,
+		"(( CI_PIPELINE_ID > 0 )) && echo CI_COMMIT_MESSAGE",
+		// Data for a script that comes from a file, or for another program.
+		`echo "$CI_COMMIT_MESSAGE" | sh ./lint-message.sh`,
+		`echo "$CI_COMMIT_MESSAGE" | grep -q skip`,
+		`sh notify.sh <<< "$CI_COMMIT_BRANCH"`,
+		`export MSG="$CI_COMMIT_MESSAGE"`,
+		`declare -r BRANCH=$CI_COMMIT_BRANCH`,
+		`printf '%s\n' "$CI_COMMIT_TITLE"`,
+		`printf -v msg '%s' "$CI_COMMIT_TITLE"`,
+		`unset CI_COMMIT_MESSAGE`,
 	}
 	for _, cmd := range controls {
 		src := "job:\n  script:\n    - " + yamlQuote(cmd) + "\n"
 		if got := injections(t, ".gitlab-ci.yml", src); len(got) != 0 {
 			t.Errorf("control %s: %+v, want none", cmd, got)
+		}
+	}
+}
+
+// TestGitHubScript: actions/github-script substitutes ${{ }} into the
+// JavaScript it runs, as a run: step does into shell.
+func TestGitHubScript(t *testing.T) {
+	step := func(uses, key, expr string) string {
+		return "on: issues\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: " + uses +
+			"\n        with:\n          " + key + ": |\n            console.log(\"${{ " + expr + " }}\")\n"
+	}
+	for _, c := range []struct {
+		uses, key, expr string
+		want            int
+	}{
+		{"actions/github-script@v7", "script", "github.event.issue.title", 1},
+		{"actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea", "script", "github.event.comment.body", 1},
+		{"actions/github-script@v7", "script", "github.sha", 0},
+		{"actions/github-script@v7", "github-token", "github.event.issue.title", 0},
+		{"someone/other-action@v1", "script", "github.event.issue.title", 0},
+	} {
+		got := injections(t, ".github/workflows/w.yml", step(c.uses, c.key, c.expr))
+		if len(got) != c.want || c.want == 1 && (got[0].Rule != RuleWorkflowInjection || got[0].Line != 9) {
+			t.Errorf("%s with %s: ${{ %s }}: %+v, want %d on line 9", c.uses, c.key, c.expr, got, c.want)
+		}
+	}
+}
+
+// TestGitLabHeredoc: a heredoc's body is a shell's script when the shell
+// reads stdin, and data for anything else.
+func TestGitLabHeredoc(t *testing.T) {
+	for cmd, want := range map[string]int{
+		"bash": 1, "sh -s --": 1, "cat > msg.txt": 0, "sh ./check.sh": 0,
+	} {
+		src := "job:\n  script:\n    - |\n      " + cmd + " <<EOF\n      echo \"$CI_COMMIT_MESSAGE\"\n      EOF\n"
+		if got := injections(t, ".gitlab-ci.yml", src); len(got) != want {
+			t.Errorf("%s <<EOF: %+v, want %d injections", cmd, got, want)
 		}
 	}
 }

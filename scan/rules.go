@@ -53,8 +53,9 @@ var ownRules = []RuleInfo{
 		Short: "A variable the merge request author controls, unquoted or evaluated",
 		Full: "GitLab CI sets $CI_MERGE_REQUEST_TITLE, $CI_COMMIT_MESSAGE, $CI_COMMIT_BRANCH and similar variables from what the author of a " +
 			"merge request or commit wrote. Unquoted, the value is split into words and globbed (a branch named `--upload-pack=…` becomes an " +
-			"option); through eval or sh -c it is run as shell code.",
-		Fix: "Quote it (\"$CI_COMMIT_BRANCH\"), put -- before it where a command takes options, and never pass it to eval or sh -c."},
+			"option); through eval or sh -c, or piped or redirected into a shell's stdin, it is run as shell code; in arithmetic ((( )), $((…)), let, an array index) its value is evaluated again, " +
+			"so a title such as `a[$(id)]` runs id.",
+		Fix: "Quote it (\"$CI_COMMIT_BRANCH\"), put -- before it where a command takes options, and never pass it to eval, sh -c or arithmetic."},
 }
 
 // ruleFamilies describe the engine's rules by the part of the id before

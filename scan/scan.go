@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -356,7 +357,10 @@ func readCandidate(osPath, name string) ([]byte, error) {
 	}
 	defer fh.Close()
 	head := make([]byte, 256)
-	n, _ := fh.Read(head)
+	n, err := io.ReadFull(fh, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
 	if !isShebangShell(head[:n]) {
 		return nil, nil
 	}

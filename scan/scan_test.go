@@ -352,6 +352,15 @@ func TestRunErrors(t *testing.T) {
 		r.Findings[1].Path != "missing.sh" || r.Findings[1].Message != "cannot read the file: no such file or directory" {
 		t.Errorf("unreadable file findings = %+v", r.Findings)
 	}
+	// So is a file without an extension that opens but whose first bytes
+	// (the shebang test) cannot be read: not known to hold no shell.
+	if err := os.Mkdir(filepath.Join(dir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Run(Options{Root: dir, Review: fakeReview}, []File{{Path: "run"}})
+	if err != nil || len(r.Findings) != 1 || r.Findings[0].Rule != RuleUnreadable {
+		t.Errorf("unreadable head: %+v, %v; want one %s finding", r.Findings, err, RuleUnreadable)
+	}
 	if _, err := Run(Options{Root: dir}, nil); err == nil {
 		t.Error("no error without a reviewer")
 	}

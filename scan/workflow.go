@@ -50,6 +50,15 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 		return
 	}
 	for _, step := range steps.Content {
+		if script := githubScript(step); script != nil {
+			// JavaScript, not shell, but ${{ }} is substituted into it
+			// the same way: keep it only for what it injects.
+			s := x.yamlScalar(script).snippet(x.name, Workflow, ".", x.lines)
+			if githubExprs(&s); len(s.Injections) > 0 {
+				s.NotShell = true
+				x.out = append(x.out, s)
+			}
+		}
 		run := resolve(lookup(step, "run"))
 		if run == nil || run.Kind != yaml.ScalarNode {
 			continue
@@ -83,6 +92,20 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 			githubExprs(s)
 		}
 	}
+}
+
+// githubScript is the with.script of an actions/github-script step (code
+// the action runs, into which ${{ }} is substituted first), or nil.
+func githubScript(step *yaml.Node) *yaml.Node {
+	uses := strings.ToLower(scalarString(lookup(step, "uses")))
+	if uses != "actions/github-script" && !strings.HasPrefix(uses, "actions/github-script@") {
+		return nil
+	}
+	script := resolve(lookup(lookup(step, "with"), "script"))
+	if script == nil || script.Kind != yaml.ScalarNode {
+		return nil
+	}
+	return script
 }
 
 // isShellCommand reports whether a workflow shell: value runs sh or bash

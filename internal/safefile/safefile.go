@@ -34,7 +34,8 @@ func Read(path string, limit int64) ([]byte, error) {
 }
 
 // Open opens path read-only without blocking and checks that it is a
-// regular file. The returned file is in blocking mode again for reads.
+// regular file. O_NONBLOCK stays set on the returned file, which changes
+// nothing for a regular file's reads.
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
