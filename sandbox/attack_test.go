@@ -303,6 +303,29 @@ func TestAttackGitSurfaces(t *testing.T) {
 		mustSucceed(t, o)
 		wantNoViolation(t, o)
 	})
+	t.Run("a shared repository's setgid .git keeps its mode", func(t *testing.T) {
+		// git init --shared makes .git setgid: a run that leaves it
+		// alone is no violation, and one that changes its mode gets
+		// the setgid bit back too.
+		f := newFixture(t)
+		shared := os.ModeSetgid | 0o775
+		if err := os.Chmod(f.p("ws/.git"), shared); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, f.spec(), "true")
+		mustSucceed(t, o)
+		wantNoViolation(t, o)
+		if _, fi := inode(t, f.p("ws/.git")); fi.Mode()&(os.ModeSetgid|os.ModePerm) != shared {
+			t.Errorf("after a benign run .git is %v, want %v", fi.Mode(), shared)
+		}
+		o = run(t, f.spec(), "chmod", "0777", f.p("ws/.git"))
+		if len(o.res.Violations) != 1 || o.res.Violations[0].Change != "mode changed" || !o.res.Violations[0].Restored {
+			t.Errorf("chmod .git: violations %v, want one restored mode change", o.res.Violations)
+		}
+		if _, fi := inode(t, f.p("ws/.git")); fi.Mode()&(os.ModeSetgid|os.ModePerm) != shared {
+			t.Errorf("after chmod 0777 .git is %v, want %v restored", fi.Mode(), shared)
+		}
+	})
 }
 
 // TestAttackGuardItself: the command attacks the guard process that

@@ -61,6 +61,10 @@ const (
 // tick would leave its ctime as it was.
 const recentCtime = 2 * time.Second
 
+// chmodBits are the bits of a mode that chmod sets: the permissions
+// with setuid, setgid and sticky.
+const chmodBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // node is the state of one file system entry.
 type node struct {
 	mode   fs.FileMode // type and permission bits
@@ -96,7 +100,7 @@ func (a node) compare(b node, path string, taken time.Time) string {
 		return "modified"
 	case !a.mode.IsDir() && a.nlink != b.nlink:
 		return "linked"
-	case a.mode.Perm() != b.mode.Perm() || a.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != b.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky):
+	case a.mode&chmodBits != b.mode&chmodBits:
 		return "mode changed"
 	case a.uid != b.uid || a.gid != b.gid:
 		return "mode changed"
@@ -337,11 +341,13 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 	was := r.entries[r.path]
 	var st unix.Stat_t
 	if err := unix.Lstat(r.path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Dev == was.dev && st.Ino == was.ino {
-		if fs.FileMode(st.Mode&0o7777) == fs.FileMode(uint32(was.mode.Perm())) {
+		// The mode with setuid, setgid and sticky: git init --shared
+		// makes .git setgid.
+		if statNode(&st).mode == was.mode {
 			return Violation{}, false
 		}
 		v := Violation{Path: r.path, Change: "mode changed"}
-		if err := os.Chmod(r.path, was.mode.Perm()); err != nil {
+		if err := os.Chmod(r.path, was.mode&chmodBits); err != nil {
 			v.RestoreErr = err.Error()
 		} else {
 			v.Restored = true
@@ -492,7 +498,7 @@ func put(p string, n node, sameType bool) error {
 		return fmt.Errorf("cannot recreate a %v", n.mode.Type())
 	}
 	if n.mode.Type() != fs.ModeSymlink {
-		if err := os.Chmod(p, n.mode&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
+		if err := os.Chmod(p, n.mode&chmodBits); err != nil {
 			return err
 		}
 	}
