@@ -76,9 +76,9 @@ func TestPlanMalformed(t *testing.T) {
 	unknownFlag[bytes.IndexByte(good, '\n')+5] = 3
 	for name, data := range map[string][]byte{
 		"unknown flag": unknownFlag,
-		"empty":     nil,
-		"not json":  []byte("hello world, this is not a plan"),
-		"truncated": good[:len(good)-3],
+		"empty":        nil,
+		"not json":     []byte("hello world, this is not a plan"),
+		"truncated":    good[:len(good)-3],
 		"long count": append(append([]byte(nil), good[:len(good)-len("/")-3]...),
 			0xff, 0xff, 0xff, 0xff, 0x0f),
 	} {
