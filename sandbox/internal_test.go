@@ -367,6 +367,24 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 	}
 }
 
+// TestNoNewPrivsWithoutLandlock: on a kernel with neither Landlock nor
+// seccomp the command still runs with no_new_privs, so no setuid or
+// file-capability program gives back what the helper dropped.
+func TestNoNewPrivsWithoutLandlock(t *testing.T) {
+	old := probe
+	probe = func() Support { return supportFor(0, false) }
+	defer func() { probe = old }()
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Spec{Workspace: t.TempDir(), Home: t.TempDir()},
+		[]string{"grep", "^NoNewPrivs:", "/proc/self/status"}, Stdio{Out: &out})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, %v", res.ExitCode, err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "NoNewPrivs:\t1" {
+		t.Errorf("command's status says %q, want no_new_privs set", got)
+	}
+}
+
 // BenchmarkRunTrueExecHelper is BenchmarkRunTrue with the helper guard
 // ships, guard-sandbox-exec, instead of the test binary re-executed.
 func BenchmarkRunTrueExecHelper(b *testing.B) {

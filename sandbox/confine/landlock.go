@@ -100,6 +100,11 @@ const keptCapabilities = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.
 // run as a user) the bounding set cannot be changed; the other sets
 // can always be lowered.
 func dropCapabilities() error {
+	// Set with Landlock or seccomp already; here for a kernel with
+	// neither.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return errors.New("set no_new_privs: " + err.Error())
+	}
 	for c := uintptr(0); c < 64; c++ {
 		if keptCapabilities&(1<<c) != 0 {
 			continue
