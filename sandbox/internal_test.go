@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -30,6 +31,25 @@ func seccompData(arch, nr uint32, args ...uint32) []byte {
 		binary.BigEndian.PutUint32(b[offArg0+8*i:], a)
 	}
 	return b
+}
+
+// TestSeccompTables: every architecture's table names every system
+// call the filter uses, and a table that misses one builds no filter
+// (it would match syscall 0 instead).
+func TestSeccompTables(t *testing.T) {
+	for arch, a := range seccompArches {
+		for _, net := range []bool{false, true} {
+			if _, err := seccompFilter(a, net); err != nil {
+				t.Errorf("%s, net=%v: %v", arch, net, err)
+			}
+		}
+	}
+	a := seccompArches["arm64"]
+	a.nr = maps.Clone(a.nr)
+	delete(a.nr, "socket")
+	if _, err := seccompFilter(a, false); err == nil || !strings.Contains(err.Error(), "socket") {
+		t.Errorf("table without socket: %v, want an error naming it", err)
+	}
 }
 
 func TestSeccompFilter(t *testing.T) {
