@@ -541,4 +541,10 @@ func TestReveal(t *testing.T) {
 	if o := run(t, spec, "true"); o.err == nil || o.res.Started {
 		t.Errorf("reveal through a symlink into ~/.ssh accepted: %v", o)
 	}
+	// Revealing a directory does not reveal a hidden path inside it.
+	spec = f.spec()
+	spec.Hide = append(spec.Hide, f.p("home/.config"))
+	spec.Reveal = []string{f.p("home/.config")}
+	mustSucceed(t, f.sh(t, spec, "read", f.p("home/.config/other/ok.conf")))
+	mustFail(t, f.sh(t, spec, "read", f.p("home/.config/guard/policy.toml")))
 }
