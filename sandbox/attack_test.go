@@ -303,6 +303,28 @@ func TestAttackGitSurfaces(t *testing.T) {
 		mustSucceed(t, o)
 		wantNoViolation(t, o)
 	})
+	t.Run("restoring never writes through a planted symlink", func(t *testing.T) {
+		// modules/sub is not recorded itself (only the code-bearing
+		// files in it are): swapped for a symlink to a directory
+		// outside the grants, guard must not restore sub/config there.
+		f := newFixture(t)
+		os.MkdirAll(f.p("ws/.git/modules/sub"), 0o755)
+		os.WriteFile(f.p("ws/.git/modules/sub/config"), []byte("[core]\n\tsub = 1\n"), 0o644)
+		os.WriteFile(f.p("outside/dir/config"), []byte("USER-CONFIG\n"), 0o644)
+		spec := f.spec()
+		spec.Dir = f.ws
+		o := run(t, spec, "sh", "-c", `rm -rf .git/modules/sub && ln -s "$1" .git/modules/sub`, "sh", f.p("outside/dir"))
+		mustSucceed(t, o)
+		wantContent(t, f.p("outside/dir/config"), "USER-CONFIG\n")
+		if len(o.res.Violations) == 0 {
+			t.Errorf("no violation reported: %v", o)
+		}
+		// The symlink is gone, and the config is back where it was.
+		if _, fi := inode(t, f.p("ws/.git/modules/sub")); !fi.IsDir() {
+			t.Errorf(".git/modules/sub is %v, want a directory again", fi.Mode())
+		}
+		wantContent(t, f.p("ws/.git/modules/sub/config"), "[core]\n\tsub = 1\n")
+	})
 	t.Run("a shared repository's setgid .git keeps its mode", func(t *testing.T) {
 		// git init --shared makes .git setgid: a run that leaves it
 		// alone is no violation, and one that changes its mode gets

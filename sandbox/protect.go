@@ -430,9 +430,15 @@ func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation
 			}
 		}
 		v := Violation{Path: p, Change: change}
+		var dirErr error
+		if !parentMoved {
+			dirErr = r.realDirs(p)
+		}
 		switch {
 		case parentMoved:
 			v.RestoreErr = "its parent directory was replaced"
+		case dirErr != nil:
+			v.RestoreErr = dirErr.Error()
 		case was.bad:
 			v.RestoreErr = "it could not be read before the run either"
 		case was.mode.IsRegular() && !was.kept:
@@ -455,6 +461,42 @@ func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation
 		out = append(out, v)
 	}
 	return out
+}
+
+// realDirs makes every directory from the root down to p's parent a
+// real directory again. Restoring writes as guard, unconfined, and a
+// filter may record a file without the directories above it (gitCode:
+// modules/sub/config, not modules/sub): swapped for a symlink
+// (modules/sub -> ~/.kube), such a directory would lead the restore
+// outside the grants. A non-directory there is removed and replaced by
+// an empty directory; a missing one is left to fail the restore.
+func (r protectedRoot) realDirs(p string) error {
+	if p == r.path {
+		return nil
+	}
+	rel, err := filepath.Rel(r.path, filepath.Dir(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is outside %s", p, r.path)
+	}
+	dir := r.path
+	for _, name := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, name)
+		var st unix.Stat_t
+		err := unix.Lstat(dir, &st)
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			continue
+		}
+		if err := removeAll(dir); err != nil {
+			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("%s, above it, was replaced: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // put recreates p as n. With sameType the entry is fixed in place.
