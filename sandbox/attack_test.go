@@ -268,6 +268,17 @@ func TestAttackGitSurfaces(t *testing.T) {
 			after: func(t *testing.T, f *fixture, _ uint64) {
 				wantContent(t, f.p("ws/.githooks/pre-push"), "<absent>")
 			}},
+		{name: "a config file included from the workspace",
+			setup: func(t *testing.T, f *fixture) {
+				writeFile(t, f.p("ws/.git/config"), "[core]\n\tbare = false\n[include]\n\tpath = ../team.gitconfig\n")
+				// Included in turn, relative to team.gitconfig.
+				writeFile(t, f.p("ws/team.gitconfig"), "[includeIf \"onbranch:main\"]\n\tpath = conf/main.gitconfig\n")
+			},
+			script: `printf '[core]\n\tfsmonitor = evil\n' >> team.gitconfig && mkdir conf && printf '[core]\n\thooksPath = /tmp\n' > conf/main.gitconfig`,
+			after: func(t *testing.T, f *fixture, _ uint64) {
+				wantContent(t, f.p("ws/team.gitconfig"), "[includeIf \"onbranch:main\"]\n\tpath = conf/main.gitconfig\n")
+				wantContent(t, f.p("ws/conf/main.gitconfig"), "<absent>")
+			}},
 		{name: "huge sparse files in protected paths",
 			script: `truncate -s 64G .git/hooks/big && truncate -s 64G .git/config`,
 			after: func(t *testing.T, f *fixture, _ uint64) {
