@@ -268,6 +268,17 @@ func TestAttackGitSurfaces(t *testing.T) {
 			after: func(t *testing.T, f *fixture, _ uint64) {
 				wantContent(t, f.p("ws/.githooks/pre-push"), "<absent>")
 			}},
+		{name: "a config file included from the workspace",
+			setup: func(t *testing.T, f *fixture) {
+				writeFile(t, f.p("ws/.git/config"), "[core]\n\tbare = false\n[include]\n\tpath = ../team.gitconfig\n")
+				// Included in turn, relative to team.gitconfig.
+				writeFile(t, f.p("ws/team.gitconfig"), "[includeIf \"onbranch:main\"]\n\tpath = conf/main.gitconfig\n")
+			},
+			script: `printf '[core]\n\tfsmonitor = evil\n' >> team.gitconfig && mkdir conf && printf '[core]\n\thooksPath = /tmp\n' > conf/main.gitconfig`,
+			after: func(t *testing.T, f *fixture, _ uint64) {
+				wantContent(t, f.p("ws/team.gitconfig"), "[includeIf \"onbranch:main\"]\n\tpath = conf/main.gitconfig\n")
+				wantContent(t, f.p("ws/conf/main.gitconfig"), "<absent>")
+			}},
 		{name: "huge sparse files in protected paths",
 			script: `truncate -s 64G .git/hooks/big && truncate -s 64G .git/config`,
 			after: func(t *testing.T, f *fixture, _ uint64) {
@@ -303,6 +314,51 @@ func TestAttackGitSurfaces(t *testing.T) {
 		mustSucceed(t, o)
 		wantNoViolation(t, o)
 	})
+	t.Run("restoring never writes through a planted symlink", func(t *testing.T) {
+		// modules/sub is not recorded itself (only the code-bearing
+		// files in it are): swapped for a symlink to a directory
+		// outside the grants, guard must not restore sub/config there.
+		f := newFixture(t)
+		os.MkdirAll(f.p("ws/.git/modules/sub"), 0o755)
+		os.WriteFile(f.p("ws/.git/modules/sub/config"), []byte("[core]\n\tsub = 1\n"), 0o644)
+		os.WriteFile(f.p("outside/dir/config"), []byte("USER-CONFIG\n"), 0o644)
+		spec := f.spec()
+		spec.Dir = f.ws
+		o := run(t, spec, "sh", "-c", `rm -rf .git/modules/sub && ln -s "$1" .git/modules/sub`, "sh", f.p("outside/dir"))
+		mustSucceed(t, o)
+		wantContent(t, f.p("outside/dir/config"), "USER-CONFIG\n")
+		if len(o.res.Violations) == 0 {
+			t.Errorf("no violation reported: %v", o)
+		}
+		// The symlink is gone, and the config is back where it was.
+		if _, fi := inode(t, f.p("ws/.git/modules/sub")); !fi.IsDir() {
+			t.Errorf(".git/modules/sub is %v, want a directory again", fi.Mode())
+		}
+		wantContent(t, f.p("ws/.git/modules/sub/config"), "[core]\n\tsub = 1\n")
+	})
+	t.Run("a shared repository's setgid .git keeps its mode", func(t *testing.T) {
+		// git init --shared makes .git setgid: a run that leaves it
+		// alone is no violation, and one that changes its mode gets
+		// the setgid bit back too.
+		f := newFixture(t)
+		shared := os.ModeSetgid | 0o775
+		if err := os.Chmod(f.p("ws/.git"), shared); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, f.spec(), "true")
+		mustSucceed(t, o)
+		wantNoViolation(t, o)
+		if _, fi := inode(t, f.p("ws/.git")); fi.Mode()&(os.ModeSetgid|os.ModePerm) != shared {
+			t.Errorf("after a benign run .git is %v, want %v", fi.Mode(), shared)
+		}
+		o = run(t, f.spec(), "chmod", "0777", f.p("ws/.git"))
+		if len(o.res.Violations) != 1 || o.res.Violations[0].Change != "mode changed" || !o.res.Violations[0].Restored {
+			t.Errorf("chmod .git: violations %v, want one restored mode change", o.res.Violations)
+		}
+		if _, fi := inode(t, f.p("ws/.git")); fi.Mode()&(os.ModeSetgid|os.ModePerm) != shared {
+			t.Errorf("after chmod 0777 .git is %v, want %v restored", fi.Mode(), shared)
+		}
+	})
 }
 
 // TestAttackGuardItself: the command attacks the guard process that
@@ -322,15 +378,18 @@ func TestAttackGuardItself(t *testing.T) {
 	})
 	t.Run("signal guard", func(t *testing.T) {
 		// guard stays outside the command's Landlock domain, so signal
-		// scoping refuses even kill -0 on it; its helper shares the
-		// domain (it may be signalled: docs/threat-model.md).
+		// scoping refuses even kill -0 on it. The control is the shell
+		// itself, always in the domain: the helper is not a control,
+		// since whether it can be signalled depends on which of its
+		// threads confined itself (the kernel checks the thread group
+		// leader's domain).
 		f := newFixture(t)
 		script := `guard=$(cut -d' ' -f4 /proc/$PPID/stat)
-kill -0 $PPID 2>/dev/null && echo helper-reachable
+kill -0 $$ 2>/dev/null && echo self-reachable
 kill -0 $guard 2>/dev/null && echo guard-reachable; kill -STOP $guard 2>/dev/null && echo guard-stopped; true`
 		stdout, stderr, code := guardProc(t, f.spec(), nil, "sh", "-c", script)
-		if code != 0 || strings.Contains(stdout, "guard-") || !strings.Contains(stdout, "helper-reachable") {
-			t.Errorf("exit %d, stdout %q, stderr %q: want guard unreachable, its helper reachable", code, stdout, stderr)
+		if code != 0 || strings.Contains(stdout, "guard-") || !strings.Contains(stdout, "self-reachable") {
+			t.Errorf("exit %d, stdout %q, stderr %q: want guard unreachable, the command itself reachable", code, stdout, stderr)
 		}
 	})
 	t.Run("TIOCSTI types into guard's terminal", func(t *testing.T) {
@@ -515,4 +574,10 @@ func TestReveal(t *testing.T) {
 	if o := run(t, spec, "true"); o.err == nil || o.res.Started {
 		t.Errorf("reveal through a symlink into ~/.ssh accepted: %v", o)
 	}
+	// Revealing a directory does not reveal a hidden path inside it.
+	spec = f.spec()
+	spec.Hide = append(spec.Hide, f.p("home/.config"))
+	spec.Reveal = []string{f.p("home/.config")}
+	mustSucceed(t, f.sh(t, spec, "read", f.p("home/.config/other/ok.conf")))
+	mustFail(t, f.sh(t, spec, "read", f.p("home/.config/guard/policy.toml")))
 }

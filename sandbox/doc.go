@@ -59,16 +59,17 @@
 // re-executes guard), and a length-prefixed binary body. The helper
 // finds the command on PATH, and on one locked thread sets
 // no_new_privs, restricts itself with raw Landlock system calls, drops
-// capabilities from the bounding set and installs the seccomp filter
-// (all per thread; no psx, no TSYNC), marks every inherited descriptor
-// but 0-2 close-on-exec, and forks the command from that thread, which
-// inherits all of it. A failure before that is reported on fd 4, which
-// the helper closes once the command runs: EOF there means the exec
-// happened. Not found is 127, not executable 126, a setup failure 125.
-// The helper then watches (confine/watch.go): it exits with the
-// command's status, or dies of its signal, once it has killed every
-// descendant left; and when guard dies (the plan pipe reads EOF) it
-// kills the command and every descendant.
+// capabilities (bounding, permitted, inheritable and ambient sets) and
+// installs the seccomp filter (all per thread; no psx, no TSYNC), marks
+// every inherited descriptor but 0-2 close-on-exec, and forks the
+// command from that thread, which inherits all of it. A failure before
+// that is reported on fd 4, which the helper closes once the command
+// runs: EOF there means the exec happened. Not found is 127, not
+// executable 126, a setup failure 125. The helper then watches
+// (confine/watch.go): it exits with the command's status, or dies of
+// its signal, once it has killed every descendant left; and when guard
+// dies (the plan pipe reads EOF) it kills the command and every
+// descendant.
 //
 // The parent guard stays unrestricted. The command runs in the helper's
 // process group, which is put in the terminal's foreground when guard

@@ -30,7 +30,9 @@ type protectRoot struct {
 //     config.worktree, hooks/ and commondir; every config,
 //     config.worktree, commondir and hooks/ under modules/ (submodules)
 //     and worktrees/;
-//   - the directory core.hooksPath names in those config files.
+//   - the files those config files include (include.path,
+//     includeIf.*.path), in turn, and the directory core.hooksPath
+//     names in any of them.
 //
 // Each may be absent before the run: then creating it is a violation.
 
@@ -116,10 +118,23 @@ func gitSurfaces(r *resolver, dotgit, home string) []protectRoot {
 			add(protectRoot{path: filepath.Join(d, name), filter: gitCode})
 		}
 	}
+	// The config files, then the files they include (which git reads as
+	// part of them: a fsmonitor or a hooksPath there runs as well).
+	var configs []string
 	for _, d := range dirs {
-		for _, cfg := range []string{"config", "config.worktree"} {
-			if hp, ok := hooksPath(filepath.Join(d, cfg)); ok {
-				add(protectRoot{path: expandHooksPath(hp, worktree, home), filter: everything})
+		configs = append(configs, filepath.Join(d, "config"), filepath.Join(d, "config.worktree"))
+	}
+	for i := 0; i < len(configs) && i < 2*len(dirs)+maxIncludes; i++ {
+		hooks, includes := configRefs(configs[i])
+		if hooks != "" {
+			add(protectRoot{path: expandGitPath(hooks, worktree, home), filter: everything})
+		}
+		for _, inc := range includes {
+			// Relative to the directory of the file that includes it.
+			p := expandGitPath(inc, filepath.Dir(configs[i]), home)
+			if !slices.Contains(configs, p) {
+				add(protectRoot{path: p, filter: everything})
+				configs = append(configs, p)
 			}
 		}
 	}
@@ -162,14 +177,20 @@ func resolveFrom(base, p string) string {
 // core.hooksPath; a larger one is still protected, just not parsed.
 const maxConfig = 1 << 20
 
-// hooksPath finds core.hooksPath in a git config file (the last one
-// wins, as in git).
-func hooksPath(cfg string) (string, bool) {
+// maxIncludes bounds how many included config files are followed (git
+// stops at a depth of 10).
+const maxIncludes = 32
+
+// configRefs lists the paths a git config file points git to:
+// core.hooksPath, and include.path and includeIf.*.path, whose files
+// are read as if they were part of it. They are returned as found
+// (relative, or starting with "~/").
+func configRefs(cfg string) (hooks string, includes []string) {
 	data, ok := readSmall(cfg, maxConfig)
 	if !ok {
-		return "", false
+		return "", nil
 	}
-	section, found := "", ""
+	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, maxConfig)
 	for sc.Scan() {
@@ -183,30 +204,40 @@ func hooksPath(cfg string) (string, bool) {
 				line = ""
 			}
 		}
-		if section != "core" || line == "" {
+		include := section == "include" || strings.HasPrefix(section, "includeif ")
+		if (section != "core" && !include) || line == "" {
 			continue
 		}
 		key, val, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(key), "hookspath") {
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !ok || (key != "hookspath" || include) && (key != "path" || !include) {
 			continue
 		}
 		val = strings.TrimSpace(val)
 		if i := strings.IndexAny(val, "#;"); i >= 0 && !strings.HasPrefix(val, `"`) {
 			val = strings.TrimSpace(val[:i])
 		}
-		found = strings.Trim(val, `"`)
+		val = strings.Trim(val, `"`)
+		switch {
+		case val == "":
+		case include:
+			includes = append(includes, val)
+		default:
+			hooks = val // the last one wins, as in git
+		}
 	}
-	return found, found != ""
+	return hooks, includes
 }
 
-// expandHooksPath resolves core.hooksPath as git does for a repository
-// with a work tree: "~/" is the home directory, a relative path is
-// relative to the work tree.
-func expandHooksPath(p, worktree, home string) string {
+// expandGitPath resolves a path from a git config file as git does:
+// "~/" is the home directory, a relative path is relative to base (the
+// work tree for core.hooksPath, the including file's directory for
+// include.path).
+func expandGitPath(p, base, home string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
 		return filepath.Join(home, rest)
 	}
-	return resolveFrom(worktree, p)
+	return resolveFrom(base, p)
 }
 
 // protectRoots turns Spec.Protect into the roots to snapshot, keeping

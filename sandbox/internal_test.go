@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -30,6 +31,25 @@ func seccompData(arch, nr uint32, args ...uint32) []byte {
 		binary.BigEndian.PutUint32(b[offArg0+8*i:], a)
 	}
 	return b
+}
+
+// TestSeccompTables: every architecture's table names every system
+// call the filter uses, and a table that misses one builds no filter
+// (it would match syscall 0 instead).
+func TestSeccompTables(t *testing.T) {
+	for arch, a := range seccompArches {
+		for _, net := range []bool{false, true} {
+			if _, err := seccompFilter(a, net); err != nil {
+				t.Errorf("%s, net=%v: %v", arch, net, err)
+			}
+		}
+	}
+	a := seccompArches["arm64"]
+	a.nr = maps.Clone(a.nr)
+	delete(a.nr, "socket")
+	if _, err := seccompFilter(a, false); err == nil || !strings.Contains(err.Error(), "socket") {
+		t.Errorf("table without socket: %v, want an error naming it", err)
+	}
 }
 
 func TestSeccompFilter(t *testing.T) {
@@ -364,6 +384,24 @@ func TestRequireFailsOnWeakKernel(t *testing.T) {
 		[]string{"sh", "-c", "true"}, Stdio{})
 	if err != nil || len(res.Degraded) == 0 {
 		t.Fatalf("without Require: err %v, degraded %v; want a run with warnings", err, res.Degraded)
+	}
+}
+
+// TestNoNewPrivsWithoutLandlock: on a kernel with neither Landlock nor
+// seccomp the command still runs with no_new_privs, so no setuid or
+// file-capability program gives back what the helper dropped.
+func TestNoNewPrivsWithoutLandlock(t *testing.T) {
+	old := probe
+	probe = func() Support { return supportFor(0, false) }
+	defer func() { probe = old }()
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Spec{Workspace: t.TempDir(), Home: t.TempDir()},
+		[]string{"grep", "^NoNewPrivs:", "/proc/self/status"}, Stdio{Out: &out})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, %v", res.ExitCode, err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "NoNewPrivs:\t1" {
+		t.Errorf("command's status says %q, want no_new_privs set", got)
 	}
 }
 

@@ -147,7 +147,17 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 				return g, fmt.Errorf("cannot reveal %s: it resolves to %s, inside hidden %s", p, c, h)
 			}
 		}
-		g.rules = append(g.rules, rule{Path: c, Access: accRead, dir: r.isDir(c)})
+		// A hidden path inside the revealed one stays hidden unless
+		// revealed itself.
+		var inner []string
+		for _, h := range hidden {
+			if h != c && within(h, c) {
+				inner = append(inner, h)
+			}
+		}
+		if err := expand(&g.rules, c, r.isDir(c), accRead, inner); err != nil {
+			return g, err
+		}
 		g.grants.Revealed = append(g.grants.Revealed, p)
 	}
 

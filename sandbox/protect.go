@@ -61,6 +61,10 @@ const (
 // tick would leave its ctime as it was.
 const recentCtime = 2 * time.Second
 
+// chmodBits are the bits of a mode that chmod sets: the permissions
+// with setuid, setgid and sticky.
+const chmodBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // node is the state of one file system entry.
 type node struct {
 	mode   fs.FileMode // type and permission bits
@@ -96,7 +100,7 @@ func (a node) compare(b node, path string, taken time.Time) string {
 		return "modified"
 	case !a.mode.IsDir() && a.nlink != b.nlink:
 		return "linked"
-	case a.mode.Perm() != b.mode.Perm() || a.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != b.mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky):
+	case a.mode&chmodBits != b.mode&chmodBits:
 		return "mode changed"
 	case a.uid != b.uid || a.gid != b.gid:
 		return "mode changed"
@@ -337,11 +341,13 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 	was := r.entries[r.path]
 	var st unix.Stat_t
 	if err := unix.Lstat(r.path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Dev == was.dev && st.Ino == was.ino {
-		if fs.FileMode(st.Mode&0o7777) == fs.FileMode(uint32(was.mode.Perm())) {
+		// The mode with setuid, setgid and sticky: git init --shared
+		// makes .git setgid.
+		if statNode(&st).mode == was.mode {
 			return Violation{}, false
 		}
 		v := Violation{Path: r.path, Change: "mode changed"}
-		if err := os.Chmod(r.path, was.mode.Perm()); err != nil {
+		if err := os.Chmod(r.path, was.mode&chmodBits); err != nil {
 			v.RestoreErr = err.Error()
 		} else {
 			v.Restored = true
@@ -424,9 +430,15 @@ func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation
 			}
 		}
 		v := Violation{Path: p, Change: change}
+		var dirErr error
+		if !parentMoved {
+			dirErr = r.realDirs(p)
+		}
 		switch {
 		case parentMoved:
 			v.RestoreErr = "its parent directory was replaced"
+		case dirErr != nil:
+			v.RestoreErr = dirErr.Error()
 		case was.bad:
 			v.RestoreErr = "it could not be read before the run either"
 		case was.mode.IsRegular() && !was.kept:
@@ -449,6 +461,42 @@ func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation
 		out = append(out, v)
 	}
 	return out
+}
+
+// realDirs makes every directory from the root down to p's parent a
+// real directory again. Restoring writes as guard, unconfined, and a
+// filter may record a file without the directories above it (gitCode:
+// modules/sub/config, not modules/sub): swapped for a symlink
+// (modules/sub -> ~/.kube), such a directory would lead the restore
+// outside the grants. A non-directory there is removed and replaced by
+// an empty directory; a missing one is left to fail the restore.
+func (r protectedRoot) realDirs(p string) error {
+	if p == r.path {
+		return nil
+	}
+	rel, err := filepath.Rel(r.path, filepath.Dir(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is outside %s", p, r.path)
+	}
+	dir := r.path
+	for _, name := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, name)
+		var st unix.Stat_t
+		err := unix.Lstat(dir, &st)
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			continue
+		}
+		if err := removeAll(dir); err != nil {
+			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("%s, above it, was replaced: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // put recreates p as n. With sameType the entry is fixed in place.
@@ -492,7 +540,7 @@ func put(p string, n node, sameType bool) error {
 		return fmt.Errorf("cannot recreate a %v", n.mode.Type())
 	}
 	if n.mode.Type() != fs.ModeSymlink {
-		if err := os.Chmod(p, n.mode&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
+		if err := os.Chmod(p, n.mode&chmodBits); err != nil {
 			return err
 		}
 	}

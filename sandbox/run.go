@@ -414,17 +414,7 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 // it. When guard is continued in the foreground (fg), it hands the
 // terminal to the command; either way it continues the command.
 func waitExit(pid, tty int) {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || info.Code != confine.CLDStopped {
-			return
-		}
-		// Consume the stop so the next wait blocks.
-		unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
+	for confine.WaitStop(pid) {
 		if tty < 0 {
 			continue
 		}

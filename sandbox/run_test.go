@@ -182,6 +182,56 @@ func TestCapabilitiesDropped(t *testing.T) {
 	}
 }
 
+// TestCapabilitiesNotInherited: a dropped capability does not reach the
+// command through guard's inheritable or ambient sets either (for root,
+// exec keeps the inheritable set whatever the bounding set says).
+func TestCapabilitiesNotInherited(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root has capabilities to drop")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs setpriv (util-linux)")
+	}
+	f := newFixture(t)
+	js, err := json.Marshal(f.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// guard (this binary, SANDBOX_TEST_GUARD) started with
+	// CAP_SYS_PTRACE and CAP_SYS_ADMIN inheritable and ambient.
+	cmd := exec.Command(setpriv, "--inh-caps=+sys_ptrace,+sys_admin", "--ambient-caps=+sys_ptrace,+sys_admin", "--",
+		os.Args[0], "sh", "-c", `grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status`)
+	cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sets := 0
+	for line := range strings.Lines(string(out)) {
+		name, hex, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+		if err != nil {
+			t.Fatal(err, line)
+		}
+		sets++
+		for _, c := range []uint{unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN} {
+			if mask&(1<<c) != 0 {
+				t.Errorf("capability %d in the command's %s set (%x)", c, name, mask)
+			}
+		}
+		if name == "CapEff" && mask&(1<<unix.CAP_CHOWN) == 0 {
+			t.Errorf("root's command lost CAP_CHOWN, which it keeps (CapEff %x)", mask)
+		}
+	}
+	if sets != 4 {
+		t.Fatalf("want 4 capability sets, got: %s", out)
+	}
+}
+
 // TestCommandConfined: the command inherits what the helper set on the
 // one thread it confined: no_new_privs and the seccomp filter (and the
 // Landlock domain, which the escape tests probe).

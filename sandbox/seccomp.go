@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -100,6 +101,16 @@ const (
 // A syscall from a foreign architecture (32-bit compat mode) kills the
 // process: there socket(2) hides behind socketcall(2).
 func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
+	// A name missing from the table would match syscall 0 (read on
+	// amd64) instead of the one meant: refuse to build the filter.
+	var missing []string
+	nr := func(name string) uint32 {
+		n, ok := a.nr[name]
+		if !ok {
+			missing = append(missing, name)
+		}
+		return n
+	}
 	var p asm
 	p.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
 	p.jeq(a.audit, "", "kill")
@@ -108,16 +119,16 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 		p.jset(x32Bit, "deny", "")
 	}
 	for _, name := range refusedSyscalls {
-		p.jeq(a.nr[name], "deny", "")
+		p.jeq(nr(name), "deny", "")
 	}
 	for _, name := range selfOnlySyscalls {
-		p.jeq(a.nr[name], "arg0-self", "")
+		p.jeq(nr(name), "arg0-self", "")
 	}
 	for _, w := range whoSyscalls {
-		p.jeq(a.nr[w.name], "who-"+w.name, "")
+		p.jeq(nr(w.name), "who-"+w.name, "")
 	}
-	p.jeq(a.nr["ioctl"], "ioctl", "")
-	p.jeq(a.nr["socket"], "", "allow")
+	p.jeq(nr("ioctl"), "ioctl", "")
+	p.jeq(nr("socket"), "", "allow")
 
 	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	p.jeq(unix.AF_UNIX, "allow", "")
@@ -165,6 +176,9 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 	p.op(bpf.RetConstant{Val: retEPERM})
 	p.label("kill")
 	p.op(bpf.RetConstant{Val: retKill})
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("seccomp filter: no system call number for %s", strings.Join(missing, ", "))
+	}
 	return p.assemble()
 }
 

@@ -37,8 +37,8 @@ const (
 	CodeNotFound      = 127
 )
 
-// CLDStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
-const CLDStopped = 5
+// cldStopped is siginfo's si_code for a stopped child (CLD_STOPPED).
+const cldStopped = 5
 
 // Forwarded are the signals guard relays to the command's process group
 // instead of acting on them itself; the helper, in that group, ignores

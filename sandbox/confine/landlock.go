@@ -92,24 +92,44 @@ const keptCapabilities = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.
 	1<<unix.CAP_AUDIT_WRITE | 1<<unix.CAP_SETFCAP
 
 // dropCapabilities empties the calling thread's bounding set but for
-// keptCapabilities. Without CAP_SETPCAP (guard run as a user) there is
-// nothing to drop: no_new_privs already keeps the exec from granting
-// capabilities.
+// keptCapabilities, then removes the others from its permitted,
+// effective and inheritable sets (and so from its ambient set): for
+// root the exec keeps the inheritable and ambient sets whatever the
+// bounding set says, and no_new_privs keeps the command from gaining
+// any capability the thread no longer has. Without CAP_SETPCAP (guard
+// run as a user) the bounding set cannot be changed; the other sets
+// can always be lowered.
 func dropCapabilities() error {
+	// Set with Landlock or seccomp already; here for a kernel with
+	// neither.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return errors.New("set no_new_privs: " + err.Error())
+	}
 	for c := uintptr(0); c < 64; c++ {
 		if keptCapabilities&(1<<c) != 0 {
 			continue
 		}
 		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
-		if errors.Is(err, unix.EPERM) {
-			return nil
-		}
-		if errors.Is(err, unix.EINVAL) {
-			return nil // past the kernel's last capability
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) {
+			break // no CAP_SETPCAP, or past the kernel's last capability
 		}
 		if err != nil {
 			return errors.New("drop capability " + strconv.Itoa(int(c)) + ": " + err.Error())
 		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var sets [2]unix.CapUserData // capabilities 0-31, 32-63
+	if err := unix.Capget(&hdr, &sets[0]); err != nil {
+		return errors.New("read capabilities: " + err.Error())
+	}
+	for i := range sets {
+		kept := uint32(keptCapabilities >> (32 * i))
+		sets[i].Effective &= kept
+		sets[i].Permitted &= kept
+		sets[i].Inheritable &= kept
+	}
+	if err := unix.Capset(&hdr, &sets[0]); err != nil {
+		return errors.New("drop capabilities: " + err.Error())
 	}
 	return nil
 }

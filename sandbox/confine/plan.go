@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 4
+const Format = 5
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -230,7 +230,11 @@ func (d *decoder) strings() []string {
 func decodePlan(b []byte) (*Plan, error) {
 	d := &decoder{b: b}
 	p := &Plan{}
-	p.Landlock = d.uvarint() == 1
+	// Flags: bit 0 is Landlock. An unknown bit is a plan this helper
+	// does not understand, never a plan without Landlock.
+	flags := d.uvarint()
+	p.Landlock = flags&1 != 0
+	d.bad = d.bad || flags > 1
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
 	p.Argv = d.strings()
 	p.Env = d.strings()

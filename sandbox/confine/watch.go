@@ -138,19 +138,27 @@ func (w *watched) watch() int {
 // When the command stops it stops the helper too, so guard sees the
 // stop and does its job control as before; guard continues the group.
 func (w *watched) awaitExit(exited chan<- struct{}) {
+	for WaitStop(w.pid) {
+		unix.Kill(os.Getpid(), unix.SIGSTOP)
+	}
+	exited <- struct{}{}
+}
+
+// WaitStop blocks until child pid stops or exits. It reports true for a
+// stop, which it consumes (the next call blocks), and false once the
+// child has exited (or cannot be waited for), which it leaves to reap.
+func WaitStop(pid int) bool {
 	for {
 		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, w.pid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || info.Code != CLDStopped {
-			exited <- struct{}{}
-			return
+		if err != nil || info.Code != cldStopped {
+			return false
 		}
-		// Consume the stop so the next wait blocks.
-		unix.Waitid(unix.P_PID, w.pid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
-		unix.Kill(os.Getpid(), unix.SIGSTOP)
+		unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
+		return true
 	}
 }
 
