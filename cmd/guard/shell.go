@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
 )
 
@@ -448,7 +450,7 @@ func shellWord(w *parse.Word) (string, bool) {
 // applyDecision reviews and decides a line the shim applies itself (cd,
 // export, exit…), and records the decision; nil means apply it. No audit
 // record, no change.
-func (ss *shellSession) applyDecision(o *runOptions) error {
+func (ss *shellSession) applyDecision(o *runOptions, bs []shellBuiltin) error {
 	ao, err := o.options()
 	if err != nil {
 		return err
@@ -469,6 +471,18 @@ func (ss *shellSession) applyDecision(o *runOptions) error {
 	defer log.Close()
 	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: shellProvenance,
 		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: o.command, Level: a.Verdict.Level, Rules: a.RuleIDs(), Note: "applied by the shell shim"}
+	if name := guardEnvChanged(bs); name != "" {
+		// Whatever its level, the line would move what every later
+		// decision of this session rests on: refused.
+		rec.Decision = audit.Refused
+		rec.Note = "the shell shim does not change " + name + ", part of guard's own environment"
+		if rerr := appendAudit(log, rec); rerr != nil {
+			return rerr
+		}
+		fmt.Fprintf(ss.s.err, "guard: denied: %s is part of guard's own environment (its directories, home, temp dir or settings); the shim does not change it for later lines\n", name)
+		fmt.Fprintf(ss.s.err, "guard: hint: set it before starting guard-sh, or for one command: %s=VALUE COMMAND\n", name)
+		return &exitError{code: exitNotRun, err: errors.New("changes guard's environment"), silent: true}
+	}
 	rec.Decision, err = decideRun(ss.s, e, a, log)
 	if rerr := appendAudit(log, rec); rerr != nil {
 		return rerr
@@ -476,11 +490,51 @@ func (ss *shellSession) applyDecision(o *runOptions) error {
 	return err
 }
 
+// guardEnvChanged is the first variable bs would set or unset in the
+// shim's own process that guard's decisions rest on, or "". Those are the
+// variables the decision engine reads (guard's config and state
+// directories, the home and temp directories and the user its review and
+// sandbox are built from), found by asking it, and guard's own GUARD_*.
+// Applied by the shim they would last for every later line: export
+// TMPDIR=$HOME (level A as a line) would make the home directory a
+// temporary one, so rm -rf ~ would need no PIN, and export
+// XDG_STATE_HOME=… would move the audit log and the approval queue.
+func guardEnvChanged(bs []shellBuiltin) string {
+	for _, b := range bs {
+		if b.name != "export" && b.name != "assign" && b.name != "unset" {
+			continue
+		}
+		for _, arg := range b.args {
+			name, _, _ := strings.Cut(arg, "=")
+			if strings.HasPrefix(name, "GUARD_") || engineEnv()[name] {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// engineEnv is the set of variables the decision engine reads: it is
+// asked for its directories and a context with an environment that
+// records every name looked up.
+var engineEnv = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	env := decision.OS()
+	env.Getenv = func(k string) string {
+		names[k] = true
+		return "/" // absolute, so every lookup is taken and the next one made
+	}
+	if e, err := decision.New(env); err == nil {
+		e.Context("/", "/")
+	}
+	return names
+})
+
 // builtins reviews the line like any other (so export PATH=… gets the
 // level it deserves), then applies it.
 func (ss *shellSession) builtins(o *runOptions, bs []shellBuiltin) (bool, int) {
 	prev := ss.status // what a bare exit returns
-	err := ss.applyDecision(o)
+	err := ss.applyDecision(o, bs)
 	if err != nil {
 		ss.status = report(ss.s.err, err)
 		return false, 0
