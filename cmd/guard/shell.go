@@ -186,8 +186,10 @@ func runShell(s *streams, o shellOptions) error {
 		if strings.TrimSpace(o.command) == "" {
 			return nil // bash -c '' does nothing, successfully
 		}
-		base.command = o.command
 		argv := append(append(append([]string{sh}, flags...), "-c", o.command), o.args...)
+		if base.command, err = shellReviewText(sh, o.command, o.args); err != nil {
+			return err
+		}
 		return runShellLine(s, &base, argv, "")
 	case !o.stdin && len(o.args) > 0:
 		// A script file (or --version): run the real shell with it, as
@@ -212,11 +214,34 @@ func runShell(s *streams, o shellOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	base.command = text
 	argv := append(append(append([]string{sh}, flags...), "-c", text, sh), o.args...)
+	if len(o.args) > 0 {
+		if base.command, err = shellReviewText(sh, text, append([]string{sh}, o.args...)); err != nil {
+			return err
+		}
+	} else {
+		base.command = text
+	}
 	quiet := *s
 	quiet.in = nil // stdin was the script
 	return runShellLine(&quiet, &base, argv, "")
+}
+
+// shellReviewText is the text the shim reviews for shell text run with
+// positional arguments (args: $0, $1, …): the whole "sh -c TEXT ARG…", so
+// that "$1" and "$@" are reviewed as the arguments they stand for (text
+// alone would review `"$@"` as a dynamic name, B, whatever the arguments
+// run; and an approval of it would fit any arguments). Without arguments
+// it is the text itself.
+func shellReviewText(sh, text string, args []string) (string, error) {
+	if len(args) == 0 {
+		return text, nil
+	}
+	q, err := parse.Quote(append([]string{sh, "-c", text}, args...))
+	if err != nil {
+		return "", usagef("pass arguments without NUL bytes", "%v", err)
+	}
+	return q, nil
 }
 
 // realShell names the shell the shim runs, as given (so $0 is "bash", as
