@@ -79,13 +79,12 @@ var (
 // it.
 type hookEnv struct {
 	exe      string // guard's path, for the sandbox rewrite
-	now      func() time.Time
 	ppid     int
 	deadline time.Duration
 }
 
 func defaultHookEnv() hookEnv {
-	return hookEnv{exe: guardPath(), now: time.Now, ppid: os.Getppid(), deadline: hookDeadline}
+	return hookEnv{exe: guardPath(), ppid: os.Getppid(), deadline: hookDeadline}
 }
 
 func newHookCmd(s *streams) *cobra.Command {

@@ -77,7 +77,7 @@ type hookResult struct {
 func callHook(agent, input string) hookResult {
 	var out, errb bytes.Buffer
 	s := &streams{in: strings.NewReader(input), out: &out, err: &errb}
-	env := hookEnv{exe: testGuardExe, now: time.Now, ppid: 4242, deadline: 30 * time.Second}
+	env := hookEnv{exe: testGuardExe, ppid: 4242, deadline: 30 * time.Second}
 	code := runHook(s, []string{agent}, env)
 	return hookResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -464,7 +464,7 @@ func TestHookTimeout(t *testing.T) {
 	blocked := &blockingReader{ch: make(chan struct{})}
 	defer close(blocked.ch)
 	s := &streams{in: blocked, out: &out, err: &errb}
-	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, now: time.Now, deadline: 50 * time.Millisecond})
+	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, deadline: 50 * time.Millisecond})
 	if code != exitHookBlock || !strings.Contains(errb.String(), "did not finish within 50ms") {
 		t.Fatalf("exit %d, stderr %q; want a deny", code, errb.String())
 	}
