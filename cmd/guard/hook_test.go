@@ -461,8 +461,10 @@ func TestHookApprovedOnce(t *testing.T) {
 func TestHookTimeout(t *testing.T) {
 	newHookWorld(t)
 	var out, errb bytes.Buffer
+	// The reader never returns: a decision released after the deadline
+	// would write its audit record into a test directory being removed
+	// (and print into errb while it is read).
 	blocked := &blockingReader{ch: make(chan struct{})}
-	defer close(blocked.ch)
 	s := &streams{in: blocked, out: &out, err: &errb}
 	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, deadline: 50 * time.Millisecond})
 	if code != exitHookBlock || !strings.Contains(errb.String(), "did not finish within 50ms") {
