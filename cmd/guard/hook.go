@@ -263,8 +263,8 @@ type hookEvent struct {
 	SessionID     string `json:"session_id"`
 	Cwd           string `json:"cwd"`
 	HookEventName string `json:"hook_event_name"`
-	// PermissionMode is Claude Code's (and Codex's): in bypassPermissions
-	// and dontAsk nobody answers an ask.
+	// PermissionMode is Claude Code's (and Codex's): only in the modes of
+	// attendedModes does a person answer an ask.
 	PermissionMode string          `json:"permission_mode"`
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
@@ -350,16 +350,20 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 	return v, true, nil
 }
 
-// unattendedModes are permission modes in which the agent's prompt does
-// not reach a person (Claude Code: bypassPermissions skips prompts,
-// dontAsk denies what is not pre-approved).
-var unattendedModes = []string{"bypassPermissions", "dontAsk"}
+// attendedModes are the permission modes in which the agent's prompt
+// reaches a person: Claude Code's default (Manual), acceptEdits and plan,
+// and none at all (Gemini CLI sends no mode). Any other mode does not ask
+// a person: bypassPermissions skips prompts, dontAsk denies what is not
+// pre-approved, auto hands them to a classifier model; a mode guard does
+// not know is treated the same.
+var attendedModes = []string{"", "default", "acceptEdits", "plan"}
 
 // canAsk reports whether an ask reaches the agent's user: the protocol has
-// one and the session's permission mode does not skip prompts. Otherwise
-// what would be asked is denied and queued, for the user's terminal.
+// one and the session's permission mode is one where a person answers.
+// Otherwise what would be asked is denied and queued, for the user's
+// terminal.
 func (h *hookCall) canAsk() bool {
-	return h.p.canAsk && !slices.Contains(unattendedModes, h.ev.PermissionMode)
+	return h.p.canAsk && slices.Contains(attendedModes, h.ev.PermissionMode)
 }
 
 // record appends one audit record. It returns false when the record could

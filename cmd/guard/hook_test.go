@@ -457,6 +457,29 @@ func TestHookApprovedOnce(t *testing.T) {
 	}
 }
 
+// TestHookPermissionModes: guard asks in the agent's prompt only in the
+// permission modes where a person answers it; in any other mode, including
+// Claude Code's auto (a classifier answers) and modes guard does not know,
+// B is denied and queued for the user's terminal.
+func TestHookPermissionModes(t *testing.T) {
+	for mode, asks := range map[string]bool{
+		"default": true, "acceptEdits": true, "plan": true,
+		"auto": false, "bypassPermissions": false, "dontAsk": false, "someFutureMode": false,
+	} {
+		t.Run(mode, func(t *testing.T) {
+			w := newHookWorld(t)
+			in := strings.Replace(w.event("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), `"permission_mode":"default"`, `"permission_mode":"`+mode+`"`, 1)
+			r := callHook("claude", in)
+			switch {
+			case asks && (r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"ask"`)):
+				t.Errorf("exit %d, stdout %s; want an ask", r.code, r.stdout)
+			case !asks && (r.code != exitHookBlock || !strings.Contains(r.stderr, "It is queued as")):
+				t.Errorf("exit %d, stderr %s; want a deny, queued", r.code, r.stderr)
+			}
+		})
+	}
+}
+
 // TestHookTimeout: a decision that does not finish in time is a deny.
 func TestHookTimeout(t *testing.T) {
 	newHookWorld(t)
