@@ -36,6 +36,8 @@ and sandbox, exactly like 'guard run -c TEXT' with provenance agent:
   guard-sh -c 'TEXT'       -lc, -ec, -lec, -o pipefail, --login, --norc…
   guard-sh                 on a terminal: a prompt where each line is
                            reviewed before it runs; cd and export persist
+                           (but not for the variables guard reads itself:
+                           HOME, TMPDIR, USER, XDG_*_HOME, GUARD_*…)
   guard-sh -s < script     the script is read from stdin and reviewed whole
 
 -e, -u, -x and other set options, and -o OPTION, are passed to the real
