@@ -69,10 +69,12 @@ const (
 )
 
 // pathKeys are the tool_input keys that name a file or directory, in any
-// tool; pathListKeys hold arrays of them.
+// tool; pathListKeys hold paths or glob patterns, an array of them or one
+// (Gemini CLI's read_many_files reads paths and include, merged; its
+// search tools filter by an include pattern).
 var (
 	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
-	pathListKeys = []string{"paths"}
+	pathListKeys = []string{"paths", "include"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
@@ -646,7 +648,11 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 		}
 		var list []string
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("malformed hook input: tool_input.%s is not a list of strings", k)
+			var one string
+			if json.Unmarshal(raw, &one) != nil {
+				return nil, fmt.Errorf("malformed hook input: tool_input.%s is not a string or a list of strings", k)
+			}
+			list = []string{one}
 		}
 		for _, v := range list {
 			if pre := globPrefix(v); pre != "" {

@@ -457,6 +457,47 @@ func TestHookApprovedOnce(t *testing.T) {
 	}
 }
 
+// TestHookIncludePatterns: Gemini CLI's read_many_files reads what its
+// include patterns name as well as its paths, so a secret named only in
+// include is denied; a search tool's include filter (one pattern, a
+// string) is judged too, and a harmless one changes nothing.
+func TestHookIncludePatterns(t *testing.T) {
+	cases := []struct {
+		name string
+		tool string
+		in   func(w *hookWorld) map[string]any
+		deny bool
+	}{
+		{"paths and include secret", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"paths": []string{"README.md"}, "include": []string{w.home + "/.aws/credentials"}}
+		}, true},
+		{"include only secret", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"include": []string{"~/.ssh/id_ed25519"}}
+		}, true},
+		{"include only workspace", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"include": []string{"src/**/*.go"}}
+		}, false},
+		{"search include string", "search_file_content", func(w *hookWorld) map[string]any {
+			return map[string]any{"pattern": "TODO", "include": "*.go"}
+		}, false},
+		{"search include secret dir", "search_file_content", func(w *hookWorld) map[string]any {
+			return map[string]any{"pattern": "KEY", "include": w.home + "/.aws/*"}
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newHookWorld(t)
+			r := callHook("gemini", w.event("BeforeTool", c.tool, c.in(w)))
+			if c.deny && (r.code != exitHookBlock || !strings.Contains(r.stdout, `"decision":"deny"`)) {
+				t.Errorf("exit %d, stdout %s, stderr %s; want a deny", r.code, r.stdout, r.stderr)
+			}
+			if !c.deny && (r.code != 0 || strings.TrimSpace(r.stdout) != "{}") {
+				t.Errorf("exit %d, stdout %s, stderr %s; want no opinion", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
 // TestHookPermissionModes: guard asks in the agent's prompt only in the
 // permission modes where a person answers it; in any other mode, including
 // Claude Code's auto (a classifier answers) and modes guard does not know,
