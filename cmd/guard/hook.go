@@ -69,23 +69,24 @@ const (
 )
 
 // pathKeys are the tool_input keys that name a file or directory, in any
-// tool; pathListKeys hold arrays of them.
+// tool; pathListKeys hold paths or glob patterns, an array of them or one
+// (Gemini CLI's read_many_files reads paths and include, merged; its
+// search tools filter by an include pattern).
 var (
 	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
-	pathListKeys = []string{"paths"}
+	pathListKeys = []string{"paths", "include"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
 // it.
 type hookEnv struct {
 	exe      string // guard's path, for the sandbox rewrite
-	now      func() time.Time
 	ppid     int
 	deadline time.Duration
 }
 
 func defaultHookEnv() hookEnv {
-	return hookEnv{exe: guardPath(), now: time.Now, ppid: os.Getppid(), deadline: hookDeadline}
+	return hookEnv{exe: guardPath(), ppid: os.Getppid(), deadline: hookDeadline}
 }
 
 func newHookCmd(s *streams) *cobra.Command {
@@ -264,8 +265,8 @@ type hookEvent struct {
 	SessionID     string `json:"session_id"`
 	Cwd           string `json:"cwd"`
 	HookEventName string `json:"hook_event_name"`
-	// PermissionMode is Claude Code's (and Codex's): in bypassPermissions
-	// and dontAsk nobody answers an ask.
+	// PermissionMode is Claude Code's (and Codex's): only in the modes of
+	// attendedModes does a person answer an ask.
 	PermissionMode string          `json:"permission_mode"`
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
@@ -351,16 +352,20 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 	return v, true, nil
 }
 
-// unattendedModes are permission modes in which the agent's prompt does
-// not reach a person (Claude Code: bypassPermissions skips prompts,
-// dontAsk denies what is not pre-approved).
-var unattendedModes = []string{"bypassPermissions", "dontAsk"}
+// attendedModes are the permission modes in which the agent's prompt
+// reaches a person: Claude Code's default (Manual), acceptEdits and plan,
+// and none at all (Gemini CLI sends no mode). Any other mode does not ask
+// a person: bypassPermissions skips prompts, dontAsk denies what is not
+// pre-approved, auto hands them to a classifier model; a mode guard does
+// not know is treated the same.
+var attendedModes = []string{"", "default", "acceptEdits", "plan"}
 
 // canAsk reports whether an ask reaches the agent's user: the protocol has
-// one and the session's permission mode does not skip prompts. Otherwise
-// what would be asked is denied and queued, for the user's terminal.
+// one and the session's permission mode is one where a person answers.
+// Otherwise what would be asked is denied and queued, for the user's
+// terminal.
 func (h *hookCall) canAsk() bool {
-	return h.p.canAsk && !slices.Contains(unattendedModes, h.ev.PermissionMode)
+	return h.p.canAsk && slices.Contains(attendedModes, h.ev.PermissionMode)
 }
 
 // record appends one audit record. It returns false when the record could
@@ -643,7 +648,11 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 		}
 		var list []string
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("malformed hook input: tool_input.%s is not a list of strings", k)
+			var one string
+			if json.Unmarshal(raw, &one) != nil {
+				return nil, fmt.Errorf("malformed hook input: tool_input.%s is not a string or a list of strings", k)
+			}
+			list = []string{one}
 		}
 		for _, v := range list {
 			if pre := globPrefix(v); pre != "" {

@@ -77,7 +77,7 @@ type hookResult struct {
 func callHook(agent, input string) hookResult {
 	var out, errb bytes.Buffer
 	s := &streams{in: strings.NewReader(input), out: &out, err: &errb}
-	env := hookEnv{exe: testGuardExe, now: time.Now, ppid: 4242, deadline: 30 * time.Second}
+	env := hookEnv{exe: testGuardExe, ppid: 4242, deadline: 30 * time.Second}
 	code := runHook(s, []string{agent}, env)
 	return hookResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -457,14 +457,80 @@ func TestHookApprovedOnce(t *testing.T) {
 	}
 }
 
+// TestHookIncludePatterns: Gemini CLI's read_many_files reads what its
+// include patterns name as well as its paths, so a secret named only in
+// include is denied; a search tool's include filter (one pattern, a
+// string) is judged too, and a harmless one changes nothing.
+func TestHookIncludePatterns(t *testing.T) {
+	cases := []struct {
+		name string
+		tool string
+		in   func(w *hookWorld) map[string]any
+		deny bool
+	}{
+		{"paths and include secret", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"paths": []string{"README.md"}, "include": []string{w.home + "/.aws/credentials"}}
+		}, true},
+		{"include only secret", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"include": []string{"~/.ssh/id_ed25519"}}
+		}, true},
+		{"include only workspace", "read_many_files", func(w *hookWorld) map[string]any {
+			return map[string]any{"include": []string{"src/**/*.go"}}
+		}, false},
+		{"search include string", "search_file_content", func(w *hookWorld) map[string]any {
+			return map[string]any{"pattern": "TODO", "include": "*.go"}
+		}, false},
+		{"search include secret dir", "search_file_content", func(w *hookWorld) map[string]any {
+			return map[string]any{"pattern": "KEY", "include": w.home + "/.aws/*"}
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newHookWorld(t)
+			r := callHook("gemini", w.event("BeforeTool", c.tool, c.in(w)))
+			if c.deny && (r.code != exitHookBlock || !strings.Contains(r.stdout, `"decision":"deny"`)) {
+				t.Errorf("exit %d, stdout %s, stderr %s; want a deny", r.code, r.stdout, r.stderr)
+			}
+			if !c.deny && (r.code != 0 || strings.TrimSpace(r.stdout) != "{}") {
+				t.Errorf("exit %d, stdout %s, stderr %s; want no opinion", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestHookPermissionModes: guard asks in the agent's prompt only in the
+// permission modes where a person answers it; in any other mode, including
+// Claude Code's auto (a classifier answers) and modes guard does not know,
+// B is denied and queued for the user's terminal.
+func TestHookPermissionModes(t *testing.T) {
+	for mode, asks := range map[string]bool{
+		"default": true, "acceptEdits": true, "plan": true,
+		"auto": false, "bypassPermissions": false, "dontAsk": false, "someFutureMode": false,
+	} {
+		t.Run(mode, func(t *testing.T) {
+			w := newHookWorld(t)
+			in := strings.Replace(w.event("PreToolUse", "Bash", map[string]any{"command": "rm -rf build"}), `"permission_mode":"default"`, `"permission_mode":"`+mode+`"`, 1)
+			r := callHook("claude", in)
+			switch {
+			case asks && (r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"ask"`)):
+				t.Errorf("exit %d, stdout %s; want an ask", r.code, r.stdout)
+			case !asks && (r.code != exitHookBlock || !strings.Contains(r.stderr, "It is queued as")):
+				t.Errorf("exit %d, stderr %s; want a deny, queued", r.code, r.stderr)
+			}
+		})
+	}
+}
+
 // TestHookTimeout: a decision that does not finish in time is a deny.
 func TestHookTimeout(t *testing.T) {
 	newHookWorld(t)
 	var out, errb bytes.Buffer
+	// The reader never returns: a decision released after the deadline
+	// would write its audit record into a test directory being removed
+	// (and print into errb while it is read).
 	blocked := &blockingReader{ch: make(chan struct{})}
-	defer close(blocked.ch)
 	s := &streams{in: blocked, out: &out, err: &errb}
-	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, now: time.Now, deadline: 50 * time.Millisecond})
+	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, deadline: 50 * time.Millisecond})
 	if code != exitHookBlock || !strings.Contains(errb.String(), "did not finish within 50ms") {
 		t.Fatalf("exit %d, stderr %q; want a deny", code, errb.String())
 	}

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/guard-sh/guard/audit"
+	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
 )
 
@@ -34,6 +36,8 @@ and sandbox, exactly like 'guard run -c TEXT' with provenance agent:
   guard-sh -c 'TEXT'       -lc, -ec, -lec, -o pipefail, --login, --norc…
   guard-sh                 on a terminal: a prompt where each line is
                            reviewed before it runs; cd and export persist
+                           (but not for the variables guard reads itself:
+                           HOME, TMPDIR, USER, XDG_*_HOME, GUARD_*…)
   guard-sh -s < script     the script is read from stdin and reviewed whole
 
 -e, -u, -x and other set options, and -o OPTION, are passed to the real
@@ -184,8 +188,10 @@ func runShell(s *streams, o shellOptions) error {
 		if strings.TrimSpace(o.command) == "" {
 			return nil // bash -c '' does nothing, successfully
 		}
-		base.command = o.command
 		argv := append(append(append([]string{sh}, flags...), "-c", o.command), o.args...)
+		if base.command, err = shellReviewText(sh, o.command, o.args); err != nil {
+			return err
+		}
 		return runShellLine(s, &base, argv, "")
 	case !o.stdin && len(o.args) > 0:
 		// A script file (or --version): run the real shell with it, as
@@ -210,11 +216,34 @@ func runShell(s *streams, o shellOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	base.command = text
 	argv := append(append(append([]string{sh}, flags...), "-c", text, sh), o.args...)
+	if len(o.args) > 0 {
+		if base.command, err = shellReviewText(sh, text, append([]string{sh}, o.args...)); err != nil {
+			return err
+		}
+	} else {
+		base.command = text
+	}
 	quiet := *s
 	quiet.in = nil // stdin was the script
 	return runShellLine(&quiet, &base, argv, "")
+}
+
+// shellReviewText is the text the shim reviews for shell text run with
+// positional arguments (args: $0, $1, …): the whole "sh -c TEXT ARG…", so
+// that "$1" and "$@" are reviewed as the arguments they stand for (text
+// alone would review `"$@"` as a dynamic name, B, whatever the arguments
+// run; and an approval of it would fit any arguments). Without arguments
+// it is the text itself.
+func shellReviewText(sh, text string, args []string) (string, error) {
+	if len(args) == 0 {
+		return text, nil
+	}
+	q, err := parse.Quote(append([]string{sh, "-c", text}, args...))
+	if err != nil {
+		return "", usagef("pass arguments without NUL bytes", "%v", err)
+	}
+	return q, nil
 }
 
 // realShell names the shell the shim runs, as given (so $0 is "bash", as
@@ -448,7 +477,7 @@ func shellWord(w *parse.Word) (string, bool) {
 // applyDecision reviews and decides a line the shim applies itself (cd,
 // export, exit…), and records the decision; nil means apply it. No audit
 // record, no change.
-func (ss *shellSession) applyDecision(o *runOptions) error {
+func (ss *shellSession) applyDecision(o *runOptions, bs []shellBuiltin) error {
 	ao, err := o.options()
 	if err != nil {
 		return err
@@ -469,6 +498,18 @@ func (ss *shellSession) applyDecision(o *runOptions) error {
 	defer log.Close()
 	rec := audit.Record{ID: audit.NewID(), Session: audit.Session(os.Getenv("GUARD_SESSION"), os.Getppid()), Provenance: shellProvenance,
 		Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: o.command, Level: a.Verdict.Level, Rules: a.RuleIDs(), Note: "applied by the shell shim"}
+	if name := guardEnvChanged(bs); name != "" {
+		// Whatever its level, the line would move what every later
+		// decision of this session rests on: refused.
+		rec.Decision = audit.Refused
+		rec.Note = "the shell shim does not change " + name + ", part of guard's own environment"
+		if rerr := appendAudit(log, rec); rerr != nil {
+			return rerr
+		}
+		fmt.Fprintf(ss.s.err, "guard: denied: %s is part of guard's own environment (its directories, home, temp dir or settings); the shim does not change it for later lines\n", name)
+		fmt.Fprintf(ss.s.err, "guard: hint: set it before starting guard-sh, or for one command: %s=VALUE COMMAND\n", name)
+		return &exitError{code: exitNotRun, err: errors.New("changes guard's environment"), silent: true}
+	}
 	rec.Decision, err = decideRun(ss.s, e, a, log)
 	if rerr := appendAudit(log, rec); rerr != nil {
 		return rerr
@@ -476,11 +517,51 @@ func (ss *shellSession) applyDecision(o *runOptions) error {
 	return err
 }
 
+// guardEnvChanged is the first variable bs would set or unset in the
+// shim's own process that guard's decisions rest on, or "". Those are the
+// variables the decision engine reads (guard's config and state
+// directories, the home and temp directories and the user its review and
+// sandbox are built from), found by asking it, and guard's own GUARD_*.
+// Applied by the shim they would last for every later line: export
+// TMPDIR=$HOME (level A as a line) would make the home directory a
+// temporary one, so rm -rf ~ would need no PIN, and export
+// XDG_STATE_HOME=… would move the audit log and the approval queue.
+func guardEnvChanged(bs []shellBuiltin) string {
+	for _, b := range bs {
+		if b.name != "export" && b.name != "assign" && b.name != "unset" {
+			continue
+		}
+		for _, arg := range b.args {
+			name, _, _ := strings.Cut(arg, "=")
+			if strings.HasPrefix(name, "GUARD_") || engineEnv()[name] {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// engineEnv is the set of variables the decision engine reads: it is
+// asked for its directories and a context with an environment that
+// records every name looked up.
+var engineEnv = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	env := decision.OS()
+	env.Getenv = func(k string) string {
+		names[k] = true
+		return "/" // absolute, so every lookup is taken and the next one made
+	}
+	if e, err := decision.New(env); err == nil {
+		e.Context("/", "/")
+	}
+	return names
+})
+
 // builtins reviews the line like any other (so export PATH=… gets the
 // level it deserves), then applies it.
 func (ss *shellSession) builtins(o *runOptions, bs []shellBuiltin) (bool, int) {
 	prev := ss.status // what a bare exit returns
-	err := ss.applyDecision(o)
+	err := ss.applyDecision(o, bs)
 	if err != nil {
 		ss.status = report(ss.s.err, err)
 		return false, 0

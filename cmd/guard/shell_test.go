@@ -61,6 +61,30 @@ func TestShellParseArgs(t *testing.T) {
 	}
 }
 
+// TestShellGuardEnv: the shim never changes, for later lines, a variable
+// guard's own decisions rest on (found by asking the engine), and changes
+// any other.
+func TestShellGuardEnv(t *testing.T) {
+	for _, line := range []string{"export TMPDIR=/home/u", "XDG_STATE_HOME=/tmp/s", "export A=1 XDG_CONFIG_HOME=/tmp/c", "unset HOME", "export USER=root", "cd /tmp; export GUARD_WAIT=0"} {
+		bs, ok := shellBuiltins(line)
+		if !ok {
+			t.Fatalf("%q is not applied by the shim", line)
+		}
+		if guardEnvChanged(bs) == "" {
+			t.Errorf("%q: changes guard's environment, not refused", line)
+		}
+	}
+	for _, line := range []string{"export GREETING=hello", "A=1", "unset OLDPWD", "cd /tmp", "exit 1"} {
+		bs, ok := shellBuiltins(line)
+		if !ok {
+			t.Fatalf("%q is not applied by the shim", line)
+		}
+		if name := guardEnvChanged(bs); name != "" {
+			t.Errorf("%q refused for %s", line, name)
+		}
+	}
+}
+
 func TestShellBuiltins(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	t.Setenv("P", "/p")
