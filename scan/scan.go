@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -341,30 +341,33 @@ func ownExplanation(rule string) string {
 	return info.Full + "\nFix: " + info.Fix + "\n"
 }
 
+// MaxFileRead bounds what scan reads of one file. A larger file, or one
+// that is not a regular file when it is read (a FIFO swapped in after the
+// listing), is a C finding (scan-unreadable), never skipped.
+const MaxFileRead = 16 << 20
+
 // readCandidate reads a file if it may hold shell: by its name, or by a
 // shebang in its first bytes. It returns nil, nil for other files.
 func readCandidate(osPath, name string) ([]byte, error) {
-	if KindOf(name) != "" {
-		src, err := os.ReadFile(osPath)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		return src, nil
-	}
-	fh, err := os.Open(osPath)
+	fh, err := safefile.Open(osPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	defer fh.Close()
-	head := make([]byte, 256)
-	n, err := io.ReadFull(fh, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+	if KindOf(name) == "" {
+		head := make([]byte, 256)
+		n, err := io.ReadFull(fh, head)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if !isShebangShell(head[:n]) {
+			return nil, nil
+		}
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
 	}
-	if !isShebangShell(head[:n]) {
-		return nil, nil
-	}
-	src, err := os.ReadFile(osPath)
+	src, err := safefile.ReadAll(fh, name, MaxFileRead)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}

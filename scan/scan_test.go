@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/guard-sh/guard/review"
@@ -360,6 +361,15 @@ func TestRunErrors(t *testing.T) {
 	r, err = Run(Options{Root: dir, Review: fakeReview}, []File{{Path: "run"}})
 	if err != nil || len(r.Findings) != 1 || r.Findings[0].Rule != RuleUnreadable {
 		t.Errorf("unreadable head: %+v, %v; want one %s finding", r.Findings, err, RuleUnreadable)
+	}
+	// A FIFO where a script was listed (swapped in after the listing)
+	// would block a plain read forever: it is a finding, at once.
+	if err := syscall.Mkfifo(filepath.Join(dir, "b.sh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Run(Options{Root: dir, Review: fakeReview}, []File{{Path: "b.sh"}})
+	if err != nil || len(r.Findings) != 1 || r.Findings[0].Rule != RuleUnreadable || r.Findings[0].Level != review.C {
+		t.Errorf("FIFO: %+v, %v; want one C %s finding", r.Findings, err, RuleUnreadable)
 	}
 	if _, err := Run(Options{Root: dir}, nil); err == nil {
 		t.Error("no error without a reviewer")
