@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -106,7 +107,7 @@ func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 	if acc == AccessSearch && j.Level < review.B {
 		// Searching a tree reads every file in it.
 		for _, loc := range ctx.SecretLocations() {
-			if within(loc, p) || within(loc, resolved) {
+			if paths.Within(loc, p) || paths.Within(loc, resolved) {
 				j.Level, j.Class = review.B, "a tree holding secrets"
 				j.Why = "searching it reads " + loc + " too"
 				break
@@ -127,13 +128,4 @@ func isAgentConfig(ctx *profile.Context, p string) bool {
 		}
 	}
 	return false
-}
-
-// within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	dir = filepath.Clean(dir)
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }

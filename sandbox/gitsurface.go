@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"github.com/guard-sh/guard/internal/paths"
 	"os"
 	"path/filepath"
 	"slices"
@@ -282,7 +283,7 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 func reachable(res *resolver, p string, writable []string) bool {
 	c := res.canonical(p)
 	for _, w := range writable {
-		if within(p, w) || within(c, w) {
+		if paths.Within(p, w) || paths.Within(c, w) {
 			return true
 		}
 	}

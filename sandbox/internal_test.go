@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/sandbox/confine"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
@@ -148,7 +149,7 @@ func TestGrantsHideBySiblings(t *testing.T) {
 	}
 	for _, hidden := range []string{".ssh", ".config/guard", ".netrc", "ssh-link"} {
 		for p := range access {
-			if within(p, filepath.Join(home, hidden)) {
+			if paths.Within(p, filepath.Join(home, hidden)) {
 				t.Errorf("rule on hidden %s", p)
 			}
 		}

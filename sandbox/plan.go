@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/guard-sh/guard/internal/paths"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
@@ -143,7 +144,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 			continue
 		}
 		for _, h := range hidden {
-			if within(c, h) && !within(p, h) {
+			if paths.Within(c, h) && !paths.Within(p, h) {
 				return g, fmt.Errorf("cannot reveal %s: it resolves to %s, inside hidden %s", p, c, h)
 			}
 		}
@@ -151,7 +152,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		// revealed itself.
 		var inner []string
 		for _, h := range hidden {
-			if h != c && within(h, c) {
+			if h != c && paths.Within(h, c) {
 				inner = append(inner, h)
 			}
 		}
@@ -263,13 +264,13 @@ func hiddenPaths(r *resolver, hide []string) []string {
 // targets, which are granted or not on their own.
 func expand(out *[]rule, dir string, isDir bool, access uint64, excluded []string) error {
 	for _, x := range excluded {
-		if within(dir, x) {
+		if paths.Within(dir, x) {
 			return nil // dir is excluded
 		}
 	}
 	split := false
 	for _, x := range excluded {
-		if x != dir && within(x, dir) {
+		if x != dir && paths.Within(x, dir) {
 			split = true
 			break
 		}

@@ -3,9 +3,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/guard-sh/guard/internal/paths"
 	"io"
 	"path/filepath"
-	"strings"
 )
 
 // Spec is the confinement for one run. The caller fills it from a
@@ -98,7 +98,7 @@ func (s Spec) validate() (Spec, error) {
 		return s, fmt.Errorf("workspace %s is not a directory", s.Workspace)
 	}
 	home := s.res.canonical(s.Home)
-	if s.Write && (ws == "/" || within(home, ws) || within(s.Home, s.Workspace)) {
+	if s.Write && (ws == "/" || paths.Within(home, ws) || paths.Within(s.Home, s.Workspace)) {
 		// Only a writable workspace is dangerous there: a read-only run
 		// grants nothing in it.
 		return s, fmt.Errorf("refusing workspace %s: it is / or contains the home directory %s", s.Workspace, s.Home)
@@ -121,25 +121,15 @@ func (s Spec) validate() (Spec, error) {
 	for _, h := range s.Hide {
 		ch := s.res.canonical(h)
 		switch {
-		case within(ws, ch):
+		case paths.Within(ws, ch):
 			return s, fmt.Errorf("refusing workspace %s: it lies inside hidden path %s", s.Workspace, h)
-		case s.Write && within(ch, ws):
+		case s.Write && paths.Within(ch, ws):
 			// Read-only runs grant nothing in the workspace; a writable one
 			// would make the hidden path writable.
 			return s, fmt.Errorf("refusing workspace %s: it contains hidden path %s", s.Workspace, h)
 		}
 	}
 	return s, nil
-}
-
-// within reports whether p is dir or lies beneath it (both clean).
-func within(p, dir string) bool {
-	if dir == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	// Without building dir+"/": grants compare every visited directory
-	// with every hidden path, and the allocations were most of it.
-	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // canonical resolves symbolic links in p as far as p exists, so a path
