@@ -37,7 +37,9 @@ func gateFor(p *agentProtocol, settings string, project bool) hookGate {
 	case "gemini":
 		return geminiGate(settings, project)
 	}
-	return hookGate{true, ""}
+	// An agent whose settings guard cannot read for this: not reported
+	// as firing on faith.
+	return hookGate{false, "guard cannot check whether " + p.label + " runs this hook"}
 }
 
 // claudeManagedSettings is Claude Code's managed (enterprise) settings

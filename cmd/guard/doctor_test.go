@@ -141,3 +141,12 @@ func TestDoctorNotify(t *testing.T) {
 		t.Errorf("without curl: %+v", c)
 	}
 }
+
+// TestGateUnknownAgent: an agent without a gate check is not reported as
+// running guard's hook.
+func TestGateUnknownAgent(t *testing.T) {
+	g := gateFor(&agentProtocol{name: "newagent", label: "New Agent"}, "/nonexistent/settings.json", false)
+	if g.fires || !strings.Contains(g.detail, "cannot check whether New Agent") {
+		t.Errorf("gate = %+v, want not firing, with the reason", g)
+	}
+}
