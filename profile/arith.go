@@ -50,8 +50,18 @@ func (b *builder) arithWord(w *parse.Word, st *state, via string, sp span) {
 		if f.known {
 			vals = append(vals, f.val)
 		}
+		b.arithTainted(f, via, sp)
 	}
 	b.arithCode(strings.Join(vals, " "), st, via, sp, 0)
+}
+
+// arithTainted records a value from the network or from decoding that
+// bash evaluates as arithmetic: the command substitutions of any array
+// subscript in it run ($(($(curl …))) is curl | sh), so it is code.
+func (b *builder) arithTainted(f field, via string, sp span) {
+	if f.taint.tainted() {
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Target: f.display(), Msg: "evaluates data from the network or from decoding as arithmetic (" + via + "), which runs the command substitutions of its array subscripts"}, sp)
+	}
 }
 
 // subscripts returns the text inside each outermost [ ] of s.
@@ -141,6 +151,7 @@ func (b *builder) nameSubscripts(c *call) {
 		if f.known {
 			b.nameCode(f.val, c.st, c.prog+" variable name", c.sp)
 		}
+		b.arithTainted(f, c.prog+" variable name", c.sp)
 	}
 }
 
@@ -166,9 +177,13 @@ func (b *builder) testArith(c *call) {
 		switch f.val {
 		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
 			for _, j := range []int{i - 1, i + 1} {
-				if j >= 0 && j < len(c.fs) && c.fs[j].known {
+				if j < 0 || j >= len(c.fs) {
+					continue
+				}
+				if c.fs[j].known {
 					b.arithCode(c.fs[j].val, c.st, c.prog+" "+f.val, c.sp, 0)
 				}
+				b.arithTainted(c.fs[j], c.prog+" "+f.val, c.sp)
 			}
 		}
 	}

@@ -288,11 +288,14 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		}
 	case *parse.Words:
 		for _, w := range c.Words {
-			if c.Kind == "arith" || c.Kind == "let" || c.Kind == "test" {
+			if c.Kind == "arith" || c.Kind == "let" {
 				b.arithWord(w, st, c.Kind, sp)
 				continue
 			}
 			b.fields(w, st, sp)
+		}
+		for _, w := range c.Arith {
+			b.arithWord(w, st, "[[ ]]", sp)
 		}
 	case *parse.Unsupported:
 		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: "uses a construct guard does not analyse: " + c.What}, sp)
