@@ -768,7 +768,6 @@ func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
 	b.text(text, st.clone(), stream{}, prog+" argument", span{f.pos, f.end})
 }
 
-// firstCall is the first simple command a statement runs.
 // startsWithProgram reports whether a statement's first command names a
 // program ("open host; rm -rf ~" holds one in its second statement).
 func startsWithProgram(st *parse.Stmt) bool {
@@ -780,6 +779,7 @@ func startsWithProgram(st *parse.Stmt) bool {
 	return ok && namesProgram(name)
 }
 
+// firstCall is the first simple command a statement runs.
 func firstCall(st *parse.Stmt) *parse.Call {
 	switch c := st.Cmd.(type) {
 	case *parse.Call:
