@@ -462,7 +462,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		b.assign(a, st, sp, true)
 		if v := st.vars[a.Name]; integer && v != nil {
 			// declare -i: the value is evaluated as arithmetic.
-			b.arithCode(*v, st, d.Variant+" -i", sp, 0)
+			b.arithCode(*v, st, d.Variant+" -i", sp)
 		}
 	}
 	return stream{kind: streamText}
