@@ -727,7 +727,14 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	if !ok {
 		return f.display(), ClassUnknown
 	}
-	abs = st.follow(abs)
+	if abs = st.follow(abs); strings.HasPrefix(abs, anyParts) {
+		// Through a link to a place guard does not know: what the rest
+		// of the path could name, it names.
+		if t, class, ok := b.worstCase(field{val: abs, raw: f.display()}, st); ok {
+			return t, class
+		}
+		return f.display(), ClassUnknown
+	}
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {
