@@ -582,15 +582,15 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		fs := b.assignFields(a.Value, st, sp)
 		if len(fs) == 1 && fs[0].known {
 			v := fs[0].val
-			if a.Append {
-				if old := st.vars[name]; old != nil {
-					v = *old + v
-				} else {
-					val = nil
-					goto set
-				}
+			switch old := st.vars[name]; {
+			case !a.Append:
+				val = &v
+			case old != nil:
+				v = *old + v
+				val = &v
 			}
-			val = &v
+			// NAME+=VALUE onto a value guard does not know is unknown,
+			// and still reviewed below (PROMPT_COMMAND+=…, LD_PRELOAD+=…).
 		}
 		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
 			// Reviewed by its value (targets_v2.go).
@@ -627,7 +627,6 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		// NAME[INDEX]=…: bash evaluates INDEX.
 		b.arithWord(w, st, name+"[…]=", sp)
 	}
-set:
 	if persist {
 		st.set(name, val)
 	}
