@@ -74,6 +74,9 @@ type state struct {
 	// links are the symlinks earlier commands on the line made: link →
 	// target, both absolute. Shared like files.
 	links map[string]string
+	// ints are the variables declared -i: bash evaluates every value
+	// assigned to them as arithmetic.
+	ints map[string]bool
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -143,6 +146,12 @@ func (s *state) clone() *state {
 		n.refs = make(map[string]string, len(s.refs))
 		for k, v := range s.refs {
 			n.refs[k] = v
+		}
+	}
+	if len(s.ints) > 0 {
+		n.ints = make(map[string]bool, len(s.ints))
+		for k, v := range s.ints {
+			n.ints[k] = v
 		}
 	}
 	for k, v := range s.vars {
@@ -449,6 +458,11 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "i") {
 			integer = true
 		}
+		if strings.HasPrefix(o, "+") && strings.Contains(o, "i") {
+			for _, a := range d.Assigns {
+				delete(st.ints, a.Name)
+			}
+		}
 		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
 			// A quoted NAME[SUB]=VALUE: bash evaluates SUB.
 			b.nameCode(o, st, d.Variant+" variable name", sp)
@@ -459,11 +473,13 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.nameref(a, st, sp)
 			continue
 		}
-		b.assign(a, st, sp, true)
-		if v := st.vars[a.Name]; integer && v != nil {
-			// declare -i: the value is evaluated as arithmetic.
-			b.arithCode(*v, st, d.Variant+" -i", sp)
+		if integer {
+			if st.ints == nil {
+				st.ints = map[string]bool{}
+			}
+			st.ints[a.Name] = true // bash does not evaluate a value n had before
 		}
+		b.assign(a, st, sp, true)
 	}
 	return stream{kind: streamText}
 }
@@ -591,6 +607,15 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			// NAME+=VALUE onto a value guard does not know is unknown,
 			// and still reviewed below (PROMPT_COMMAND+=…, LD_PRELOAD+=…).
+		}
+		if st.ints[name] {
+			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
+			if val != nil {
+				b.arithCode(*val, st, name+"=", sp)
+			}
+			for _, f := range fs {
+				b.arithTainted(f, name+"=", sp)
+			}
 		}
 		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
 			// Reviewed by its value (targets_v2.go).
