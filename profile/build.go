@@ -657,6 +657,24 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	}
 }
 
+// builtinSet records a builtin's assignment (read, printf -v) of val
+// (nil: unknown, from data in): a name that is not static could be any
+// variable (PATH, PROMPT_COMMAND), and a variable declared -i evaluates
+// the value as arithmetic.
+func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
+	if !name.known {
+		b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: c.prog, Target: name.display(), Msg: c.prog + " assigns a variable whose name is not static"}, c.sp)
+		return
+	}
+	if n, _, _ := strings.Cut(name.val, "["); c.st.ints[n] {
+		if val != nil {
+			b.arithCode(*val, c.st, c.prog+" "+n, c.sp)
+		}
+		b.arithTainted(field{raw: "(input)", taint: in}, c.prog+" "+n, c.sp)
+	}
+	c.st.set(name.val, val)
+}
+
 // promptText reviews a prompt string as the shell expands it: variables,
 // command substitutions and arithmetic, as in an unquoted heredoc.
 func (b *builder) promptText(val string, st *state, at span) {
