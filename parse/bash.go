@@ -251,7 +251,8 @@ func (c *conv) command(cmd syntax.Command) Node {
 	case *syntax.ArithmCmd:
 		return &Words{Kind: "arith", Words: c.words(arithWords(x.X, nil))}
 	case *syntax.TestClause:
-		return &Words{Kind: "test", Words: c.words(testWords(x.X, nil))}
+		plain, arith := testWords(x.X, nil, nil, false)
+		return &Words{Kind: "test", Words: c.words(plain), Arith: c.words(arith)}
 	case *syntax.LetClause:
 		var ws []*syntax.Word
 		for _, e := range x.Exprs {
@@ -404,20 +405,29 @@ func arithWords(e syntax.ArithmExpr, acc []*syntax.Word) []*syntax.Word {
 	return acc
 }
 
-func testWords(e syntax.TestExpr, acc []*syntax.Word) []*syntax.Word {
+func testWords(e syntax.TestExpr, plain, arith []*syntax.Word, inArith bool) ([]*syntax.Word, []*syntax.Word) {
 	switch x := e.(type) {
 	case nil:
 	case *syntax.Word:
-		acc = append(acc, x)
+		if inArith {
+			arith = append(arith, x)
+		} else {
+			plain = append(plain, x)
+		}
 	case *syntax.BinaryTest:
-		acc = testWords(x.X, acc)
-		acc = testWords(x.Y, acc)
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			inArith = true
+		}
+		plain, arith = testWords(x.X, plain, arith, inArith)
+		plain, arith = testWords(x.Y, plain, arith, inArith)
 	case *syntax.UnaryTest:
-		acc = testWords(x.X, acc)
+		// -v NAME and -R NAME evaluate NAME's subscript.
+		plain, arith = testWords(x.X, plain, arith, inArith || x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar)
 	case *syntax.ParenTest:
-		acc = testWords(x.X, acc)
+		plain, arith = testWords(x.X, plain, arith, inArith)
 	}
-	return acc
+	return plain, arith
 }
 
 // Quote renders argv as bash text that a shell would split back into the

@@ -74,6 +74,9 @@ type FuncDecl struct {
 type Words struct {
 	Kind  string // "for-list", "case", "test", "arith", "let"
 	Words []*Word
+	// Arith are the [[ ]] operands bash evaluates as arithmetic: those of
+	// -eq, -ne, -lt, -le, -gt, -ge, and the NAME of -v and -R.
+	Arith []*Word
 }
 
 // Unsupported is a construct the IR does not model. The profile fails

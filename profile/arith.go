@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -21,11 +22,24 @@ import (
 // line set, the same in their values. Values guard does not know are not
 // followed (the line did not write them).
 
-// maxArithDepth bounds how far variables naming variables are followed.
+// maxArithDepth bounds how far variables naming variables, and subscripts
+// within subscripts, are followed; deeper is reported, not passed over.
 const maxArithDepth = 8
 
-func (b *builder) arithCode(text string, st *state, via string, sp span, depth int) {
-	if depth > maxArithDepth || text == "" {
+// arithCode reviews text bash evaluates as an arithmetic expression.
+func (b *builder) arithCode(text string, st *state, via string, sp span) {
+	b.arithEval(text, st, via, sp, 0, map[string]bool{})
+}
+
+// arithEval follows each variable once per expression (seen): a value
+// that names a variable many times, level after level, would otherwise
+// be reviewed exponentially often.
+func (b *builder) arithEval(text string, st *state, via string, sp span, depth int, seen map[string]bool) {
+	if text == "" {
+		return
+	}
+	if depth > maxArithDepth {
+		b.add(Effect{Cap: CapLimit, Rule: "limit.nesting", Target: via, Msg: fmt.Sprintf("an arithmetic expression (%s) names variables or subscripts deeper than %d levels", via, maxArithDepth)}, sp)
 		return
 	}
 	for _, sub := range subscripts(text) {
@@ -33,11 +47,12 @@ func (b *builder) arithCode(text string, st *state, via string, sp span, depth i
 			// The subscript is expanded like a word: its substitutions run.
 			b.text(": "+sub, st.clone(), stream{}, via, sp)
 		}
-		b.arithCode(sub, st, via, sp, depth+1)
+		b.arithEval(sub, st, via, sp, depth+1, seen)
 	}
 	for _, name := range arithNames(text) {
-		if v := st.vars[name]; v != nil && *v != text && strings.ContainsAny(*v, "[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
-			b.arithCode(*v, st, via, sp, depth+1)
+		if v := st.vars[name]; v != nil && !seen[name] && strings.ContainsAny(*v, "[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
+			seen[name] = true
+			b.arithEval(*v, st, via, sp, depth+1, seen)
 		}
 	}
 }
@@ -50,8 +65,18 @@ func (b *builder) arithWord(w *parse.Word, st *state, via string, sp span) {
 		if f.known {
 			vals = append(vals, f.val)
 		}
+		b.arithTainted(f, via, sp)
 	}
-	b.arithCode(strings.Join(vals, " "), st, via, sp, 0)
+	b.arithCode(strings.Join(vals, " "), st, via, sp)
+}
+
+// arithTainted records a value from the network or from decoding that
+// bash evaluates as arithmetic: the command substitutions of any array
+// subscript in it run ($(($(curl …))) is curl | sh), so it is code.
+func (b *builder) arithTainted(f field, via string, sp span) {
+	if f.taint.tainted() {
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Target: f.display(), Msg: "evaluates data from the network or from decoding as arithmetic (" + via + "), which runs the command substitutions of its array subscripts"}, sp)
+	}
 }
 
 // subscripts returns the text inside each outermost [ ] of s.
@@ -141,6 +166,7 @@ func (b *builder) nameSubscripts(c *call) {
 		if f.known {
 			b.nameCode(f.val, c.st, c.prog+" variable name", c.sp)
 		}
+		b.arithTainted(f, c.prog+" variable name", c.sp)
 	}
 }
 
@@ -155,7 +181,7 @@ func (b *builder) nameCode(arg string, st *state, via string, sp span) {
 		if strings.ContainsAny(sub, "$`") {
 			b.text(": "+sub, st.clone(), stream{}, via, sp)
 		}
-		b.arithCode(sub, st, via, sp, 1)
+		b.arithCode(sub, st, via, sp)
 	}
 }
 
@@ -166,9 +192,13 @@ func (b *builder) testArith(c *call) {
 		switch f.val {
 		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
 			for _, j := range []int{i - 1, i + 1} {
-				if j >= 0 && j < len(c.fs) && c.fs[j].known {
-					b.arithCode(c.fs[j].val, c.st, c.prog+" "+f.val, c.sp, 0)
+				if j < 0 || j >= len(c.fs) {
+					continue
 				}
+				if c.fs[j].known {
+					b.arithCode(c.fs[j].val, c.st, c.prog+" "+f.val, c.sp)
+				}
+				b.arithTainted(c.fs[j], c.prog+" "+f.val, c.sp)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -13,6 +15,21 @@ func BenchmarkTable(b *testing.B) {
 		if len(table()) == 0 {
 			b.Fatal("empty table")
 		}
+	}
+}
+
+// BenchmarkArithFanout is an expression whose variables each name the
+// one below twenty times, eight levels deep: each is followed once.
+func BenchmarkArithFanout(b *testing.B) {
+	ctx := &Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u"}
+	line := "v0=1"
+	for i := 1; i <= 8; i++ {
+		line += fmt.Sprintf("; v%d='%s'", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("v%d+", i-1), 20), "+"))
+	}
+	line += "; echo $((v8))"
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Build(line, ctx)
 	}
 }
 

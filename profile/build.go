@@ -74,6 +74,9 @@ type state struct {
 	// links are the symlinks earlier commands on the line made: link →
 	// target, both absolute. Shared like files.
 	links map[string]string
+	// ints are the variables declared -i: bash evaluates every value
+	// assigned to them as arithmetic.
+	ints map[string]bool
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -143,6 +146,12 @@ func (s *state) clone() *state {
 		n.refs = make(map[string]string, len(s.refs))
 		for k, v := range s.refs {
 			n.refs[k] = v
+		}
+	}
+	if len(s.ints) > 0 {
+		n.ints = make(map[string]bool, len(s.ints))
+		for k, v := range s.ints {
+			n.ints[k] = v
 		}
 	}
 	for k, v := range s.vars {
@@ -288,11 +297,14 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		}
 	case *parse.Words:
 		for _, w := range c.Words {
-			if c.Kind == "arith" || c.Kind == "let" || c.Kind == "test" {
+			if c.Kind == "arith" || c.Kind == "let" {
 				b.arithWord(w, st, c.Kind, sp)
 				continue
 			}
 			b.fields(w, st, sp)
+		}
+		for _, w := range c.Arith {
+			b.arithWord(w, st, "[[ ]]", sp)
 		}
 	case *parse.Unsupported:
 		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: "uses a construct guard does not analyse: " + c.What}, sp)
@@ -446,6 +458,11 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "i") {
 			integer = true
 		}
+		if strings.HasPrefix(o, "+") && strings.Contains(o, "i") {
+			for _, a := range d.Assigns {
+				delete(st.ints, a.Name)
+			}
+		}
 		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
 			// A quoted NAME[SUB]=VALUE: bash evaluates SUB.
 			b.nameCode(o, st, d.Variant+" variable name", sp)
@@ -456,11 +473,13 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.nameref(a, st, sp)
 			continue
 		}
-		b.assign(a, st, sp, true)
-		if v := st.vars[a.Name]; integer && v != nil {
-			// declare -i: the value is evaluated as arithmetic.
-			b.arithCode(*v, st, d.Variant+" -i", sp, 0)
+		if integer {
+			if st.ints == nil {
+				st.ints = map[string]bool{}
+			}
+			st.ints[a.Name] = true // bash does not evaluate a value n had before
 		}
+		b.assign(a, st, sp, true)
 	}
 	return stream{kind: streamText}
 }
@@ -579,15 +598,24 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		fs := b.assignFields(a.Value, st, sp)
 		if len(fs) == 1 && fs[0].known {
 			v := fs[0].val
-			if a.Append {
-				if old := st.vars[name]; old != nil {
-					v = *old + v
-				} else {
-					val = nil
-					goto set
-				}
+			switch old := st.vars[name]; {
+			case !a.Append:
+				val = &v
+			case old != nil:
+				v = *old + v
+				val = &v
 			}
-			val = &v
+			// NAME+=VALUE onto a value guard does not know is unknown,
+			// and still reviewed below (PROMPT_COMMAND+=…, LD_PRELOAD+=…).
+		}
+		if st.ints[name] {
+			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
+			if val != nil {
+				b.arithCode(*val, st, name+"=", sp)
+			}
+			for _, f := range fs {
+				b.arithTainted(f, name+"=", sp)
+			}
 		}
 		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
 			// Reviewed by its value (targets_v2.go).
@@ -624,10 +652,27 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		// NAME[INDEX]=…: bash evaluates INDEX.
 		b.arithWord(w, st, name+"[…]=", sp)
 	}
-set:
 	if persist {
 		st.set(name, val)
 	}
+}
+
+// builtinSet records a builtin's assignment (read, printf -v) of val
+// (nil: unknown, from data in): a name that is not static could be any
+// variable (PATH, PROMPT_COMMAND), and a variable declared -i evaluates
+// the value as arithmetic.
+func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
+	if !name.known {
+		b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: c.prog, Target: name.display(), Msg: c.prog + " assigns a variable whose name is not static"}, c.sp)
+		return
+	}
+	if n, _, _ := strings.Cut(name.val, "["); c.st.ints[n] {
+		if val != nil {
+			b.arithCode(*val, c.st, c.prog+" "+n, c.sp)
+		}
+		b.arithTainted(field{raw: "(input)", taint: in}, c.prog+" "+n, c.sp)
+	}
+	c.st.set(name.val, val)
 }
 
 // promptText reviews a prompt string as the shell expands it: variables,
@@ -724,7 +769,14 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	if !ok {
 		return f.display(), ClassUnknown
 	}
-	abs = st.follow(abs)
+	if abs = st.follow(abs); strings.HasPrefix(abs, anyParts) {
+		// Through a link to a place guard does not know: what the rest
+		// of the path could name, it names.
+		if t, class, ok := b.worstCase(field{val: abs, raw: f.display()}, st); ok {
+			return t, class
+		}
+		return f.display(), ClassUnknown
+	}
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {

@@ -366,7 +366,8 @@ func (c *Context) resolveExisting(p string) string {
 func (c *Context) resolveUncached(p string) string {
 	rest := ""
 	cur := p
-	for i := 0; i < 64; i++ {
+	// Climbing to a parent ends at /; only link hops are bounded (a cycle).
+	for hops := 0; hops < 64; {
 		if r, err := c.EvalSymlinks(cur); err == nil {
 			return path.Join(r, rest)
 		}
@@ -379,6 +380,7 @@ func (c *Context) resolveUncached(p string) string {
 					t = path.Join(path.Dir(cur), t)
 				}
 				cur = path.Clean(t)
+				hops++
 				continue
 			}
 		}

@@ -3,6 +3,7 @@ package profile_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/guard-sh/guard/profile"
@@ -106,6 +107,15 @@ func TestResolveDanglingSymlink(t *testing.T) {
 		if got, ok := ctx.Resolve(ws, rel); !ok || got != want {
 			t.Errorf("Resolve(%q) = %q, want %q", rel, got, want)
 		}
+	}
+	// A link under names that do not exist yet, however deep (mkdir -p
+	// writes them): the climb to the link is not bounded like link hops.
+	deep := "h" + strings.Repeat("/a", 80)
+	if err := os.Symlink(home, filepath.Join(ws, "h")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ctx.Resolve(ws, deep); got != filepath.Join(home, strings.TrimPrefix(deep, "h")) {
+		t.Errorf("Resolve(h/a/…/a) = %q, want it under %s", got, home)
 	}
 	p := profile.Build("echo x >> rc", ctx)
 	if len(p.Effects) == 0 || p.Effects[0].Target != filepath.Join(home, ".bashrc") {

@@ -737,8 +737,7 @@ func (b *builder) argumentCommands(prog string, fs []field, st *state, in stream
 }
 
 // argumentCode reviews an argument that parses as shell with a program
-// in it; text that does not parse, or does not start with a program, is
-// data.
+// in it; text with no program at a command's start is data.
 func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
 	// Interactive tools take "!CMD" for a shell escape (lftp -c '!rm…',
 	// ftp, sftp -b): the command is what follows the bang.
@@ -750,14 +749,25 @@ func (b *builder) argumentCode(prog, text string, f field, st *state, sp span) {
 		return
 	}
 	s, err := parse.DefaultLimits.Bash(text)
-	if err != nil || !slices.ContainsFunc(s.Stmts, startsWithProgram) {
+	if err != nil {
+		// A shell runs the commands before a syntax error: text that
+		// does not parse but names a program at a command's start may
+		// still run it, and guard cannot review it.
+		for _, seg := range re(`[;&|\n]`).Split(text, -1) {
+			if w := strings.Fields(seg); len(w) > 0 && namesProgram(strings.Trim(w[0], "'\"(){}`$")) {
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: prog, Target: shorten(text), Msg: "may run the shell command in its argument, which guard cannot parse"}, sp)
+				return
+			}
+		}
+		return
+	}
+	if !slices.ContainsFunc(s.Stmts, startsWithProgram) {
 		return
 	}
 	b.add(Effect{Cap: CapExec, Rule: "exec.argument-code", Program: prog, Target: shorten(text), Msg: "may run the shell command in its argument"}, sp)
 	b.text(text, st.clone(), stream{}, prog+" argument", span{f.pos, f.end})
 }
 
-// firstCall is the first simple command a statement runs.
 // startsWithProgram reports whether a statement's first command names a
 // program ("open host; rm -rf ~" holds one in its second statement).
 func startsWithProgram(st *parse.Stmt) bool {
@@ -769,6 +779,7 @@ func startsWithProgram(st *parse.Stmt) bool {
 	return ok && namesProgram(name)
 }
 
+// firstCall is the first simple command a statement runs.
 func firstCall(st *parse.Stmt) *parse.Call {
 	switch c := st.Cmd.(type) {
 	case *parse.Call:

@@ -15,9 +15,19 @@ import (
 // hEcho: the output of echo and printf with static arguments is known
 // text (so `echo 'rm -rf ~' | sh` is reviewed as rm -rf ~).
 func hEcho(b *builder, c *call) stream {
+	fs := c.fs
+	// printf -v VAR FORMAT ARGS assigns instead of printing.
+	var target *field
+	if c.prog == "printf" && len(fs) >= 2 && fs[0].known && fs[0].val == "-v" {
+		target, fs = &fs[1], fs[2:]
+	}
 	var args []string
-	for _, f := range c.fs {
+	for _, f := range fs {
 		if !f.known {
+			if target != nil {
+				b.builtinSet(c, *target, nil, f.taint)
+				return stream{}
+			}
 			return worse(stream{kind: streamUnknown}, f.taint)
 		}
 		args = append(args, f.val)
@@ -25,20 +35,15 @@ func hEcho(b *builder, c *call) stream {
 	if c.prog == "echo" {
 		return stream{kind: streamText, text: echoOut(args)}
 	}
-	// printf -v VAR FORMAT ARGS assigns instead of printing.
-	target := ""
-	if len(args) >= 2 && args[0] == "-v" {
-		target, args = args[1], args[2:]
-	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	out, ok := printfOut(args)
-	if target != "" {
+	if target != nil {
 		if ok {
-			c.st.set(target, &out)
+			b.builtinSet(c, *target, &out, stream{})
 		} else {
-			c.st.set(target, nil)
+			b.builtinSet(c, *target, nil, stream{})
 		}
 		return stream{}
 	}

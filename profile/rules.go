@@ -63,10 +63,8 @@ func baseTable() map[string]*spec {
 		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode", fn: hPagerOption("-P", "--pager")},
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
 		"read": {fn: func(b *builder, c *call) stream {
-			for _, f := range c.a.ops {
-				if f.known {
-					c.st.set(f.val, nil)
-				}
+			for _, f := range append(c.a.values("-a"), c.a.ops...) {
+				b.builtinSet(c, f, nil, c.in)
 			}
 			return stream{}
 		}, val: "-p -d -n -N -t -u -a"},

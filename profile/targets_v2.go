@@ -12,7 +12,8 @@ import (
 // not a dotfile (Python .pth files, tool configs that choose what runs
 // later).
 
-// follow resolves p through the symlinks made earlier on the line.
+// follow resolves p through the symlinks made earlier on the line. A link
+// to a place guard does not know is anyParts: p is then anyParts/REST.
 func (s *state) follow(p string) string {
 	if s == nil || len(s.links) == 0 {
 		return p
@@ -53,9 +54,6 @@ func hLn(b *builder, c *call) stream {
 		link, targets = ops[len(ops)-1], ops[:len(ops)-1]
 	}
 	for _, t := range targets {
-		if !t.known {
-			continue
-		}
 		lp := ""
 		switch {
 		case link.known && len(targets) == 1:
@@ -78,8 +76,14 @@ func hLn(b *builder, c *call) stream {
 		if c.a.has("-s", "--symbolic") && !strings.HasPrefix(t.val, "/") {
 			base = path.Dir(lp) // a relative symlink is relative to its directory
 		}
-		tp, ok := b.ctx.Resolve(base, t.val)
+		tp, ok := "", false
+		if t.known && !t.glob {
+			tp, ok = b.ctx.Resolve(base, t.val)
+		}
 		if !ok {
+			// A target guard does not know: what is written through the
+			// link could be anywhere.
+			c.st.links[lp] = anyParts
 			continue
 		}
 		c.st.links[lp] = c.st.follow(tp)
