@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Allow-listed tools (LEVELS.md principle 8): for each tool here the
@@ -221,7 +223,7 @@ func hDockerMounts(b *builder, c *call) stream {
 		t, class := b.classify(h, c.st)
 		switch class {
 		case ClassWorkspace, ClassWSRoot, ClassTemp, ClassNull, ClassOutside:
-			if class == ClassOutside && h.known && b.ctx.Home != "" && within(b.ctx.Home, t) {
+			if class == ClassOutside && h.known && b.ctx.Home != "" && paths.Within(b.ctx.Home, t) {
 				break // a parent of home
 			}
 			continue

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Context is every fact about the world the profile may use. It is the only
@@ -316,7 +318,7 @@ func (c *Context) hasWorkspace() bool {
 	// "/", the home directory and any directory above it are never a
 	// workspace: with them everything counts as outside.
 	t := c.tables()
-	return t.ws != "" && t.ws != "/" && (t.home == "" || !within(t.home, t.ws))
+	return t.ws != "" && t.ws != "/" && (t.home == "" || !paths.Within(t.home, t.ws))
 }
 
 func (c *Context) tempDirs() []string {
@@ -403,19 +405,19 @@ func (c *Context) Classify(p string) Class {
 	}
 	t := c.tables()
 	for _, d := range []string{t.cfg, t.state} {
-		if d != "" && within(p, d) {
+		if d != "" && paths.Within(p, d) {
 			return ClassGuard
 		}
 	}
 	for _, n := range nullDevices() {
-		if within(p, n) {
+		if paths.Within(p, n) {
 			return ClassNull
 		}
 	}
 	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
 		return ClassTTY
 	}
-	if t.home != "" && within(p, t.home) {
+	if t.home != "" && paths.Within(p, t.home) {
 		// Secrets first: agent settings (~/.codex, ~/.claude) also hold
 		// tokens, and reading those is what matters. A persistence file
 		// inside a secret directory (~/.ssh/authorized_keys) is
@@ -431,7 +433,7 @@ func (c *Context) Classify(p string) Class {
 		}
 	}
 	for _, s := range secretAbs() {
-		if within(p, s) {
+		if paths.Within(p, s) {
 			return ClassSecret
 		}
 	}
@@ -442,14 +444,14 @@ func (c *Context) Classify(p string) Class {
 		return ClassPersistence
 	}
 	for _, s := range persistAbs() {
-		if within(p, s) {
+		if paths.Within(p, s) {
 			return ClassPersistence
 		}
 	}
 	if i := strings.Index(p+"/", "/.git/hooks/"); i >= 0 || strings.HasSuffix(p, "/.git/config") || strings.HasSuffix(p, "/.git/hooks") {
 		return ClassPersistence
 	}
-	if c.hasWorkspace() && within(p, t.ws) {
+	if c.hasWorkspace() && paths.Within(p, t.ws) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")
 		for _, r := range workspacePersist() {
 			if rel == r || strings.HasPrefix(rel, r+"/") {
@@ -464,7 +466,7 @@ func (c *Context) Classify(p string) Class {
 	// or workspace under /tmp (as in tests) is still what it is.
 	best, bestClass := "", Class("")
 	consider := func(dir string, class Class) {
-		if dir != "" && within(p, dir) && len(dir) > len(best) {
+		if dir != "" && paths.Within(p, dir) && len(dir) > len(best) {
 			best, bestClass = dir, class
 		}
 	}
@@ -493,7 +495,7 @@ func (c *Context) Classify(p string) Class {
 		return ClassRoot
 	}
 	for _, s := range systemDirs() {
-		if within(p, s) {
+		if paths.Within(p, s) {
 			return ClassSystem
 		}
 	}
@@ -511,40 +513,6 @@ func isSensitive(base string) bool {
 		}
 	}
 	return false
-}
-
-// within reports whether p is dir or below it; dir must be clean (the
-// tables and the context's cleaned directories are).
-func within(p, dir string) bool {
-	if !isClean(dir) {
-		dir = path.Clean(dir)
-	}
-	if dir == "/" {
-		return true
-	}
-	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
-}
-
-// isClean reports, without allocating, whether path.Clean would leave an
-// absolute path unchanged (the tables are clean; Clean dominated Classify).
-func isClean(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] != '/' {
-			continue
-		}
-		rest := p[i+1:]
-		if rest == "" || rest[0] == '/' || rest == "." || rest == ".." ||
-			strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
-			return false
-		}
-	}
-	return true
 }
 
 var (

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Secrets v2 (LEVELS.md secrets row and principle 10): a glob or an
@@ -296,7 +298,7 @@ func (b *builder) fileArgs(c *call, ops bool) {
 			if e.Target == t && e.Class == cl {
 				return
 			}
-			if e.Cap == CapQuery && e.Program == c.prog && e.Target != "" && within(t, e.Target) {
+			if e.Cap == CapQuery && e.Program == c.prog && e.Target != "" && paths.Within(t, e.Target) {
 				return // the client's own credential, granted read-only for its query
 			}
 		}
@@ -392,7 +394,7 @@ var tokenRows = sync.OnceValue(func() map[string][]row {
 // plainInWorkspace reports whether the cwd is known and inside the
 // workspace, where a relative name without ".." stays in the workspace.
 func (b *builder) plainInWorkspace(st *state) bool {
-	return st.cwd != "" && b.ctx.hasWorkspace() && within(st.cwd, b.ctx.Workspace) && len(st.links) == 0
+	return st.cwd != "" && b.ctx.hasWorkspace() && paths.Within(st.cwd, b.ctx.Workspace) && len(st.links) == 0
 }
 
 // otherHomeRel is p relative to the other user's home it lies in.

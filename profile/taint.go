@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Taint (LEVELS.md principle 9): what the line changes, the line cannot
@@ -276,7 +278,7 @@ func (b *builder) runnerCheck(prog string, c *call) {
 	}
 	var hits []string
 	for p := range c.st.files {
-		if !within(p, dir) {
+		if !paths.Within(p, dir) {
 			continue
 		}
 		for _, pat := range pats {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Hidden write targets (issue 14, class 5): writes through a symlink the
@@ -23,7 +25,7 @@ func (s *state) follow(p string) string {
 		// map order).
 		best := ""
 		for l := range s.links {
-			if within(p, l) && len(l) > len(best) {
+			if paths.Within(p, l) && len(l) > len(best) {
 				best = l
 			}
 		}
