@@ -337,13 +337,33 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		if dir == "" {
 			return "", false
 		}
-		p = path.Join(dir, p)
+		p = dir + "/" + p
 	}
-	p = path.Clean(p)
-	if c.EvalSymlinks != nil {
-		p = c.resolveExisting(p)
+	if c.EvalSymlinks == nil {
+		return path.Clean(p), true
 	}
-	return p, true
+	if !hasDotDot(p) {
+		return c.resolveExisting(path.Clean(p)), true
+	}
+	// The kernel takes .. from where a symlink leads, not from its name:
+	// with src/l -> /tmp/x, src/l/../a.go is /tmp/a.go. Each .. climbs
+	// from the resolved path so far.
+	cur := "/"
+	for _, name := range strings.Split(p, "/") {
+		switch name {
+		case "", ".":
+		case "..":
+			cur = path.Dir(c.resolveExisting(cur))
+		default:
+			cur = path.Join(cur, name)
+		}
+	}
+	return c.resolveExisting(cur), true
+}
+
+// hasDotDot reports whether p has a .. component.
+func hasDotDot(p string) bool {
+	return p == ".." || strings.HasPrefix(p, "../") || strings.HasSuffix(p, "/..") || strings.Contains(p, "/../")
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p,

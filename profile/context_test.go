@@ -122,3 +122,42 @@ func TestResolveDanglingSymlink(t *testing.T) {
 		t.Errorf("echo x >> rc: effects %+v, want a write of ~/.bashrc", p.Effects)
 	}
 }
+
+// TestResolveDotDotAfterSymlink: .. after a symlink climbs from where the
+// link leads, as the kernel does: with src/l -> OUT/x, src/l/../a.go is
+// OUT/a.go, not the workspace's src/a.go. cd stays logical, as bash's is.
+func TestResolveDotDotAfterSymlink(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, out := filepath.Join(root, "home", "proj"), filepath.Join(root, "out")
+	for _, d := range []string{filepath.Join(ws, "src"), filepath.Join(out, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(out, "x"), filepath.Join(ws, "src", "l")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := &profile.Context{Cwd: ws, Workspace: ws, Home: filepath.Join(root, "home"), User: "u",
+		EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink}
+	for rel, want := range map[string]string{
+		"src/l/../a.go":   filepath.Join(out, "a.go"),
+		"src/l/x/../../b": filepath.Join(out, "b"),
+		"src/./l/../../c": root + "/c",
+		"src/../src/a.go": filepath.Join(ws, "src", "a.go"),
+		"src/a.go":        filepath.Join(ws, "src", "a.go"),
+	} {
+		if got, ok := ctx.Resolve(ws, rel); !ok || got != want {
+			t.Errorf("Resolve(%q) = %q, want %q", rel, got, want)
+		}
+	}
+	p := profile.Build("rm -f src/l/../a.go", ctx)
+	if len(p.Effects) == 0 || p.Effects[0].Target != filepath.Join(out, "a.go") {
+		t.Errorf("rm -f src/l/../a.go: effects %+v, want a delete of %s", p.Effects, filepath.Join(out, "a.go"))
+	}
+	if p := profile.Build("cd src/l/.. && rm -f a.go", ctx); len(p.Effects) == 0 || p.Effects[len(p.Effects)-1].Target != filepath.Join(ws, "src", "a.go") {
+		t.Errorf("cd src/l/.. && rm -f a.go: effects %+v, want a delete of src/a.go (cd is logical)", p.Effects)
+	}
+}

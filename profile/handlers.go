@@ -35,7 +35,8 @@ func (b *builder) cdTarget(st *state, dir string) string {
 			}
 		}
 	}
-	if p, ok := b.ctx.Resolve(st.cwd, dir); ok {
+	// cd is logical (bash's default cd -L): .. drops the name before it.
+	if p, ok := b.ctx.Resolve(st.cwd, path.Clean(dir)); ok {
 		return p
 	}
 	return ""
