@@ -1104,6 +1104,32 @@ var guardReadOnly = sync.OnceValue(func() map[string][]string {
 	}
 })
 
+// guardWrites are the words that make a read-only subcommand change
+// something: guard log prune deletes rotated audit files, guard scan
+// --write-baseline writes a file.
+var guardWrites = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"log":  {"prune"},
+		"scan": {"--write-baseline"},
+	}
+})
+
+// guardChanges reports whether guard's arguments hold one of its
+// subcommand's guardWrites, or a word guard cannot see (which could be).
+func guardChanges(rest []field) bool {
+	words := guardWrites()[rest[0].val]
+	for _, f := range rest[1:] {
+		if !f.known {
+			return words != nil
+		}
+		name, _, _ := strings.Cut(f.val, "=")
+		if slices.Contains(words, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // hGuard: guard's read-only subcommands are A; anything else changes
 // guard itself or runs through it and is C.
 func hGuard(b *builder, c *call) stream {
@@ -1116,7 +1142,7 @@ func hGuard(b *builder, c *call) stream {
 		if rest[0].val == "undo" && undoListOnly(rest[1:]) {
 			return stream{kind: streamText} // the list of checkpoints
 		}
-		if subs, ok := guardReadOnly()[rest[0].val]; ok {
+		if subs, ok := guardReadOnly()[rest[0].val]; ok && !guardChanges(rest) {
 			if subs == nil || len(rest) > 1 && rest[1].known && slices.Contains(subs, rest[1].val) {
 				return stream{kind: streamText}
 			}
