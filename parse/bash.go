@@ -312,11 +312,21 @@ func (c *conv) assign(a *syntax.Assign) *Assign {
 		}
 	}
 	if a.Array != nil {
+		out.IsArray = true
+		var keys []*Word
 		for _, el := range a.Array.Elems {
 			if el.Value != nil {
 				out.Array = append(out.Array, c.words([]*syntax.Word{el.Value})...)
 			}
+			if el.Index != nil {
+				// NAME=([INDEX]=x): bash evaluates INDEX as it does in
+				// NAME[INDEX]=x (an associative key is expanded), so
+				// NAME=([$(cmd)]=x) runs cmd.
+				keys = append(keys, c.words(arithWords(el.Index, nil))...)
+			}
 		}
+		out.Array = append(out.Array, keys...)
+		out.Index = append(out.Index, keys...)
 	}
 	if a.Index != nil {
 		// NAME[$(cmd)]=x runs cmd.

@@ -26,11 +26,14 @@ type Call struct {
 
 // Assign is NAME=VALUE (or NAME+=VALUE, NAME=(…)).
 type Assign struct {
-	Pos    int
-	Name   string
-	Value  *Word   // nil for a naked name or an array
-	Array  []*Word // NAME=(a b c)
-	Append bool
+	Pos   int
+	Name  string
+	Value *Word   // nil for a naked name or an array
+	Array []*Word // NAME=(a b c): the values, then every index
+	// IsArray is NAME=(…), even when empty: $NAME is then the first
+	// element, not a value of its own.
+	IsArray bool
+	Append  bool
 	// Index is NAME[INDEX]=…, an expression bash evaluates.
 	Index []*Word
 }

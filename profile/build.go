@@ -77,6 +77,10 @@ type state struct {
 	// ints are the variables declared -i: bash evaluates every value
 	// assigned to them as arithmetic.
 	ints map[string]bool
+	// taint are the variables whose value came from the network or from
+	// decoding (x=$(curl …), read x < <(curl …)): code made of them later
+	// on the line is code from the network, whatever their value.
+	taint map[string]stream
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -84,17 +88,19 @@ type state struct {
 func (s *state) setArgs(args []field) {
 	var all []string
 	known := true
+	taint := stream{}
 	for i, a := range args {
 		name := strconv.Itoa(i)
 		if a.known {
 			v := a.val
-			s.set(name, &v)
+			s.setTainted(name, &v, a.taint)
 		} else {
-			s.set(name, nil)
+			s.setTainted(name, nil, a.taint)
 			known = false
 		}
 		if i > 0 {
 			all = append(all, a.val)
+			taint = worse(taint, a.taint)
 		}
 	}
 	s.argv = nil
@@ -103,14 +109,13 @@ func (s *state) setArgs(args []field) {
 	}
 	n := strconv.Itoa(max(len(args)-1, 0))
 	s.set("#", &n)
+	var j *string
 	if known {
-		j := strings.Join(all, " ")
-		s.set("@", &j)
-		s.set("*", &j)
-	} else {
-		s.set("@", nil)
-		s.set("*", nil)
+		v := strings.Join(all, " ")
+		j = &v
 	}
+	s.setTainted("@", j, taint)
+	s.setTainted("*", j, taint)
 }
 
 func (b *builder) initialState() *state {
@@ -154,6 +159,12 @@ func (s *state) clone() *state {
 			n.ints[k] = v
 		}
 	}
+	if len(s.taint) > 0 {
+		n.taint = make(map[string]stream, len(s.taint))
+		for k, v := range s.taint {
+			n.taint[k] = v
+		}
+	}
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
@@ -166,8 +177,53 @@ func (s *state) clone() *state {
 	return n
 }
 
+// setTainted is set for a value that carries t: the variable stays
+// tainted when t came from the network or from decoding.
+func (s *state) setTainted(name string, v *string, t stream) {
+	s.set(name, v)
+	if t.tainted() {
+		if s.taint == nil {
+			s.taint = map[string]stream{}
+		}
+		s.taint[name] = t
+	}
+}
+
+// taintIn is the worst taint of the variables text refers to ($x, ${x…},
+// ${!x} refers to any), for expansions guard does not evaluate itself.
+func (s *state) taintIn(text string) stream {
+	out := stream{}
+	indirect := strings.Contains(text, "${!")
+	for name, t := range s.taint {
+		if indirect || mentionsVar(text, name) {
+			out = worse(out, t)
+		}
+	}
+	return out
+}
+
+// mentionsVar reports whether text holds name as a whole identifier.
+func mentionsVar(text, name string) bool {
+	isID := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !isID(text[j-1])) && (end == len(text) || !isID(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
 func (s *state) set(name string, v *string) {
 	s.vars[name] = v
+	delete(s.taint, name)
 	delete(s.globs, name)
 	if name == "PWD" && v != nil {
 		s.cwd = *v
@@ -385,6 +441,13 @@ func (b *builder) redirect(r *parse.Redirect, st *state, in stream, sp span) (st
 
 // fileStream is the stdin read from a file: its text when it can be read.
 func (b *builder) fileStream(fs []field, st *state) stream {
+	if len(fs) == 1 && fs[0].proc {
+		// < <(cmd): what cmd prints, network data staying tainted.
+		if t := fs[0].taint; t.kind == streamText || t.tainted() {
+			return t
+		}
+		return stream{kind: streamUnknown}
+	}
 	if len(fs) != 1 || !fs[0].known || b.ctx.ReadFile == nil || b.ctx.Remote {
 		return stream{kind: streamUnknown}
 	}
@@ -594,8 +657,16 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		}
 	}
 	var val *string
+	taint := stream{}
+	if a.Append {
+		taint = st.taint[name]
+	}
+	old, wasSet := st.vars[name]
 	if a.Value != nil {
 		fs := b.assignFields(a.Value, st, sp)
+		for _, f := range fs {
+			taint = worse(taint, f.taint)
+		}
 		if len(fs) == 1 && fs[0].known {
 			v := fs[0].val
 			switch old := st.vars[name]; {
@@ -630,9 +701,52 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				}
 			}
 		}
+		if len(a.Index) > 0 {
+			// NAME[INDEX]=VALUE: $NAME is element 0, so only NAME[0]
+			// sets it; another static index leaves it as it was, and an
+			// index that is not static could be 0.
+			idx, static := a.Index[0].Value()
+			digits := static && idx != "" && strings.Trim(idx, "0123456789") == ""
+			switch {
+			case len(a.Index) != 1 || !digits:
+				val = nil
+			case strings.Trim(idx, "0") != "":
+				val, taint = old, st.taint[name]
+			}
+		}
+	} else if a.IsArray {
+		// NAME=(…): $NAME is the first element; with keys ([i]=v) or
+		// appended to a value guard does not know, it is unknown.
+		values := a.Array[:len(a.Array)-len(a.Index)]
+		var first []field
+		for i, w := range values {
+			fs := b.fields(w, st, sp)
+			if i == 0 {
+				first = fs
+			}
+			for _, f := range fs {
+				taint = worse(taint, f.taint)
+			}
+		}
+		switch {
+		case a.Append && wasSet:
+			val = old
+		case len(a.Index) == 0 && len(first) > 0 && first[0].known && !first[0].glob:
+			v := first[0].val
+			val = &v
+		case len(a.Index) == 0 && len(values) == 0:
+			v := ""
+			val = &v
+		}
+		if sv, ok := sensitiveVars[name]; ok {
+			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
+			if sv.code {
+				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to an array of commands (bash runs each)"}, sp)
+			}
+		}
 	} else {
 		v := ""
-		if old := st.vars[name]; old != nil {
+		if old != nil {
 			v = *old
 		}
 		val = &v
@@ -645,7 +759,11 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
 		}
 	}
-	for _, w := range a.Array {
+	rest := a.Array
+	if a.IsArray {
+		rest = a.Array[len(a.Array)-len(a.Index):] // the values are done above
+	}
+	for _, w := range rest {
 		b.fields(w, st, sp)
 	}
 	for _, w := range a.Index {
@@ -653,7 +771,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		b.arithWord(w, st, name+"[…]=", sp)
 	}
 	if persist {
-		st.set(name, val)
+		st.setTainted(name, val, taint)
 	}
 }
 
@@ -672,7 +790,7 @@ func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
 		}
 		b.arithTainted(field{raw: "(input)", taint: in}, c.prog+" "+n, c.sp)
 	}
-	c.st.set(name.val, val)
+	c.st.setTainted(name.val, val, in)
 }
 
 // promptText reviews a prompt string as the shell expands it: variables,
@@ -893,7 +1011,56 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		b.env[a.Name] = env.vars[a.Name]
 	}
 	defer func() { b.env = prev }()
+	// What cmd runs (bash -c, a function, eval, a builtin) sees the
+	// assigned values and their taint; the shell has its own back after.
+	defer st.shadow(env, c.Assigns)()
 	return b.exec(argv, st, in, via, sp)
+}
+
+// shadow gives s the values (and taint) env holds for the names assigned,
+// and returns what restores s's own.
+func (s *state) shadow(env *state, assigns []*parse.Assign) func() {
+	type saved struct {
+		v              *string
+		set, glob, bad bool
+		t              stream
+	}
+	keep := map[string]saved{}
+	for _, a := range assigns {
+		n := a.Name
+		if _, ok := keep[n]; ok {
+			continue
+		}
+		v, set := s.vars[n]
+		t, bad := s.taint[n]
+		keep[n] = saved{v: v, set: set, glob: s.globs[n], bad: bad, t: t}
+		// Not set: PWD=x cmd does not move the shell.
+		s.vars[n] = env.vars[n]
+		delete(s.globs, n)
+		delete(s.taint, n)
+		if t := env.taint[n]; t.tainted() {
+			if s.taint == nil {
+				s.taint = map[string]stream{}
+			}
+			s.taint[n] = t
+		}
+	}
+	return func() {
+		for n, k := range keep {
+			delete(s.vars, n)
+			delete(s.taint, n)
+			delete(s.globs, n)
+			if k.set {
+				s.vars[n] = k.v
+			}
+			if k.glob {
+				s.globs[n] = true
+			}
+			if k.bad {
+				s.taint[n] = k.t
+			}
+		}
+	}
 }
 
 // getenv is a variable as the running program sees it: set by a prefix
@@ -924,24 +1091,26 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 		}
 	}
 	usable := len(items) > 0 && len(items) <= maxLoopItems
+	all := stream{}
 	for _, it := range items {
 		if !it.known {
 			usable = false
 		}
+		all = worse(all, it.taint)
 	}
 	if !usable {
-		items = []field{{}}
+		items = []field{{taint: all}}
 	}
 	out := stream{}
 	for _, it := range items {
 		if usable {
 			v := it.val
-			st.set(c.Var, &v)
+			st.setTainted(c.Var, &v, it.taint)
 			if it.glob {
 				st.globs[c.Var] = true
 			}
 		} else {
-			st.set(c.Var, nil)
+			st.setTainted(c.Var, nil, it.taint)
 		}
 		for _, x := range body {
 			out = worse(out, b.stmt(x, st, in, via))

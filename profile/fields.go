@@ -98,9 +98,11 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 		}
 		leading := isSep(rune(s[0]))
 		trailing := isSep(rune(s[len(s)-1]))
+		taint := cur.taint // every field split from a tainted value is tainted
 		for i, p := range parts {
 			if i > 0 || (leading && started) {
 				push()
+				cur.taint = taint
 			}
 			cur.val += p
 			started = true
@@ -151,12 +153,14 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			if st.globs[name] {
 				cur.glob = true
 			}
+			cur.taint = worse(cur.taint, st.taint[name])
 			if name == "@" && p.Quoted && st.argv != nil {
 				// "$@": one field per positional parameter.
 				for i, a := range st.argv {
 					if i > 0 {
 						push()
 					}
+					cur.taint = worse(cur.taint, a.taint)
 					cur.val += a.val
 					cur.known = cur.known && a.known
 					started = true
@@ -197,6 +201,7 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			started = true
 		default: // Dynamic
 			cur.exp = true
+			cur.taint = worse(cur.taint, st.taintIn(p.Raw))
 			for _, s := range p.Nested {
 				cur.taint = worse(cur.taint, b.substitute(s, st, "$(…)", span{w.Pos, w.End}))
 			}

@@ -233,6 +233,20 @@ func skipAssigns(fs []field) []field {
 }
 
 // hWatch: watch runs its arguments joined as shell text, repeatedly.
+// hMapfile: mapfile [-C CALLBACK] [ARRAY] assigns ARRAY (MAPFILE when
+// none is named) from its input, and evaluates CALLBACK as shell code.
+func hMapfile(b *builder, c *call) stream {
+	for _, f := range c.a.values("-C") {
+		b.shellText([]field{f}, c, c.prog+" -C")
+	}
+	name := staticField("MAPFILE", c.sp)
+	if n := len(c.a.ops); n > 0 {
+		name = c.a.ops[n-1]
+	}
+	b.builtinSet(c, name, nil, c.in)
+	return stream{}
+}
+
 func hWatch(b *builder, c *call) stream {
 	return b.shellText(c.a.rest, c, "watch")
 }

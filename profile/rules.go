@@ -68,6 +68,9 @@ func baseTable() map[string]*spec {
 			}
 			return stream{}
 		}, val: "-p -d -n -N -t -u -a"},
+		// mapfile ARRAY fills ARRAY from its input; -C CALLBACK is code
+		// the shell evaluates every -c lines.
+		"mapfile": {fn: hMapfile, val: "-d -n -O -s -u -C -c"}, "readarray": {fn: hMapfile, val: "-d -n -O -s -u -C -c"},
 		// Printing the environment is A: the sandbox never passes
 		// secret-looking variables, so there is nothing to reveal.
 		"set":      {rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},

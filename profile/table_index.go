@@ -302,6 +302,7 @@ var tableNames = [...]string{
 	"make",
 	"mamba",
 	"man",
+	"mapfile",
 	"mariadb",
 	"mawk",
 	"mc",
@@ -420,6 +421,7 @@ var tableNames = [...]string{
 	"rbash",
 	"rclone",
 	"read",
+	"readarray",
 	"readelf",
 	"readlink",
 	"realpath",
@@ -922,6 +924,7 @@ var tableOf = [...]uint8{
 	3, // make
 	3, // mamba
 	0, // man
+	0, // mapfile
 	1, // mariadb
 	0, // mawk
 	8, // mc
@@ -1040,6 +1043,7 @@ var tableOf = [...]uint8{
 	4, // rbash
 	8, // rclone
 	0, // read
+	0, // readarray
 	4, // readelf
 	0, // readlink
 	0, // realpath

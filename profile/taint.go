@@ -130,14 +130,17 @@ func (b *builder) downloaded(st *state, dir field, name string) {
 }
 
 // defaultDownloads records the files wget, curl -O and aria2c write by
-// default: the URL's base name, in -P/--output-dir/-d or the cwd.
+// default: the URL's base name, in -P/--output-dir/-d or the cwd. wget and
+// curl take every operand for a URL (example.com/i.sh is http://…);
+// aria2c only those with a scheme (its others are local torrents).
 func (b *builder) defaultDownloads(c *call, dirFlags ...string) {
 	var dir field
 	if ds := c.a.values(dirFlags...); len(ds) > 0 {
 		dir = ds[len(ds)-1]
 	}
+	anyOperand := c.prog == "wget" || c.prog == "curl"
 	for _, op := range c.a.ops {
-		if op.known && isURL(op.val) {
+		if op.known && (anyOperand || isURL(op.val)) {
 			b.downloaded(c.st, dir, urlBase(op.val))
 		}
 	}
