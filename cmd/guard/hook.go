@@ -443,9 +443,10 @@ func (h *hookCall) shell() hookAnswer {
 		h.record(rec)
 		return denyf("guard: denied: %s: %s. A policy rule forbids this command; it cannot be approved.", d.Reason.Rule, audit.Mask(d.Reason.Message))
 	case decision.Run:
+		// No sandbox in this record: the command runs through guard run,
+		// whose own decision record carries the sandbox it runs in.
 		rec.Decision = audit.ApprovedAuto
-		sb := v.Sandbox
-		rec.Sandbox = &sb
+		rec.Note = "rewritten to run through guard run"
 		return h.recorded(rec, h.allowRewritten(text, "guard: level A; runs in guard's sandbox"))
 	case decision.UseApproval:
 		// guard run, which the rewrite calls, consumes the approval: it

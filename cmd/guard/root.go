@@ -83,7 +83,7 @@ profile, and every decision is written to a tamper-evident audit log.
 that names no program and is close to a subcommand ('guard chek') is taken
 for a typo and refused; after '--' the word is always a program
 ('guard -- check'). 'guard help TOPIC' prints the documentation built into
-guard: ` + topicsLine() + `.`,
+guard: TOPICS.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       versionString(),
@@ -115,6 +115,15 @@ guard: ` + topicsLine() + `.`,
 			root.AddCommand(sc.make(s))
 		}
 	}
+	if only != "" {
+		// A decision per call: no help topics, completions or completion
+		// command to build (guard --help, guard help and __complete are
+		// not hot, so they get all of it).
+		root.Long = ""
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
+	root.Long = strings.Replace(root.Long, "TOPICS", topicsLine(), 1)
 	root.SetHelpCommand(newHelpCmd(s))
 	registerCompletions(root)
 	return root
