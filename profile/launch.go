@@ -610,6 +610,174 @@ func hProgramOption(opts ...string) handler {
 	}
 }
 
+// cmakeTools are the cmake -E tools that stand for a program: the
+// program, and the options it gets before cmake's arguments.
+var cmakeTools = map[string][]string{
+	"rm": {"rm"}, "remove": {"rm", "-f"}, "remove_directory": {"rm", "-rf"},
+	"copy": {"cp"}, "copy_if_different": {"cp"}, "copy_if_newer": {"cp"},
+	"copy_directory": {"cp", "-r"}, "copy_directory_if_different": {"cp", "-r"}, "copy_directory_if_newer": {"cp", "-r"},
+	"rename": {"mv"}, "make_directory": {"mkdir", "-p"}, "touch": {"touch"}, "touch_nocreate": {"touch", "-c"},
+	"create_symlink": {"ln", "-s"}, "create_hardlink": {"ln"}, "tar": {"tar"}, "cat": {"cat"},
+	"env": {"env"}, "time": {"time"},
+	"md5sum": {"md5sum"}, "sha1sum": {"sha1sum"}, "sha224sum": {"sha256sum"}, "sha256sum": {"sha256sum"}, "sha384sum": {"sha512sum"}, "sha512sum": {"sha512sum"},
+	"compare_files": {"cmp"}, "echo": {"echo"}, "echo_append": {"echo"}, "sleep": {"sleep"}, "true": {"true"}, "false": {"false"},
+	"environment": {"env"}, "capabilities": {"true"},
+}
+
+// hCmake: cmake -E TOOL ARGS is profiled as the program TOOL stands for
+// (chdir DIR CMD… runs CMD in DIR); a tool guard does not know, and
+// cmake -P SCRIPT (a CMake script can run anything), is code guard does
+// not review.
+func hCmake(b *builder, c *call) stream {
+	for i, f := range c.fs {
+		if !f.known {
+			continue
+		}
+		switch f.val {
+		case "-P":
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: "cmake", Msg: "runs a CMake script (cmake -P), which can run any command; guard does not review CMake"}, c.sp)
+			return stream{kind: streamUnknown}
+		case "-E":
+			rest := c.fs[i+1:]
+			if len(rest) == 0 {
+				return stream{}
+			}
+			tool := rest[0]
+			if !tool.known {
+				return b.dynamicCode(tool, c, "cmake -E")
+			}
+			via := "cmake -E " + tool.val
+			if tool.val == "chdir" && len(rest) >= 3 {
+				st := c.st.clone()
+				st.cwd = ""
+				if d := rest[1]; d.known {
+					if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok {
+						st.cwd = p
+					}
+				}
+				return b.exec(rest[2:], st, c.in, via, c.sp)
+			}
+			as, ok := cmakeTools[tool.val]
+			if !ok {
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: "cmake", Target: tool.val, Msg: "runs cmake -E " + tool.val + ", a tool guard does not know"}, c.sp)
+				return stream{kind: streamUnknown}
+			}
+			argv := make([]field, 0, len(as)+len(rest))
+			for _, a := range as {
+				argv = append(argv, staticField(a, c.sp))
+			}
+			return b.exec(append(argv, rest[1:]...), c.st, c.in, via, c.sp)
+		}
+	}
+	return stream{}
+}
+
+// hCompletion: compgen/complete -C CMD and -F FUNC are code the shell
+// runs (compgen at once), and the -W word list is expanded as the shell
+// expands words: its substitutions run.
+func hCompletion(b *builder, c *call) stream {
+	for _, f := range c.a.values("-C", "-F") {
+		b.commandText(f, c, c.prog+" -C/-F")
+	}
+	for _, f := range c.a.values("-W") {
+		if !f.known {
+			b.dynamicCode(f, c, c.prog+" -W")
+			continue
+		}
+		b.promptText(f.val, c.st, span{f.pos, f.end})
+	}
+	return stream{}
+}
+
+// hBind: bind -x 'KEYSEQ: COMMAND' runs COMMAND when the key is pressed.
+func hBind(b *builder, c *call) stream {
+	for _, f := range c.a.values("-x") {
+		if !f.known {
+			b.dynamicCode(f, c, "bind -x")
+			continue
+		}
+		v := strings.TrimSpace(f.val)
+		// The key sequence is quoted ("\C-a"); the command follows the
+		// first colon after it.
+		start := 0
+		if strings.HasPrefix(v, `"`) {
+			if end := strings.Index(v[1:], `"`); end >= 0 {
+				start = end + 2
+			}
+		}
+		i := strings.IndexByte(v[start:], ':')
+		if i < 0 {
+			b.dynamicCode(field{raw: f.val}, c, "bind -x")
+			continue
+		}
+		cmd := strings.TrimSpace(v[start+i+1:])
+		if len(cmd) >= 2 && (cmd[0] == '"' || cmd[0] == '\'') && cmd[len(cmd)-1] == cmd[0] {
+			cmd = cmd[1 : len(cmd)-1]
+		}
+		b.text(cmd, c.st.clone(), stream{}, "bind -x", span{f.pos, f.end})
+	}
+	return stream{}
+}
+
+// hM4: m4 runs the shell commands its input asks for with syscmd and
+// esyscmd. Input guard can read (a here-string, a file) is searched for
+// them and their static arguments reviewed; input it cannot read could
+// hold any.
+func hM4(b *builder, c *call) stream {
+	var texts []string
+	unseen := false
+	for _, f := range c.a.values("-D", "--define") {
+		if f.known {
+			texts = append(texts, f.val)
+		} else {
+			unseen = true
+		}
+	}
+	srcs := []stream{}
+	for _, f := range c.a.ops {
+		if f.known && f.val == "-" {
+			srcs = append(srcs, c.in)
+			continue
+		}
+		srcs = append(srcs, b.fileStream([]field{f}, c.st))
+	}
+	if len(c.a.ops) == 0 {
+		srcs = append(srcs, c.in)
+	}
+	for _, s := range srcs {
+		switch {
+		case s.tainted():
+			b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Program: c.prog, Msg: "runs m4 macros (which can run shell commands) from the network or from decoded data"}, c.sp)
+		case s.kind == streamText:
+			texts = append(texts, s.text)
+		case s.kind != streamNone:
+			unseen = true
+		}
+	}
+	for _, t := range texts {
+		if !strings.Contains(t, "syscmd") {
+			continue
+		}
+		found := false
+		for _, m := range re(`e?syscmd\(([^()]*)\)`).FindAllStringSubmatch(t, -1) {
+			found = true
+			arg := strings.TrimSpace(m[1])
+			// m4's quotes: `…' (and [ ] in autoconf's m4sugar).
+			if len(arg) >= 2 && (arg[0] == '`' && arg[len(arg)-1] == '\'' || arg[0] == '[' && arg[len(arg)-1] == ']') {
+				arg = arg[1 : len(arg)-1]
+			}
+			b.text(arg, c.st.clone(), stream{}, "m4 syscmd", c.sp)
+		}
+		if !found {
+			unseen = true
+		}
+	}
+	if unseen {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Msg: "runs m4 macros guard cannot read; m4 runs the shell commands they ask for (syscmd, esyscmd)"}, c.sp)
+	}
+	return stream{kind: streamUnknown}
+}
+
 // hPagerOption: the values of a program's pager options are command
 // lines it runs (man -P 'rm -rf ~' is rm).
 func hPagerOption(opts ...string) handler {

@@ -12,6 +12,20 @@ import (
 
 func launchTable() map[string]*spec {
 	t := map[string]*spec{
+		// Shell builtins that run code they are given: compgen -C CMD and
+		// -F FUNC run now (complete registers them for completion), their
+		// -W word list is expanded (substitutions run); bind -x binds a
+		// key to a command; fc re-runs commands from the history.
+		"compgen":  {val: "-A -G -W -F -C -X -P -S -o", fn: hCompletion},
+		"complete": {val: "-A -G -W -F -C -X -P -S -o", fn: hCompletion},
+		"bind":     {val: "-m -q -u -r -f -x", fn: hBind, rows: []row{{"fs.read", CapRead, "", "-f", "reads key bindings from"}}},
+		"fc": {val: "-e", rows: []row{
+			{"exec.dynamic-code", CapDynamic, "!-l", "", "re-runs commands from the shell's history, which guard cannot see"},
+			{"exec.dynamic-code", CapDynamic, "-e", "", "runs an editor on commands from the history, then runs what it leaves"},
+		}},
+		// m4 runs the shell commands its input asks for (syscmd, esyscmd).
+		"m4": {val: "-D -U -I -d -o -l -F -R -G --define --undefine --include --debug --error-output --arglength --freeze-state --reload-state", fn: hM4, rows: []row{{"fs.write", CapWrite, "", "-o|--error-output|-F|--freeze-state", "writes"}}},
+
 		// Multicall binaries: the first operand is the program.
 		"busybox": {posix: true, fn: hMulticall},
 		"toybox":  {posix: true, fn: hMulticall},
@@ -67,7 +81,7 @@ func launchTable() map[string]*spec {
 		"pgrep": plain(), "pidof": plain(), "notify-send": plain(), "logger": plain(), "figlet": plain(),
 		"cowsay": plain(), "banner": plain(), "toilet": plain(), "espeak": plain(), "say": plain(),
 		"apropos": plain(), "whatis": plain(), "info": plain(), "tldr": plain(), "apt-cache": plain(),
-		"dpkg-query": plain(), "getent": plain(), "cheat": plain(), "compgen": plain(), "complete": plain(), "compopt": plain(),
+		"dpkg-query": plain(), "getent": plain(), "cheat": plain(), "compopt": plain(),
 		// Binary and file inspectors: a program path is what they look at.
 		"ldd": plain(), "objdump": plain(), "readelf": plain(), "nm": plain(), "size": plain(), "c++filt": plain(),
 		"addr2line": plain(), "namei": plain(), "getcap": plain(), "lsattr": plain(),

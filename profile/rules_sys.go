@@ -147,6 +147,15 @@ func devTable() map[string]*spec {
 		"mamba":       later(condaSpec),
 		"micromamba":  later(condaSpec),
 	}
+	// cmake -E TOOL is a portable rm, cp, mv, mkdir, chdir DIR CMD, env
+	// CMD, time CMD: profiled as what it stands for. cmake -P runs a
+	// CMake script, which can run anything.
+	t["cmake"].fn = hCmake
+	// make's options with a value: -f FILE and --eval TEXT are makefile
+	// text it runs (runnerCheck reviews them).
+	for _, m := range []string{"make", "gmake"} {
+		t[m].val = "-f --file --makefile -C --directory -I --include-dir -o --old-file --assume-old -W --what-if --new-file --assume-new -E --eval"
+	}
 	return t
 }
 

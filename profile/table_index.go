@@ -45,6 +45,7 @@ var tableNames = [...]string{
 	"bazel",
 	"bb",
 	"bc",
+	"bind",
 	"black",
 	"blkdiscard",
 	"break",
@@ -164,6 +165,7 @@ var tableNames = [...]string{
 	"faketime",
 	"fallocate",
 	"false",
+	"fc",
 	"fdisk",
 	"fgrep",
 	"figlet",
@@ -299,6 +301,7 @@ var tableNames = [...]string{
 	"ltrace",
 	"lua",
 	"lynx",
+	"m4",
 	"make",
 	"mamba",
 	"man",
@@ -667,6 +670,7 @@ var tableOf = [...]uint8{
 	3, // bazel
 	0, // bb
 	0, // bc
+	4, // bind
 	3, // black
 	8, // blkdiscard
 	0, // break
@@ -786,6 +790,7 @@ var tableOf = [...]uint8{
 	4, // faketime
 	7, // fallocate
 	0, // false
+	4, // fc
 	2, // fdisk
 	0, // fgrep
 	4, // figlet
@@ -921,6 +926,7 @@ var tableOf = [...]uint8{
 	4, // ltrace
 	0, // lua
 	5, // lynx
+	4, // m4
 	3, // make
 	3, // mamba
 	0, // man

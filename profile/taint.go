@@ -255,6 +255,9 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 // runnerCheck reviews a build or test tool run after the same line wrote
 // one of the files it reads: unknown code at least B, C from the network.
 func (b *builder) runnerCheck(prog string, c *call) {
+	if prog == "make" || prog == "gmake" {
+		b.makefileText(c)
+	}
 	pats := runnerInputs()[prog]
 	if pats == nil || c.st.files == nil || len(c.st.files) == 0 || b.ctx.Remote {
 		return
@@ -324,6 +327,36 @@ func (b *builder) runnerFound(prog, p string, w stream, c *call) {
 	b.add(Effect{Cap: CapDynamic, Rule: "exec.runs-written", Program: prog, Target: p, Msg: "reads " + p + ", which this line wrote or changed, and runs what it says: guard cannot vouch for it"}, c.sp)
 	if w.kind == streamText {
 		b.writtenCode(path.Base(p), w.text, c)
+	}
+}
+
+// makefileText reviews makefile text the line hands make itself: --eval
+// TEXT, and -f - / -f /dev/stdin / -f <(…) read from its input. Known
+// text is reviewed as the recipes it holds; anything else is code guard
+// cannot see (C from the network).
+func (b *builder) makefileText(c *call) {
+	for _, f := range c.a.values("--eval", "-E") {
+		if !f.known {
+			b.dynamicCode(f, c, c.prog+" --eval")
+			continue
+		}
+		b.writtenCode("Makefile", f.val, c)
+	}
+	for _, f := range c.a.values("-f", "--file", "--makefile") {
+		var in stream
+		switch {
+		case f.proc:
+			in = f.taint
+		case f.known && isStdinPath(f.val):
+			in = c.in
+		default:
+			continue
+		}
+		if in.kind == streamText {
+			b.writtenCode("Makefile", in.text, c)
+		} else {
+			b.dynamicCode(field{raw: f.display(), taint: in}, c, c.prog+" -f "+f.display())
+		}
 	}
 }
 
