@@ -324,7 +324,31 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		b.goflags(val, st, at)
 		return true
 	}
+	if moduleVars[name] && val != nil && b.workspacePaths(*val, st) {
+		// PYTHONPATH=. pytest: modules from the workspace are the
+		// workspace's code, which runs in the sandbox anyway.
+		return true
+	}
 	return b.gitConfigEnv(name, val, at)
+}
+
+// moduleVars are search paths for a language's modules: a directory
+// outside the workspace puts code from there into the program.
+var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true}
+
+// workspacePaths reports whether every entry of a colon-separated path
+// list is in the workspace ("" is the cwd).
+func (b *builder) workspacePaths(list string, st *state) bool {
+	for _, e := range strings.Split(list, ":") {
+		if e == "" {
+			e = "."
+		}
+		p, ok := b.ctx.Resolve(st.cwd, e)
+		if !ok || b.ctx.Classify(p) != ClassWorkspace {
+			return false
+		}
+	}
+	return true
 }
 
 // goflags: GOFLAGS applies its flags to every go command; -toolexec=CMD
@@ -348,21 +372,39 @@ func (b *builder) goflags(val *string, st *state, at span) {
 // environment, as the shell's own prefix assignments are.
 func (b *builder) envAssigns(fs []field, st *state, sp span) {
 	for _, f := range fs {
-		if !f.known {
+		name, v, _ := strings.Cut(f.val, "=")
+		if !f.known && (f.glob || strings.ContainsAny(name, "$`")) {
+			// env "$N=…": the name could be any variable (LD_PRELOAD).
+			b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: "env", Target: f.display(), Msg: "env sets a variable whose name is not static"}, sp)
 			continue
 		}
-		name, v, _ := strings.Cut(f.val, "=")
 		var val *string
-		if !f.exp || f.known {
+		if f.known {
 			val = &v
+		}
+		if fn, ok := strings.CutPrefix(name, "BASH_FUNC_"); ok && (strings.HasSuffix(fn, "%%") || strings.HasSuffix(fn, "()")) {
+			// An exported function: every bash started below defines it
+			// (and runs it for the name it takes, ls or cd).
+			b.add(Effect{Cap: CapDynamic, Rule: "env.bash-func", Target: name, Msg: "exports a shell function (" + name + ") that every bash it starts defines"}, sp)
+			body, isFunc := strings.CutPrefix(strings.TrimSpace(v), "()")
+			switch {
+			case val == nil || !isFunc:
+				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a function body that is not static"}, sp)
+			default:
+				b.text(body, st.clone(), stream{}, name, sp)
+			}
+			continue
 		}
 		if b.specialVar(name, val, []field{f}, st, sp) {
 			continue
 		}
 		if sv, ok := sensitiveVars[name]; ok {
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
-			if sv.code {
+			switch {
+			case sv.code && val != nil:
 				b.text(v, st.clone(), stream{}, name, sp)
+			case sv.code:
+				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, sp)
 			}
 		}
 	}
