@@ -244,6 +244,7 @@ func (a args) term(t string) bool {
 // selectTargets picks the fields a row acts on:
 //
 //	ops, ops1, ops2   operands (from index 1 or 2)
+//	ops.              the operands, or the working directory (.) when none
 //	last, init        the last operand, all but the last
 //	-o|--output       values of these options
 //	kv:of             dd-style key=value operands
@@ -253,6 +254,11 @@ func (a args) selectTargets(sel string) []field {
 		switch {
 		case s == "ops":
 			out = append(out, a.ops...)
+		case s == "ops.":
+			out = append(out, a.ops...)
+			if len(a.ops) == 0 {
+				out = append(out, field{val: ".", known: true})
+			}
 		case len(s) == 3 && s[:2] == "op" && s[2] >= '0' && s[2] <= '9':
 			if i := int(s[2] - '0'); i < len(a.ops) {
 				out = append(out, a.ops[i])

@@ -871,6 +871,11 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 		// The workspace itself, not something in it: deleting it is broad.
 		class = ClassWSRoot
 	}
+	if c == CapWrite && rule == "fs.move" && class == ClassHome {
+		// Moving the home directory itself away removes it from under
+		// everything, as deleting it would.
+		c = CapDelete
+	}
 	if c == CapRead && !f.glob && isSensitive(path.Base(target)) && (class == ClassOutside || class == ClassTemp || class == ClassSystem) {
 		// Reading a .env or key file may reveal secrets wherever it is
 		// (writes and deletes keep the price of where it is).

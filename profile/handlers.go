@@ -414,22 +414,43 @@ var awkSystem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // hAwk: awk programs that call system() or pipe to commands run code.
 func hAwk(b *builder, c *call) stream {
-	if c.a.has("-f") {
-		for _, f := range c.a.values("-f") {
+	// gawk's program files: -f/--file, -E/--exec, and -i/--include of
+	// anything but its own inplace library (awk may be gawk).
+	files := c.a.values("-f", "--file", "-E", "--exec")
+	inplace := false
+	for _, inc := range c.a.values("-i", "--include") {
+		if inc.known && strings.TrimSuffix(inc.val, ".awk") == "inplace" {
+			inplace = true
+			continue
+		}
+		inplace = inplace || !inc.known
+		files = append(files, inc)
+	}
+	for _, l := range c.a.values("-l", "--load") {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: l.display(), Msg: "loads a gawk extension (" + l.display() + "), native code guard cannot review"}, c.sp)
+	}
+	if len(files) > 0 {
+		for _, f := range files {
 			b.pathEffect(CapRead, "awk.program-file", "awk", f, c.st, c.sp, "reads its program from")
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "awk.program-file", Program: c.prog, Msg: "runs an awk program from a file, which guard does not review"}, c.sp)
 		return stream{kind: streamUnknown}
 	}
-	if len(c.a.ops) == 0 {
+	ops := c.a.ops
+	var prog field
+	if srcs := c.a.values("-e", "--source"); len(srcs) > 0 {
+		// gawk -e TEXT: the program; every operand is input.
+		prog = srcs[0]
+		for _, s := range srcs[1:] {
+			prog.val += "\n" + s.val
+			prog.known = prog.known && s.known
+		}
+	} else if len(ops) > 0 {
+		prog, ops = ops[0], ops[1:]
+	} else {
 		return stream{kind: streamUnknown}
 	}
-	prog := c.a.ops[0]
-	inplace := false
-	for _, inc := range c.a.values("-i", "--include") {
-		inplace = inplace || !inc.known || strings.TrimSuffix(inc.val, ".awk") == "inplace"
-	}
-	for _, f := range c.a.ops[1:] {
+	for _, f := range ops {
 		if !strings.Contains(f.val, "=") {
 			b.pathEffect(CapRead, "awk.read", "awk", f, c.st, c.sp, "reads")
 			if inplace {

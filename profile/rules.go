@@ -122,8 +122,8 @@ func baseTable() map[string]*spec {
 		"ln":      {val: "-t --target-directory -S --suffix", fn: intoDir(hLn), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
 		"sed":     {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
-		"awk":     {val: "-f -v -F --file --assign --field-separator", fn: hAwk, filter: true},
-		"gawk":    {val: "-f -v -F -i -l --file --assign --field-separator --include --load", fn: hAwk, filter: true},
+		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
+		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
 		"nawk":    {val: "-f -v -F", fn: hAwk, filter: true},
 		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "", "patches files in the current directory"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
