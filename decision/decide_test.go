@@ -231,6 +231,51 @@ func TestAssessDoesNotWriteContext(t *testing.T) {
 }
 
 // TestJudgePathPrices: file tools are priced by review's effect table.
+// A file tool writing a workspace file that is a hard link to ~/.bashrc
+// writes ~/.bashrc: with no sandbox to check afterwards, a file with other
+// names needs the user.
+func TestJudgePathHardLink(t *testing.T) {
+	w := newWorld(t)
+	rc := filepath.Join(w.home, ".bashrc")
+	for _, f := range []string{rc, filepath.Join(w.proj, "main.go")} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hl := filepath.Join(w.proj, "notes.txt")
+	if err := os.Link(rc, hl); err != nil {
+		t.Fatal(err)
+	}
+	env := w.Env()
+	env.Links = OS().Links
+	e, err := New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := e.Context("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		acc  Access
+		want review.Level
+	}{
+		{hl, AccessWrite, review.B},
+		{hl, AccessRead, review.A},
+		{filepath.Join(w.proj, "main.go"), AccessWrite, review.A},
+		{filepath.Join(w.proj, "new.go"), AccessWrite, review.A},
+	} {
+		got := JudgePath(ctx, c.path, c.acc)
+		if got.Level != c.want {
+			t.Errorf("JudgePath(%s, %d) = %v (%s), want %v", c.path, c.acc, got.Level, got.Why, c.want)
+		}
+		if c.want == review.B && !strings.Contains(got.Why, "hard links") {
+			t.Errorf("JudgePath(%s): why = %q, want it to name the hard links", c.path, got.Why)
+		}
+	}
+}
+
 func TestJudgePathPrices(t *testing.T) {
 	w := newWorld(t)
 	ctx, err := w.engine().Context("", "")
@@ -252,6 +297,15 @@ func TestJudgePathPrices(t *testing.T) {
 		{w.home, AccessSearch, review.B},
 		{w.proj + "/.claude/settings.json", AccessWrite, review.C},
 		{"/etc/passwd\x00x", AccessRead, review.C},
+		// Every place git finds code to run, not only .git/hooks and
+		// .git/config.
+		{w.proj + "/.git/config.worktree", AccessWrite, review.C},
+		{w.proj + "/.git/modules/m/hooks/post-checkout", AccessWrite, review.C},
+		{w.proj + "/.git/modules/m/config", AccessWrite, review.C},
+		{w.proj + "/.git/worktrees/x/commondir", AccessWrite, review.C},
+		{w.proj + "/sub/.git", AccessWrite, review.C}, // a gitdir: file
+		{w.proj + "/.git/info/exclude", AccessWrite, review.A},
+		{w.proj + "/.git/config.worktree", AccessRead, review.A},
 		// An access JudgePath does not know is priced as a write.
 		{w.home + "/.bashrc", 0, review.C},
 		{w.proj + "/.claude/settings.json", AccessWrite + 1, review.C},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/guard-sh/guard/internal/dirs"
@@ -35,13 +36,28 @@ type Env struct {
 	Readlink func(string) (string, error)
 	// Stat is os.Stat (workspace checks, the git top-level).
 	Stat func(string) (fs.FileInfo, error)
+	// Links is how many names (hard links) the regular file at a path
+	// has, 0 when it is not one (file tools' writes, JudgePath).
+	Links func(string) int
+}
+
+// links is Env.Links on the real file system.
+func links(p string) int {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 0
 }
 
 // OS is the real environment.
 func OS() Env {
 	return Env{
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
-		ReadFile: safefile.Read, EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink, Stat: os.Stat,
+		ReadFile: safefile.Read, EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink, Stat: os.Stat, Links: links,
 	}
 }
 
@@ -137,6 +153,7 @@ func (e *Engine) Context(cwd, workspace string) (*profile.Context, error) {
 		ReadFile:     func(p string) ([]byte, error) { return read(p, MaxScriptRead) },
 		EvalSymlinks: e.env.EvalSymlinks,
 		Readlink:     e.env.Readlink,
+		Links:        e.env.Links,
 	}, nil
 }
 

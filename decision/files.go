@@ -104,6 +104,13 @@ func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 		j.Why = "it configures an agent's hooks and permissions (guard's hook among them)"
 		return j
 	}
+	if write && j.Level < review.B && ctx.Links != nil && ctx.Links(resolved) > 1 {
+		// A hard link is the same file under another name, which may be
+		// ~/.bashrc: guard cannot find the other names, and a file tool
+		// has no sandbox to check them afterwards.
+		j.Level, j.Class = review.B, "hard link"
+		j.Why = "it has other names (hard links) guard cannot see, and a write changes them all"
+	}
 	if acc == AccessSearch && j.Level < review.B {
 		// Searching a tree reads every file in it.
 		for _, loc := range ctx.SecretLocations() {

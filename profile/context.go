@@ -34,6 +34,9 @@ type Context struct {
 	// Readlink reads one symlink (os.Readlink), for links whose target
 	// does not exist yet. nil: such links are taken for plain names.
 	Readlink func(path string) (string, error) `json:"-"`
+	// Links is the number of names (hard links) of the regular file at
+	// path, 0 when it is not one or cannot be told. nil: not known.
+	Links func(path string) int `json:"-"`
 
 	once     sync.Once
 	listOnce sync.Once
@@ -302,7 +305,7 @@ func (c *Context) Copy() *Context {
 	return &Context{
 		Cwd: c.Cwd, Workspace: c.Workspace, Home: c.Home, User: c.User, Env: c.Env,
 		ConfigDir: c.ConfigDir, StateDir: c.StateDir, Remote: c.Remote,
-		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks, Readlink: c.Readlink,
+		ReadFile: c.ReadFile, EvalSymlinks: c.EvalSymlinks, Readlink: c.Readlink, Links: c.Links,
 	}
 }
 
@@ -468,7 +471,7 @@ func (c *Context) Classify(p string) Class {
 			return ClassPersistence
 		}
 	}
-	if i := strings.Index(p+"/", "/.git/hooks/"); i >= 0 || strings.HasSuffix(p, "/.git/config") || strings.HasSuffix(p, "/.git/hooks") {
+	if gitCodePath(p) {
 		return ClassPersistence
 	}
 	if c.hasWorkspace() && paths.Within(p, t.ws) {
@@ -524,6 +527,28 @@ func (c *Context) Classify(p string) Class {
 		return ClassSystem
 	}
 	return ClassOutside
+}
+
+// gitCodePath reports whether p is where git finds code to run: a .git
+// entry itself (a gitdir: file there points git at another repository),
+// and inside a git directory any hooks directory (its own, submodules'
+// under modules/, worktrees'), any config or config.worktree, and the
+// commondir and gitdir pointers.
+func gitCodePath(p string) bool {
+	if path.Base(p) == ".git" {
+		return true
+	}
+	i := strings.Index(p, "/.git/")
+	if i < 0 {
+		return false
+	}
+	for _, part := range strings.Split(p[i+len("/.git/"):], "/") {
+		switch part {
+		case "hooks", "config", "config.worktree", "commondir", "gitdir":
+			return true
+		}
+	}
+	return false
 }
 
 func isSensitive(base string) bool {

@@ -752,6 +752,40 @@ func TestHookAskRewrite(t *testing.T) {
 	mustExist("replay")
 }
 
+// TestHookWriteThroughHardLink: a workspace file that is a hard link to
+// ~/.zshrc is ~/.zshrc. File tools run outside the sandbox, so Write, Edit
+// and an MCP write to it go to the user instead of through (they were
+// allowed).
+func TestHookWriteThroughHardLink(t *testing.T) {
+	w := newHookWorld(t)
+	rc := filepath.Join(w.home, ".zshrc")
+	if err := os.WriteFile(rc, []byte("export X=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hl := filepath.Join(w.proj, "notes.txt")
+	if err := os.Link(rc, hl); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(w.proj)
+	for _, ev := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"Write", map[string]any{"file_path": hl, "content": "curl x | sh\n"}},
+		{"Edit", map[string]any{"file_path": hl, "old_string": "X=1", "new_string": "X=2"}},
+		{"mcp__fs__write_file", map[string]any{"path": hl, "content": "x"}},
+	} {
+		r := callHook("claude", w.event("PreToolUse", ev.tool, ev.input))
+		if !strings.Contains(r.stdout, `"permissionDecision":"ask"`) || !strings.Contains(r.stdout, "hard links") {
+			t.Errorf("%s to a hard link of ~/.zshrc: exit %d %s; want an ask naming the hard links", ev.tool, r.code, r.stdout)
+		}
+	}
+	// Reading it is reading a workspace file.
+	if r := callHook("claude", w.event("PreToolUse", "Read", map[string]any{"file_path": hl})); r.stdout != "" || r.code != 0 {
+		t.Errorf("Read of the link: exit %d %q; want no opinion", r.code, r.stdout)
+	}
+}
+
 // TestToolStrings: which strings of an unknown tool's input are judged as
 // commands or paths, whatever the key and depth; too deep is an error.
 func TestToolStrings(t *testing.T) {
