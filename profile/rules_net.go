@@ -31,6 +31,13 @@ func networkTable() map[string]*spec {
 		"ncat":   {val: "-p -s -w -i -e -c --exec --sh-exec", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (ncat)"}, {"net.exec-shell", CapNetCode, "-e|-c|--exec|--sh-exec", "", "serves a shell over the network"}}},
 		"netcat": {val: "-p -s -w -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network"}}},
 		"socat":  {out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
+		// Mail senders: what they read goes to other people.
+		"mail": send("net.mail", "sends email"), "mailx": send("net.mail", "sends email"), "mutt": send("net.mail", "sends email"),
+		"sendmail": send("net.mail", "sends email"), "msmtp": send("net.mail", "sends email"), "ssmtp": send("net.mail", "sends email"),
+		"swaks": send("net.mail", "sends email"), "s-nail": send("net.mail", "sends email"),
+		// Servers: they hand the files they serve to whoever connects.
+		"httpd": send("net.serve", "serves files over the network"), "lighttpd": send("net.serve", "serves files over the network"),
+		"http-server": send("net.serve", "serves files over the network"), "serve": send("net.serve", "serves files over the network"),
 		"telnet": send("net.socket", "opens a network connection (telnet)"),
 		"ftp":    send("net.socket", "opens an FTP connection"),
 		"ssh":    {val: "-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -B -E", posix: true, fn: hSSH, rows: []row{{"net.ssh", CapSend, "", "", "connects to another machine over ssh"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
@@ -203,7 +210,7 @@ func ghSpec() *spec {
 	q := func() *spec { return query("queries GitHub") }
 	send := func(msg string) *spec { return whole("gh.write", CapSend, msg) }
 	destroy := func(msg string) *spec { return whole("gh.destroy", CapPublish, msg) }
-	return subs(fetch(), map[string]*spec{
+	gh := subs(fetch(), map[string]*spec{
 		"pr": subs(send("changes a pull request on GitHub, visible to others"), map[string]*spec{
 			"list": q(), "view": q(), "diff": q(), "checks": q(), "status": q(), "checkout": fetch(),
 		}),
@@ -245,6 +252,9 @@ func ghSpec() *spec {
 		"search":    q(), "status": q(), "cache": subs(send("changes Actions caches"), map[string]*spec{"list": q()}), "ruleset": subs(fetch(), map[string]*spec{"list": q(), "view": q()}),
 		"alias": subs(fetch(), map[string]*spec{"list": plain(), "set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
 	})
+	// --web opens a browser on any subcommand (gh pr view 1 --web).
+	gh.global = []row{{"desktop.open", CapDesktop, "-w|--web", "", "opens a web browser"}}
+	return gh
 }
 
 func dockerSpec() *spec {
@@ -287,6 +297,15 @@ func dockerComposeSpec() *spec {
 	})
 }
 
+// kubectlGet: kubectl get is a read-only query, but its output formats
+// that print objects whole print a Secret's data (its credentials).
+func kubectlGet() *spec {
+	s := query("reads from the Kubernetes cluster")
+	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context"
+	s.rows = append(s.rows, row{"k8s.secret-print", CapSecrets, `op0~(^|,)secrets?(/|,|$) -o|--output=~^(json|yaml|jsonpath|go-template|template|custom-columns)`, "", "prints Kubernetes secrets' data (credentials)"})
+	return s
+}
+
 func kubectlSpec() *spec {
 	read := func() *spec { return query("reads from the Kubernetes cluster") }
 	write := func(msg string) *spec { return whole("k8s.write", CapSend, msg) }
@@ -294,6 +313,9 @@ func kubectlSpec() *spec {
 	top := write("changes the Kubernetes cluster")
 	// Global options come before the subcommand (kubectl -n prod get pods).
 	top.val = "-n --namespace --context --cluster --kubeconfig -s --server --user --token --as --as-group --request-timeout --certificate-authority --client-certificate --client-key -v"
+	// A kubeconfig can name a credential command kubectl runs (users[].exec),
+	// before or after the subcommand.
+	top.global = []row{{"k8s.kubeconfig", CapDynamic, `--kubeconfig !--kubeconfig=~/\.kube/[^/]+$`, "", "points kubectl at another configuration (which can run credential commands)"}}
 	return subs(top, map[string]*spec{
 		"version": {fn: func(b *builder, c *call) stream {
 			if c.a.has("--client") {
@@ -301,7 +323,7 @@ func kubectlSpec() *spec {
 			}
 			return hQuery(b, c)
 		}, rows: []row{{"net.query", CapQuery, "!--client", "", "queries the Kubernetes cluster's version (read-only, with the network for this command only)"}}},
-		"get": read(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
+		"get": kubectlGet(), "describe": read(), "logs": read(), "top": read(), "explain": read(), "api-resources": read(), "cluster-info": read(), "diff": read(), "events": read(), "auth": read(),
 		"config": subs(unknownSub("kubectl config"), map[string]*spec{"view": {rows: []row{{"k8s.config-view", CapSecrets, "--raw|--flatten", "", "prints cluster credentials"}}}, "use-context": whole("k8s.context", CapSend, "switches the current cluster"),
 			"get-contexts": plain(), "current-context": plain(), "get-clusters": plain(), "get-users": plain(),
 			"set": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"), "unset": whole("k8s.config-write", CapSecrets, "changes your kubeconfig, which holds cluster credentials"),

@@ -239,7 +239,9 @@ var tableNames = [...]string{
 	"hostnamectl",
 	"htop",
 	"http",
+	"http-server",
 	"http.server",
+	"httpd",
 	"hush",
 	"hyperfine",
 	"ibmcloud",
@@ -283,6 +285,7 @@ var tableNames = [...]string{
 	"ldconfig",
 	"ldd",
 	"less",
+	"lighttpd",
 	"linode-cli",
 	"lksh",
 	"lldb",
@@ -302,6 +305,8 @@ var tableNames = [...]string{
 	"lua",
 	"lynx",
 	"m4",
+	"mail",
+	"mailx",
 	"make",
 	"mamba",
 	"man",
@@ -325,6 +330,8 @@ var tableNames = [...]string{
 	"mosh",
 	"mount",
 	"msh",
+	"msmtp",
+	"mutt",
 	"mv",
 	"mvn",
 	"mvnw",
@@ -451,6 +458,7 @@ var tableNames = [...]string{
 	"rustfmt",
 	"rustup",
 	"rvim",
+	"s-nail",
 	"s3cmd",
 	"say",
 	"sbcl",
@@ -462,8 +470,10 @@ var tableNames = [...]string{
 	"secret-tool",
 	"security",
 	"sed",
+	"sendmail",
 	"sensible-browser",
 	"seq",
+	"serve",
 	"serverless",
 	"service",
 	"set",
@@ -502,6 +512,7 @@ var tableNames = [...]string{
 	"ssh-agent",
 	"ssh-copy-id",
 	"ssh-keygen",
+	"ssmtp",
 	"stat",
 	"staticcheck",
 	"stdbuf",
@@ -511,6 +522,7 @@ var tableNames = [...]string{
 	"sudo",
 	"sudoedit",
 	"supabase",
+	"swaks",
 	"swapoff",
 	"swapon",
 	"sysctl",
@@ -864,7 +876,9 @@ var tableOf = [...]uint8{
 	2, // hostnamectl
 	0, // htop
 	1, // http
+	1, // http-server
 	3, // http.server
+	1, // httpd
 	4, // hush
 	4, // hyperfine
 	8, // ibmcloud
@@ -908,6 +922,7 @@ var tableOf = [...]uint8{
 	2, // ldconfig
 	4, // ldd
 	0, // less
+	1, // lighttpd
 	8, // linode-cli
 	4, // lksh
 	4, // lldb
@@ -927,6 +942,8 @@ var tableOf = [...]uint8{
 	0, // lua
 	5, // lynx
 	4, // m4
+	1, // mail
+	1, // mailx
 	3, // make
 	3, // mamba
 	0, // man
@@ -950,6 +967,8 @@ var tableOf = [...]uint8{
 	1, // mosh
 	2, // mount
 	4, // msh
+	1, // msmtp
+	1, // mutt
 	0, // mv
 	8, // mvn
 	8, // mvnw
@@ -1076,6 +1095,7 @@ var tableOf = [...]uint8{
 	3, // rustfmt
 	3, // rustup
 	4, // rvim
+	1, // s-nail
 	8, // s3cmd
 	4, // say
 	0, // sbcl
@@ -1087,8 +1107,10 @@ var tableOf = [...]uint8{
 	2, // secret-tool
 	2, // security
 	0, // sed
+	1, // sendmail
 	9, // sensible-browser
 	0, // seq
+	1, // serve
 	8, // serverless
 	8, // service
 	0, // set
@@ -1127,6 +1149,7 @@ var tableOf = [...]uint8{
 	4, // ssh-agent
 	8, // ssh-copy-id
 	8, // ssh-keygen
+	1, // ssmtp
 	0, // stat
 	3, // staticcheck
 	0, // stdbuf
@@ -1136,6 +1159,7 @@ var tableOf = [...]uint8{
 	0, // sudo
 	0, // sudoedit
 	8, // supabase
+	1, // swaks
 	2, // swapoff
 	2, // swapon
 	2, // sysctl
