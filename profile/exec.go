@@ -432,11 +432,17 @@ func isShellScript(text string) bool {
 func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *state, in stream, via string, sp span) stream {
 	// The call binds the positional parameters ("$@", $1…) for the body;
 	// the caller's come back afterwards.
+	positional := func(k string) bool { return k == "@" || k == "*" || k == "#" || isDigits(k) }
 	saved := map[string]*string{}
-	savedSet := map[string]bool{}
+	savedTaint := map[string]stream{}
 	for k, v := range st.vars {
-		if k == "@" || k == "*" || k == "#" || isDigits(k) {
-			saved[k], savedSet[k] = v, true
+		if positional(k) {
+			saved[k] = v
+		}
+	}
+	for k, t := range st.taint {
+		if positional(k) {
+			savedTaint[k] = t
 		}
 	}
 	savedArgv := st.argv
@@ -446,12 +452,20 @@ func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *stat
 	st.setArgs(append([]field{staticField(name, sp)}, argv[1:]...))
 	defer func() {
 		for k := range st.vars {
-			if k == "@" || k == "*" || k == "#" || isDigits(k) {
+			if positional(k) {
 				delete(st.vars, k)
+			}
+		}
+		for k := range st.taint {
+			if positional(k) {
+				delete(st.taint, k)
 			}
 		}
 		for k, v := range saved {
 			st.vars[k] = v
+		}
+		for k, t := range savedTaint {
+			st.taint[k] = t
 		}
 		st.argv = savedArgv
 	}()

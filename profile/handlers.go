@@ -233,6 +233,40 @@ func skipAssigns(fs []field) []field {
 }
 
 // hWatch: watch runs its arguments joined as shell text, repeatedly.
+// hSet: set [OPTIONS] [--] ARG… sets the positional parameters to the
+// words after the options: "$@" later on the line is those words
+// (set -- rm -rf ~; "$@" runs rm -rf on the home directory).
+func hSet(b *builder, c *call) stream {
+	fs := c.fs
+	i, dashes := 0, false
+	for i < len(fs) {
+		f := fs[i]
+		if !f.known {
+			break // it may be an option or a word: the words are unknown
+		}
+		if f.val == "--" || f.val == "-" {
+			i, dashes = i+1, true
+			break
+		}
+		if len(f.val) < 2 || (f.val[0] != '-' && f.val[0] != '+') {
+			break
+		}
+		if f.val == "-o" || f.val == "+o" {
+			i++ // -o NAME
+		}
+		i++
+	}
+	if i >= len(fs) && !dashes {
+		return stream{} // options only: the parameters stay as they are
+	}
+	zero := staticField("bash", c.sp)
+	if v := c.st.vars["0"]; v != nil {
+		zero = staticField(*v, c.sp)
+	}
+	c.st.setArgs(append([]field{zero}, fs[min(i, len(fs)):]...))
+	return stream{}
+}
+
 // hMapfile: mapfile [-C CALLBACK] [ARRAY] assigns ARRAY (MAPFILE when
 // none is named) from its input, and evaluates CALLBACK as shell code.
 func hMapfile(b *builder, c *call) stream {

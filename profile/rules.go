@@ -73,7 +73,7 @@ func baseTable() map[string]*spec {
 		"mapfile": {fn: hMapfile, val: "-d -n -O -s -u -C -c"}, "readarray": {fn: hMapfile, val: "-d -n -O -s -u -C -c"},
 		// Printing the environment is A: the sandbox never passes
 		// secret-looking variables, so there is nothing to reveal.
-		"set":      {rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
+		"set":      {fn: hSet, rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
 		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  plain(),
