@@ -49,6 +49,8 @@ func Extract(name string, src []byte) ([]Snippet, error) {
 		x.dockerfile()
 	case NPM:
 		err = x.npm()
+	case CI:
+		err = x.ci()
 	}
 	return x.out, err
 }

@@ -31,8 +31,23 @@ func KindOf(name string) Kind {
 		return Dockerfile
 	case base == "package.json":
 		return NPM
+	case base == ".envrc":
+		// direnv sources it with bash on entering the directory.
+		return Script
+	case hookDir(dir) && !strings.HasPrefix(base, "_") && !strings.Contains(base, "."):
+		// Hooks kept in the repository (husky, core.hooksPath=.githooks):
+		// sh runs them, with or without a shebang.
+		return Script
+	case ciKeys(name) != nil:
+		return CI
 	}
 	return ""
+}
+
+// hookDir reports whether dir holds git hooks kept in the repository.
+func hookDir(dir string) bool {
+	b := path.Base(dir)
+	return b == ".husky" || b == ".githooks"
 }
 
 func isYAML(name string) bool {

@@ -152,6 +152,51 @@ func TestExtractGitLab(t *testing.T) {
 	})
 }
 
+// TestExtractOtherCI: the shell of CI systems and task runners beyond
+// GitHub Actions and GitLab CI (these files were not read at all).
+func TestExtractOtherCI(t *testing.T) {
+	type tc = struct {
+		name, src string
+		want      []extracted
+	}
+	checkExtract(t, ".circleci/config.yml", []tc{
+		{"run string and command", "jobs:\n  b:\n    steps:\n      - checkout\n      - run: make\n      - run:\n          name: t\n          command: go test\n",
+			[]extracted{{"make", "5:14"}, {"go test", "8:20"}}},
+	})
+	checkExtract(t, "bitbucket-pipelines.yml", []tc{
+		{"step script", "pipelines:\n  default:\n    - step:\n        script:\n          - npm ci\n        after-script:\n          - echo done\n",
+			[]extracted{{"npm ci", "5:13"}, {"echo done", "7:13"}}},
+	})
+	checkExtract(t, "azure-pipelines.yml", []tc{
+		{"script and bash", "steps:\n- script: echo a\n- bash: echo b\n- task: X@1\n", []extracted{{"echo a", "2:11"}, {"echo b", "3:9"}}},
+	})
+	checkExtract(t, ".travis.yml", []tc{
+		{"phases", "install:\n  - pip install -r r.txt\nscript: pytest\n", []extracted{{"pip install -r r.txt", "2:5"}, {"pytest", "3:9"}}},
+	})
+	checkExtract(t, ".drone.yml", []tc{
+		{"commands", "steps:\n- name: t\n  commands:\n  - go test\n", []extracted{{"go test", "4:5"}}},
+	})
+	checkExtract(t, "Taskfile.yml", []tc{
+		{"cmds", "tasks:\n  b:\n    cmds:\n      - go build\n      - cmd: go vet\n", []extracted{{"go build", "4:9"}, {"go vet", "5:14"}}},
+	})
+}
+
+// TestKindOfHooksAndEnvrc: hooks kept in the repository and direnv's
+// .envrc are shell whatever their first line says.
+func TestKindOfHooksAndEnvrc(t *testing.T) {
+	for name, want := range map[string]Kind{
+		".envrc": Script, "sub/.envrc": Script, ".husky/pre-commit": Script, ".githooks/pre-push": Script,
+		".husky/_/husky.sh": Script, ".husky/_/h": "", ".husky/README.md": "",
+		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
+		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
+		"config.yml": "",
+	} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 func TestExtractMakefile(t *testing.T) {
 	checkExtract(t, "Makefile", []struct {
 		name, src string

@@ -18,6 +18,7 @@ const (
 	Makefile   Kind = "makefile"       // a Makefile recipe line
 	Dockerfile Kind = "dockerfile"     // a Dockerfile RUN instruction
 	NPM        Kind = "npm"            // a package.json script
+	CI         Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task)
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as
