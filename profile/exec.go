@@ -297,6 +297,9 @@ func (b *builder) rows(s *spec, c *call) {
 		if r.cap == CapQuery {
 			b.queryData(c)
 		}
+		if netCap(r.cap) {
+			b.cloudMetadata(c)
+		}
 		if r.on == "" {
 			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)
 			continue

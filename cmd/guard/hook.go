@@ -679,6 +679,13 @@ func (h *hookCall) other() hookAnswer {
 	if err := found.walk("", input, 0); err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}
+	if len(found.metadata) > 0 {
+		// A fetch tool pointed at the cloud metadata service reads the
+		// machine's credentials (as curl there does: secrets, C).
+		u := found.metadata[0]
+		h.record(audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + u, Level: review.C, Rules: []string{"secrets.cloud-metadata"}, Decision: audit.Refused, Note: "tool " + h.ev.ToolName})
+		return denyf("guard: denied: %s %s: it is the cloud instance metadata service, which hands out this machine's credentials", h.ev.ToolName, u)
+	}
 	for _, text := range found.commands {
 		a, err := h.e.Assess(text, assessOptions{Cwd: h.ev.Cwd, Provenance: review.ProvAgent})
 		if err != nil {
@@ -721,6 +728,7 @@ const (
 type toolStrings struct {
 	commands []string
 	paths    []toolPath
+	metadata []string // URLs of a cloud metadata service (credentials)
 	n        int
 }
 
@@ -784,6 +792,10 @@ func (f *toolStrings) add(key, v string) {
 			p = p[i:] // file://host/path
 		}
 		f.paths = append(f.paths, toolPath{p, accessWrite})
+		return
+	}
+	if strings.Contains(v, "://") && !strings.ContainsAny(v, " \t\n\r") && profile.MetadataHost(v) {
+		f.metadata = append(f.metadata, v)
 		return
 	}
 	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {

@@ -786,6 +786,30 @@ func TestHookWriteThroughHardLink(t *testing.T) {
 	}
 }
 
+// TestHookCloudMetadata: a fetch tool pointed at the cloud instance
+// metadata service reads the machine's credentials, however the address is
+// written; other URLs get no opinion (they were all no opinion).
+func TestHookCloudMetadata(t *testing.T) {
+	w := newHookWorld(t)
+	t.Chdir(w.proj)
+	for _, u := range []string{
+		"http://169.254.169.254/latest/meta-data/iam/security-credentials/role",
+		"http://2852039166/latest/meta-data/", "http://[fd00:ec2::254]/latest/", "http://metadata.google.internal/computeMetadata/v1/",
+	} {
+		r := callHook("claude", w.event("PreToolUse", "WebFetch", map[string]any{"url": u, "prompt": "x"}))
+		if r.code != exitHookBlock || !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "metadata service") {
+			t.Errorf("WebFetch %s: exit %d %s; want a deny naming the metadata service", u, r.code, r.stdout)
+		}
+		r = callHook("claude", w.event("PreToolUse", "mcp__fetch__fetch", map[string]any{"request": map[string]any{"url": u}}))
+		if r.code != exitHookBlock {
+			t.Errorf("mcp fetch %s: exit %d %s; want a deny", u, r.code, r.stdout)
+		}
+	}
+	if r := callHook("claude", w.event("PreToolUse", "WebFetch", map[string]any{"url": "https://example.com/169.254.169.254", "prompt": "x"})); r.code != 0 || r.stdout != "" {
+		t.Errorf("WebFetch of another host: exit %d %q; want no opinion", r.code, r.stdout)
+	}
+}
+
 // TestToolStrings: which strings of an unknown tool's input are judged as
 // commands or paths, whatever the key and depth; too deep is an error.
 func TestToolStrings(t *testing.T) {
