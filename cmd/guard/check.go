@@ -179,7 +179,17 @@ func writeVerdictJSON(w io.Writer, a *assessment) error {
 	})
 }
 
+// writeVerdictText writes the verdict for people. The command's text, and
+// targets taken from it, are shown with control characters escaped: an
+// escape sequence in a command must not rewrite the verdict on screen
+// (\e[1A\e[2K\rLevel A).
 func writeVerdictText(w io.Writer, a *assessment, explain bool) {
+	var b strings.Builder
+	writeVerdictRaw(&b, a, explain)
+	io.WriteString(w, printable(b.String(), true))
+}
+
+func writeVerdictRaw(w io.Writer, a *assessment, explain bool) {
 	v := a.Verdict
 	fmt.Fprintf(w, "%s  %s\n", v.Level, oneLine(a.Text))
 	for _, r := range v.Reasons {

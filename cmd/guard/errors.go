@@ -62,9 +62,9 @@ func report(stderr io.Writer, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if !ee.silent {
-			fmt.Fprintf(stderr, "guard: error: %v\n", ee.err)
+			fmt.Fprintf(stderr, "guard: error: %s\n", printable(ee.err.Error(), true))
 			for _, h := range ee.hints {
-				fmt.Fprintf(stderr, "guard: hint: %s\n", h)
+				fmt.Fprintf(stderr, "guard: hint: %s\n", printable(h, true))
 			}
 		}
 		return ee.code
@@ -72,14 +72,14 @@ func report(stderr io.Writer, err error) int {
 	var he interface{ HintLines() []string }
 	if errors.As(err, &he) {
 		// A library's failure with hints (decision.Error): guard failed.
-		fmt.Fprintf(stderr, "guard: error: %v\n", err)
+		fmt.Fprintf(stderr, "guard: error: %s\n", printable(err.Error(), true))
 		for _, h := range he.HintLines() {
-			fmt.Fprintf(stderr, "guard: hint: %s\n", h)
+			fmt.Fprintf(stderr, "guard: hint: %s\n", printable(h, true))
 		}
 		return exitGuardFailed
 	}
 	// cobra's own errors: unknown flags, wrong argument counts.
-	fmt.Fprintf(stderr, "guard: error: %v\n", err)
+	fmt.Fprintf(stderr, "guard: error: %s\n", printable(err.Error(), true))
 	fmt.Fprintf(stderr, "guard: hint: run 'guard help' for usage\n")
 	return exitGuardFailed
 }

@@ -403,6 +403,32 @@ func TestPromptShowsControlCharactersEscaped(t *testing.T) {
 	wait(t, ch)
 }
 
+// TestCheckShowsControlCharactersEscaped: guard check's verdict (read by
+// people and agents in a terminal) and guard's error lines show a
+// command's escape sequences escaped, so the command cannot rewrite its
+// own verdict on screen (they were written raw).
+func TestCheckShowsControlCharactersEscaped(t *testing.T) {
+	w := newHookWorld(t)
+	t.Chdir(w.proj)
+	var out, errb bytes.Buffer
+	cmd := "rm -rf build #\x1b[1A\x1b[2K\rLevel A: runs at once\u202e"
+	if code := run([]string{"guard", "check", cmd}, strings.NewReader(""), &out, &errb); code != exitCheckB {
+		t.Fatalf("guard check: exit %d, want %d:\n%s%s", code, exitCheckB, out.String(), errb.String())
+	}
+	if strings.ContainsAny(out.String(), "\x1b\r\u202e") {
+		t.Errorf("verdict holds raw control characters:\n%q", out.String())
+	}
+	if !strings.Contains(out.String(), `#\x1b[1A\x1b[2K\x0dLevel A`) {
+		t.Errorf("verdict does not show the escapes:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	run([]string{"guard", "check", "--min-level", "Z\x1b[2J"}, strings.NewReader(""), &out, &errb)
+	if strings.Contains(errb.String(), "\x1b") || !strings.Contains(errb.String(), "guard: error:") {
+		t.Errorf("error line: %q; want it escaped", errb.String())
+	}
+}
+
 func TestPromptOpenTerminalRefusesNonTerminal(t *testing.T) {
 	plain := filepath.Join(t.TempDir(), "plain")
 	if err := os.WriteFile(plain, nil, 0o600); err != nil {

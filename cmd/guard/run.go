@@ -220,7 +220,7 @@ func decideRunWith(s *streams, e *decision.Engine, a *assessment, log *audit.Log
 		}
 		return audit.ApprovedAuto, nil
 	case decision.Refuse:
-		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
+		fmt.Fprintf(s.err, "guard: denied: %s: %s\n", d.Reason.Rule, printable(audit.Mask(d.Reason.Message), true))
 		return audit.DeniedPolicy, &exitError{code: exitNotRun, err: errors.New("denied by policy"), silent: true}
 	case decision.UseApproval:
 		if d.Asked != "" {
@@ -238,7 +238,7 @@ func decideRunWith(s *streams, e *decision.Engine, a *assessment, log *audit.Log
 	}
 	// Queue: nobody here can answer. The request waits in the queue and
 	// guard waits for the user's decision from their terminal.
-	fmt.Fprintf(s.err, "guard: %s: %s\n", d.Reason.Rule, audit.Mask(d.Reason.Message))
+	fmt.Fprintf(s.err, "guard: %s: %s\n", d.Reason.Rule, printable(audit.Mask(d.Reason.Message), true))
 	cfg, err := loadSettings()
 	if err == nil {
 		cfg, err = cfg.withEnv(os.Getenv)
@@ -333,7 +333,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	}
 	restored := true
 	for _, v := range res.Violations {
-		fmt.Fprintf(s.err, "guard: error: the command changed a protected path: %s\n", v)
+		fmt.Fprintf(s.err, "guard: error: the command changed a protected path: %s\n", printable(v.String(), false))
 		rec.Violations = append(rec.Violations, v.String())
 		restored = restored && v.Restored
 	}
@@ -361,7 +361,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		fmt.Fprintf(s.err, "guard: hint: these secret-looking variables were not passed to the command: %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
 	}
 	if code != 0 && len(res.Denials) > 0 {
-		fmt.Fprintf(s.err, "guard: hint: the sandbox refused something (%s). It allowed:\n", strings.TrimSpace(res.Denials[0]))
+		fmt.Fprintf(s.err, "guard: hint: the sandbox refused something (%s). It allowed:\n", printable(strings.TrimSpace(res.Denials[0]), false))
 		for _, l := range res.Grants.Lines() {
 			fmt.Fprintf(s.err, "guard: hint:   %s\n", l)
 		}
