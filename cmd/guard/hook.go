@@ -200,6 +200,9 @@ func (p *agentProtocol) answer(s *streams, a hookAnswer) int {
 		}
 		return exitOK
 	}
+	// The agent shows the reason to its user in a terminal: a command's
+	// escape sequences in it must not rewrite what they see.
+	a.reason = printable(a.reason, true)
 	var out any
 	if p.gemini {
 		g := map[string]any{"decision": a.decision}
