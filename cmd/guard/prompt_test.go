@@ -421,6 +421,19 @@ func TestCheckShowsControlCharactersEscaped(t *testing.T) {
 	if !strings.Contains(out.String(), `#\x1b[1A\x1b[2K\x0dLevel A`) {
 		t.Errorf("verdict does not show the escapes:\n%s", out.String())
 	}
+	// The reason a hook gives the agent (shown to its user) too.
+	r := callHook("claude", w.event("PreToolUse", "Bash", map[string]any{"command": cmd}))
+	var ans struct {
+		HSO struct {
+			Reason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ans); err != nil || ans.HSO.Reason == "" {
+		t.Fatalf("hook answer %q: %v", r.stdout, err)
+	}
+	if strings.ContainsAny(ans.HSO.Reason, "\x1b\r\u202e") {
+		t.Errorf("hook reason holds raw control characters: %q", ans.HSO.Reason)
+	}
 	out.Reset()
 	errb.Reset()
 	run([]string{"guard", "check", "--min-level", "Z\x1b[2J"}, strings.NewReader(""), &out, &errb)
