@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/guard-sh/guard/parse"
@@ -817,24 +818,28 @@ func hXargs(b *builder, c *call) stream {
 		inner = []field{staticField("echo", c.sp)}
 	}
 	var items []field
-	repl := c.a.values("-I", "-i", "--replace")
-	switch c.in.kind {
-	case streamText:
-		if len(repl) > 0 {
-			// -I: one item per line, blanks and all.
-			items = lineItems(c.in.text, c.sp)
-			break
-		}
-		for _, w := range strings.Fields(c.in.text) {
-			items = append(items, staticField(w, c.sp))
-			if len(items) >= 64 {
-				break
+	repl := c.a.values("-I", "--replace")
+	for _, f := range c.fs[:len(c.fs)-len(c.a.rest)] {
+		// -i[R] is -I R with R attached (default {}), never a separate word.
+		if r, ok := strings.CutPrefix(f.val, "-i"); ok && f.known {
+			if r == "" {
+				r = "{}"
 			}
+			repl = append(repl, staticField(r, c.sp))
 		}
+	}
+	in := c.in
+	if files := c.a.values("-a", "--arg-file"); len(files) > 0 {
+		// The items come from the file; stdin is the command's.
+		in = b.fileStream(files[len(files)-1:], c.st)
+	}
+	switch in.kind {
+	case streamText:
+		items = xargsItems(in.text, c, len(repl) > 0)
 	case streamPaths:
 		items = []field{{val: strings.TrimSuffix(c.in.dir, "/") + "/*", glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
 	default:
-		items = []field{{raw: "(input)", taint: c.in, pos: c.sp.pos, end: c.sp.end}}
+		items = []field{{raw: "(input)", taint: in, pos: c.sp.pos, end: c.sp.end}}
 	}
 	if len(repl) > 0 {
 		r := repl[0].val
@@ -861,6 +866,105 @@ func hXargs(b *builder, c *call) stream {
 	}
 	argv := append(append([]field(nil), inner...), items...)
 	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
+}
+
+// xargsItems splits xargs' input into the items it passes (at most 64):
+// with -0 or -d at that delimiter (newlines and blanks are part of an
+// item: printf 'rm -rf ~\n' | xargs -d '\n' sh -c runs rm); with -I one per
+// line; else at blanks and newlines, with '…', "…" and backslash quoting as
+// xargs does ("'rm -rf ~'" is one item).
+func xargsItems(text string, c *call, perLine bool) []field {
+	var parts []string
+	switch {
+	case c.a.has("-0", "--null"):
+		parts = strings.Split(text, "\x00")
+	case len(c.a.values("-d", "--delimiter")) > 0:
+		d := c.a.values("-d", "--delimiter")[0]
+		if !d.known {
+			return []field{{raw: "(input)", taint: stream{kind: streamUnknown}, pos: c.sp.pos, end: c.sp.end}}
+		}
+		parts = strings.Split(text, xargsDelimiter(d.val))
+	case perLine:
+		return lineItems(text, c.sp)
+	default:
+		parts = xargsWords(text)
+	}
+	var items []field
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		items = append(items, staticField(p, c.sp))
+		if len(items) >= 64 {
+			break
+		}
+	}
+	return items
+}
+
+// xargsDelimiter is the character -d names: a character, or a C escape
+// (\n, \t, \0, \\, \xHH, \NNN).
+func xargsDelimiter(d string) string {
+	if len(d) < 2 || d[0] != '\\' {
+		return d
+	}
+	switch d[1] {
+	case 'n':
+		return "\n"
+	case 't':
+		return "\t"
+	case 'r':
+		return "\r"
+	case '\\':
+		return `\`
+	case 'x':
+		if n, err := strconv.ParseUint(d[2:], 16, 8); err == nil {
+			return string(rune(n))
+		}
+	default:
+		if n, err := strconv.ParseUint(d[1:], 8, 8); err == nil {
+			return string(rune(n))
+		}
+	}
+	return d
+}
+
+// xargsWords splits at blanks and newlines; quotes group and backslash
+// escapes, as xargs reads its input by default.
+func xargsWords(text string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == '\\' && i+1 < len(text):
+			i++
+			cur.WriteByte(text[i])
+			in = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // lineItems are the non-empty lines of text (at most 64), as xargs -I
