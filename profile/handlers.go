@@ -993,36 +993,64 @@ func hParallel(b *builder, c *call) stream {
 			break
 		}
 	}
+	pipe := c.a.has("--pipe", "--pipepart")
 	if cmd == nil {
 		cmd = fs
-		items = []field{{raw: "(input)", taint: c.in}}
-		if c.in.kind == streamText {
-			// Items are the lines of its input.
-			items = lineItems(c.in.text, c.sp)
+		in := c.in
+		if files := c.a.values("-a", "--arg-file"); len(files) > 0 {
+			in = b.fileStream(files[len(files)-1:], c.st)
+		}
+		items = []field{{raw: "(input)", taint: in}}
+		switch {
+		case pipe:
+			// --pipe: the input goes to each command's stdin, not its argv.
+			items = nil
+		case in.kind == streamText:
+			// Items are the lines of its input (or -0/-d records).
+			items = xargsItems(in.text, c, true)
 		}
 	}
 	if len(items) == 0 {
 		items = []field{staticField("", c.sp)}
 	}
+	stdin := stream{}
+	if pipe {
+		stdin = c.in
+	}
+	repl := "{}"
+	if rs := c.a.values("-I"); len(rs) > 0 && rs[0].known {
+		repl = rs[0].val
+	}
 	for _, it := range items {
+		// With a command, parallel puts each item in as one quoted word
+		// (parallel sh -c ::: 'rm -rf ~' runs sh -c 'rm -rf ~'); without
+		// one, the items are the command lines.
+		if len(cmd) > 0 && it.known && it.val != "" {
+			q, err := parse.Quote([]string{it.val})
+			if err != nil {
+				it = field{raw: it.val, pos: it.pos, end: it.end}
+			} else {
+				it.val = q
+			}
+		}
 		var argv []field
 		placed := false
 		for _, f := range cmd {
 			g := f
-			if f.known && strings.Contains(f.val, "{}") {
+			if f.known && strings.Contains(f.val, repl) {
 				placed = true
 				if it.known {
-					g.val = strings.ReplaceAll(f.val, "{}", it.val)
+					g.val = strings.ReplaceAll(f.val, repl, it.val)
 				} else {
 					g = it
 				}
 			}
 			argv = append(argv, g)
 		}
-		if !placed {
+		if !placed && (it.val != "" || !it.known) {
 			argv = append(argv, it)
 		}
-		b.shellText(argv, &call{prog: "parallel", st: c.st, in: stream{}, sp: c.sp}, "parallel")
+		b.shellText(argv, &call{prog: "parallel", st: c.st, in: stdin, sp: c.sp}, "parallel")
 	}
 	return stream{kind: streamUnknown}
 }

@@ -197,7 +197,7 @@ func baseTable() map[string]*spec {
 		}},
 		"watch":    {val: "-n -d --interval --differences", posix: true, fn: hWatch},
 		"xargs":    {val: "-I -n -L -P -d -E -s -a --max-args --replace --delimiter --arg-file --max-procs --max-lines", posix: true, fn: hXargs},
-		"parallel": {val: "-j -S --jobs --sshlogin", posix: true, fn: hParallel, rows: []row{{"net.parallel-remote", CapSend, "-S|--sshlogin", "", "runs commands on remote machines"}}},
+		"parallel": {val: "-j -S --jobs --sshlogin -d --delimiter -a --arg-file -I --block --recstart --recend", posix: true, fn: hParallel, rows: []row{{"net.parallel-remote", CapSend, "-S|--sshlogin", "", "runs commands on remote machines"}}},
 		"find":     {fn: hFind},
 		"eval":     {fn: hEval},
 		"source":   {fn: hSource},
