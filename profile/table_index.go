@@ -219,6 +219,7 @@ var tableNames = [...]string{
 	"groupadd",
 	"gsutil",
 	"guard",
+	"guard-sandbox-exec",
 	"guard-sh",
 	"guile",
 	"gunzip",
@@ -856,6 +857,7 @@ var tableOf = [...]uint8{
 	2, // groupadd
 	8, // gsutil
 	0, // guard
+	0, // guard-sandbox-exec
 	0, // guard-sh
 	0, // guile
 	0, // gunzip
