@@ -51,6 +51,10 @@ func Extract(name string, src []byte) ([]Snippet, error) {
 		err = x.npm()
 	case CI:
 		err = x.ci()
+	case VSCode:
+		err = x.vscodeTasks()
+	case DevContainer:
+		err = x.devcontainer()
 	}
 	return x.out, err
 }

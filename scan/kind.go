@@ -40,6 +40,10 @@ func KindOf(name string) Kind {
 		return Script
 	case ciKeys(name) != nil:
 		return CI
+	case lower == "tasks.json" && path.Base(dir) == ".vscode":
+		return VSCode
+	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
+		return DevContainer
 	}
 	return ""
 }

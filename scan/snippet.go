@@ -12,13 +12,15 @@ type Kind string
 
 // The kinds of file scan reads shell from.
 const (
-	Script     Kind = "script"         // a shell script, by extension or shebang
-	Workflow   Kind = "github-actions" // a run step of a GitHub Actions workflow or composite action
-	GitLab     Kind = "gitlab-ci"      // a script line of .gitlab-ci.yml
-	Makefile   Kind = "makefile"       // a Makefile recipe line
-	Dockerfile Kind = "dockerfile"     // a Dockerfile RUN instruction
-	NPM        Kind = "npm"            // a package.json script
-	CI         Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task)
+	Script       Kind = "script"         // a shell script, by extension or shebang
+	Workflow     Kind = "github-actions" // a run step of a GitHub Actions workflow or composite action
+	GitLab       Kind = "gitlab-ci"      // a script line of .gitlab-ci.yml
+	Makefile     Kind = "makefile"       // a Makefile recipe line
+	Dockerfile   Kind = "dockerfile"     // a Dockerfile RUN instruction
+	NPM          Kind = "npm"            // a package.json script
+	VSCode       Kind = "vscode-task"    // a VS Code task's command (.vscode/tasks.json)
+	DevContainer Kind = "devcontainer"   // a dev container's lifecycle command (devcontainer.json)
+	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task)
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as
