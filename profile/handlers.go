@@ -1527,6 +1527,31 @@ func (b *builder) packageScripts(dir string) (map[string]string, string, bool) {
 	}
 }
 
+// hBunRun: bun [run] NAME runs package.json's script NAME when there is
+// one (reviewed as npm's), else the file NAME (as any interpreter runs a
+// script). A NAME that is neither, as far as guard can read, is not A: it
+// may be a script or a subcommand guard does not know.
+func hBunRun(b *builder, c *call) stream {
+	if c.a.has("-e", "--eval") || len(c.a.ops) == 0 {
+		return hInterp("-e --eval")(b, c)
+	}
+	name := c.a.ops[0]
+	if name.known {
+		if scripts, _, ok := b.packageScripts(c.st.cwd); ok {
+			if _, has := scripts[name.val]; has {
+				return hPkgScript("")(b, c)
+			}
+		}
+		if p, ok := b.ctx.Resolve(c.st.cwd, name.val); ok && b.ctx.ReadFile != nil {
+			if _, err := b.ctx.ReadFile(p); err == nil {
+				return hInterp("-e --eval")(b, c)
+			}
+		}
+	}
+	b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: c.prog, Target: name.display(), Msg: "runs a package script, file or subcommand guard cannot read to review"}, c.sp)
+	return stream{kind: streamUnknown}
+}
+
 // yarnBare: `yarn NAME` / `pnpm NAME` runs the script NAME when the
 // package has one, else a binary from node_modules/.bin (not reviewed).
 func yarnBare(b *builder, c *call) stream {

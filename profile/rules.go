@@ -218,11 +218,11 @@ func baseTable() map[string]*spec {
 		"python2": {val: "-c -m -W", fn: hInterp("-c")},
 		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
-		"bun":     {val: "-e --eval", fn: hInterp("-e --eval")},
-		"perl":    {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
-		"ruby":    {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
-		"php":     {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
-		"lua":     {val: "-e -l", fn: hInterp("-e")},
+
+		"perl": {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
+		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
+		"lua":  {val: "-e -l", fn: hInterp("-e")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.
 		"ipython":            {val: "-c -m", fn: hInterp("-c")},

@@ -131,6 +131,19 @@ func networkTable() map[string]*spec {
 		}),
 		"npx":  fetch("pkg.exec", "downloads (if needed) and runs a package"),
 		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		// bun is a package manager as well as a runtime: bun FILE and bun -e
+		// run code (the interpreter entry); its subcommands fetch, run
+		// package.json scripts (reviewed as npm's) and publish.
+		"bun": subs(&spec{val: "-e --eval", fn: hBunRun}, map[string]*spec{
+			"install": fetch("pkg.install", "downloads and installs packages (their install scripts run)"), "i": fetch("pkg.install", "downloads and installs packages (their install scripts run)"),
+			"add": fetch("pkg.install", "downloads and installs packages"), "a": fetch("pkg.install", "downloads and installs packages"),
+			"update": fetch("pkg.install", "downloads and updates packages"), "upgrade": fetch("pkg.install", "downloads a new bun"),
+			"create": fetch("pkg.exec", "downloads and runs a project template"), "x": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+			"remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "rm": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
+			"run":     {fn: hBunRun},
+			"test":    whole("dev.build", CapExec, "runs the project's tests"), "build": whole("dev.build", CapExec, "bundles the project"),
+		}),
 		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(unknownSub("yarn npm"), map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "info": fetch("pkg.audit", "queries the registry"), "whoami": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain()}), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out")}),

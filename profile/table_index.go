@@ -689,7 +689,7 @@ var tableOf = [...]uint8{
 	0, // break
 	1, // brew
 	0, // builtin
-	0, // bun
+	1, // bun
 	1, // bundle
 	5, // bunx
 	8, // busctl

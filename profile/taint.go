@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/guard-sh/guard/internal/paths"
+	"github.com/tailscale/hujson"
 )
 
 // Taint (LEVELS.md principle 9): what the line changes, the line cannot
@@ -405,6 +406,8 @@ func hDeno(b *builder, c *call) stream {
 		return stream{kind: streamUnknown}
 	}
 	switch ops[0].val {
+	case "task":
+		return b.denoTask(c, ops[1:])
 	case "eval":
 		b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
 	case "run", "install", "compile", "test", "bench", "x", "serve":
@@ -420,6 +423,61 @@ func hDeno(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapNetCode, Rule: "exec.remote-code", Program: "deno", Target: ops[0].val, Msg: "downloads code from " + ops[0].val + " and runs it, unreviewed"}, c.sp)
 		}
 	}
+	return stream{kind: streamUnknown}
+}
+
+// denoTask: deno task NAME runs the task NAME of the nearest deno.json or
+// deno.jsonc (JSON with comments), with deno's bash-like task shell: its
+// text is reviewed as shell text. A task guard cannot read is not A.
+func (b *builder) denoTask(c *call, ops []field) stream {
+	if len(ops) == 0 {
+		return stream{kind: streamText} // lists the tasks
+	}
+	if !ops[0].known {
+		return b.dynamicCode(ops[0], c, "deno task")
+	}
+	name := ops[0].val
+	if b.ctx.ReadFile != nil && !b.ctx.Remote && c.st.cwd != "" {
+		for d := c.st.cwd; ; d = path.Dir(d) {
+			for _, f := range []string{"deno.json", "deno.jsonc"} {
+				p := path.Join(d, f)
+				data, err := b.readFile(p)
+				if err != nil {
+					continue
+				}
+				var cfg struct {
+					Tasks map[string]json.RawMessage `json:"tasks"`
+				}
+				std, err := hujson.Standardize(data)
+				if err != nil || json.Unmarshal(std, &cfg) != nil {
+					b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: "deno", Target: name, Msg: "runs a deno task from " + p + ", which guard cannot parse"}, c.sp)
+					return stream{kind: streamUnknown}
+				}
+				var text string
+				raw, has := cfg.Tasks[name]
+				if has && json.Unmarshal(raw, &text) != nil {
+					// The object form: {"command": "…", "dependencies": […]}.
+					var obj struct {
+						Command string `json:"command"`
+					}
+					if json.Unmarshal(raw, &obj) == nil {
+						text = obj.Command
+					}
+				}
+				if text != "" {
+					inner := c.st.clone()
+					inner.cwd = d
+					return b.text(text, inner, c.in, "deno task "+name, c.sp)
+				}
+				b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: "deno", Target: name, Msg: "runs a deno task guard cannot read to review"}, c.sp)
+				return stream{kind: streamUnknown}
+			}
+			if d == "/" || d == "." {
+				break
+			}
+		}
+	}
+	b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: "deno", Target: name, Msg: "runs a deno task guard cannot read to review"}, c.sp)
 	return stream{kind: streamUnknown}
 }
 
