@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -60,18 +59,78 @@ const killDelay = 3 * time.Second
 // Cancelling ctx sends SIGTERM to the command's process group, then
 // SIGKILL.
 func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, error) {
-	res := Result{ExitCode: codeFailed}
 	if len(argv) == 0 || argv[0] == "" {
-		return res, errors.New("no command to run")
+		return Result{ExitCode: codeFailed}, errors.New("no command to run")
 	}
 	// The helper starts first: its start (a process and a Go runtime)
 	// then runs alongside the validation, the grants and the snapshot.
 	// It does nothing before it has a plan.
-	dir := spec.Dir
-	if dir == "" {
-		dir = filepath.Clean(spec.Workspace)
+	l, lerr := launch(ctx, helperPath(), argv[0], stdio)
+	return run(ctx, spec, argv, stdio, l, lerr)
+}
+
+// Helper is a sandbox helper started ahead of its run (Start), so that
+// its start, a process and a Go runtime, runs alongside guard's review
+// and decision instead of after them. It does nothing before it has a
+// plan, which only Run sends: a helper that is not used (the review
+// refuses, or must ask the user first) is killed and reaped by Close,
+// and nothing ran. Until Run it holds neither the terminal nor guard's
+// signals: ^C still ends guard (and the helper with it, its lifeline
+// gone).
+type Helper struct {
+	ctx   context.Context
+	name  string
+	stdio Stdio
+	ready chan struct{} // closed once the launch is over
+	l     *launched
+	err   error
+	used  bool
+}
+
+// Start starts, in the background, the helper of a run of the command
+// name (argv[0]) with stdio. Run or Close must follow, from one
+// goroutine.
+func Start(ctx context.Context, name string, stdio Stdio) *Helper {
+	h := &Helper{ctx: ctx, name: name, stdio: stdio, ready: make(chan struct{})}
+	go func() {
+		defer close(h.ready)
+		h.l, h.err = launch(ctx, helperPath(), name, stdio)
+	}()
+	return h
+}
+
+// Close kills and reaps a helper that was not used. After Run, and on
+// a nil Helper, it does nothing.
+func (h *Helper) Close() {
+	if h == nil || h.used {
+		return
 	}
-	l, lerr := launch(ctx, helperPath(), argv[0], dir, stdio)
+	h.used = true
+	<-h.ready
+	if h.err == nil {
+		h.l.discard()
+	}
+}
+
+// Run is the package's Run with the helper Start began, on the stdio
+// given to Start; argv[0] must be the name given to Start.
+func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
+	res := Result{ExitCode: codeFailed}
+	if h.used {
+		return res, errors.New("sandbox helper already used")
+	}
+	if len(argv) == 0 || argv[0] != h.name {
+		h.Close()
+		return res, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
+	}
+	h.used = true
+	<-h.ready
+	return run(h.ctx, spec, argv, h.stdio, h.l, h.err)
+}
+
+// run is Run once the helper is launched (or failed to: lerr).
+func run(ctx context.Context, spec Spec, argv []string, stdio Stdio, l *launched, lerr error) (Result, error) {
+	res := Result{ExitCode: codeFailed}
 	s, err := spec.validate()
 	sup := probe()
 	if err == nil {
@@ -82,7 +141,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	}
 	if err != nil {
 		if lerr == nil {
-			l.finish(nil)
+			l.discard()
 		}
 		return res, err
 	}
@@ -94,7 +153,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 		defer removeAll(tmp)
 	}
 	if err != nil {
-		l.finish(nil)
+		l.discard()
 		return res, err
 	}
 	defer snap.close()
@@ -103,7 +162,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	if err == nil && st != nil && st.Stale {
 		// A guard-sandbox-exec from another build: run as before it
 		// existed, re-executing guard itself.
-		if l, err = launch(ctx, selfExe, argv[0], s.Dir, stdio); err == nil {
+		if l, err = launch(ctx, selfExe, argv[0], stdio); err == nil {
 			st, ps, denials, err = l.finish(p)
 		}
 	}
@@ -154,7 +213,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
@@ -209,6 +268,7 @@ func handled(abi int, net bool) (fsSet, netSet, scoped uint64) {
 // it before computing the plan, so the helper's own start (a process
 // and a Go runtime) runs alongside the grants and the snapshot.
 type launched struct {
+	ctx     context.Context
 	cmd     *exec.Cmd
 	pid     int
 	planW   *os.File
@@ -221,10 +281,11 @@ type launched struct {
 	undo []func()
 }
 
-// launch starts the helper in dir with stdio; name is the command's,
-// for the helper's argv (ps shows it). finish must follow.
-func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launched, error) {
-	l := &launched{tty: -1}
+// launch starts the helper with stdio; name is the command's, for the
+// helper's argv (ps shows it). The plan says where the command runs.
+// finish (or discard) must follow.
+func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, error) {
+	l := &launched{ctx: ctx, tty: -1}
 	ok := false
 	defer func() {
 		if !ok {
@@ -248,7 +309,6 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 		Path:       helper,
 		Args:       []string{"guard-sandbox", name},
 		Env:        []string{confine.Env + "=1"},
-		Dir:        dir,
 		Stdin:      stdio.In,
 		Stdout:     stdio.Out,
 		Stderr:     stdio.Err,
@@ -266,35 +326,9 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 		l.watcher = &denialWatcher{w: stdio.Err}
 		cmd.Stderr = l.watcher
 	}
+	// The terminal and guard's signals are handed over with the plan
+	// (handOver): until then the helper may be one that is never used.
 	l.tty = terminalFD(stdio)
-	if l.tty >= 0 {
-		if foreground(l.tty, unix.Getpgrp()) {
-			cmd.SysProcAttr.Foreground = true
-			cmd.SysProcAttr.Ctty = l.tty
-		}
-		// Moving the terminal between guard's group and the
-		// command's is done from the background: SIGTTOU would stop
-		// guard.
-		signal.Ignore(syscall.SIGTTOU)
-		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
-	}
-
-	// Registering the signals to relay (the first time, a goroutine
-	// and a thread of the runtime's) runs alongside the helper's
-	// start. A signal before it takes effect acts on guard as without
-	// guard's handling: the helper, which has no plan yet, sees its
-	// lifeline end and exits; nothing has run.
-	sigs := make(chan os.Signal, 8)
-	notified := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, confine.Forwarded...)
-		close(notified)
-	}()
-	l.undo = append(l.undo, func() {
-		<-notified
-		signal.Stop(sigs)
-	})
-
 	if err := becomeSubreaper(); err != nil {
 		return nil, err
 	}
@@ -318,19 +352,56 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 	})
 	planR.Close()
 	statW.Close()
+	ok = true
+	return l, nil
+}
+
+// handOver gives the helper, about to get its plan, what belongs to the
+// command: the terminal's foreground (when guard's group has it, so ^C
+// and ^Z reach the command directly) and guard's signals, relayed to
+// the command's group. cleanup takes both back.
+func (l *launched) handOver() {
+	pid := l.pid
 	if l.tty >= 0 {
+		// Moving the terminal between guard's group and the
+		// command's is done from the background: SIGTTOU would stop
+		// guard.
+		signal.Ignore(syscall.SIGTTOU)
+		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
 		tty := l.tty
+		if foreground(tty, unix.Getpgrp()) {
+			unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pid)
+		}
 		l.undo = append(l.undo, func() {
 			if foreground(tty, pid) {
 				unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, unix.Getpgrp())
 			}
 		})
 	}
+	// Registering the signals to relay (the first time, a goroutine
+	// and a thread of the runtime's) runs alongside the helper's
+	// confinement. A signal before it takes effect acts on guard as
+	// without guard's handling: guard ends, and the helper, its
+	// lifeline gone, ends the command and everything it started.
+	sigs := make(chan os.Signal, 8)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, confine.Forwarded...)
+		close(notified)
+	}()
 	done := make(chan struct{})
-	l.undo = append(l.undo, func() { close(done) })
-	go relay(ctx, pid, sigs, done)
-	ok = true
-	return l, nil
+	l.undo = append(l.undo, func() {
+		close(done)
+		<-notified
+		signal.Stop(sigs)
+	})
+	go relay(l.ctx, pid, sigs, done)
+}
+
+// discard kills and reaps a helper that gets no plan: nothing ran.
+func (l *launched) discard() {
+	syscall.Kill(-l.pid, syscall.SIGKILL)
+	l.finish(nil)
 }
 
 // cleanup undoes what launch did, last step first.
@@ -351,6 +422,7 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	// lifeline, whose EOF means guard is gone.
 	var encErr error
 	if p != nil {
+		l.handOver()
 		_, encErr = l.planW.Write(p.Encode())
 	} else {
 		l.planW.Close()

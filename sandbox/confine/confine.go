@@ -78,6 +78,13 @@ func helper() int {
 		return fail(CodeFailed, "", "no command")
 	}
 	name := p.Argv[0]
+	// Before the lookup (./script is relative to it) and before the
+	// confinement (the directory may be one the command cannot open).
+	if p.Dir != "" {
+		if err := unix.Chdir(p.Dir); err != nil {
+			return fail(CodeFailed, name, "chdir "+p.Dir+": "+err.Error())
+		}
+	}
 	// Only stdin, stdout and stderr reach the command: descriptors
 	// guard itself inherited without close-on-exec are not passed on.
 	if err := closeOnExecFrom(3); err != nil {
