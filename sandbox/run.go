@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -66,7 +67,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	// then runs alongside the validation, the grants and the snapshot.
 	// It does nothing before it has a plan.
 	l, lerr := launch(ctx, helperPath(), argv[0], stdio)
-	return run(ctx, spec, argv, stdio, l, lerr)
+	return run(ctx, plan(spec, argv, stdio), stdio, l, lerr)
 }
 
 // Helper is a sandbox helper started ahead of its run (Start), so that
@@ -84,12 +85,15 @@ type Helper struct {
 	ready chan struct{} // closed once the launch is over
 	l     *launched
 	err   error
-	used  bool
+	// prep is the plan Prepare computes, ready once done is closed.
+	prep *prepared
+	done chan struct{}
+	used bool
 }
 
 // Start starts, in the background, the helper of a run of the command
-// name (argv[0]) with stdio. Run or Close must follow, from one
-// goroutine.
+// name (argv[0]) with stdio. Run or Close must follow; Start, Prepare,
+// Run and Close are called from one goroutine.
 func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 	h := &Helper{ctx: ctx, name: name, stdio: stdio, ready: make(chan struct{})}
 	go func() {
@@ -99,13 +103,42 @@ func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 	return h
 }
 
-// Close kills and reaps a helper that was not used. After Run, and on
-// a nil Helper, it does nothing.
+// Prepare computes, in the background, the plan of the run of argv by
+// spec: the validation, the grants, the private temp dir and the
+// snapshot of the protected paths, alongside whatever guard does before
+// Run (its decision record). Nothing runs before Run. Run given another
+// spec or argv drops this plan and computes its own.
+func (h *Helper) Prepare(spec Spec, argv []string) {
+	if h.used || h.done != nil {
+		return
+	}
+	spec, argv = spec.clone(), slices.Clone(argv)
+	h.done = make(chan struct{})
+	go func() {
+		defer close(h.done)
+		h.prep = plan(spec, argv, h.stdio)
+	}()
+}
+
+// prepared waits for the plan Prepare computes; nil without Prepare.
+func (h *Helper) prepared() *prepared {
+	if h.done == nil {
+		return nil
+	}
+	<-h.done
+	return h.prep
+}
+
+// Close kills and reaps a helper that was not used, and drops what
+// Prepare made. After Run, and on a nil Helper, it does nothing.
 func (h *Helper) Close() {
 	if h == nil || h.used {
 		return
 	}
 	h.used = true
+	if pr := h.prepared(); pr != nil {
+		pr.release()
+	}
 	<-h.ready
 	if h.err == nil {
 		h.l.discard()
@@ -115,29 +148,84 @@ func (h *Helper) Close() {
 // Run is the package's Run with the helper Start began, on the stdio
 // given to Start; argv[0] must be the name given to Start.
 func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
-	res := Result{ExitCode: codeFailed}
 	if h.used {
-		return res, errors.New("sandbox helper already used")
+		return Result{ExitCode: codeFailed}, errors.New("sandbox helper already used")
 	}
 	if len(argv) == 0 || argv[0] != h.name {
 		h.Close()
-		return res, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
+		return Result{ExitCode: codeFailed}, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
+	}
+	pr := h.prepared()
+	if pr == nil || !pr.made(spec, argv) {
+		if pr != nil {
+			pr.release()
+		}
+		pr = plan(spec, argv, h.stdio)
 	}
 	h.used = true
 	<-h.ready
-	return run(h.ctx, spec, argv, h.stdio, h.l, h.err)
+	return run(h.ctx, pr, h.stdio, h.l, h.err)
 }
 
-// run is Run once the helper is launched (or failed to: lerr).
-func run(ctx context.Context, spec Spec, argv []string, stdio Stdio, l *launched, lerr error) (Result, error) {
-	res := Result{ExitCode: codeFailed}
+// prepared is a run's plan, computed before the helper gets it.
+type prepared struct {
+	// spec and argv are the request, as given (made compares them).
+	spec Spec
+	argv []string
+
+	res     Result // Degraded, Grants, DroppedEnv so far
+	invalid error  // the spec cannot be run (reported first)
+	err     error  // the plan could not be made
+	p       *confine.Plan
+	tmp     string // the private temp dir, to remove
+	snap    *snapshot
+}
+
+// plan validates spec and computes the plan of running argv with it.
+func plan(spec Spec, argv []string, stdio Stdio) *prepared {
+	pr := &prepared{spec: spec.clone(), argv: slices.Clone(argv), res: Result{ExitCode: codeFailed}}
 	s, err := spec.validate()
 	sup := probe()
 	if err == nil {
-		res.Degraded = sup.Gaps(s.Net)
-		if s.Require && len(res.Degraded) > 0 {
-			err = fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(res.Degraded, "; "))
+		pr.res.Degraded = sup.Gaps(s.Net)
+		if s.Require && len(pr.res.Degraded) > 0 {
+			err = fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(pr.res.Degraded, "; "))
 		}
+	}
+	if err != nil {
+		pr.invalid = err
+		return pr
+	}
+	pr.p, pr.tmp, pr.snap, pr.err = prepare(s, sup, argv, stdio, &pr.res)
+	return pr
+}
+
+// made reports whether pr is the plan of running argv by spec.
+func (pr *prepared) made(spec Spec, argv []string) bool {
+	return reflect.DeepEqual(pr.spec, spec) && slices.Equal(pr.argv, argv)
+}
+
+// release removes the private temp dir and drops the snapshot.
+func (pr *prepared) release() {
+	if pr.snap != nil {
+		pr.snap.close()
+	}
+	if pr.tmp != "" {
+		removeAll(pr.tmp)
+	}
+}
+
+// run is Run once the helper is launched (or failed to: lerr) and the
+// plan is made.
+func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error) (Result, error) {
+	defer pr.release()
+	res := pr.res
+	err := pr.invalid
+	if err == nil && lerr != nil {
+		err = lerr
+	}
+	if err == nil {
+		err = pr.err
 	}
 	if err != nil {
 		if lerr == nil {
@@ -145,29 +233,17 @@ func run(ctx context.Context, spec Spec, argv []string, stdio Stdio, l *launched
 		}
 		return res, err
 	}
-	if lerr != nil {
-		return res, lerr
-	}
-	p, tmp, snap, err := prepare(s, sup, argv, stdio, &res)
-	if tmp != "" {
-		defer removeAll(tmp)
-	}
-	if err != nil {
-		l.discard()
-		return res, err
-	}
-	defer snap.close()
 
-	st, ps, denials, err := l.finish(p)
+	st, ps, denials, err := l.finish(pr.p)
 	if err == nil && st != nil && st.Stale {
 		// A guard-sandbox-exec from another build: run as before it
 		// existed, re-executing guard itself.
-		if l, err = launch(ctx, selfExe, argv[0], stdio); err == nil {
-			st, ps, denials, err = l.finish(p)
+		if l, err = launch(ctx, selfExe, pr.argv[0], stdio); err == nil {
+			st, ps, denials, err = l.finish(pr.p)
 		}
 	}
 	res.Denials = denials
-	res.Violations = snap.check()
+	res.Violations = pr.snap.check()
 	if err != nil {
 		return res, err
 	}
