@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -174,6 +175,79 @@ func TestGrantsHideBySiblings(t *testing.T) {
 	for p, a := range access {
 		if a&ll.AccessFSWriteFile != 0 && !strings.HasPrefix(p, "/dev/") {
 			t.Errorf("read-only spec grants write on %s", p)
+		}
+	}
+}
+
+// expandByDefinition is expand as first written: every entry checked
+// against every excluded path. expand must give the same rules.
+func expandByDefinition(out *[]rule, dir string, isDir bool, access uint64, excluded []string) {
+	for _, x := range excluded {
+		if paths.Within(dir, x) {
+			return
+		}
+	}
+	split := slices.ContainsFunc(excluded, func(x string) bool { return x != dir && paths.Within(x, dir) })
+	if !split {
+		*out = append(*out, rule{Path: dir, Access: access, dir: isDir})
+		return
+	}
+	*out = append(*out, rule{Path: dir, Access: access & accListed, dir: true})
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink == 0 {
+			expandByDefinition(out, filepath.Join(dir, e.Name()), e.IsDir(), access, excluded)
+		}
+	}
+}
+
+// TestExpandByDefinition: expand splits exactly the directories that
+// hold an excluded path, whatever their nesting, names that share a
+// prefix (.config, .config-old), excluded files, missing paths, and an
+// excluded path that is the granted one or holds it.
+func TestExpandByDefinition(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/b/c", "a/bb", "a/b-c/d", ".config/guard", ".config-old/guard", "x/y", "z"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	for _, f := range []string{"a/b/c/f", "a/b/g", ".netrc", ".netrc2", "x/y/h"} {
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	os.Symlink("a", filepath.Join(root, "link"))
+	p := func(rel ...string) []string {
+		var out []string
+		for _, r := range rel {
+			out = append(out, filepath.Join(root, r))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		dir      string
+		excluded []string
+	}{
+		{root, nil},
+		{root, p("a/b/c")},
+		{root, p("a/b/c/f", "a/bb", ".config/guard", ".netrc", "missing/deep", "x")},
+		{root, p("a/b", "a/b/c", "a")},
+		{root, append(p(".config"), "/dev", "/proc")},
+		{filepath.Join(root, "a"), p("a/b-c/d", "link/b", "z")},
+		{filepath.Join(root, "a"), p("a")},
+		{filepath.Join(root, "a/b"), p("a")},
+		{filepath.Join(root, "a/b"), p("a/b-c/d", "a/bb")},
+		{"/", append(p("a/b/c", ".config/guard"), "/dev")},
+	} {
+		for _, access := range []uint64{accRead, accReadWrite} {
+			var got, want []rule
+			if err := expand(&got, c.dir, true, access, c.excluded); err != nil {
+				t.Fatal(err)
+			}
+			expandByDefinition(&want, c.dir, true, access, c.excluded)
+			if !slices.Equal(got, want) {
+				t.Errorf("expand(%s, %v):\n got %v\nwant %v", c.dir, c.excluded, got, want)
+			}
 		}
 	}
 }
