@@ -62,9 +62,9 @@ func Main() {
 func helper() int {
 	// The status pipe must not reach the command.
 	unix.CloseOnExec(StatusFD)
-	// Alongside reading the plan and confining: it takes a runtime
-	// goroutine and thread.
-	ready := ignoreForwarded()
+	// Before the plan: guard relays its signals to the helper's group
+	// as soon as it has sent it.
+	ignoreForwarded()
 	p, err := readPlan(PlanFD)
 	if err != nil {
 		var stale errStale
@@ -117,7 +117,7 @@ func helper() int {
 			return fail(CodeFailed, name, err.Error())
 		}
 	}
-	w, err := startWatched(path, p, ready)
+	w, err := startWatched(path, p)
 	if err != nil {
 		code := CodeNotExecutable
 		if errors.Is(err, syscall.ENOENT) {

@@ -52,28 +52,20 @@ type watched struct {
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
-// command (the group's, from the terminal or relayed by guard) and
-// closes the channel it returns once that holds; the command must not
-// start before. It handles them rather than ignoring them: the exec
-// resets handled signals to their default, so the command gets the
-// default action for each, as it always did (guard handles and relays
-// them, so it never passed an ignored one on).
-func ignoreForwarded() <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		c := make(chan os.Signal, 8)
-		signal.Notify(c, Forwarded...)
-		close(done)
-		for range c {
-		}
-	}()
-	return done
+// command (the group's, from the terminal or relayed by guard); the
+// command must not start before. It handles them rather than ignoring
+// them: the exec resets handled signals to their default, so the
+// command gets the default action for each, as it always did (guard
+// handles and relays them, so it never passed an ignored one on). The
+// channel is never read: a signal that finds it full is dropped, which
+// is all the helper wants done with it.
+func ignoreForwarded() {
+	signal.Notify(make(chan os.Signal, 1), Forwarded...)
 }
 
-// startWatched makes the helper a subreaper and starts the command once
-// the helper ignores the forwarded signals (ready). It must run on the
-// thread that confined itself.
-func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error) {
+// startWatched makes the helper a subreaper and starts the command. It
+// must run on the thread that confined itself.
+func startWatched(path string, p *Plan) (*watched, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, errors.New("become child subreaper: " + err.Error())
 	}
@@ -83,7 +75,6 @@ func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error)
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, errors.New("make the sandbox helper undumpable: " + err.Error())
 	}
-	<-ready
 	pid, err := syscall.ForkExec(path, p.Argv, &syscall.ProcAttr{
 		Env:   p.Env,
 		Files: []uintptr{0, 1, 2},
