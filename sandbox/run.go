@@ -432,10 +432,9 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 	return l, nil
 }
 
-// handOver gives the helper, about to get its plan, what belongs to the
-// command: the terminal's foreground (when guard's group has it, so ^C
-// and ^Z reach the command directly) and guard's signals, relayed to
-// the command's group. cleanup takes both back.
+// handOver gives the helper, about to get its plan, the terminal's
+// foreground when guard's group has it, so ^C and ^Z reach the command
+// directly; cleanup takes it back.
 func (l *launched) handOver() {
 	pid := l.pid
 	if l.tty >= 0 {
@@ -454,24 +453,30 @@ func (l *launched) handOver() {
 			}
 		})
 	}
-	// Registering the signals to relay (the first time, a goroutine
-	// and a thread of the runtime's) runs alongside the helper's
-	// confinement. A signal before it takes effect acts on guard as
-	// without guard's handling: guard ends, and the helper, its
-	// lifeline gone, ends the command and everything it started.
+}
+
+// relaySignals relays guard's signals to the command's group until the
+// run is over (cleanup). It is called once the plan is sent: the
+// registration (the first time, a goroutine and a thread of the
+// runtime's) then runs alongside the helper's confinement, and its
+// undoing (which waits for the runtime's signal loop) after the run,
+// neither on the critical path. A signal before it takes effect acts
+// on guard as without guard's handling: guard ends, and the helper,
+// its lifeline gone, ends the command and everything it started.
+func (l *launched) relaySignals() {
 	sigs := make(chan os.Signal, 8)
-	notified := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, confine.Forwarded...)
-		close(notified)
-	}()
 	done := make(chan struct{})
-	l.undo = append(l.undo, func() {
-		close(done)
-		<-notified
+	go func() {
+		select {
+		case <-done:
+			return // the run is already over
+		default:
+		}
+		signal.Notify(sigs, confine.Forwarded...)
+		relay(l.ctx, l.pid, sigs, done)
 		signal.Stop(sigs)
-	})
-	go relay(l.ctx, pid, sigs, done)
+	}()
+	l.undo = append(l.undo, func() { close(done) })
 }
 
 // discard kills and reaps a helper that gets no plan: nothing ran.
@@ -500,6 +505,7 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	if p != nil {
 		l.handOver()
 		_, encErr = l.planW.Write(p.Encode())
+		l.relaySignals()
 	} else {
 		l.planW.Close()
 	}

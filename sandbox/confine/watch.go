@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -89,23 +90,38 @@ func startWatched(path string, p *Plan) (*watched, error) {
 
 // watch waits for the command or for guard's end, whichever is first,
 // and returns the command's exit status (or dies of its signal). It runs
-// on the confined thread: Landlock's signal scoping lets only threads in
-// the command's domain (or an enclosing one) signal it, and a domain
-// belongs to the thread that made it (each thread restricting itself
-// makes a domain of its own). The waiting is done by other goroutines.
+// on the confined thread, which waits for the command itself: Landlock's
+// signal scoping lets kill(-1) there reach the command's domain only (a
+// domain belongs to the thread that made it). A goroutine waits for the
+// lifeline. The helper so keeps few threads, which it must start and,
+// on the critical path, end.
 func (w *watched) watch() int {
-	exited := make(chan struct{}, 1)
-	gone := make(chan struct{}, 1)
-	go w.awaitExit(exited)
-	go awaitGuard(gone)
-	select {
-	case <-exited:
-	case <-gone:
-		// Not reaped yet: awaitExit waits without reaping.
-		unix.Kill(w.pid, unix.SIGKILL)
-		w.killDescendants()
-		return CodeFailed
+	var (
+		mu     sync.Mutex
+		gone   bool
+		reaped bool // the pid may be another process's now
+	)
+	go func() {
+		awaitGuard()
+		mu.Lock()
+		gone = true
+		if !reaped {
+			// This thread is outside the command's domain, which
+			// scoping lets signal into it.
+			unix.Kill(w.pid, unix.SIGKILL)
+		}
+		mu.Unlock()
+	}()
+	// When the command stops, the helper stops too, so guard sees the
+	// stop and does its job control as before; guard continues the
+	// group.
+	for WaitStop(w.pid) {
+		unix.Kill(os.Getpid(), unix.SIGSTOP)
 	}
+	mu.Lock()
+	reaped = true
+	killed := gone
+	mu.Unlock()
 	var ws unix.WaitStatus
 	var err error
 	for {
@@ -115,7 +131,7 @@ func (w *watched) watch() int {
 		}
 	}
 	w.killDescendants()
-	if err != nil {
+	if err != nil || killed {
 		return CodeFailed
 	}
 	if ws.Signaled() {
@@ -123,16 +139,6 @@ func (w *watched) watch() int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
-}
-
-// awaitExit reports when the command has exited, without reaping it.
-// When the command stops it stops the helper too, so guard sees the
-// stop and does its job control as before; guard continues the group.
-func (w *watched) awaitExit(exited chan<- struct{}) {
-	for WaitStop(w.pid) {
-		unix.Kill(os.Getpid(), unix.SIGSTOP)
-	}
-	exited <- struct{}{}
 }
 
 // WaitStop blocks until child pid stops or exits. It reports true for a
@@ -153,9 +159,9 @@ func WaitStop(pid int) bool {
 	}
 }
 
-// awaitGuard reports when the lifeline reads EOF (or fails): guard is
+// awaitGuard returns when the lifeline reads EOF (or fails): guard is
 // gone.
-func awaitGuard(gone chan<- struct{}) {
+func awaitGuard() {
 	var buf [64]byte
 	for {
 		n, err := unix.Read(PlanFD, buf[:])
@@ -167,7 +173,6 @@ func awaitGuard(gone chan<- struct{}) {
 			unix.Poll(fds, -1)
 			continue
 		}
-		gone <- struct{}{}
 		return
 	}
 }
