@@ -252,6 +252,65 @@ func TestExpandByDefinition(t *testing.T) {
 	}
 }
 
+// resolveByDefinition is resolver.canonical without its memory.
+func resolveByDefinition(p string, depth int) string {
+	if p == "/" {
+		return p
+	}
+	parent := resolveByDefinition(filepath.Dir(p), depth)
+	c := filepath.Join(parent, filepath.Base(p))
+	if fi, err := os.Lstat(c); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+		if t, err := os.Readlink(c); err == nil {
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(parent, t)
+			}
+			c = resolveByDefinition(filepath.Clean(t), depth+1)
+		}
+	}
+	return c
+}
+
+// TestResolver: the resolver, which remembers what it resolved and
+// which paths do not exist, answers as the filesystem does (symbolic
+// links resolved as far as they lead, stat as os.Stat) whatever order
+// the paths are asked in.
+func TestResolver(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"real/sub", "other"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "real/file"), nil, 0o644)
+	os.Symlink("real", filepath.Join(root, "rel"))
+	os.Symlink(filepath.Join(root, "real/sub"), filepath.Join(root, "abs"))
+	os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "dangling"))
+	os.Symlink("../other", filepath.Join(root, "real/up"))
+	var ps []string
+	for _, rel := range []string{
+		"real", "real/sub", "real/file", "real/file/below", "real/missing", "real/missing/deeper/still",
+		"rel", "rel/sub", "rel/file", "rel/missing/x", "abs", "abs/x", "dangling", "dangling/x/y",
+		"real/up", "real/up/z", "rel/up/z", "gone", "gone/a/b", "other", "other/..", "missing/a",
+	} {
+		ps = append(ps, filepath.Join(root, rel))
+	}
+	backward := slices.Clone(ps)
+	slices.Reverse(backward)
+	for _, order := range [][]string{ps, backward} {
+		r := newResolver()
+		for _, p := range order {
+			if got, want := r.canonical(p), resolveByDefinition(p, 0); got != want {
+				t.Errorf("canonical(%s) = %s, want %s", p, got, want)
+			}
+		}
+		for _, p := range order {
+			_, got := r.stat(r.canonical(p))
+			_, want := os.Stat(resolveByDefinition(p, 0))
+			if (got == nil) != (want == nil) {
+				t.Errorf("stat(%s): %v, want %v", p, got, want)
+			}
+		}
+	}
+}
+
 func TestGrantsWrite(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
