@@ -456,23 +456,16 @@ func (l *launched) handOver() {
 }
 
 // relaySignals relays guard's signals to the command's group until the
-// run is over (cleanup). It is called once the plan is sent: the
-// registration (the first time, a goroutine and a thread of the
-// runtime's) then runs alongside the helper's confinement, and its
-// undoing (which waits for the runtime's signal loop) after the run,
-// neither on the critical path. A signal before it takes effect acts
-// on guard as without guard's handling: guard ends, and the helper,
-// its lifeline gone, ends the command and everything it started.
+// run is over (cleanup). It is called before the plan is sent, so that
+// every signal guard gets once the command may run reaches it;
+// registering is cheap (the runtime's signal loop starts on its own
+// goroutine). Undoing it waits for that loop to be idle, so it is done
+// after the run on the relay's goroutine, off the critical path.
 func (l *launched) relaySignals() {
 	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, confine.Forwarded...)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-done:
-			return // the run is already over
-		default:
-		}
-		signal.Notify(sigs, confine.Forwarded...)
 		relay(l.ctx, l.pid, sigs, done)
 		signal.Stop(sigs)
 	}()
@@ -504,8 +497,8 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	var encErr error
 	if p != nil {
 		l.handOver()
-		_, encErr = l.planW.Write(p.Encode())
 		l.relaySignals()
+		_, encErr = l.planW.Write(p.Encode())
 	} else {
 		l.planW.Close()
 	}
