@@ -579,6 +579,35 @@ func BenchmarkRunTrueExecHelper(b *testing.B) {
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
+// TestHelperWaitsForGo: a helper that got its plan but not Go (guard
+// died while setting up its signal relay) runs nothing.
+func TestHelperWaitsForGo(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	marker := filepath.Join(ws, "ran")
+	argv := []string{"/bin/sh", "-c", "echo ran > " + marker}
+	pr := plan(Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}, argv, Stdio{})
+	defer pr.release()
+	if pr.invalid != nil || pr.err != nil {
+		t.Fatal(pr.invalid, pr.err)
+	}
+	l, err := launch(context.Background(), selfExe, argv[0], Stdio{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.planW.Write(pr.p.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	st, _, _, err := l.finish(nil) // the lifeline closes: no Go
+	if err != nil || st == nil || !strings.Contains(st.Err, "no go") {
+		t.Errorf("status %+v, %v; want the helper to report no go", st, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran without Go")
+	}
+}
+
 func TestExecHelper(t *testing.T) {
 	if Probe().ABI < 6 {
 		t.Skip("needs Landlock ABI 6 or later")

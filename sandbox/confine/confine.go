@@ -20,13 +20,18 @@ import (
 )
 
 // Env marks the helper: guard starts it (guard-sandbox-exec, or guard
-// itself re-executed) with Env=1. It reads the plan from PlanFD, and
-// until the command runs it can report a failure on StatusFD, which it
-// closes then: guard reading EOF there means the command was executed.
+// itself re-executed) with Env=1. It reads the plan from PlanFD, then,
+// once confined, the byte Go, which guard writes after the plan once it
+// relays its signals to the command's group: the command starts only
+// then, so every signal guard gets from then on reaches it, while the
+// setting up of the relay overlaps the confinement. Until the command
+// runs the helper can report a failure on StatusFD, which it closes
+// then: guard reading EOF there means the command was executed.
 const (
 	Env      = "GUARD_SANDBOX_HELPER"
 	PlanFD   = 3
 	StatusFD = 4
+	Go       = 'G'
 )
 
 // Exit codes of the helper when the command did not run. They follow
@@ -116,6 +121,11 @@ func helper() int {
 		if err := installSeccomp(p.Filter); err != nil {
 			return fail(CodeFailed, name, err.Error())
 		}
+	}
+	var goByte [1]byte
+	if err := readFull(PlanFD, goByte[:]); err != nil || goByte[0] != Go {
+		// guard is gone, or never said go: nothing runs.
+		return fail(CodeFailed, name, "sandbox helper: no go from guard")
 	}
 	w, err := startWatched(path, p)
 	if err != nil {
