@@ -54,14 +54,62 @@ type watched struct {
 
 // ignoreForwarded makes the helper survive the signals meant for the
 // command (the group's, from the terminal or relayed by guard); the
-// command must not start before. It handles them rather than ignoring
-// them: the exec resets handled signals to their default, so the
-// command gets the default action for each, as it always did (guard
-// handles and relays them, so it never passed an ignored one on). The
-// channel is never read: a signal that finds it full is dropped, which
-// is all the helper wants done with it.
+// command must not start before. The command must get the default
+// action for each, as it always did (guard handles and relays them, so
+// it never passed an ignored one on), and without os/signal, whose
+// first use starts two runtime threads and takes a round trip to one of
+// them per signal:
+//
+//   - SIGUSR1, SIGUSR2 and SIGWINCH: Go catches them and does nothing;
+//     SIGCONT's default continues. Nothing to do: the exec resets a
+//     caught signal to its default.
+//   - SIGTSTP, which Go leaves at its default (stop): it gets Go's own
+//     handler, copied from SIGUSR1's, which does nothing with it (Go
+//     does not count it as its own, so it forwards it to its default,
+//     which for SIGTSTP is to do nothing); the exec resets it.
+//   - SIGHUP, SIGINT, SIGTERM and SIGQUIT, which Go's handler would end
+//     the helper for: ignored in the kernel, behind Go's back. Go still
+//     counts them its own, so the fork of the command sets them back to
+//     their default before the exec (syscall's fork does so for every
+//     signal Go handles). One the helper inherited ignored (Go then
+//     leaves SIGHUP and SIGINT alone, and would not set them back) is
+//     handled through os/signal instead.
 func ignoreForwarded() {
-	signal.Notify(make(chan os.Signal, 1), Forwarded...)
+	var goHandler sigaction
+	rtSigaction(syscall.SIGUSR1, nil, &goHandler)
+	var inherited []os.Signal
+	for _, s := range Forwarded {
+		switch sig := s.(syscall.Signal); sig {
+		case syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT:
+		case syscall.SIGTSTP:
+			rtSigaction(sig, &goHandler, nil)
+		default:
+			var old sigaction
+			rtSigaction(sig, nil, &old)
+			if old[0] == sigIgn {
+				inherited = append(inherited, s)
+				continue
+			}
+			rtSigaction(sig, &sigaction{sigIgn}, nil)
+		}
+	}
+	if len(inherited) > 0 {
+		// The channel is never read: a signal that finds it full is
+		// dropped, which is all the helper wants done with it.
+		signal.Notify(make(chan os.Signal, 1), inherited...)
+	}
+}
+
+// sigaction is the kernel's struct sigaction on Linux (handler, flags,
+// restorer, mask), copied whole; sigIgn is SIG_IGN.
+type sigaction [4]uint64
+
+const sigIgn = 1
+
+// rtSigaction sets sig's action to act and stores the previous one in
+// old (either may be nil).
+func rtSigaction(sig syscall.Signal, act, old *sigaction) {
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(act)), uintptr(unsafe.Pointer(old)), 8, 0, 0)
 }
 
 // startWatched makes the helper a subreaper and starts the command. It
@@ -206,8 +254,7 @@ func (w *watched) killDescendants() {
 // unblocked, sent to this thread. It returns if sig does not kill.
 func dieOfSignal(sig syscall.Signal) {
 	// struct sigaction all zero: SIG_DFL, no flags, empty mask.
-	var act [4]uint64
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	rtSigaction(sig, &sigaction{}, nil)
 	var set unix.Sigset_t
 	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
 	unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
