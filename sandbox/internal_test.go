@@ -579,6 +579,48 @@ func BenchmarkRunTrueExecHelper(b *testing.B) {
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
+// TestPreparedReleased: the private temp dir a plan made is removed
+// when the helper is closed unused, and when Run is given another spec
+// than Prepare (the plan is dropped and made again).
+func TestPreparedReleased(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	argv := []string{"/bin/true"}
+	prepared := func(h *Helper) string {
+		t.Helper()
+		pr := h.prepared()
+		if pr == nil || pr.invalid != nil || pr.err != nil || pr.tmp == "" {
+			t.Fatalf("no plan with a private temp dir: %+v", pr)
+		}
+		if _, err := os.Stat(pr.tmp); err != nil {
+			t.Fatal(err)
+		}
+		return pr.tmp
+	}
+
+	h := Start(context.Background(), argv[0], Stdio{})
+	h.Prepare(spec, argv)
+	tmp := prepared(h)
+	h.Close()
+	if _, err := os.Stat(tmp); err == nil {
+		t.Errorf("Close left %s", tmp)
+	}
+
+	h = Start(context.Background(), argv[0], Stdio{})
+	h.Prepare(spec, argv)
+	tmp = prepared(h)
+	other := spec
+	other.Write = false
+	if res, err := h.Run(other, argv); err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: exit %d, %v", res.ExitCode, err)
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Errorf("Run with another spec left the dropped plan's %s", tmp)
+	}
+}
+
 // TestHelperWaitsForGo: a helper that got its plan but not Go (guard
 // died while setting up its signal relay) runs nothing.
 func TestHelperWaitsForGo(t *testing.T) {
