@@ -53,16 +53,21 @@
 // itself (/proc/self/exe). Its code is package confine, kept small for
 // a fast start; ChildMain, called first thing in main, recognises the
 // helper by an environment variable. Run starts it first and computes
-// the plan (argv, environment, rules, seccomp program) meanwhile, then
-// sends it on a pipe (fd 3): a JSON header {"format":N}, which helpers
-// of other builds read as a format they do not know (Run then
-// re-executes guard), and a length-prefixed binary body. The helper
-// finds the command on PATH, and on one locked thread sets
-// no_new_privs, restricts itself with raw Landlock system calls, drops
-// capabilities (bounding, permitted, inheritable and ambient sets) and
-// installs the seccomp filter (all per thread; no psx, no TSYNC), marks
-// every inherited descriptor but 0-2 close-on-exec, and forks the
-// command from that thread, which inherits all of it. A failure before
+// the plan (working directory, argv, environment, rules, seccomp
+// program) meanwhile; guard's run path starts it earlier still (Start,
+// before the review) and computes the plan alongside the decision record
+// (Helper.Prepare), closing it unused, killed and reaped, for any verdict
+// but A. The plan goes on a pipe (fd 3): a JSON header {"format":N},
+// which helpers of other builds read as a format they do not know (Run
+// then re-executes guard), and a length-prefixed binary body. Until the
+// plan is sent the helper has neither the terminal nor guard's signals.
+// The helper moves to the plan's directory, finds the command on PATH,
+// and on one locked thread sets no_new_privs, restricts itself with raw
+// Landlock system calls, drops capabilities (bounding, permitted,
+// inheritable and ambient sets) and installs the seccomp filter (all
+// per thread; no psx, no TSYNC), marks every inherited descriptor but
+// 0-2 close-on-exec, and forks the command from that thread, which
+// inherits all of it. A failure before
 // that is reported on fd 4, which the helper closes once the command
 // runs: EOF there means the exec happened. Not found is 127, not
 // executable 126, a setup failure 125. The helper then watches
@@ -72,15 +77,17 @@
 // descendant.
 //
 // The parent guard stays unrestricted. The command runs in the helper's
-// process group, which is put in the terminal's foreground when guard
-// owns the terminal (so ^C and ^Z reach the command directly; a stopped
-// command stops the helper and guard too, and fg resumes all). Guard
-// relays SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2,
-// SIGTSTP and SIGCONT to the group, passes the exit status through
-// (signal N gives 128+N). Guard is the child subreaper too
-// (PR_SET_CHILD_SUBREAPER): once the helper exits, it kills its group
-// and then every child it did not have before the run, repeating until
-// none is left, before the protected paths are checked.
+// process group, which is put in the terminal's foreground, just before
+// the plan is sent, when guard owns the terminal (so ^C and ^Z reach the
+// command directly; a stopped command stops the helper and guard too,
+// and fg resumes all). Guard relays SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGWINCH, SIGUSR1, SIGUSR2, SIGTSTP and SIGCONT to the group once the
+// plan is sent (before, they end guard, and with its lifeline the
+// helper), and passes the exit status through (signal N gives 128+N).
+// Guard is the child subreaper too (PR_SET_CHILD_SUBREAPER): once the
+// helper exits, it kills its group and then every child it did not have
+// before the run, repeating until none is left, before the protected
+// paths are checked.
 //
 // # Hiding
 //

@@ -245,6 +245,11 @@ func expandGitPath(p, base, home string) string {
 // only those a writable grant can reach: Landlock already refuses
 // changes to the others.
 func protectRoots(s Spec, writable []string) []protectRoot {
+	if len(writable) == 0 {
+		// Nothing is reachable (a read-only run): no need to resolve
+		// the protected paths or to read the repository's files.
+		return nil
+	}
 	var roots []protectRoot
 	seen := map[string]bool{}
 	add := func(r protectRoot) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -174,6 +175,138 @@ func TestGrantsHideBySiblings(t *testing.T) {
 	for p, a := range access {
 		if a&ll.AccessFSWriteFile != 0 && !strings.HasPrefix(p, "/dev/") {
 			t.Errorf("read-only spec grants write on %s", p)
+		}
+	}
+}
+
+// expandByDefinition is expand as first written: every entry checked
+// against every excluded path. expand must give the same rules.
+func expandByDefinition(out *[]rule, dir string, isDir bool, access uint64, excluded []string) {
+	for _, x := range excluded {
+		if paths.Within(dir, x) {
+			return
+		}
+	}
+	split := slices.ContainsFunc(excluded, func(x string) bool { return x != dir && paths.Within(x, dir) })
+	if !split {
+		*out = append(*out, rule{Path: dir, Access: access, dir: isDir})
+		return
+	}
+	*out = append(*out, rule{Path: dir, Access: access & accListed, dir: true})
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink == 0 {
+			expandByDefinition(out, filepath.Join(dir, e.Name()), e.IsDir(), access, excluded)
+		}
+	}
+}
+
+// TestExpandByDefinition: expand splits exactly the directories that
+// hold an excluded path, whatever their nesting, names that share a
+// prefix (.config, .config-old), excluded files, missing paths, and an
+// excluded path that is the granted one or holds it.
+func TestExpandByDefinition(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/b/c", "a/bb", "a/b-c/d", ".config/guard", ".config-old/guard", "x/y", "z"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	for _, f := range []string{"a/b/c/f", "a/b/g", ".netrc", ".netrc2", "x/y/h"} {
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	os.Symlink("a", filepath.Join(root, "link"))
+	p := func(rel ...string) []string {
+		var out []string
+		for _, r := range rel {
+			out = append(out, filepath.Join(root, r))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		dir      string
+		excluded []string
+	}{
+		{root, nil},
+		{root, p("a/b/c")},
+		{root, p("a/b/c/f", "a/bb", ".config/guard", ".netrc", "missing/deep", "x")},
+		{root, p("a/b", "a/b/c", "a")},
+		{root, append(p(".config"), "/dev", "/proc")},
+		{filepath.Join(root, "a"), p("a/b-c/d", "link/b", "z")},
+		{filepath.Join(root, "a"), p("a")},
+		{filepath.Join(root, "a/b"), p("a")},
+		{filepath.Join(root, "a/b"), p("a/b-c/d", "a/bb")},
+		{"/", append(p("a/b/c", ".config/guard"), "/dev")},
+	} {
+		for _, access := range []uint64{accRead, accReadWrite} {
+			var got, want []rule
+			if err := expand(&got, c.dir, true, access, c.excluded); err != nil {
+				t.Fatal(err)
+			}
+			expandByDefinition(&want, c.dir, true, access, c.excluded)
+			if !slices.Equal(got, want) {
+				t.Errorf("expand(%s, %v):\n got %v\nwant %v", c.dir, c.excluded, got, want)
+			}
+		}
+	}
+}
+
+// resolveByDefinition is resolver.canonical without its memory.
+func resolveByDefinition(p string, depth int) string {
+	if p == "/" {
+		return p
+	}
+	parent := resolveByDefinition(filepath.Dir(p), depth)
+	c := filepath.Join(parent, filepath.Base(p))
+	if fi, err := os.Lstat(c); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+		if t, err := os.Readlink(c); err == nil {
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(parent, t)
+			}
+			c = resolveByDefinition(filepath.Clean(t), depth+1)
+		}
+	}
+	return c
+}
+
+// TestResolver: the resolver, which remembers what it resolved and
+// which paths do not exist, answers as the filesystem does (symbolic
+// links resolved as far as they lead, stat as os.Stat) whatever order
+// the paths are asked in.
+func TestResolver(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"real/sub", "other"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "real/file"), nil, 0o644)
+	os.Symlink("real", filepath.Join(root, "rel"))
+	os.Symlink(filepath.Join(root, "real/sub"), filepath.Join(root, "abs"))
+	os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "dangling"))
+	os.Symlink("../other", filepath.Join(root, "real/up"))
+	var ps []string
+	for _, rel := range []string{
+		"real", "real/sub", "real/file", "real/file/below", "real/missing", "real/missing/deeper/still",
+		"rel", "rel/sub", "rel/file", "rel/missing/x", "abs", "abs/x", "dangling", "dangling/x/y",
+		"real/up", "real/up/z", "rel/up/z", "gone", "gone/a/b", "other", "other/..", "missing/a",
+	} {
+		ps = append(ps, filepath.Join(root, rel))
+	}
+	backward := slices.Clone(ps)
+	slices.Reverse(backward)
+	for _, order := range [][]string{ps, backward} {
+		r := newResolver()
+		for _, p := range order {
+			if got, want := r.canonical(p), resolveByDefinition(p, 0); got != want {
+				t.Errorf("canonical(%s) = %s, want %s", p, got, want)
+			}
+		}
+		for _, p := range order {
+			_, got := r.stat(r.canonical(p))
+			_, want := os.Stat(resolveByDefinition(p, 0))
+			if (got == nil) != (want == nil) {
+				t.Errorf("stat(%s): %v, want %v", p, got, want)
+			}
 		}
 	}
 }
@@ -446,6 +579,77 @@ func BenchmarkRunTrueExecHelper(b *testing.B) {
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
+// TestPreparedReleased: the private temp dir a plan made is removed
+// when the helper is closed unused, and when Run is given another spec
+// than Prepare (the plan is dropped and made again).
+func TestPreparedReleased(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	argv := []string{"/bin/true"}
+	prepared := func(h *Helper) string {
+		t.Helper()
+		pr := h.prepared()
+		if pr == nil || pr.invalid != nil || pr.err != nil || pr.tmp == "" {
+			t.Fatalf("no plan with a private temp dir: %+v", pr)
+		}
+		if _, err := os.Stat(pr.tmp); err != nil {
+			t.Fatal(err)
+		}
+		return pr.tmp
+	}
+
+	h := Start(context.Background(), argv[0], Stdio{})
+	h.Prepare(spec, argv)
+	tmp := prepared(h)
+	h.Close()
+	if _, err := os.Stat(tmp); err == nil {
+		t.Errorf("Close left %s", tmp)
+	}
+
+	h = Start(context.Background(), argv[0], Stdio{})
+	h.Prepare(spec, argv)
+	tmp = prepared(h)
+	other := spec
+	other.Write = false
+	if res, err := h.Run(other, argv); err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: exit %d, %v", res.ExitCode, err)
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Errorf("Run with another spec left the dropped plan's %s", tmp)
+	}
+}
+
+// TestHelperWaitsForGo: a helper that got its plan but not Go (guard
+// died while setting up its signal relay) runs nothing.
+func TestHelperWaitsForGo(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	marker := filepath.Join(ws, "ran")
+	argv := []string{"/bin/sh", "-c", "echo ran > " + marker}
+	pr := plan(Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}, argv, Stdio{})
+	defer pr.release()
+	if pr.invalid != nil || pr.err != nil {
+		t.Fatal(pr.invalid, pr.err)
+	}
+	l, err := launch(context.Background(), selfExe, argv[0], Stdio{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.planW.Write(pr.p.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	st, _, _, err := l.finish(nil) // the lifeline closes: no Go
+	if err != nil || st == nil || !strings.Contains(st.Err, "no go") {
+		t.Errorf("status %+v, %v; want the helper to report no go", st, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran without Go")
+	}
+}
+
 func TestExecHelper(t *testing.T) {
 	if Probe().ABI < 6 {
 		t.Skip("needs Landlock ABI 6 or later")

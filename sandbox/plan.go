@@ -262,20 +262,23 @@ func hiddenPaths(r *resolver, hide []string) []string {
 // right to list it, and each of its entries is granted (or expanded) in
 // turn. Symbolic links are never granted: the kernel checks their
 // targets, which are granted or not on their own.
+//
+// Only the excluded paths inside dir go down to its entries, and an
+// entry is expanded only when one of them lies in it: the others are
+// granted whole at once. So the work is the entries listed plus the
+// excluded paths, not their product (/ and the home directory hold
+// dozens of entries, the secret table dozens of paths).
 func expand(out *[]rule, dir string, isDir bool, access uint64, excluded []string) error {
+	var inner []string
 	for _, x := range excluded {
 		if paths.Within(dir, x) {
 			return nil // dir is excluded
 		}
-	}
-	split := false
-	for _, x := range excluded {
-		if x != dir && paths.Within(x, dir) {
-			split = true
-			break
+		if paths.Within(x, dir) {
+			inner = append(inner, x)
 		}
 	}
-	if !split {
+	if len(inner) == 0 {
 		*out = append(*out, rule{Path: dir, Access: access, dir: isDir})
 		return nil
 	}
@@ -288,11 +291,23 @@ func expand(out *[]rule, dir string, isDir bool, access uint64, excluded []strin
 		// Unreadable: grant nothing beneath it (fail closed).
 		return nil
 	}
+	// The entries that are, or hold, an excluded path.
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	holds := make(map[string]bool, len(inner))
+	for _, x := range inner {
+		name, _, _ := strings.Cut(x[len(prefix):], "/")
+		holds[name] = true
+	}
 	for _, e := range entries {
 		if e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
-		if err := expand(out, filepath.Join(dir, e.Name()), e.IsDir(), access, excluded); err != nil {
+		p := filepath.Join(dir, e.Name())
+		if !holds[e.Name()] {
+			*out = append(*out, rule{Path: p, Access: access, dir: e.IsDir()})
+			continue
+		}
+		if err := expand(out, p, e.IsDir(), access, inner); err != nil {
 			return err
 		}
 	}

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // resolver resolves symbolic links and stats paths once per run: the
@@ -14,6 +17,10 @@ import (
 type resolver struct {
 	canon map[string]string
 	info  map[string]statResult
+	// missing are resolved paths that do not exist: nothing below them
+	// does either, which the secret table (dozens of paths under a few
+	// directories that often do not exist) asks about again and again.
+	missing map[string]bool
 }
 
 type statResult struct {
@@ -22,7 +29,7 @@ type statResult struct {
 }
 
 func newResolver() *resolver {
-	return &resolver{canon: map[string]string{}, info: map[string]statResult{}}
+	return &resolver{canon: map[string]string{}, info: map[string]statResult{}, missing: map[string]bool{}}
 }
 
 // maxLinks bounds symbolic link resolution, as the kernel does.
@@ -46,7 +53,16 @@ func (r *resolver) resolve(p string, depth int) string {
 	}
 	parent := r.resolve(filepath.Dir(p), depth)
 	c := filepath.Join(parent, filepath.Base(p))
-	if fi, err := os.Lstat(c); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+	if r.missing[parent] {
+		r.missing[c] = true
+		r.canon[p] = c
+		return c
+	}
+	fi, err := os.Lstat(c)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		r.missing[c] = true
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks:
 		if t, err := os.Readlink(c); err == nil {
 			if !filepath.IsAbs(t) {
 				t = filepath.Join(parent, t)
@@ -58,6 +74,21 @@ func (r *resolver) resolve(p string, depth int) string {
 	return c
 }
 
+// missingBelow reports whether p or a directory above it is known not
+// to exist.
+func (r *resolver) missingBelow(p string) bool {
+	for {
+		if r.missing[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
 // stat is os.Stat, remembered.
 func (r *resolver) stat(p string) (fs.FileInfo, error) {
 	if r == nil {
@@ -65,6 +96,9 @@ func (r *resolver) stat(p string) (fs.FileInfo, error) {
 	}
 	if s, ok := r.info[p]; ok {
 		return s.fi, s.err
+	}
+	if r.missingBelow(p) {
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: syscall.ENOENT}
 	}
 	fi, err := os.Stat(p)
 	r.info[p] = statResult{fi, err}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -60,55 +60,190 @@ const killDelay = 3 * time.Second
 // Cancelling ctx sends SIGTERM to the command's process group, then
 // SIGKILL.
 func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, error) {
-	res := Result{ExitCode: codeFailed}
 	if len(argv) == 0 || argv[0] == "" {
-		return res, errors.New("no command to run")
+		return Result{ExitCode: codeFailed}, errors.New("no command to run")
 	}
 	// The helper starts first: its start (a process and a Go runtime)
 	// then runs alongside the validation, the grants and the snapshot.
 	// It does nothing before it has a plan.
-	dir := spec.Dir
-	if dir == "" {
-		dir = filepath.Clean(spec.Workspace)
+	l, lerr := launch(ctx, helperPath(), argv[0], stdio)
+	return run(ctx, plan(spec, argv, stdio), stdio, l, lerr)
+}
+
+// Helper is a sandbox helper started ahead of its run (Start), so that
+// its start, a process and a Go runtime, runs alongside guard's review
+// and decision instead of after them. It does nothing before it has a
+// plan, which only Run sends: a helper that is not used (the review
+// refuses, or must ask the user first) is killed and reaped by Close,
+// and nothing ran. Until Run it holds neither the terminal nor guard's
+// signals: ^C still ends guard (and the helper with it, its lifeline
+// gone).
+type Helper struct {
+	ctx   context.Context
+	name  string
+	stdio Stdio
+	ready chan struct{} // closed once the launch is over
+	l     *launched
+	err   error
+	// prep is the plan Prepare computes, ready once done is closed.
+	prep *prepared
+	done chan struct{}
+	used bool
+}
+
+// Start starts, in the background, the helper of a run of the command
+// name (argv[0]) with stdio. Run or Close must follow; Start, Prepare,
+// Run and Close are called from one goroutine.
+func Start(ctx context.Context, name string, stdio Stdio) *Helper {
+	h := &Helper{ctx: ctx, name: name, stdio: stdio, ready: make(chan struct{})}
+	go func() {
+		defer close(h.ready)
+		h.l, h.err = launch(ctx, helperPath(), name, stdio)
+	}()
+	return h
+}
+
+// Prepare computes, in the background, the plan of the run of argv by
+// spec: the validation, the grants, the private temp dir and the
+// snapshot of the protected paths, alongside whatever guard does before
+// Run (its decision record). Nothing runs before Run. Run given another
+// spec or argv drops this plan and computes its own.
+func (h *Helper) Prepare(spec Spec, argv []string) {
+	if h.used || h.done != nil {
+		return
 	}
-	l, lerr := launch(ctx, helperPath(), argv[0], dir, stdio)
+	spec, argv = spec.clone(), slices.Clone(argv)
+	h.done = make(chan struct{})
+	go func() {
+		defer close(h.done)
+		h.prep = plan(spec, argv, h.stdio)
+	}()
+}
+
+// prepared waits for the plan Prepare computes; nil without Prepare.
+func (h *Helper) prepared() *prepared {
+	if h.done == nil {
+		return nil
+	}
+	<-h.done
+	return h.prep
+}
+
+// Close kills and reaps a helper that was not used, and drops what
+// Prepare made. After Run, and on a nil Helper, it does nothing.
+func (h *Helper) Close() {
+	if h == nil || h.used {
+		return
+	}
+	h.used = true
+	if pr := h.prepared(); pr != nil {
+		pr.release()
+	}
+	<-h.ready
+	if h.err == nil {
+		h.l.discard()
+	}
+}
+
+// Run is the package's Run with the helper Start began, on the stdio
+// given to Start; argv[0] must be the name given to Start.
+func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
+	if h.used {
+		return Result{ExitCode: codeFailed}, errors.New("sandbox helper already used")
+	}
+	if len(argv) == 0 || argv[0] != h.name {
+		h.Close()
+		return Result{ExitCode: codeFailed}, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
+	}
+	pr := h.prepared()
+	if pr == nil || !pr.made(spec, argv) {
+		if pr != nil {
+			pr.release()
+		}
+		pr = plan(spec, argv, h.stdio)
+	}
+	h.used = true
+	<-h.ready
+	return run(h.ctx, pr, h.stdio, h.l, h.err)
+}
+
+// prepared is a run's plan, computed before the helper gets it.
+type prepared struct {
+	// spec and argv are the request, as given (made compares them).
+	spec Spec
+	argv []string
+
+	res     Result // Degraded, Grants, DroppedEnv so far
+	invalid error  // the spec cannot be run (reported first)
+	err     error  // the plan could not be made
+	p       *confine.Plan
+	tmp     string // the private temp dir, to remove
+	snap    *snapshot
+}
+
+// plan validates spec and computes the plan of running argv with it.
+func plan(spec Spec, argv []string, stdio Stdio) *prepared {
+	pr := &prepared{spec: spec.clone(), argv: slices.Clone(argv), res: Result{ExitCode: codeFailed}}
 	s, err := spec.validate()
 	sup := probe()
 	if err == nil {
-		res.Degraded = sup.Gaps(s.Net)
-		if s.Require && len(res.Degraded) > 0 {
-			err = fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(res.Degraded, "; "))
+		pr.res.Degraded = sup.Gaps(s.Net)
+		if s.Require && len(pr.res.Degraded) > 0 {
+			err = fmt.Errorf("%w: %s", ErrNotEnforced, strings.Join(pr.res.Degraded, "; "))
 		}
+	}
+	if err != nil {
+		pr.invalid = err
+		return pr
+	}
+	pr.p, pr.tmp, pr.snap, pr.err = prepare(s, sup, argv, stdio, &pr.res)
+	return pr
+}
+
+// made reports whether pr is the plan of running argv by spec.
+func (pr *prepared) made(spec Spec, argv []string) bool {
+	return reflect.DeepEqual(pr.spec, spec) && slices.Equal(pr.argv, argv)
+}
+
+// release removes the private temp dir and drops the snapshot.
+func (pr *prepared) release() {
+	if pr.snap != nil {
+		pr.snap.close()
+	}
+	if pr.tmp != "" {
+		removeAll(pr.tmp)
+	}
+}
+
+// run is Run once the helper is launched (or failed to: lerr) and the
+// plan is made.
+func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error) (Result, error) {
+	defer pr.release()
+	res := pr.res
+	err := pr.invalid
+	if err == nil && lerr != nil {
+		err = lerr
+	}
+	if err == nil {
+		err = pr.err
 	}
 	if err != nil {
 		if lerr == nil {
-			l.finish(nil)
+			l.discard()
 		}
 		return res, err
 	}
-	if lerr != nil {
-		return res, lerr
-	}
-	p, tmp, snap, err := prepare(s, sup, argv, stdio, &res)
-	if tmp != "" {
-		defer removeAll(tmp)
-	}
-	if err != nil {
-		l.finish(nil)
-		return res, err
-	}
-	defer snap.close()
 
-	st, ps, denials, err := l.finish(p)
+	st, ps, denials, err := l.finish(pr.p)
 	if err == nil && st != nil && st.Stale {
 		// A guard-sandbox-exec from another build: run as before it
 		// existed, re-executing guard itself.
-		if l, err = launch(ctx, selfExe, argv[0], s.Dir, stdio); err == nil {
-			st, ps, denials, err = l.finish(p)
+		if l, err = launch(ctx, selfExe, pr.argv[0], stdio); err == nil {
+			st, ps, denials, err = l.finish(pr.p)
 		}
 	}
 	res.Denials = denials
-	res.Violations = snap.check()
+	res.Violations = pr.snap.check()
 	if err != nil {
 		return res, err
 	}
@@ -154,7 +289,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
@@ -209,6 +344,7 @@ func handled(abi int, net bool) (fsSet, netSet, scoped uint64) {
 // it before computing the plan, so the helper's own start (a process
 // and a Go runtime) runs alongside the grants and the snapshot.
 type launched struct {
+	ctx     context.Context
 	cmd     *exec.Cmd
 	pid     int
 	planW   *os.File
@@ -221,10 +357,11 @@ type launched struct {
 	undo []func()
 }
 
-// launch starts the helper in dir with stdio; name is the command's,
-// for the helper's argv (ps shows it). finish must follow.
-func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launched, error) {
-	l := &launched{tty: -1}
+// launch starts the helper with stdio; name is the command's, for the
+// helper's argv (ps shows it). The plan says where the command runs.
+// finish (or discard) must follow.
+func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, error) {
+	l := &launched{ctx: ctx, tty: -1}
 	ok := false
 	defer func() {
 		if !ok {
@@ -248,7 +385,6 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 		Path:       helper,
 		Args:       []string{"guard-sandbox", name},
 		Env:        []string{confine.Env + "=1"},
-		Dir:        dir,
 		Stdin:      stdio.In,
 		Stdout:     stdio.Out,
 		Stderr:     stdio.Err,
@@ -266,35 +402,9 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 		l.watcher = &denialWatcher{w: stdio.Err}
 		cmd.Stderr = l.watcher
 	}
+	// The terminal and guard's signals are handed over with the plan
+	// (handOver): until then the helper may be one that is never used.
 	l.tty = terminalFD(stdio)
-	if l.tty >= 0 {
-		if foreground(l.tty, unix.Getpgrp()) {
-			cmd.SysProcAttr.Foreground = true
-			cmd.SysProcAttr.Ctty = l.tty
-		}
-		// Moving the terminal between guard's group and the
-		// command's is done from the background: SIGTTOU would stop
-		// guard.
-		signal.Ignore(syscall.SIGTTOU)
-		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
-	}
-
-	// Registering the signals to relay (the first time, a goroutine
-	// and a thread of the runtime's) runs alongside the helper's
-	// start. A signal before it takes effect acts on guard as without
-	// guard's handling: the helper, which has no plan yet, sees its
-	// lifeline end and exits; nothing has run.
-	sigs := make(chan os.Signal, 8)
-	notified := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, confine.Forwarded...)
-		close(notified)
-	}()
-	l.undo = append(l.undo, func() {
-		<-notified
-		signal.Stop(sigs)
-	})
-
 	if err := becomeSubreaper(); err != nil {
 		return nil, err
 	}
@@ -318,19 +428,56 @@ func launch(ctx context.Context, helper, name, dir string, stdio Stdio) (*launch
 	})
 	planR.Close()
 	statW.Close()
+	ok = true
+	return l, nil
+}
+
+// handOver gives the helper, about to get its plan, the terminal's
+// foreground when guard's group has it, so ^C and ^Z reach the command
+// directly; cleanup takes it back.
+func (l *launched) handOver() {
+	pid := l.pid
 	if l.tty >= 0 {
+		// Moving the terminal between guard's group and the
+		// command's is done from the background: SIGTTOU would stop
+		// guard.
+		signal.Ignore(syscall.SIGTTOU)
+		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
 		tty := l.tty
+		if foreground(tty, unix.Getpgrp()) {
+			unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pid)
+		}
 		l.undo = append(l.undo, func() {
 			if foreground(tty, pid) {
 				unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, unix.Getpgrp())
 			}
 		})
 	}
+}
+
+// relaySignals relays guard's signals to the command's group until the
+// run is over (cleanup). It is called once the plan is sent, alongside
+// the helper's confinement (registering takes a round trip to the
+// runtime's signal-mask thread per signal, 0.1-0.4 ms), and before Go
+// is sent, so every signal guard gets once the command may run reaches
+// it. Undoing it waits for the runtime's signal loop to be idle, so it
+// is done after the run on the relay's goroutine, off the critical path
+// too.
+func (l *launched) relaySignals() {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, confine.Forwarded...)
 	done := make(chan struct{})
+	go func() {
+		relay(l.ctx, l.pid, sigs, done)
+		signal.Stop(sigs)
+	}()
 	l.undo = append(l.undo, func() { close(done) })
-	go relay(ctx, pid, sigs, done)
-	ok = true
-	return l, nil
+}
+
+// discard kills and reaps a helper that gets no plan: nothing ran.
+func (l *launched) discard() {
+	syscall.Kill(-l.pid, syscall.SIGKILL)
+	l.finish(nil)
 }
 
 // cleanup undoes what launch did, last step first.
@@ -351,7 +498,14 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	// lifeline, whose EOF means guard is gone.
 	var encErr error
 	if p != nil {
+		l.handOver()
 		_, encErr = l.planW.Write(p.Encode())
+		// Alongside the helper's confinement; the command starts once
+		// the helper reads Go.
+		l.relaySignals()
+		if encErr == nil {
+			_, encErr = l.planW.Write([]byte{confine.Go})
+		}
 	} else {
 		l.planW.Close()
 	}

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"github.com/guard-sh/guard/internal/paths"
 	"io"
 	"path/filepath"
+	"slices"
+
+	"github.com/guard-sh/guard/internal/paths"
 )
 
 // Spec is the confinement for one run. The caller fills it from a
@@ -78,8 +80,21 @@ type Stdio struct {
 // and the kernel cannot enforce part of the sandbox.
 var ErrNotEnforced = errors.New("sandbox not fully enforced")
 
-// validate checks the spec and returns it with every path cleaned.
+// clone copies s, lists included.
+func (s Spec) clone() Spec {
+	s.ExtraWrite = slices.Clone(s.ExtraWrite)
+	s.Hide = slices.Clone(s.Hide)
+	s.Reveal = slices.Clone(s.Reveal)
+	s.Protect = slices.Clone(s.Protect)
+	s.KeepEnv = slices.Clone(s.KeepEnv)
+	s.Env = slices.Clone(s.Env)
+	return s
+}
+
+// validate checks the spec and returns a copy with every path cleaned;
+// the caller's lists stay as they were.
 func (s Spec) validate() (Spec, error) {
+	s = s.clone()
 	if s.Home == "" || !filepath.IsAbs(s.Home) {
 		return s, fmt.Errorf("home %q is not an absolute path", s.Home)
 	}

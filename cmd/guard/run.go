@@ -92,6 +92,12 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox helper starts now, alongside the review, the decision
+	// and its record: it does nothing before it gets its plan. It is
+	// used for a level A run only; any other verdict closes it before
+	// anything is asked (and every early return does).
+	helper := sandbox.Start(context.Background(), argv[0], runStdio(s))
+	defer helper.Close()
 	ao.Cwd = o.cwd
 	ao.WidenNet = o.net
 	for _, w := range o.allowWrite {
@@ -110,6 +116,12 @@ func runRun(s *streams, o *runOptions) error {
 		return err
 	}
 	a, uncovered := coverDeletes(e, a, ao)
+	if a.Verdict.Level != review.A || uncovered != nil {
+		// Refused, or asked for (the terminal stays guard's): the
+		// helper goes before anything else happens.
+		helper.Close()
+		helper = nil
+	}
 	writePolicyWarnings(s.err, a.Warnings)
 	if err := checkWorkspace(a); err != nil {
 		// Before any consent: asking, then refusing, wastes the user's yes.
@@ -141,6 +153,12 @@ func runRun(s *streams, o *runOptions) error {
 		}
 		return err
 	}
+	if helper != nil {
+		// The plan too, alongside the decision record. After the
+		// checkpoint: the snapshot of the protected paths must hold
+		// what the checkpoint wrote (.git/refs/guard).
+		helper.Prepare(runSpec(a, o), argv)
+	}
 	sb := a.Verdict.Sandbox
 	rec.Sandbox = &sb
 	if err := appendAudit(log, rec); err != nil {
@@ -149,7 +167,7 @@ func runRun(s *streams, o *runOptions) error {
 		}
 		return err
 	}
-	err = execute(s, a, argv, o, log, rec)
+	err = execute(s, a, argv, o, log, rec, helper)
 	finishCheckpoint(s, e, a, cp)
 	return err
 }
@@ -291,17 +309,18 @@ func consentToRun(t *terminal, level review.Level, explanation, details string, 
 
 // execute runs the approved command in the sandbox, records the outcome
 // and reports.
-func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record) error {
-	sb := a.Verdict.Sandbox
-	spec := sandbox.Spec{
-		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(a), Protect: sb.Protect,
-		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
-	}
+func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record, helper *sandbox.Helper) error {
+	spec := runSpec(a, o)
 	start := time.Now()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	res, err := sandbox.Run(ctx, spec, argv, sandbox.Stdio{In: s.in, Out: s.out, Err: s.err, WatchErr: true})
+	var res sandbox.Result
+	var err error
+	if helper != nil {
+		res, err = helper.Run(spec, argv)
+	} else {
+		res, err = sandbox.Run(ctx, spec, argv, runStdio(s))
+	}
 	for _, d := range res.Degraded {
 		fmt.Fprintf(s.err, "guard: warning: not enforced on this kernel: %s\n", d)
 	}
@@ -368,6 +387,22 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		fmt.Fprintf(s.err, "guard: hint: --net or --allow-write PATH widen it (and need your approval)\n")
 	}
 	return exitCode(code)
+}
+
+// runSpec is the sandbox of the run of a.
+func runSpec(a *assessment, o *runOptions) sandbox.Spec {
+	sb := a.Verdict.Sandbox
+	return sandbox.Spec{
+		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(a), Protect: sb.Protect,
+		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
+	}
+}
+
+// runStdio is the command's stdio: guard's own, stderr watched for the
+// sandbox's denials.
+func runStdio(s *streams) sandbox.Stdio {
+	return sandbox.Stdio{In: s.in, Out: s.out, Err: s.err, WatchErr: true}
 }
 
 // openAudit opens the audit log in state. A log that cannot be opened is

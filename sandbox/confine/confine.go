@@ -20,13 +20,18 @@ import (
 )
 
 // Env marks the helper: guard starts it (guard-sandbox-exec, or guard
-// itself re-executed) with Env=1. It reads the plan from PlanFD, and
-// until the command runs it can report a failure on StatusFD, which it
-// closes then: guard reading EOF there means the command was executed.
+// itself re-executed) with Env=1. It reads the plan from PlanFD, then,
+// once confined, the byte Go, which guard writes after the plan once it
+// relays its signals to the command's group: the command starts only
+// then, so every signal guard gets from then on reaches it, while the
+// setting up of the relay overlaps the confinement. Until the command
+// runs the helper can report a failure on StatusFD, which it closes
+// then: guard reading EOF there means the command was executed.
 const (
 	Env      = "GUARD_SANDBOX_HELPER"
 	PlanFD   = 3
 	StatusFD = 4
+	Go       = 'G'
 )
 
 // Exit codes of the helper when the command did not run. They follow
@@ -62,9 +67,9 @@ func Main() {
 func helper() int {
 	// The status pipe must not reach the command.
 	unix.CloseOnExec(StatusFD)
-	// Alongside reading the plan and confining: it takes a runtime
-	// goroutine and thread.
-	ready := ignoreForwarded()
+	// Before the plan: guard relays its signals to the helper's group
+	// as soon as it has sent it.
+	ignoreForwarded()
 	p, err := readPlan(PlanFD)
 	if err != nil {
 		var stale errStale
@@ -78,6 +83,13 @@ func helper() int {
 		return fail(CodeFailed, "", "no command")
 	}
 	name := p.Argv[0]
+	// Before the lookup (./script is relative to it) and before the
+	// confinement (the directory may be one the command cannot open).
+	if p.Dir != "" {
+		if err := unix.Chdir(p.Dir); err != nil {
+			return fail(CodeFailed, name, "chdir "+p.Dir+": "+err.Error())
+		}
+	}
 	// Only stdin, stdout and stderr reach the command: descriptors
 	// guard itself inherited without close-on-exec are not passed on.
 	if err := closeOnExecFrom(3); err != nil {
@@ -110,7 +122,12 @@ func helper() int {
 			return fail(CodeFailed, name, err.Error())
 		}
 	}
-	w, err := startWatched(path, p, ready)
+	var goByte [1]byte
+	if err := readFull(PlanFD, goByte[:]); err != nil || goByte[0] != Go {
+		// guard is gone, or never said go: nothing runs.
+		return fail(CodeFailed, name, "sandbox helper: no go from guard")
+	}
+	w, err := startWatched(path, p)
 	if err != nil {
 		code := CodeNotExecutable
 		if errors.Is(err, syscall.ENOENT) {

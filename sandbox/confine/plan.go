@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 5
+const Format = 7
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -27,6 +27,10 @@ const maxPlan = 64 << 20
 // only applies it, so a helper binary cannot enforce less than the guard
 // that started it.
 type Plan struct {
+	// Dir is the command's working directory: the helper moves there
+	// before it looks the command up, so it can be started before guard
+	// knows where the command runs.
+	Dir  string
 	Argv []string
 	Env  []string
 
@@ -57,6 +61,8 @@ func (p *Plan) Encode() []byte {
 		flags = 1
 	}
 	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
+	b = appendUvarints(b, uint64(len(p.Dir)))
+	b = append(b, p.Dir...)
 	b = appendStrings(b, p.Argv)
 	b = appendStrings(b, p.Env)
 	b = appendUvarints(b, uint64(len(p.Rules)))
@@ -236,6 +242,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	p.Landlock = flags&1 != 0
 	d.bad = d.bad || flags > 1
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
+	p.Dir = string(d.bytes(d.count(1)))
 	p.Argv = d.strings()
 	p.Env = d.strings()
 	p.Rules = make([]Rule, d.count(2))

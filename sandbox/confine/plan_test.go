@@ -28,7 +28,7 @@ func planPipe(t *testing.T, data []byte) int {
 
 func TestPlanRoundTrip(t *testing.T) {
 	p := &Plan{
-		Argv: []string{"sh", "-c", "echo \x00ü"}, Env: []string{"PATH=/bin", ""},
+		Dir: "/work/ü dir", Argv: []string{"sh", "-c", "echo \x00ü"}, Env: []string{"PATH=/bin", ""},
 		Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
 		Rules:  []Rule{{Path: "/", Access: 13}, {Path: "/dev/null", Access: 1 << 40}},
 		Filter: []unix.SockFilter{{Code: 0x20, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 6, K: 0x7fff0000}},
@@ -53,7 +53,7 @@ func TestPlanRoundTrip(t *testing.T) {
 // plan's header reads as a stale format to earlier helpers, which
 // decoded the whole plan as JSON.
 func TestPlanStale(t *testing.T) {
-	for _, old := range []string{`{"format":2,"argv":["true"],"env":[]}`, `{"format":3}` + "\n", `{"format":4}` + "\n", `{"format":41}`} {
+	for _, old := range []string{`{"format":2,"argv":["true"],"env":[]}`, `{"format":3}` + "\n", `{"format":4}` + "\n", `{"format":5}` + "\n", `{"format":6}` + "\n", `{"format":41}`} {
 		_, err := readPlan(planPipe(t, []byte(old)))
 		var stale errStale
 		if !errors.As(err, &stale) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -52,28 +53,68 @@ type watched struct {
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
-// command (the group's, from the terminal or relayed by guard) and
-// closes the channel it returns once that holds; the command must not
-// start before. It handles them rather than ignoring them: the exec
-// resets handled signals to their default, so the command gets the
-// default action for each, as it always did (guard handles and relays
-// them, so it never passed an ignored one on).
-func ignoreForwarded() <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		c := make(chan os.Signal, 8)
-		signal.Notify(c, Forwarded...)
-		close(done)
-		for range c {
+// command (the group's, from the terminal or relayed by guard); the
+// command must not start before. The command must get the default
+// action for each, as it always did (guard handles and relays them, so
+// it never passed an ignored one on), and without os/signal, whose
+// first use starts two runtime threads and takes a round trip to one of
+// them per signal:
+//
+//   - SIGUSR1, SIGUSR2 and SIGWINCH: Go catches them and does nothing;
+//     SIGCONT's default continues. Nothing to do: the exec resets a
+//     caught signal to its default.
+//   - SIGTSTP, which Go leaves at its default (stop): it gets Go's own
+//     handler, copied from SIGUSR1's, which does nothing with it (Go
+//     does not count it as its own, so it forwards it to its default,
+//     which for SIGTSTP is to do nothing); the exec resets it.
+//   - SIGHUP, SIGINT, SIGTERM and SIGQUIT, which Go's handler would end
+//     the helper for: ignored in the kernel, behind Go's back. Go still
+//     counts them its own, so the fork of the command sets them back to
+//     their default before the exec (syscall's fork does so for every
+//     signal Go handles). One the helper inherited ignored (Go then
+//     leaves SIGHUP and SIGINT alone, and would not set them back) is
+//     handled through os/signal instead.
+func ignoreForwarded() {
+	var goHandler sigaction
+	rtSigaction(syscall.SIGUSR1, nil, &goHandler)
+	var inherited []os.Signal
+	for _, s := range Forwarded {
+		switch sig := s.(syscall.Signal); sig {
+		case syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT:
+		case syscall.SIGTSTP:
+			rtSigaction(sig, &goHandler, nil)
+		default:
+			var old sigaction
+			rtSigaction(sig, nil, &old)
+			if old[0] == sigIgn {
+				inherited = append(inherited, s)
+				continue
+			}
+			rtSigaction(sig, &sigaction{sigIgn}, nil)
 		}
-	}()
-	return done
+	}
+	if len(inherited) > 0 {
+		// The channel is never read: a signal that finds it full is
+		// dropped, which is all the helper wants done with it.
+		signal.Notify(make(chan os.Signal, 1), inherited...)
+	}
 }
 
-// startWatched makes the helper a subreaper and starts the command once
-// the helper ignores the forwarded signals (ready). It must run on the
-// thread that confined itself.
-func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error) {
+// sigaction is the kernel's struct sigaction on Linux (handler, flags,
+// restorer, mask), copied whole; sigIgn is SIG_IGN.
+type sigaction [4]uint64
+
+const sigIgn = 1
+
+// rtSigaction sets sig's action to act and stores the previous one in
+// old (either may be nil).
+func rtSigaction(sig syscall.Signal, act, old *sigaction) {
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(act)), uintptr(unsafe.Pointer(old)), 8, 0, 0)
+}
+
+// startWatched makes the helper a subreaper and starts the command. It
+// must run on the thread that confined itself.
+func startWatched(path string, p *Plan) (*watched, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, errors.New("become child subreaper: " + err.Error())
 	}
@@ -83,7 +124,6 @@ func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error)
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, errors.New("make the sandbox helper undumpable: " + err.Error())
 	}
-	<-ready
 	pid, err := syscall.ForkExec(path, p.Argv, &syscall.ProcAttr{
 		Env:   p.Env,
 		Files: []uintptr{0, 1, 2},
@@ -98,23 +138,38 @@ func startWatched(path string, p *Plan, ready <-chan struct{}) (*watched, error)
 
 // watch waits for the command or for guard's end, whichever is first,
 // and returns the command's exit status (or dies of its signal). It runs
-// on the confined thread: Landlock's signal scoping lets only threads in
-// the command's domain (or an enclosing one) signal it, and a domain
-// belongs to the thread that made it (each thread restricting itself
-// makes a domain of its own). The waiting is done by other goroutines.
+// on the confined thread, which waits for the command itself: Landlock's
+// signal scoping lets kill(-1) there reach the command's domain only (a
+// domain belongs to the thread that made it). A goroutine waits for the
+// lifeline. The helper so keeps few threads, which it must start and,
+// on the critical path, end.
 func (w *watched) watch() int {
-	exited := make(chan struct{}, 1)
-	gone := make(chan struct{}, 1)
-	go w.awaitExit(exited)
-	go awaitGuard(gone)
-	select {
-	case <-exited:
-	case <-gone:
-		// Not reaped yet: awaitExit waits without reaping.
-		unix.Kill(w.pid, unix.SIGKILL)
-		w.killDescendants()
-		return CodeFailed
+	var (
+		mu     sync.Mutex
+		gone   bool
+		reaped bool // the pid may be another process's now
+	)
+	go func() {
+		awaitGuard()
+		mu.Lock()
+		gone = true
+		if !reaped {
+			// This thread is outside the command's domain, which
+			// scoping lets signal into it.
+			unix.Kill(w.pid, unix.SIGKILL)
+		}
+		mu.Unlock()
+	}()
+	// When the command stops, the helper stops too, so guard sees the
+	// stop and does its job control as before; guard continues the
+	// group.
+	for WaitStop(w.pid) {
+		unix.Kill(os.Getpid(), unix.SIGSTOP)
 	}
+	mu.Lock()
+	reaped = true
+	killed := gone
+	mu.Unlock()
 	var ws unix.WaitStatus
 	var err error
 	for {
@@ -124,7 +179,7 @@ func (w *watched) watch() int {
 		}
 	}
 	w.killDescendants()
-	if err != nil {
+	if err != nil || killed {
 		return CodeFailed
 	}
 	if ws.Signaled() {
@@ -132,16 +187,6 @@ func (w *watched) watch() int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
-}
-
-// awaitExit reports when the command has exited, without reaping it.
-// When the command stops it stops the helper too, so guard sees the
-// stop and does its job control as before; guard continues the group.
-func (w *watched) awaitExit(exited chan<- struct{}) {
-	for WaitStop(w.pid) {
-		unix.Kill(os.Getpid(), unix.SIGSTOP)
-	}
-	exited <- struct{}{}
 }
 
 // WaitStop blocks until child pid stops or exits. It reports true for a
@@ -162,9 +207,9 @@ func WaitStop(pid int) bool {
 	}
 }
 
-// awaitGuard reports when the lifeline reads EOF (or fails): guard is
+// awaitGuard returns when the lifeline reads EOF (or fails): guard is
 // gone.
-func awaitGuard(gone chan<- struct{}) {
+func awaitGuard() {
 	var buf [64]byte
 	for {
 		n, err := unix.Read(PlanFD, buf[:])
@@ -176,7 +221,6 @@ func awaitGuard(gone chan<- struct{}) {
 			unix.Poll(fds, -1)
 			continue
 		}
-		gone <- struct{}{}
 		return
 	}
 }
@@ -210,8 +254,7 @@ func (w *watched) killDescendants() {
 // unblocked, sent to this thread. It returns if sig does not kill.
 func dieOfSignal(sig syscall.Signal) {
 	// struct sigaction all zero: SIG_DFL, no flags, empty mask.
-	var act [4]uint64
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	rtSigaction(sig, &sigaction{}, nil)
 	var set unix.Sigset_t
 	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
 	unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
