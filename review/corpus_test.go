@@ -15,6 +15,7 @@ import (
 
 	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/internal/safefile"
+	"github.com/guard-sh/guard/internal/testwork"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -42,18 +43,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	// The fixture must not live under /tmp: the corpus expects /tmp to be
 	// a temp dir and the fixture's home to be an ordinary home.
-	base, err := os.UserCacheDir()
-	if err != nil || strings.HasPrefix(base, os.TempDir()) {
-		base = "."
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp(base, "guard-corpus-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testwork.Dir(t, "guard-corpus-")
 	ar, err := txtar.ParseFile("../testdata/corpus/fixture.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/guard-sh/guard/approval"
+	"github.com/guard-sh/guard/internal/testwork"
 	"github.com/guard-sh/guard/sandbox"
 )
 
@@ -153,22 +154,5 @@ func cmdAwaitPending(ts *testscript.TestScript, neg bool, args []string) {
 // workdirRoot keeps $WORK out of /tmp: guard treats /tmp as a temp dir
 // (writable, deletes are B), which would blur what the scripts test.
 func workdirRoot(t testing.TB, prefix string) string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	root := filepath.Join(base, "guard-testscript")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(root, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	// Symlinks resolved, so paths guard prints match the test's.
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return dir
+	return testwork.Dir(t, "guard-testscript-"+prefix)
 }
