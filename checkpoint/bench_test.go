@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -187,6 +188,68 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(parse)/float64(b.N)/1e6, "parse-ms/op")
 	b.ReportMetric(float64(scan)/float64(b.N)/1e6, "lstat-ms/op")
+}
+
+// The git part of a checkpoint that changed 100 files in 100 directories
+// (git update-index for them, then git write-tree: 100 blobs and 102
+// trees written), with guard's malloc tunables (tuned-*) and without
+// (plain-*), alternating round by round so that both see the same
+// machine load. cpu is git's own CPU time; faults its page faults.
+func BenchmarkGitWrite100Changed10k(b *testing.B) {
+	st := env(b)
+	ws := benchRepo(b, 10000)
+	warm(b, st, ws)
+	r, err := openRepo(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := seedIndex(st, r)
+	variants := []struct {
+		name string
+		env  []string // after baseEnv's: the last value wins
+	}{{"plain", []string{"GLIBC_TUNABLES="}}, {"tuned", nil}}
+	type sum struct {
+		wall   time.Duration
+		cpu    int64
+		faults int64
+	}
+	sums := make([]sum, len(variants))
+	children := func() (int64, int64) {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+		return syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime), ru.Minflt + ru.Majflt
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, v := range variants {
+			b.StopTimer()
+			var paths []string
+			for j := 0; j < 100; j++ {
+				rel := fmt.Sprintf("src/d%02d/f%05d.go", j, j)
+				os.WriteFile(filepath.Join(ws, filepath.FromSlash(rel)), []byte(fmt.Sprintf("package d // %d %s\n", i, v.name)), 0o644)
+				paths = append(paths, rel)
+			}
+			in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+			b.StartTimer()
+			t := time.Now()
+			cpu, faults := children()
+			if _, err := r.git(idx, v.env, in, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.git(idx, v.env, nil, "write-tree"); err != nil {
+				b.Fatal(err)
+			}
+			cpu2, faults2 := children()
+			sums[k].wall += time.Since(t)
+			sums[k].cpu += cpu2 - cpu
+			sums[k].faults += faults2 - faults
+		}
+	}
+	for k, v := range variants {
+		b.ReportMetric(float64(sums[k].wall)/float64(b.N)/1e6, v.name+"-ms/op")
+		b.ReportMetric(float64(sums[k].cpu)/float64(b.N)/1e6, v.name+"-cpu-ms/op")
+		b.ReportMetric(float64(sums[k].faults)/float64(b.N), v.name+"-faults/op")
+	}
 }
 
 // git status on the same workspace, for scale: a checkpoint scans the
