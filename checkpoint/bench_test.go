@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // benchRepo is a committed git workspace of n files in 100 directories.
@@ -187,6 +191,163 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(parse)/float64(b.N)/1e6, "parse-ms/op")
 	b.ReportMetric(float64(scan)/float64(b.N)/1e6, "lstat-ms/op")
+}
+
+// The git part of a checkpoint that changed 100 files in 100 directories
+// (git update-index for them, then git write-tree: 100 blobs and 102
+// trees written), with guard's malloc tunables (tuned-*) and without
+// (plain-*), alternating round by round so that both see the same
+// machine load. cpu is git's own CPU time; faults its page faults.
+func BenchmarkGitWrite100Changed10k(b *testing.B) {
+	st := env(b)
+	ws := benchRepo(b, 10000)
+	warm(b, st, ws)
+	r, err := openRepo(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := seedIndex(st, r)
+	variants := []struct {
+		name string
+		env  []string // after baseEnv's: the last value wins
+	}{{"plain", []string{"GLIBC_TUNABLES="}}, {"tuned", nil}}
+	type sum struct {
+		wall   time.Duration
+		cpu    int64
+		faults int64
+	}
+	sums := make([]sum, len(variants))
+	children := func() (int64, int64) {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+		return syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime), ru.Minflt + ru.Majflt
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, v := range variants {
+			b.StopTimer()
+			var paths []string
+			for j := 0; j < 100; j++ {
+				rel := fmt.Sprintf("src/d%02d/f%05d.go", j, j)
+				os.WriteFile(filepath.Join(ws, filepath.FromSlash(rel)), []byte(fmt.Sprintf("package d // %d %s\n", i, v.name)), 0o644)
+				paths = append(paths, rel)
+			}
+			in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+			b.StartTimer()
+			t := time.Now()
+			cpu, faults := children()
+			if _, err := r.git(idx, v.env, in, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.git(idx, v.env, nil, "write-tree"); err != nil {
+				b.Fatal(err)
+			}
+			cpu2, faults2 := children()
+			sums[k].wall += time.Since(t)
+			sums[k].cpu += cpu2 - cpu
+			sums[k].faults += faults2 - faults
+		}
+	}
+	for k, v := range variants {
+		b.ReportMetric(float64(sums[k].wall)/float64(b.N)/1e6, v.name+"-ms/op")
+		b.ReportMetric(float64(sums[k].cpu)/float64(b.N)/1e6, v.name+"-cpu-ms/op")
+		b.ReportMetric(float64(sums[k].faults)/float64(b.N), v.name+"-faults/op")
+	}
+}
+
+// What an inotify watcher in place of the second scan would cost on the
+// same files (docs/undo.md, "Why not less"): finding every directory
+// (getdents), watching each, and closing the watcher, one at a time as
+// one guard process would, a command of 20 ms apart (the kernel drops
+// the watches after a grace period, which a close right after the
+// watches, or after another close, waits for). link-events is what the
+// watch on a directory reports when a file in it is hard-linked from
+// outside and written through that link: 0, so a watcher cannot stand in
+// for the scan while the command may do that.
+func BenchmarkInotifyWatch10k(b *testing.B) {
+	ws, outside := b.TempDir(), b.TempDir()
+	var dirs []string
+	for i := 0; i < 10000; i++ {
+		d := filepath.Join(ws, "src", fmt.Sprintf("d%02d", i%100))
+		if i < 100 {
+			os.MkdirAll(d, 0o755)
+			dirs = append(dirs, d)
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.go", i)), []byte("package d\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const mask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
+		unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+	buf := make([]byte, 64<<10)
+	var walk, watch, closing time.Duration
+	var closes []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		time.Sleep(100 * time.Millisecond) // the last close's grace period
+		b.StartTimer()
+		t := time.Now()
+		for _, d := range append([]string{ws, filepath.Join(ws, "src")}, dirs...) {
+			fd, err := unix.Open(d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				n, err := unix.Getdents(fd, buf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+			}
+			unix.Close(fd)
+		}
+		walk += time.Since(t)
+		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t = time.Now()
+		for _, d := range append([]string{ws, filepath.Join(ws, "src")}, dirs...) {
+			if _, err := unix.InotifyAddWatch(fd, d, mask); err != nil {
+				b.Fatal(err)
+			}
+		}
+		watch += time.Since(t)
+		b.StopTimer()
+		time.Sleep(20 * time.Millisecond) // the command
+		b.StartTimer()
+		t = time.Now()
+		unix.Close(fd)
+		closes = append(closes, time.Since(t))
+		closing += closes[len(closes)-1]
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(walk)/float64(b.N)/1e6, "walk-ms/op")
+	b.ReportMetric(float64(watch)/float64(b.N)/1e6, "watch-ms/op")
+	b.ReportMetric(float64(closing)/float64(b.N)/1e6, "close-ms/op")
+	sort.Slice(closes, func(i, j int) bool { return closes[i] < closes[j] })
+	b.ReportMetric(float64(closes[len(closes)/2])/1e6, "close-median-ms")
+
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if _, err := unix.InotifyAddWatch(fd, dirs[0], mask); err != nil {
+		b.Fatal(err)
+	}
+	link := filepath.Join(outside, "x")
+	if err := os.Link(filepath.Join(dirs[0], "f00000.go"), link); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(link, []byte("changed through the link\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	n, _ := unix.Read(fd, buf)
+	b.ReportMetric(float64(max(n, 0)/unix.SizeofInotifyEvent), "link-events")
 }
 
 // git status on the same workspace, for scale: a checkpoint scans the

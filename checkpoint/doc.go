@@ -14,8 +14,9 @@
 // namespace git log, git status, git branch and git stash list do not
 // show. The user's index, HEAD, branches and stash are never written. git
 // runs with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE set explicitly,
-// every other GIT_* variable removed, no hooks, no fsmonitor, no pager and
-// no automatic gc.
+// every other GIT_* variable removed, no hooks, no fsmonitor, no pager,
+// no automatic gc, and malloc tunables that spare it a page fault per
+// page of every zlib stream (git.go).
 //
 // Delete targets git does not hold (ignored files such as build/, and
 // every file of a workspace outside git) get a hard-link backup, within

@@ -255,6 +255,13 @@ func TestCheckpointGitRuns(t *testing.T) {
 	if n, _ := cmd("00000004", func() {}); n != 0 {
 		t.Errorf("a command that changed nothing after one that did ran git %d times, want 0", n)
 	}
+	// What guard's git wrote (with its malloc tunables) is sound to git.
+	if out := run(t, ws, "fsck", "--strict", "--no-dangling", "--no-progress"); out != "" {
+		t.Errorf("git fsck: %s", out)
+	}
+	for _, ref := range []string{refPrefix + "00000003/after", refPrefix + "00000005/after"} {
+		run(t, ws, "cat-file", "-e", ref)
+	}
 }
 
 // parseIndex reads what git writes in index versions 2, 3 and 4 (v4
