@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/guard-sh/guard/checkpoint"
+	"github.com/guard-sh/guard/internal/testwork"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 )
@@ -28,19 +29,7 @@ var corpusBudget = checkpoint.Budget{MaxFiles: 5, MaxBytes: 1 << 20}
 // symlink to the home directory.
 func undoFixture(t *testing.T) (home, ws string) {
 	t.Helper()
-	base, err := os.UserCacheDir()
-	if err != nil || strings.HasPrefix(base, os.TempDir()) {
-		t.Skip("the corpus fixture must not live under the temp dir")
-	}
-	os.MkdirAll(base, 0o755)
-	root, err := os.MkdirTemp(base, "guard-undo-corpus-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := testwork.Dir(t, "guard-undo-corpus-")
 	home = filepath.Join(root, "home")
 	ws = filepath.Join(home, "proj")
 	t.Setenv("HOME", home)
