@@ -46,12 +46,12 @@ const policyHint = "policy.<id> names a rule of the policy guard reads here (.gu
 
 // allowances reads the guard:allow comments of a file. known reports
 // whether a rule id exists; nil accepts any.
-func allowances(path string, li *lineIndex, known func(string) bool) (map[int][]Allowance, []Problem) {
+func allowances(path string, li *lineIndex, known func(string) bool, trusted func(string, []byte) bool) (map[int][]Allowance, []Problem, []Problem) {
 	if !bytes.Contains(li.src, allowMarker) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	byLine := map[int][]Allowance{}
-	var problems []Problem
+	var problems, untrusted []Problem
 	for ln := 1; ln <= len(li.starts); ln++ {
 		line := trimCR(li.line(ln))
 		if !bytes.Contains(line, allowMarker) {
@@ -98,11 +98,17 @@ func allowances(path string, li *lineIndex, known func(string) bool) (map[int][]
 				ok = false
 			}
 		}
-		if ok {
+		switch {
+		case !ok:
+		case trusted != nil && !trusted(path, line):
+			untrusted = append(untrusted, Problem{Path: path, Position: pos,
+				Msg:  fmt.Sprintf("guard:allow %s is new in this change: not honoured", strings.Join(rules, ",")),
+				Hint: "an allowance counts once it is on the branch the change is checked against (--trust-from); ask a reviewer to add it there"})
+		default:
 			byLine[ln] = append(byLine[ln], Allowance{Line: ln, Rules: rules, Reason: reason})
 		}
 	}
-	return byLine, problems
+	return byLine, problems, untrusted
 }
 
 // allowed returns the allowance covering rule at line, looking at the line

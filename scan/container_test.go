@@ -123,6 +123,7 @@ func TestContainerFixture(t *testing.T) {
 	}
 	want := []string{
 		"3 B sys.packages from C",
+		"5 B sys.packages from C", // apt-get update, then apt-get install: each a finding
 		"7 B fs.delete from C",
 		"8 C exec.pipe-to-shell",
 		"8 B net.fetch",

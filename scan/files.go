@@ -220,6 +220,28 @@ func git(dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	return out, nil
 }
 
+// VerifyRevision checks that rev names a commit of the repository at root.
+func VerifyRevision(root, rev string) error {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return fmt.Errorf("%q is not a revision", rev)
+	}
+	_, err := git(root, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return fmt.Errorf("%q is not a commit of this repository", rev)
+	}
+	return nil
+}
+
+// AtRevision returns the content of the file at path (slash-separated,
+// relative to root) in commit rev; false when it was not there.
+func AtRevision(root, rev, path string) ([]byte, bool) {
+	out, err := git(root, nil, "cat-file", "blob", rev+":"+path)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

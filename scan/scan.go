@@ -65,6 +65,12 @@ type Options struct {
 	// Jobs bounds how many files are read and reviewed at once; 0 means
 	// GOMAXPROCS.
 	Jobs int
+	// Trusted reports whether an allowance comment (the whole line) may
+	// be honoured in the file at path; nil trusts every one. CI passes
+	// one that trusts only the lines already there before the change
+	// under review (guard scan --trust-from REV): a change cannot allow
+	// its own findings.
+	Trusted func(path string, line []byte) bool
 }
 
 // File is one file to scan.
@@ -115,6 +121,9 @@ type Report struct {
 	Findings []Finding
 	// Problems are malformed allowances, in path and line order.
 	Problems []Problem
+	// Untrusted are allowances Options.Trusted refused: not honoured,
+	// reported so the author knows why a finding still counts.
+	Untrusted []Problem
 	// Files counts the files that held shell, Commands the snippets
 	// reviewed.
 	Files, Commands int
@@ -209,6 +218,7 @@ func Run(opts Options, files []File) (*Report, error) {
 		fingerprint(res.findings)
 		r.Findings = append(r.Findings, res.findings...)
 		r.Problems = append(r.Problems, res.problems...)
+		r.Untrusted = append(r.Untrusted, res.untrusted...)
 		r.Commands += res.commands
 		if res.commands > 0 || len(res.findings) > 0 {
 			r.Files++
@@ -229,10 +239,11 @@ type cached struct {
 }
 
 type fileResult struct {
-	findings []Finding
-	problems []Problem
-	commands int
-	err      error
+	findings  []Finding
+	problems  []Problem
+	untrusted []Problem
+	commands  int
+	err       error
 }
 
 func scanFile(opts Options, f File) fileResult {
@@ -269,8 +280,8 @@ func scanFile(opts Options, f File) fileResult {
 	} else {
 		li = newLineIndex(src)
 	}
-	allows, problems := allowances(f.Path, li, opts.KnownRule)
-	res := fileResult{problems: problems, commands: len(snippets)}
+	allows, problems, untrusted := allowances(f.Path, li, opts.KnownRule, opts.Trusted)
+	res := fileResult{problems: problems, untrusted: untrusted, commands: len(snippets)}
 	add := func(fd Finding, snippetLine int) {
 		fd.Path = f.Path
 		fd.col16 = li.utf16Col(fd.Position)
@@ -306,6 +317,18 @@ func scanFile(opts Options, f File) fileResult {
 				fd.Adjusted = adj[j]
 			}
 			add(fd, start)
+			// The verdict names a rule and message once, where it first
+			// happens; every other place it happens is a finding of its
+			// own, so an allowance for the first does not cover the rest.
+			at := map[int]bool{r.Pos: true}
+			for _, e := range rv.Effects {
+				if e.Rule == r.Rule && e.Msg == r.Message && !at[e.Pos] {
+					at[e.Pos] = true
+					dup := fd
+					dup.Position = s.Pos(e.Pos)
+					add(dup, start)
+				}
+			}
 		}
 		if v.Level > top && v.Level > review.A {
 			add(Finding{Position: s.Start(), Kind: s.Kind, Level: v.Level, Rule: RuleUnexplained,

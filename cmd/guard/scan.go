@@ -32,6 +32,9 @@ type scanOptions struct {
 	exclude  []string
 	baseline string
 	writeTo  string
+	// trustFrom: allowances and the baseline count only as they are in
+	// this commit, so a change cannot allow its own findings.
+	trustFrom string
 }
 
 func newScanCmd(s *streams) *cobra.Command {
@@ -84,6 +87,7 @@ the file, the rule and the line's text, so moved code stays matched).
 	f.StringArrayVar(&opts.exclude, "exclude", nil, "leave out files matching a doublestar `GLOB` (repeatable)")
 	f.StringVar(&opts.baseline, "baseline", "", "count only findings not recorded in the baseline `FILE`")
 	f.StringVar(&opts.writeTo, "write-baseline", "", "record today's findings in `FILE` and pass")
+	f.StringVar(&opts.trustFrom, "trust-from", "", "honour only the allowances and baseline already in commit `REV` (CI: the branch a change is checked against)")
 	return cmd
 }
 
@@ -130,9 +134,32 @@ func runScan(s *streams, opts *scanOptions) error {
 		}
 	}
 	files = ignore.Filter(files)
+	var trusted func(string, []byte) bool
+	if opts.trustFrom != "" {
+		if !inGit {
+			return usagef("run it inside a git repository, or drop --trust-from", "--trust-from: %s is not in a git repository", cwd)
+		}
+		if err := scan.VerifyRevision(root, opts.trustFrom); err != nil {
+			return usagef("name the commit a change is checked against (origin/main, $GITHUB_BASE_REF's head)", "--trust-from: %v", err)
+		}
+		trusted = trustedAt(root, opts.trustFrom)
+	}
 	var base *scan.Baseline
 	if opts.baseline != "" {
 		data, err := safefile.Read(opts.baseline, 64<<20)
+		if err == nil && opts.trustFrom != "" {
+			// The baseline as it is in the trusted commit: a change that
+			// adds its own findings to the baseline gains nothing.
+			data = nil
+			abs, _ := filepath.Abs(opts.baseline)
+			if rel, rerr := filepath.Rel(root, abs); rerr == nil && !strings.HasPrefix(rel, "..") {
+				data, _ = scan.AtRevision(root, opts.trustFrom, filepath.ToSlash(rel))
+			}
+			if data == nil {
+				fmt.Fprintf(s.err, "guard: warning: --baseline %s is not in %s: every finding counts\n", opts.baseline, opts.trustFrom)
+				data = []byte(fmt.Sprintf(`{"version":%d,"findings":[]}`, scan.BaselineVersion))
+			}
+		}
 		if err != nil {
 			return usagef("write one with 'guard scan --write-baseline "+opts.baseline+"'", "read baseline: %v", err)
 		}
@@ -148,7 +175,7 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := scan.Run(scan.Options{Root: root, Review: eng.review, KnownRule: known}, files)
+	rep, err := scan.Run(scan.Options{Root: root, Review: eng.review, KnownRule: known, Trusted: trusted}, files)
 	if err != nil {
 		return failf(nil, "scan: %v", err)
 	}
@@ -162,6 +189,12 @@ func runScan(s *streams, opts *scanOptions) error {
 		Tool: scan.Tool{Name: "guard", Version: versionString(), InformationURI: guardURI, DocsURI: guardURI + "/blob/main/docs/"}}
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
+	}
+	for i, p := range rep.Untrusted {
+		fmt.Fprintf(s.err, "guard: warning: %v\n", p)
+		if i == len(rep.Untrusted)-1 {
+			fmt.Fprintf(s.err, "guard: hint: %s\n", p.Hint)
+		}
 	}
 	if len(rep.Problems) > 0 {
 		for _, p := range rep.Problems {
@@ -183,6 +216,29 @@ func runScan(s *streams, opts *scanOptions) error {
 		return exitCode(exitScanFindings)
 	}
 	return nil
+}
+
+// trustedAt trusts an allowance comment in a file when the same line (blanks
+// at either end aside) is in that file at commit rev: allowances a change
+// adds are its author's word, not a reviewed exception.
+func trustedAt(root, rev string) func(string, []byte) bool {
+	var mu sync.Mutex
+	lines := map[string]map[string]bool{}
+	return func(path string, line []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		set, ok := lines[path]
+		if !ok {
+			set = map[string]bool{}
+			if data, found := scan.AtRevision(root, rev, path); found {
+				for _, l := range strings.Split(string(data), "\n") {
+					set[strings.TrimSpace(l)] = true
+				}
+			}
+			lines[path] = set
+		}
+		return set[strings.TrimSpace(string(line))]
+	}
 }
 
 // writeBaseline records the report's findings in path (atomically) and
