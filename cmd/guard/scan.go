@@ -44,10 +44,13 @@ func newScanCmd(s *streams) *cobra.Command {
 		Short: "Review the shell in a repository, for pre-commit hooks and CI",
 		Long: `guard scan finds the shell in a repository and reviews every command with
 the same rules as 'guard check', as text read from a file: shell scripts (by
-extension or shebang), GitHub Actions run steps, .gitlab-ci.yml scripts,
-Makefile recipes, Dockerfile RUN instructions and package.json scripts. A
-Dockerfile RUN changes the image, not this machine: its packages and system
-paths are B there (code from the network stays C).
+extension or shebang, .envrc, hooks in .husky/ and .githooks/), GitHub
+Actions run steps, .gitlab-ci.yml scripts, the commands of CircleCI,
+Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite and
+Taskfile, Makefile recipes, Dockerfile RUN instructions, package.json
+scripts, VS Code tasks and dev container lifecycle commands. A Dockerfile
+RUN changes the image, not this machine: its packages and system paths are
+B there (code from the network stays C).
 
 Without PATH it scans the repository the current directory is in (the git
 top level, else the current directory); a PATH that names a file is scanned
@@ -60,7 +63,10 @@ code, on the line of the finding or the line above:
     # guard:allow <rule-id> -- <why this is safe>
 
 The rule id is one 'guard check' prints, or policy.<id> for a rule of the
-policy in effect.
+policy in effect. An allowance covers the place it is written. In CI,
+--trust-from REV (the branch a change is checked against) honours only the
+allowances and the baseline already in REV: a change cannot allow its own
+findings.
 
 Files are left out by --exclude GLOB (repeatable) and by the lines of a
 .guardignore file at the repository root: doublestar globs read like
@@ -73,6 +79,7 @@ the file, the rule and the line's text, so moved code stays matched).
   guard scan --staged
   guard scan --format sarif > guard.sarif
   guard scan --exclude 'testdata/**' --baseline .guard-baseline.json
+  guard scan --trust-from origin/main --baseline .guard-baseline.json
   guard scan --max-level A scripts/deploy.sh`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.paths = args
