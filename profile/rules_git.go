@@ -93,8 +93,40 @@ func gitSubTable() map[string]*spec {
 	gitOnce.Do(func() {
 		gitSubsMap = gitTable()
 		addGitBuiltins(gitSubsMap)
+		addGitProgramOptions(gitSubsMap)
 	})
 	return gitSubsMap
+}
+
+// gitProgramOptions are options whose value is a command git runs through
+// the shell: the upload-pack or receive-pack program (for a remote on this
+// machine, a path or file://, it runs here) and grep's pager for the
+// matching files. Their value is reviewed as the command line it is.
+var gitProgramOptions = map[string]string{
+	"ls-remote": "-u --upload-pack", "fetch": "--upload-pack", "pull": "--upload-pack",
+	"archive": "--exec", "grep": "-O --open-files-in-pager",
+}
+
+func addGitProgramOptions(t map[string]*spec) {
+	for sub, opts := range gitProgramOptions {
+		s := t[sub]
+		if s == nil {
+			continue
+		}
+		s = s.ready()
+		s.val = strings.TrimSpace(s.val + " " + opts)
+		prev := s.fn
+		names := strings.Fields(opts)
+		s.fn = func(b *builder, c *call) stream {
+			for _, f := range c.a.values(names...) {
+				b.commandText(f, c, "git "+sub+" "+names[len(names)-1])
+			}
+			if prev != nil {
+				return prev(b, c)
+			}
+			return stream{}
+		}
+	}
 }
 
 func gitTable() map[string]*spec {
