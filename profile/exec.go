@@ -132,7 +132,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 			abs = prog
 		}
 		known := specFor(path.Base(prog)) != nil || strings.HasPrefix(path.Base(prog), "git-")
-		if ok && known && (inBinDir(dir) || b.ctx.Remote) {
+		if ok && known && (inBinDir(dir) || b.ctx.Remote || isLoader(path.Base(prog))) {
 			prog = path.Base(prog)
 		} else {
 			return b.runScript(prog, abs, ok, argv, st, in, via, sp)
@@ -544,11 +544,21 @@ func lookalike(s string, name bool) (bool, string) {
 	return false, ""
 }
 
+// isLoader reports whether a program name is the dynamic loader
+// (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1,
+// ld64.so.2, ld.so), which runs the program it is given.
+func isLoader(prog string) bool {
+	return prog == "ld.so" || strings.HasPrefix(prog, "ld-") && strings.Contains(prog, ".so") || strings.HasPrefix(prog, "ld64.so")
+}
+
 // specFor finds a program's table entry, folding versioned names
 // (python3.12, mkfs.ext4, pip3.11) onto their family.
 func specFor(prog string) *spec {
 	if s := lookupSpec(prog); s != nil {
 		return s
+	}
+	if isLoader(prog) {
+		return lookupSpec("ld.so")
 	}
 	for _, fam := range []string{"mkfs", "fsck"} {
 		if strings.HasPrefix(prog, fam+".") {

@@ -60,7 +60,7 @@ func baseTable() map[string]*spec {
 		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
 		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "help": plain(),
 		// man -P/--pager runs its pager as a command line (like MANPAGER).
-		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode", fn: hPagerOption("-P", "--pager")},
+		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode -H --html", fn: hPagerOption("-P", "--pager", "-H", "--html")},
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
 		"read": {fn: func(b *builder, c *call) stream {
 			for _, f := range append(c.a.values("-a"), c.a.ops...) {

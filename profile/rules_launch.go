@@ -26,6 +26,13 @@ func launchTable() map[string]*spec {
 		// m4 runs the shell commands its input asks for (syscmd, esyscmd).
 		"m4": {val: "-D -U -I -d -o -l -F -R -G --define --undefine --include --debug --error-output --arglength --freeze-state --reload-state", fn: hM4, rows: []row{{"fs.write", CapWrite, "", "-o|--error-output|-F|--freeze-state", "writes"}}},
 
+		// The dynamic loader runs the program it is given (ld.so PROG ARGS,
+		// /lib64/ld-linux-x86-64.so.2 /bin/rm …); its options load code.
+		"ld.so": {val: "--library-path --preload --audit --argv0 --glibc-hwcaps-prepend --glibc-hwcaps-mask", posix: true, fn: wrap(0), rows: []row{
+			{"env.ld-preload", CapPersistence, "--preload|--audit", "", "loads a library into the program (ld.so --preload/--audit)"},
+			{"env.ld-library-path", CapEnvHijack, "--library-path", "", "changes the libraries the program loads"},
+		}},
+
 		// Multicall binaries: the first operand is the program.
 		"busybox": {posix: true, fn: hMulticall},
 		"toybox":  {posix: true, fn: hMulticall},

@@ -283,6 +283,7 @@ var tableNames = [...]string{
 	"kubectl",
 	"kwallet-query",
 	"launchctl",
+	"ld.so",
 	"ldconfig",
 	"ldd",
 	"less",
@@ -921,6 +922,7 @@ var tableOf = [...]uint8{
 	1, // kubectl
 	6, // kwallet-query
 	2, // launchctl
+	4, // ld.so
 	2, // ldconfig
 	4, // ldd
 	0, // less
