@@ -19,6 +19,9 @@ type envRule struct {
 	// sandbox (pathname unix sockets are not confined before Landlock
 	// ABI 9). Dropped whatever the value.
 	Socket bool
+	// Code: the variable makes the shell, the loader or git run code
+	// the review never saw. Dropped whatever the value.
+	Code bool
 	// Why, for the table's reader.
 	Why string
 }
@@ -68,6 +71,22 @@ var envRules = []envRule{
 	{Pattern: "XAUTHORITY", Socket: true},
 	{Pattern: "WAYLAND_DISPLAY", Socket: true},
 	{Pattern: "DBUS_SESSION_BUS_ADDRESS", Socket: true, Why: "session bus: start programs outside the sandbox"},
+	// Code the review never saw: the command line is what was reviewed,
+	// and these make the shell, the loader or git run something else
+	// (BASH_ENV=/tmp/x.sh guard -- bash -c ls ran x.sh).
+	{Pattern: "BASH_ENV", Code: true, Why: "a file every bash script runs first"},
+	{Pattern: "ENV", Code: true, Why: "a file sh runs first"},
+	{Pattern: "BASH_FUNC_*", Code: true, Why: "exported functions: any command name can be redefined"},
+	{Pattern: "SHELLOPTS", Code: true, Why: "xtrace with PS4 runs substitutions"},
+	{Pattern: "BASHOPTS", Code: true},
+	{Pattern: "PS4", Code: true},
+	{Pattern: "PROMPT_COMMAND", Code: true},
+	{Pattern: "LD_PRELOAD", Code: true, Why: "code loaded into every program"},
+	{Pattern: "LD_AUDIT", Code: true},
+	{Pattern: "GIT_CONFIG_PARAMETERS", Code: true, Why: "git configuration (core.fsmonitor, aliases) the line does not show"},
+	{Pattern: "GIT_CONFIG_COUNT", Code: true},
+	{Pattern: "GIT_CONFIG_KEY_*", Code: true},
+	{Pattern: "GIT_CONFIG_VALUE_*", Code: true},
 }
 
 // secretValue matches values shaped like well-known credentials
@@ -121,7 +140,7 @@ func dropEnv(name, value string) bool {
 	secret := false
 	for _, r := range envRules {
 		if globMatch(r.Pattern, up) {
-			if r.Socket {
+			if r.Socket || r.Code {
 				return true
 			}
 			secret = true

@@ -341,6 +341,37 @@ func TestEnvFiltering(t *testing.T) {
 	}
 }
 
+// TestEnvCodeDropped: variables in guard's own environment that make the
+// shell or the loader run code the review never saw do not reach the
+// command. BASH_ENV and an exported function ran before the reviewed
+// bash -c 'echo hi'; now only echo hi runs.
+func TestEnvCodeDropped(t *testing.T) {
+	f := newFixture(t)
+	inj := filepath.Join(f.ws, "inj.sh")
+	if err := os.WriteFile(inj, []byte("echo INJECTED-BASH_ENV\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := f.spec()
+	spec.Env = append(spec.Env, "BASH_ENV="+inj, "ENV="+inj, "BASH_FUNC_echo%%=() { builtin echo INJECTED-FUNC; }",
+		"SHELLOPTS=xtrace", "PS4=$(echo INJECTED-PS4)", "LD_PRELOAD=/nonexistent.so", "GIT_CONFIG_PARAMETERS='core.pager=x'",
+		"LD_LIBRARY_PATH=/opt/lib")
+	o := run(t, spec, "bash", "-c", "echo hi; echo LD=$LD_LIBRARY_PATH")
+	if o.err != nil || o.res.ExitCode != 0 {
+		t.Fatal(o)
+	}
+	if got := strings.TrimSpace(o.stdout); got != "hi\nLD=/opt/lib" {
+		t.Errorf("stdout = %q, want only the reviewed command's output", got)
+	}
+	if strings.Contains(o.stderr, "INJECTED") || strings.Contains(o.stderr, "LD_PRELOAD") {
+		t.Errorf("stderr = %q", o.stderr)
+	}
+	for _, name := range []string{"BASH_ENV", "BASH_FUNC_echo%%", "ENV", "GIT_CONFIG_PARAMETERS", "LD_PRELOAD", "PS4", "SHELLOPTS"} {
+		if !slices.Contains(o.res.DroppedEnv, name) {
+			t.Errorf("DroppedEnv = %v, missing %s", o.res.DroppedEnv, name)
+		}
+	}
+}
+
 func TestPrivateTmpdir(t *testing.T) {
 	f := newFixture(t)
 	o := run(t, f.spec(), "sh", "-c", `echo "$TMPDIR"; echo x > "$TMPDIR/file"; mkdir "$TMPDIR/ro"; touch "$TMPDIR/ro/f"; chmod 0500 "$TMPDIR/ro"`)

@@ -377,7 +377,7 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		fmt.Fprintf(s.err, "guard: hint: protected paths (shell startup files, .git/hooks, .git/config) %s; writing them needs its own approval\n", what)
 	}
 	if code != 0 && len(res.DroppedEnv) > 0 {
-		fmt.Fprintf(s.err, "guard: hint: these secret-looking variables were not passed to the command: %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
+		fmt.Fprintf(s.err, "guard: hint: these variables were not passed to the command (secrets, agent sockets, code the shell or loader would run): %s (keep one with --keep-env NAME or a keep_env policy grant)\n", strings.Join(res.DroppedEnv, ", "))
 	}
 	if code != 0 && len(res.Denials) > 0 {
 		fmt.Fprintf(s.err, "guard: hint: the sandbox refused something (%s). It allowed:\n", printable(strings.TrimSpace(res.Denials[0]), false))
