@@ -149,7 +149,37 @@ func dropEnv(name, value string) bool {
 	if secret {
 		return !plainPath(value)
 	}
+	if f, ok := codeFlags[up]; ok && loadsCode(value, f) {
+		return true
+	}
 	return secretShaped(value)
+}
+
+// codeFlags are the interpreters' option variables and the options in
+// them that load code (NODE_OPTIONS=--require /tmp/x.js runs x.js in
+// every node the command starts). The variables themselves are common
+// (--max-old-space-size, -Xmx): only a value that loads code is dropped.
+var codeFlags = map[string][]string{
+	"NODE_OPTIONS":      {"-r", "--require", "--import", "--loader", "--experimental-loader", "--experimental-specifier-resolution"},
+	"PERL5OPT":          {"-M", "-m", "-d"},
+	"RUBYOPT":           {"-r", "--require"},
+	"JAVA_TOOL_OPTIONS": {"-javaagent", "-agentpath", "-agentlib", "-Xbootclasspath"},
+	"_JAVA_OPTIONS":     {"-javaagent", "-agentpath", "-agentlib", "-Xbootclasspath"},
+	"JDK_JAVA_OPTIONS":  {"-javaagent", "-agentpath", "-agentlib", "-Xbootclasspath"},
+}
+
+// loadsCode reports whether an option variable's value holds one of the
+// code-loading options, alone, attached (-rfoo, -Mfoo) or with = or :.
+func loadsCode(value string, flags []string) bool {
+	for _, w := range strings.Fields(value) {
+		w = strings.Trim(w, `"'`)
+		for _, f := range flags {
+			if strings.HasPrefix(w, f) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // globMatch is path.Match for the table's patterns, with the shapes

@@ -429,6 +429,23 @@ func TestFilterEnv(t *testing.T) {
 		{"WAYLAND_DISPLAY=wayland-0", true},
 		{"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", true},
 		{"XAUTHORITY=/home/u/.Xauthority", true},
+		// Code the review never saw.
+		{"BASH_ENV=/tmp/x.sh", true},
+		{"ENV=/tmp/x.sh", true},
+		{"BASH_FUNC_ls%%=() { :; }", true},
+		{"SHELLOPTS=xtrace", true},
+		{"LD_PRELOAD=/tmp/x.so", true},
+		{"GIT_CONFIG_KEY_0=core.fsmonitor", true},
+		{"NODE_OPTIONS=--require /tmp/x.js", true},
+		{"NODE_OPTIONS=-r/tmp/x.js", true},
+		{"NODE_OPTIONS=--max-old-space-size=4096", false},
+		{"RUBYOPT=-rrubygems", true},
+		{"RUBYOPT=-W0", false},
+		{"PERL5OPT=-MDevel::Trace", true},
+		{"JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar", true},
+		{"JAVA_TOOL_OPTIONS=-Xmx2g", false},
+		{"LD_LIBRARY_PATH=/opt/cuda/lib64", false},
+		{"ENVIRONMENT=prod", false},
 	} {
 		name, value, _ := strings.Cut(c.kv, "=")
 		if got := dropEnv(name, value); got != c.drop {
