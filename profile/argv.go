@@ -67,6 +67,10 @@ func parseArgs(fs []field, val string, posix bool) args {
 			} else {
 				addFlag(s, field{known: true})
 			}
+		case strings.Contains(s, "=") && takes[s[:strings.IndexByte(s, '=')]] && strings.IndexByte(s, '=') > 2:
+			// -name=value, as Go's flag package takes it (-coverprofile=x).
+			name, v, _ := strings.Cut(s, "=")
+			addFlag(name, field{val: v, known: true, pos: f.pos, end: f.end})
 		default:
 			// A cluster of short options: -rf, -n19, -o file. The whole
 			// token is recorded too, for single-dash long options

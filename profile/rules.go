@@ -98,7 +98,7 @@ func baseTable() map[string]*spec {
 		"file": reader("fs.read", "-m -f"), "diff": reader("fs.read", "-U -C -x -X --label"), "cmp": reader("fs.read", ""),
 		"sort": {val: "-k -t -S -T -o --output --compress-program", fn: hProgramOption("--compress-program"), filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.write", CapWrite, "", "-o|--output", "writes"}}},
 		"uniq": reader("fs.read", "-f -s -w"), "cut": reader("fs.read", "-d -f -b -c"), "tr": plain(), "jq": readerAfterPattern("fs.read", "--arg --argjson --slurpfile --rawfile --indent -L"),
-		"yq": readerAfterPattern("fs.read", ""), "xxd": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-r", "--revert")},
+		"yq": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops1", "reads"}, {"fs.edit-in-place", CapWrite, "-i|--inplace", "ops1", "edits in place"}}}, "xxd": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-r", "--revert")},
 		"od": reader("fs.read", "-A -t -N -j -w"), "hexdump": reader("fs.read", "-n -s -e"), "strings": reader("fs.read", "-n"),
 		"md5sum": reader("fs.read", ""), "sha1sum": reader("fs.read", ""), "sha256sum": reader("fs.read", ""), "sha512sum": reader("fs.read", ""), "cksum": reader("fs.read", ""), "b2sum": reader("fs.read", ""),
 		"tree": reader("fs.read", "-L -I -P"), "du": reader("fs.read", "-d --max-depth --exclude"), "realpath": reader("fs.read", ""), "readlink": reader("fs.read", ""),
@@ -114,8 +114,12 @@ func baseTable() map[string]*spec {
 		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
 
 		// Writers in the workspace.
-		"touch":   {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
-		"mkdir":   {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
+		"touch": {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
+		"mkdir": {val: "-m --mode", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates the directory"}}},
+		// Writers whose file is an operand: sponge FILE, mkfifo NAME, mknod NAME TYPE.
+		"sponge":  {filter: false, rows: []row{{"fs.write", CapWrite, "", "ops", "writes its input to"}}},
+		"mkfifo":  {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "ops", "creates the pipe"}}},
+		"mknod":   {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "op0", "creates the node"}}},
 		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: intoDir(hCopy), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"mv":      {val: "-t --target-directory -S --suffix", fn: intoDir(hCopy), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", fn: intoDir(func(*builder, *call) stream { return stream{} }), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},

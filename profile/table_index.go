@@ -320,7 +320,9 @@ var tableNames = [...]string{
 	"meson",
 	"micromamba",
 	"mkdir",
+	"mkfifo",
 	"mkfs",
+	"mknod",
 	"mksh",
 	"mkswap",
 	"mktemp",
@@ -506,6 +508,7 @@ var tableNames = [...]string{
 	"sort",
 	"source",
 	"split",
+	"sponge",
 	"sqlcmd",
 	"sqlite3",
 	"srm",
@@ -959,7 +962,9 @@ var tableOf = [...]uint8{
 	3, // meson
 	3, // micromamba
 	0, // mkdir
+	0, // mkfifo
 	2, // mkfs
+	0, // mknod
 	4, // mksh
 	2, // mkswap
 	4, // mktemp
@@ -1145,6 +1150,7 @@ var tableOf = [...]uint8{
 	0, // sort
 	0, // source
 	0, // split
+	0, // sponge
 	8, // sqlcmd
 	1, // sqlite3
 	0, // srm

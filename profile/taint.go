@@ -494,10 +494,27 @@ func hRemoteRun(b *builder, c *call) stream {
 
 // hGoRun: go run pkg@version downloads a module and runs it.
 func hGoRun(b *builder, c *call) stream {
+	hGoExec(b, c)
 	for _, op := range c.a.ops {
 		if op.known && strings.Contains(op.val, "@") && !strings.HasPrefix(op.val, "-") {
 			b.add(Effect{Cap: CapFetch, Rule: "pkg.exec", Program: "go", Target: op.val, Msg: "downloads the Go module " + op.val + " and runs it"}, c.sp)
 			break
+		}
+	}
+	return stream{}
+}
+
+// hGoExec: go build/test/run -exec CMD and -toolexec CMD make go run CMD
+// with the binary or the compiler's command line after it, as GOFLAGS
+// does: CMD is reviewed as the command it is.
+func hGoExec(b *builder, c *call) stream {
+	for _, flag := range []string{"-exec", "-toolexec"} {
+		for _, f := range c.a.values(flag) {
+			if !f.known {
+				b.dynamicCode(f, c, "go "+flag)
+				continue
+			}
+			b.text(f.val+` "$@"`, c.st.clone(), stream{}, "go "+flag, span{f.pos, f.end})
 		}
 	}
 	return stream{}
