@@ -580,11 +580,23 @@ func taintOf(in stream) stream {
 // extracted records what an extraction wrote into dir: network data when
 // an archive came from the network on this line, else unknown content.
 func (b *builder) extracted(c *call, archives []field, dir field) {
-	if !dir.known || c.st.files == nil {
+	if !dir.known {
 		return
 	}
 	d, ok := b.ctx.Resolve(c.st.cwd, dir.val)
 	if !ok {
+		return
+	}
+	switch b.ctx.Classify(d) {
+	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
+		// Principle 10: an archive may hold any name, dotfiles included;
+		// extracted into ~ it may hold .bashrc or .ssh/authorized_keys.
+		// (In the workspace the sandbox restores the protected paths.)
+		for _, pat := range []string{"/*", "/.*"} {
+			b.pathEffect(CapWrite, "fs.extract", c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, "may extract any name into")
+		}
+	}
+	if c.st.files == nil {
 		return
 	}
 	content := stream{kind: streamUnknown}
