@@ -67,7 +67,7 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 	// then runs alongside the validation, the grants and the snapshot.
 	// It does nothing before it has a plan.
 	l, lerr := launch(ctx, helperPath(), argv[0], stdio)
-	return run(ctx, plan(spec, argv, stdio), stdio, l, lerr)
+	return run(ctx, plan(spec, argv, stdio), stdio, l, lerr, nil)
 }
 
 // Helper is a sandbox helper started ahead of its run (Start), so that
@@ -89,6 +89,8 @@ type Helper struct {
 	prep *prepared
 	done chan struct{}
 	used bool
+	// exiting is the helper Run left exiting, for Close to reap.
+	exiting *launched
 }
 
 // Start starts, in the background, the helper of a run of the command
@@ -130,10 +132,23 @@ func (h *Helper) prepared() *prepared {
 }
 
 // Close kills and reaps a helper that was not used, and drops what
-// Prepare made. After Run, and on a nil Helper, it does nothing.
-func (h *Helper) Close() {
-	if h == nil || h.used {
-		return
+// Prepare made. After Run it reaps the helper, which Run may leave
+// exiting once it has reported the command's end, and anything left;
+// the caller must call it before it returns. On a nil Helper it does
+// nothing. Its error is one of that last reaping (the command's outcome
+// stands: the helper reported nothing of it left).
+func (h *Helper) Close() error {
+	if h == nil {
+		return nil
+	}
+	if h.used {
+		l := h.exiting
+		h.exiting = nil
+		if l == nil {
+			return nil
+		}
+		_, _, _, err := l.reap()
+		return err
 	}
 	h.used = true
 	if pr := h.prepared(); pr != nil {
@@ -143,6 +158,7 @@ func (h *Helper) Close() {
 	if h.err == nil {
 		h.l.discard()
 	}
+	return nil
 }
 
 // Run is the package's Run with the helper Start began, on the stdio
@@ -164,7 +180,7 @@ func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
 	}
 	h.used = true
 	<-h.ready
-	return run(h.ctx, pr, h.stdio, h.l, h.err)
+	return run(h.ctx, pr, h.stdio, h.l, h.err, &h.exiting)
 }
 
 // prepared is a run's plan, computed before the helper gets it.
@@ -216,8 +232,11 @@ func (pr *prepared) release() {
 }
 
 // run is Run once the helper is launched (or failed to: lerr) and the
-// plan is made.
-func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error) (Result, error) {
+// plan is made. With later set, a helper that reports the command's end
+// (everything it started already reaped) is left to exit on its own:
+// run returns its launch in *later, for the caller to reap (Helper.Close)
+// once it has done its own work, while the helper exits.
+func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error, later **launched) (Result, error) {
 	defer pr.release()
 	res := pr.res
 	err := pr.invalid
@@ -234,7 +253,20 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 		return res, err
 	}
 
-	st, ps, denials, err := l.finish(pr.p)
+	var (
+		ps      *os.ProcessState
+		denials []string
+	)
+	st, stErr, encErr := l.await(pr.p)
+	if later != nil && st != nil && st.Ran && l.direct() {
+		// Nothing of the command is left and nothing is still to be
+		// copied from its output: the helper's own exit, and guard's
+		// reaping of it, can overlap the check and the caller's record.
+		l.handBack()
+		*later = l
+	} else {
+		st, ps, denials, err = l.settle(st, stErr, encErr)
+	}
 	if err == nil && st != nil && st.Stale {
 		// A guard-sandbox-exec from another build: run as before it
 		// existed, re-executing guard itself.
@@ -246,6 +278,12 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	res.Violations = pr.snap.check()
 	if err != nil {
 		return res, err
+	}
+	if st != nil && st.Ran {
+		res.Started = true
+		res.ExitCode = st.Code
+		res.Signal = syscall.Signal(st.Signal)
+		return res, nil
 	}
 	if st != nil {
 		res.ExitCode = st.Code
@@ -352,9 +390,12 @@ type launched struct {
 	tty     int
 	before  []int // guard's children before the helper
 	watcher *denialWatcher
-	// undo are the steps that put guard back as it was, run last
-	// first.
-	undo []func()
+	// back are the steps that give guard back the terminal and its
+	// signals, undo the other steps that put guard back as it was; each
+	// runs last first, back before undo.
+	back, undo []func()
+	// exited is closed once the helper has exited (not yet reaped).
+	exited chan struct{}
 }
 
 // launch starts the helper with stdio; name is the command's, for the
@@ -442,12 +483,12 @@ func (l *launched) handOver() {
 		// command's is done from the background: SIGTTOU would stop
 		// guard.
 		signal.Ignore(syscall.SIGTTOU)
-		l.undo = append(l.undo, func() { signal.Reset(syscall.SIGTTOU) })
+		l.back = append(l.back, func() { signal.Reset(syscall.SIGTTOU) })
 		tty := l.tty
 		if foreground(tty, unix.Getpgrp()) {
 			unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pid)
 		}
-		l.undo = append(l.undo, func() {
+		l.back = append(l.back, func() {
 			if foreground(tty, pid) {
 				unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, unix.Getpgrp())
 			}
@@ -471,7 +512,7 @@ func (l *launched) relaySignals() {
 		relay(l.ctx, l.pid, sigs, done)
 		signal.Stop(sigs)
 	}()
-	l.undo = append(l.undo, func() { close(done) })
+	l.back = append(l.back, func() { close(done) })
 }
 
 // discard kills and reaps a helper that gets no plan: nothing ran.
@@ -480,23 +521,54 @@ func (l *launched) discard() {
 	l.finish(nil)
 }
 
+// handBack gives guard back the terminal and its signals, last step
+// first: the command is over. It runs once.
+func (l *launched) handBack() {
+	for i := len(l.back) - 1; i >= 0; i-- {
+		l.back[i]()
+	}
+	l.back = nil
+}
+
 // cleanup undoes what launch did, last step first.
 func (l *launched) cleanup() {
+	l.handBack()
 	for i := len(l.undo) - 1; i >= 0; i-- {
 		l.undo[i]()
 	}
 	l.undo = nil
 }
 
+// direct reports whether the command's stdio are guard's own files,
+// which nothing copies: once the command is over, its output is all
+// where it goes, without waiting for the helper's end.
+func (l *launched) direct() bool {
+	if l.watcher != nil {
+		return false
+	}
+	for _, x := range []any{l.cmd.Stdin, l.cmd.Stdout, l.cmd.Stderr} {
+		if _, ok := x.(*os.File); !ok && x != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // finish sends the plan (nil: none, the helper gives up), waits for the
 // command and everything it started, and puts guard back. It returns
-// the helper's status when the command was not executed, or the
-// command's process state.
+// the helper's line (a failure, or the report of the command's end), or
+// without one the helper's process state.
 func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string, error) {
-	defer l.cleanup()
+	return l.settle(l.await(p))
+}
+
+// await sends the plan (nil: none, the helper gives up) and waits for
+// the helper's line, or for its end when it has none: the status
+// pipe's writer is the helper alone. Meanwhile, its job control: see
+// waitExit, which goes on until the helper has exited (l.exited).
+func (l *launched) await(p *confine.Plan) (st *status, stErr, encErr error) {
 	// planW stays open until the run is over: it is the helper's
 	// lifeline, whose EOF means guard is gone.
-	var encErr error
 	if p != nil {
 		l.handOver()
 		_, encErr = l.planW.Write(p.Encode())
@@ -509,18 +581,39 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	} else {
 		l.planW.Close()
 	}
-	st, stErr := readStatus(l.statR)
-
-	waitExit(l.pid, l.tty)
-	// Whatever the command left running goes with it: its group, and
-	// every descendant that left the group (guard is their subreaper).
-	syscall.Kill(-l.pid, syscall.SIGKILL)
-	_, reapErr := reapDescendants(l.pid, l.before)
-	waitErr := l.cmd.Wait()
-	var denials []string
-	if l.watcher != nil {
-		denials = l.watcher.denials()
+	type line struct {
+		st  *status
+		err error
 	}
+	lines := make(chan line, 1)
+	// The pipe is read through the runtime's poller: this goroutine
+	// holds no thread while it waits.
+	go func() {
+		st, err := readStatus(l.statR)
+		lines <- line{st, err}
+	}()
+	l.exited = make(chan struct{})
+	go func() {
+		waitExit(l.pid, l.tty)
+		close(l.exited)
+	}()
+	var got line
+	select {
+	case got = <-lines:
+	case <-l.exited:
+		// Its line, if any, is in the pipe; EOF follows once nothing
+		// else holds the pipe: the helper's group goes first (as in
+		// reap; the helper, a zombie, keeps its pid from reuse).
+		syscall.Kill(-l.pid, syscall.SIGKILL)
+		got = <-lines
+	}
+	return got.st, got.err, encErr
+}
+
+// settle reaps the helper and everything left (reap), and returns the
+// helper's line st, or the helper's process state without one.
+func (l *launched) settle(st *status, stErr, encErr error) (*status, *os.ProcessState, []string, error) {
+	ps, denials, waitErr, reapErr := l.reap()
 	if reapErr != nil {
 		return nil, nil, denials, reapErr
 	}
@@ -537,7 +630,34 @@ func (l *launched) finish(p *confine.Plan) (*status, *os.ProcessState, []string,
 	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return nil, nil, denials, fmt.Errorf("wait for command: %w", waitErr)
 	}
-	return nil, l.cmd.ProcessState, denials, nil
+	return nil, ps, denials, nil
+}
+
+// reap waits for the helper's end (await started the wait), kills and
+// reaps whatever the command left running, reaps the helper and puts
+// guard back as it was.
+func (l *launched) reap() (ps *os.ProcessState, denials []string, waitErr, reapErr error) {
+	defer l.cleanup()
+	<-l.exited
+	// Whatever the command left running goes with it: its group (the
+	// helper, a zombie until Wait, keeps its pid from reuse), and every
+	// descendant that left the group (guard is their subreaper).
+	syscall.Kill(-l.pid, syscall.SIGKILL)
+	if l.direct() {
+		// No output to copy, so Wait cannot be held up by a leftover
+		// that keeps a pipe open: reaping the helper first leaves guard
+		// no child in the common case, which reapDescendants then sees
+		// in one system call.
+		waitErr = l.cmd.Wait()
+		_, reapErr = reapDescendants(l.pid, l.before)
+	} else {
+		_, reapErr = reapDescendants(l.pid, l.before)
+		waitErr = l.cmd.Wait()
+	}
+	if l.watcher != nil {
+		denials = l.watcher.denials()
+	}
+	return l.cmd.ProcessState, denials, waitErr, reapErr
 }
 
 // relay forwards guard's signals to the command's process group and

@@ -180,12 +180,17 @@ func (w *watched) watch() int {
 	}
 	w.killDescendants()
 	if err != nil || killed {
+		// No report: guard takes the helper's own status.
 		return CodeFailed
 	}
+	// Everything is reaped: guard may check the protected paths and
+	// write its record while this process exits.
 	if ws.Signaled() {
+		report(128+int(ws.Signal()), ws.Signal())
 		dieOfSignal(ws.Signal())
 		return 128 + int(ws.Signal())
 	}
+	report(ws.ExitStatus(), 0)
 	return ws.ExitStatus()
 }
 
