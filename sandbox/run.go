@@ -108,8 +108,11 @@ func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 // Prepare computes, in the background, the plan of the run of argv by
 // spec: the validation, the grants, the private temp dir and the
 // snapshot of the protected paths, alongside whatever guard does before
-// Run (its decision record). Nothing runs before Run. Run given another
-// spec or argv drops this plan and computes its own.
+// Run (its decision record). The helper gets the plan at once and
+// confines itself meanwhile too; it runs nothing before Run sends Go,
+// and before Run the terminal and guard's signals stay guard's. Run
+// given another spec or argv drops this plan (and this helper, if it
+// has the plan) and computes its own.
 func (h *Helper) Prepare(spec Spec, argv []string) {
 	if h.used || h.done != nil {
 		return
@@ -119,6 +122,13 @@ func (h *Helper) Prepare(spec Spec, argv []string) {
 	go func() {
 		defer close(h.done)
 		h.prep = plan(spec, argv, h.stdio)
+		if h.prep.invalid != nil || h.prep.err != nil {
+			return
+		}
+		<-h.ready
+		if h.err == nil {
+			h.l.sendPlan(h.prep.p)
+		}
 	}()
 }
 
@@ -172,14 +182,19 @@ func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
 		return Result{ExitCode: codeFailed}, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
 	}
 	pr := h.prepared()
+	h.used = true
+	<-h.ready
 	if pr == nil || !pr.made(spec, argv) {
 		if pr != nil {
 			pr.release()
 		}
 		pr = plan(spec, argv, h.stdio)
+		if h.err == nil && h.l.sent {
+			// The helper has the other plan: a new one gets this.
+			h.l.discard()
+			h.l, h.err = launch(h.ctx, helperPath(), h.name, h.stdio)
+		}
 	}
-	h.used = true
-	<-h.ready
 	return run(h.ctx, pr, h.stdio, h.l, h.err, &h.exiting)
 }
 
@@ -396,6 +411,9 @@ type launched struct {
 	back, undo []func()
 	// exited is closed once the helper has exited (not yet reaped).
 	exited chan struct{}
+	// sent: the plan is sent (encErr: its write failed).
+	sent   bool
+	encErr error
 }
 
 // launch starts the helper with stdio; name is the command's, for the
@@ -554,6 +572,16 @@ func (l *launched) direct() bool {
 	return true
 }
 
+// sendPlan sends the plan p, once: the helper confines itself, then
+// waits for Go.
+func (l *launched) sendPlan(p *confine.Plan) {
+	if l.sent {
+		return
+	}
+	l.sent = true
+	_, l.encErr = l.planW.Write(p.Encode())
+}
+
 // finish sends the plan (nil: none, the helper gives up), waits for the
 // command and everything it started, and puts guard back. It returns
 // the helper's line (a failure, or the report of the command's end), or
@@ -571,7 +599,8 @@ func (l *launched) await(p *confine.Plan) (st *status, stErr, encErr error) {
 	// lifeline, whose EOF means guard is gone.
 	if p != nil {
 		l.handOver()
-		_, encErr = l.planW.Write(p.Encode())
+		l.sendPlan(p)
+		encErr = l.encErr
 		// Alongside the helper's confinement; the command starts once
 		// the helper reads Go.
 		l.relaySignals()
