@@ -72,17 +72,17 @@ func Run(ctx context.Context, spec Spec, argv []string, stdio Stdio) (Result, er
 
 // Helper is a sandbox helper started ahead of its run (Start), so that
 // its start, a process and a Go runtime, runs alongside guard's review
-// and decision instead of after them. It does nothing before it has a
-// plan, which only Run sends: a helper that is not used (the review
-// refuses, or must ask the user first) is killed and reaped by Close,
-// and nothing ran. Until Run it holds neither the terminal nor guard's
-// signals: ^C still ends guard (and the helper with it, its lifeline
-// gone).
+// and decision instead of after them. It runs nothing before Run sends
+// Go (Prepare may send it the plan before: it then confines itself and
+// waits): a helper that is not used (the review refuses, or must ask
+// the user first, or the decision record fails) is killed and reaped by
+// Close, and nothing ran. Until Run it holds neither the terminal nor
+// guard's signals: ^C still ends guard (and the helper with it, its
+// lifeline gone).
 type Helper struct {
 	ctx   context.Context
 	name  string
 	stdio Stdio
-	ready chan struct{} // closed once the launch is over
 	l     *launched
 	err   error
 	// prep is the plan Prepare computes, ready once done is closed.
@@ -93,15 +93,17 @@ type Helper struct {
 	exiting *launched
 }
 
-// Start starts, in the background, the helper of a run of the command
-// name (argv[0]) with stdio. Run or Close must follow; Start, Prepare,
-// Run and Close are called from one goroutine.
+// Start starts the helper of a run of the command name (argv[0]) with
+// stdio; its start goes on alongside what the caller does next. Run or
+// Close must follow; Start, Prepare, Run and Close are called from one
+// goroutine.
+//
+// The helper is forked here, not from a goroutine: a new goroutine
+// waits for a thread of its own, and the helper then reaches its main
+// later (measured: 0.3 ms later to fork, the whole run 0.27 ms slower).
 func Start(ctx context.Context, name string, stdio Stdio) *Helper {
-	h := &Helper{ctx: ctx, name: name, stdio: stdio, ready: make(chan struct{})}
-	go func() {
-		defer close(h.ready)
-		h.l, h.err = launch(ctx, helperPath(), name, stdio)
-	}()
+	h := &Helper{ctx: ctx, name: name, stdio: stdio}
+	h.l, h.err = launch(ctx, helperPath(), name, stdio)
 	return h
 }
 
@@ -125,7 +127,6 @@ func (h *Helper) Prepare(spec Spec, argv []string) {
 		if h.prep.invalid != nil || h.prep.err != nil {
 			return
 		}
-		<-h.ready
 		if h.err == nil {
 			h.l.sendPlan(h.prep.p)
 		}
@@ -164,7 +165,6 @@ func (h *Helper) Close() error {
 	if pr := h.prepared(); pr != nil {
 		pr.release()
 	}
-	<-h.ready
 	if h.err == nil {
 		h.l.discard()
 	}
@@ -183,7 +183,6 @@ func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
 	}
 	pr := h.prepared()
 	h.used = true
-	<-h.ready
 	if pr == nil || !pr.made(spec, argv) {
 		if pr != nil {
 			pr.release()
