@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,6 +106,51 @@ func TestNoReport(t *testing.T) {
 	}
 	if left {
 		t.Error("a helper without a report was left exiting")
+	}
+	if got := SortedChildren(t); !slices.Equal(got, kids) {
+		t.Errorf("children left: %v, before: %v", got, kids)
+	}
+}
+
+// TestWatchedStderrReport: with stderr watched for denials (a pipe, as
+// an agent gives guard), the report still leaves the helper to Close,
+// and the result already holds the denial the command wrote; everything
+// it wrote reaches guard's stderr.
+func TestWatchedStderrReport(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	kids := SortedChildren(t)
+	line := "cp: cannot create regular file 'x': Permission denied"
+	argv := []string{"/bin/sh", "-c", `printf '%s\n' "$0" >&2; exit 1`, line}
+	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home")}
+	h := Start(context.Background(), argv[0], Stdio{Out: null, Err: w, WatchErr: true})
+	h.Prepare(spec, argv)
+	res, err := h.Run(spec, argv)
+	left := h.exiting != nil
+	if cerr := h.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	w.Close()
+	if err != nil || res.ExitCode != 1 || !slices.Contains(res.Denials, line) {
+		t.Errorf("result %+v, %v; want exit 1 and the denial", res, err)
+	}
+	if !left {
+		t.Error("the watched run waited for the helper's exit before returning")
+	}
+	got, _ := io.ReadAll(r)
+	if string(got) != line+"\n" {
+		t.Errorf("guard's stderr got %q, want the command's line", got)
 	}
 	if got := SortedChildren(t); !slices.Equal(got, kids) {
 		t.Errorf("children left: %v, before: %v", got, kids)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -272,12 +273,15 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 		denials []string
 	)
 	st, stErr, encErr := l.await(pr.p)
-	if later != nil && st != nil && st.Ran && l.direct() {
+	if later != nil && st != nil && st.Ran && l.direct() && l.copiedErr() {
 		// Nothing of the command is left and nothing is still to be
 		// copied from its output: the helper's own exit, and guard's
 		// reaping of it, can overlap the check and the caller's record.
 		l.handBack()
 		*later = l
+		if l.watcher != nil {
+			denials = l.watcher.denials()
+		}
 	} else {
 		st, ps, denials, err = l.settle(st, stErr, encErr)
 	}
@@ -413,6 +417,10 @@ type launched struct {
 	// sent: the plan is sent (encErr: its write failed).
 	sent   bool
 	encErr error
+	// errR is the read end of the command's stderr when the watcher
+	// reads it; copied is closed once copyErr is done with it.
+	errR   *os.File
+	copied chan struct{}
 }
 
 // launch starts the helper with stdio; name is the command's, for the
@@ -456,9 +464,19 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	l.cmd = cmd
+	var errW *os.File
 	if stdio.WatchErr && stdio.Err != nil && !visibleInterposition(stdio) {
+		// guard copies the command's stderr through the watcher itself
+		// (copyErr), not exec.Cmd: the copy then ends when the helper
+		// reports, without waiting for the helper's exit.
 		l.watcher = &denialWatcher{w: stdio.Err}
-		cmd.Stderr = l.watcher
+		errR, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox pipe: %w", err)
+		}
+		l.errR, errW = errR, w
+		l.undo = append(l.undo, func() { errR.Close(); w.Close() })
+		cmd.Stderr = errW
 	}
 	// The terminal and guard's signals are handed over with the plan
 	// (handOver): until then the helper may be one that is never used.
@@ -486,8 +504,38 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 	})
 	planR.Close()
 	statW.Close()
+	if errW != nil {
+		errW.Close()
+		l.copied = make(chan struct{})
+		go l.copyErr()
+	}
 	ok = true
 	return l, nil
+}
+
+// copyErr copies the command's stderr through the watcher until every
+// writer has closed it: the command and what it started, gone once the
+// helper reports, and the helper, which closes its own before it
+// reports. A write error ends the copy, as exec.Cmd's would.
+func (l *launched) copyErr() {
+	io.Copy(l.watcher, l.errR)
+	l.errR.Close()
+	close(l.copied)
+}
+
+// copiedErr reports whether the stderr copy is over, waiting for it
+// until the helper has exited: once the helper has reported, the copy
+// ends at once unless a process outside the run holds the pipe.
+func (l *launched) copiedErr() bool {
+	if l.copied == nil {
+		return true
+	}
+	select {
+	case <-l.copied:
+		return true
+	case <-l.exited:
+		return false
+	}
 }
 
 // handOver gives the helper, about to get its plan, the terminal's
@@ -556,13 +604,11 @@ func (l *launched) cleanup() {
 	l.undo = nil
 }
 
-// direct reports whether the command's stdio are guard's own files,
-// which nothing copies: once the command is over, its output is all
-// where it goes, without waiting for the helper's end.
+// direct reports whether exec.Cmd copies none of the command's stdio
+// (they are files, or the pipe copyErr reads): its Wait then waits for
+// the helper alone, and once the command is over its output is where it
+// goes (copiedErr for the watched stderr).
 func (l *launched) direct() bool {
-	if l.watcher != nil {
-		return false
-	}
 	for _, x := range []any{l.cmd.Stdin, l.cmd.Stdout, l.cmd.Stderr} {
 		if _, ok := x.(*os.File); !ok && x != nil {
 			return false
@@ -681,6 +727,17 @@ func (l *launched) reap() (ps *os.ProcessState, denials []string, waitErr, reapE
 	} else {
 		_, reapErr = reapDescendants(l.pid, l.before)
 		waitErr = l.cmd.Wait()
+	}
+	if l.copied != nil {
+		// Everything in the run is gone; a process outside it that
+		// holds the stderr pipe (passed over a socket) gets as long as
+		// exec.Cmd's WaitDelay gives.
+		select {
+		case <-l.copied:
+		case <-time.After(l.cmd.WaitDelay):
+			l.errR.Close()
+			<-l.copied
+		}
 	}
 	if l.watcher != nil {
 		denials = l.watcher.denials()

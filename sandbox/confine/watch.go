@@ -184,7 +184,12 @@ func (w *watched) watch() int {
 		return CodeFailed
 	}
 	// Everything is reaped: guard may check the protected paths and
-	// write its record while this process exits.
+	// write its record while this process exits. The helper writes
+	// nothing more to the command's stdio: closing them first ends
+	// guard's copy of stderr (sandbox.copyErr) with the report.
+	unix.Close(0)
+	unix.Close(1)
+	unix.Close(2)
 	if ws.Signaled() {
 		report(128+int(ws.Signal()), ws.Signal())
 		dieOfSignal(ws.Signal())
