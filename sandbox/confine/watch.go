@@ -19,9 +19,9 @@ import (
 // no_new_privs of the helper's thread) and stays as a small watcher:
 //
 //   - when the command exits, the watcher kills and reaps every
-//     descendant left (orphans are its children, as subreaper) and exits
-//     with the command's status, dying of the same signal if a signal
-//     killed it, so guard sees what the command did;
+//     descendant left (orphans are its children, as subreaper), reports
+//     the command's status to guard on the status pipe and exits with
+//     it, dying of the same signal if a signal killed it;
 //   - when the lifeline reads EOF, guard is gone: the watcher kills and
 //     reaps the command and every descendant, and exits.
 //
