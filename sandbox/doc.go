@@ -59,21 +59,27 @@
 // (Helper.Prepare), closing it unused, killed and reaped, for any verdict
 // but A. The plan goes on a pipe (fd 3): a JSON header {"format":N},
 // which helpers of other builds read as a format they do not know (Run
-// then re-executes guard), and a length-prefixed binary body. Until the
-// plan is sent the helper has neither the terminal nor guard's signals.
+// then re-executes guard), and a length-prefixed binary body; Prepare
+// sends it as soon as it is computed, so the helper confines itself
+// while guard syncs its record. The command starts only on the byte Go,
+// which Run sends; until then the helper has neither the terminal nor
+// guard's signals.
 // The helper moves to the plan's directory, finds the command on PATH,
 // and on one locked thread sets no_new_privs, restricts itself with raw
 // Landlock system calls, drops capabilities (bounding, permitted,
 // inheritable and ambient sets) and installs the seccomp filter (all
 // per thread; no psx, no TSYNC), marks every inherited descriptor but
 // 0-2 close-on-exec, and forks the command from that thread, which
-// inherits all of it. A failure before
-// that is reported on fd 4, which the helper closes once the command
-// runs: EOF there means the exec happened. Not found is 127, not
-// executable 126, a setup failure 125. The helper then watches
-// (confine/watch.go): it exits with the command's status, or dies of
-// its signal, once it has killed every descendant left; and when guard
-// dies (the plan pipe reads EOF) it kills the command and every
+// inherits all of it. On fd 4 the helper writes one line: a failure
+// before the command ran (not found is 127, not executable 126, a
+// setup failure 125), or, once the command has exited and it has
+// killed and reaped every descendant left, the report of the command's
+// status, after which it closes its stdio and exits with that status
+// (or dies of its signal). With the report Run returns without waiting
+// for the helper's exit when the caller reaps it later (Helper.Close);
+// a helper that ends without a line is judged by its own exit status,
+// and a line that is not a status fails the run. When guard dies (the
+// plan pipe reads EOF) the helper kills the command and every
 // descendant.
 //
 // The parent guard stays unrestricted. The command runs in the helper's
@@ -86,8 +92,9 @@
 // helper), and passes the exit status through (signal N gives 128+N).
 // Guard is the child subreaper too (PR_SET_CHILD_SUBREAPER): once the
 // helper exits, it kills its group and then every child it did not have
-// before the run, repeating until none is left, before the protected
-// paths are checked.
+// before the run, repeating until none is left; without a report this
+// comes before the protected paths are checked, with one (nothing of
+// the command left) it may come after, but always before guard returns.
 //
 // # Hiding
 //

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,9 +12,11 @@ import (
 // The helper is guard-sandbox-exec, or guard re-executed
 // (/proc/self/exe), with confine.Env set: package confine reads the plan
 // from a pipe, confines itself, starts the command as its child and
-// stays as its watcher. Until the command runs it can report a failure
-// on a second pipe, which it closes then: guard reading EOF there means
-// the command was executed.
+// stays as its watcher. On a second pipe it writes one line: a failure
+// before the command ran, or the report that the command has exited and
+// nothing it started is left. With the report guard checks the
+// protected paths and writes its record while the helper exits; it
+// still reaps the helper (and anything left) before it returns.
 
 // Exit codes of the helper when the command did not run.
 const (
@@ -30,6 +33,11 @@ type status struct {
 	// Stale: the helper does not know this plan's format (a helper
 	// binary from another guard build). Nothing ran.
 	Stale bool `json:"stale,omitempty"`
+	// Ran: the report of a command that ran. It has exited with Code,
+	// or died of Signal (Code is then 128+Signal), and every process
+	// it started is killed and reaped. Only the helper is left, exiting.
+	Ran    bool `json:"ran,omitempty"`
+	Signal int  `json:"signal,omitempty"`
 }
 
 // ChildMain must be called first thing in main (and in TestMain of
@@ -39,18 +47,40 @@ type status struct {
 // or 127.
 func ChildMain() { confine.Main() }
 
-// readStatus reads the helper's report: nil when the command ran.
+// readStatus reads the helper's line: nil when it ended without one (it
+// died: guard then goes by its exit status, as for a command that ran).
+// A status with Ran set is the report of a command that ran and left
+// nothing behind; any other is why the command did not run.
 func readStatus(r io.Reader) (*status, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read sandbox helper status: %w", err)
+	var data []byte
+	buf := make([]byte, 512)
+	for !bytes.Contains(data, []byte{'\n'}) {
+		n, err := r.Read(buf)
+		data = append(data, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read sandbox helper status: %w", err)
+		}
+		if len(data) > maxStatus {
+			return nil, fmt.Errorf("sandbox helper status: longer than %d bytes", maxStatus)
+		}
 	}
-	if len(data) == 0 {
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	if len(line) == 0 {
 		return nil, nil
 	}
 	var st status
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("sandbox helper status %q: %w", data, err)
+	if err := json.Unmarshal(line, &st); err != nil {
+		return nil, fmt.Errorf("sandbox helper status %q: %w", line, err)
+	}
+	if st.Ran && (st.Signal < 0 || st.Signal > 64 || st.Code < 0 || st.Code > 255) {
+		return nil, fmt.Errorf("sandbox helper status %q: no such status", line)
 	}
 	return &st, nil
 }
+
+// maxStatus bounds the helper's line (a failure quotes the command's
+// name and an error).
+const maxStatus = 1 << 20

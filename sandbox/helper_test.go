@@ -10,18 +10,12 @@ import (
 	"testing"
 
 	"github.com/guard-sh/guard/sandbox"
-	"github.com/guard-sh/guard/sandbox/confine"
 )
 
 // children lists this process's children (zombies included).
 func children(t *testing.T) []int {
 	t.Helper()
-	kids, err := confine.Children()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(kids)
-	return kids
+	return sandbox.SortedChildren(t)
 }
 
 // TestHelperUnused: a helper started ahead of its run and given a plan
@@ -66,6 +60,9 @@ func TestHelperPrepared(t *testing.T) {
 	h := sandbox.Start(context.Background(), "/bin/sh", sandbox.Stdio{})
 	h.Prepare(f.spec(), argv)
 	res, err := h.Run(f.spec(), argv)
+	if cerr := h.Close(); cerr != nil {
+		t.Errorf("Close after Run: %v", cerr)
+	}
 	if err != nil || res.ExitCode != 0 || readFile(t, marker) != "ran\n" {
 		t.Fatalf("prepared writing run: exit %d, %v; %s holds %q", res.ExitCode, err, marker, readFile(t, marker))
 	}
@@ -77,6 +74,7 @@ func TestHelperPrepared(t *testing.T) {
 	ro := f.spec()
 	ro.Write = false
 	res, err = h.Run(ro, argv)
+	h.Close()
 	if err != nil || res.ExitCode == 0 || readFile(t, marker) != "<absent>" {
 		t.Errorf("read-only run after a writable Prepare: exit %d, %v; %s holds %q", res.ExitCode, err, marker, readFile(t, marker))
 	}

@@ -630,7 +630,9 @@ func TestPreparedReleased(t *testing.T) {
 	tmp = prepared(h)
 	other := spec
 	other.Write = false
-	if res, err := h.Run(other, argv); err != nil || res.ExitCode != 0 {
+	res, err := h.Run(other, argv)
+	h.Close()
+	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: exit %d, %v", res.ExitCode, err)
 	}
 	if _, err := os.Stat(tmp); err == nil {

@@ -386,6 +386,13 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		}
 		fmt.Fprintf(s.err, "guard: hint: --net or --allow-write PATH widen it (and need your approval)\n")
 	}
+	// The helper exits alongside the check and the record above, once
+	// it has reported the command's end with nothing left; guard reaps
+	// it here. An error here leaves the outcome recorded as it is: the
+	// helper had already reaped everything the command started.
+	if cerr := helper.Close(); cerr != nil {
+		fmt.Fprintf(s.err, "guard: error: sandbox: %v\n", cerr)
+	}
 	return exitCode(code)
 }
 

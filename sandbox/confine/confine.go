@@ -24,9 +24,12 @@ import (
 // once confined, the byte Go, which guard writes after the plan once it
 // relays its signals to the command's group: the command starts only
 // then, so every signal guard gets from then on reaches it, while the
-// setting up of the relay overlaps the confinement. Until the command
-// runs the helper can report a failure on StatusFD, which it closes
-// then: guard reading EOF there means the command was executed.
+// setting up of the relay overlaps the confinement. On StatusFD the
+// helper writes one line: why the command did not run, or, once the
+// command has exited and every process it started is reaped, its status
+// (report). guard then checks the protected paths and writes its record
+// while the helper exits. No line before EOF means the helper died
+// before it could report.
 const (
 	Env      = "GUARD_SANDBOX_HELPER"
 	PlanFD   = 3
@@ -135,8 +138,7 @@ func helper() int {
 		}
 		return fail(code, name, err.Error())
 	}
-	// The command runs: guard reads EOF on the status pipe.
-	unix.Close(StatusFD)
+	// The command runs; the status pipe stays open for the report.
 	return w.watch()
 }
 
@@ -145,8 +147,8 @@ func fail(code int, name, msg string) int {
 	return code
 }
 
-// writeStatus reports why the command did not run, as the JSON object
-// guard reads (sandbox.readStatus): {"code":N,"err":"…","name":"…"}.
+// writeStatus reports why the command did not run, as the line guard
+// reads (sandbox.readStatus): {"code":N,"err":"…","name":"…"}.
 func writeStatus(code int, name, msg string, stale bool) {
 	b := []byte(`{"code":`)
 	b = strconv.AppendInt(b, int64(code), 10)
@@ -157,7 +159,19 @@ func writeStatus(code int, name, msg string, stale bool) {
 	if stale {
 		b = append(b, `,"stale":true`...)
 	}
-	b = append(b, '}')
+	b = append(b, '}', '\n')
+	unix.Write(StatusFD, b)
+}
+
+// report tells guard the command has exited with code, or died of sig,
+// and nothing it started is left: {"code":N,"ran":true,"signal":S}. One
+// write of a short line, so guard reads it whole.
+func report(code int, sig syscall.Signal) {
+	b := []byte(`{"code":`)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"ran":true,"signal":`...)
+	b = strconv.AppendInt(b, int64(sig), 10)
+	b = append(b, '}', '\n')
 	unix.Write(StatusFD, b)
 }
 

@@ -53,7 +53,7 @@ func TestPlanRoundTrip(t *testing.T) {
 // plan's header reads as a stale format to earlier helpers, which
 // decoded the whole plan as JSON.
 func TestPlanStale(t *testing.T) {
-	for _, old := range []string{`{"format":2,"argv":["true"],"env":[]}`, `{"format":3}` + "\n", `{"format":4}` + "\n", `{"format":5}` + "\n", `{"format":6}` + "\n", `{"format":41}`} {
+	for _, old := range []string{`{"format":2,"argv":["true"],"env":[]}`, `{"format":3}` + "\n", `{"format":4}` + "\n", `{"format":5}` + "\n", `{"format":6}` + "\n", `{"format":7}` + "\n", `{"format":41}`} {
 		_, err := readPlan(planPipe(t, []byte(old)))
 		var stale errStale
 		if !errors.As(err, &stale) {

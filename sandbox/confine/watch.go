@@ -19,9 +19,9 @@ import (
 // no_new_privs of the helper's thread) and stays as a small watcher:
 //
 //   - when the command exits, the watcher kills and reaps every
-//     descendant left (orphans are its children, as subreaper) and exits
-//     with the command's status, dying of the same signal if a signal
-//     killed it, so guard sees what the command did;
+//     descendant left (orphans are its children, as subreaper), reports
+//     the command's status to guard on the status pipe and exits with
+//     it, dying of the same signal if a signal killed it;
 //   - when the lifeline reads EOF, guard is gone: the watcher kills and
 //     reaps the command and every descendant, and exits.
 //
@@ -180,12 +180,22 @@ func (w *watched) watch() int {
 	}
 	w.killDescendants()
 	if err != nil || killed {
+		// No report: guard takes the helper's own status.
 		return CodeFailed
 	}
+	// Everything is reaped: guard may check the protected paths and
+	// write its record while this process exits. The helper writes
+	// nothing more to the command's stdio: closing them first ends
+	// guard's copy of stderr (sandbox.copyErr) with the report.
+	unix.Close(0)
+	unix.Close(1)
+	unix.Close(2)
 	if ws.Signaled() {
+		report(128+int(ws.Signal()), ws.Signal())
 		dieOfSignal(ws.Signal())
 		return 128 + int(ws.Signal())
 	}
+	report(ws.ExitStatus(), 0)
 	return ws.ExitStatus()
 }
 
