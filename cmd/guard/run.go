@@ -388,10 +388,11 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	}
 	// The helper exits alongside the check and the record above, once
 	// it has reported the command's end with nothing left; guard reaps
-	// it here. An error here leaves the outcome recorded as it is: the
-	// helper had already reaped everything the command started.
+	// it here. Fail closed: if that reap fails, guard cannot vouch that
+	// nothing outlives the command, so it exits 125 whatever the
+	// command's status (the ran record keeps the status it reported).
 	if cerr := helper.Close(); cerr != nil {
-		fmt.Fprintf(s.err, "guard: error: sandbox: %v\n", cerr)
+		return failf([]string{"'guard doctor' checks the sandbox helper; run the command again"}, "sandbox: the helper could not be reaped after the command: %v", cerr)
 	}
 	return exitCode(code)
 }
