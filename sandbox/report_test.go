@@ -34,7 +34,7 @@ func fakeHelper(t *testing.T, body string) string {
 // Helper.Run does (leaving a reporting helper to Close), and returns the
 // result, whether run left the helper exiting, and what reaping it then
 // returned.
-func runFake(t *testing.T, path string) (res Result, err error, left bool, reapErr error, ws syscall.WaitStatus) {
+func runFake(t *testing.T, path string) (res Result, left bool, ws syscall.WaitStatus, reapErr, err error) {
 	t.Helper()
 	root := t.TempDir()
 	ws0 := filepath.Join(root, "ws")
@@ -51,7 +51,7 @@ func runFake(t *testing.T, path string) (res Result, err error, left bool, reapE
 	if l.cmd.ProcessState != nil {
 		ws = l.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	}
-	return res, err, left, reapErr, ws
+	return res, left, ws, reapErr, err
 }
 
 // SortedChildren lists this process's children (zombies included),
@@ -71,7 +71,7 @@ func SortedChildren(t testing.TB) []int {
 // guard still reaps it and whatever was in its group.
 func TestReportThenCrash(t *testing.T) {
 	kids := SortedChildren(t)
-	res, err, left, reapErr, ws := runFake(t, fakeHelper(t, `printf '{"code":3,"ran":true,"signal":0}\n' >&4
+	res, left, ws, reapErr, err := runFake(t, fakeHelper(t, `printf '{"code":3,"ran":true,"signal":0}\n' >&4
 kill -KILL $$`))
 	if err != nil || !res.Started || res.ExitCode != 3 || res.Signal != 0 {
 		t.Errorf("result %+v, %v; want the reported exit 3", res, err)
@@ -89,7 +89,7 @@ kill -KILL $$`))
 
 // TestReportSignal: a reported signal is the result's, as 128+N.
 func TestReportSignal(t *testing.T) {
-	res, err, left, _, _ := runFake(t, fakeHelper(t, `printf '{"code":143,"ran":true,"signal":15}\n' >&4`))
+	res, left, _, _, err := runFake(t, fakeHelper(t, `printf '{"code":143,"ran":true,"signal":15}\n' >&4`))
 	if err != nil || !res.Started || res.ExitCode != 143 || res.Signal != syscall.SIGTERM || !left {
 		t.Errorf("result %+v, %v, left %v; want SIGTERM, 143", res, err, left)
 	}
@@ -100,7 +100,7 @@ func TestReportSignal(t *testing.T) {
 // helper's own status, reaped at once, nothing left.
 func TestNoReport(t *testing.T) {
 	kids := SortedChildren(t)
-	res, err, left, _, _ := runFake(t, fakeHelper(t, `kill -KILL $$`))
+	res, left, _, _, err := runFake(t, fakeHelper(t, `kill -KILL $$`))
 	if err != nil || res.ExitCode != 128+int(syscall.SIGKILL) || res.Signal != syscall.SIGKILL {
 		t.Errorf("result %+v, %v; want the helper's SIGKILL, 137", res, err)
 	}
@@ -161,7 +161,7 @@ func TestWatchedStderrReport(t *testing.T) {
 // passes for the command's success.
 func TestBadReport(t *testing.T) {
 	for _, line := range []string{`{"code":0,"ran":true`, `{"code":-1,"ran":true,"signal":0}`, `{"code":0,"ran":true,"signal":99}`} {
-		res, err, left, _, _ := runFake(t, fakeHelper(t, `printf '%s\n' '`+line+`' >&4`))
+		res, left, _, _, err := runFake(t, fakeHelper(t, `printf '%s\n' '`+line+`' >&4`))
 		if err == nil || res.ExitCode != codeFailed || res.Started || left {
 			t.Errorf("%s: result %+v, %v, left %v; want a failed run", line, res, err, left)
 		}
