@@ -44,7 +44,7 @@ func addGitBuiltins(t map[string]*spec) {
 		"credential":       subs(whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials"), map[string]*spec{}),
 		"credential-store": whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials"),
 		"credential-cache": whole("secrets.git-credential", CapSecrets, "reads or changes cached git credentials"),
-		"bundle":           subs(whole("git.write", CapWrite, "writes or applies a bundle"), map[string]*spec{"verify": read(), "list-heads": read()}),
+		"bundle":           subs(whole("git.write", CapWrite, "writes or applies a bundle"), map[string]*spec{"verify": read(), "list-heads": read(), "create": {rows: []row{{"fs.output", CapWrite, "", "op0", "writes the bundle"}}}}),
 	}
 	for k, v := range builtins {
 		if _, ok := t[k]; !ok {

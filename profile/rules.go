@@ -148,6 +148,8 @@ func baseTable() map[string]*spec {
 			return stream{}
 		}, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},
 		"tar":      {val: "-f -C -T -X --file --directory --exclude -I --use-compress-program", fn: hTar},
+		"bsdtar":   {val: "-f -C -T -X --file --directory --exclude -I --use-compress-program", fn: hTar},
+		"ar":       {val: "--output", fn: hExtractInto("op0~^x", -1, "--output"), rows: []row{{"fs.output", CapWrite, "op0~^[rqd]", "op1", "writes"}, {"fs.read", CapRead, "op0~^[xtp]", "op1", "reads"}}},
 		"dd":       {fn: hDD},
 		"chmod":    {val: "--reference", fn: hChmod},
 		"chown":    {val: "--reference --from", fn: hChmod},

@@ -157,7 +157,7 @@ func gitTable() map[string]*spec {
 		"count-objects": read(), "version": read(), "help": read(), "check-ignore": read(), "check-attr": read(),
 		"var": read(), "cherry": read(), "range-diff": read(), "show-branch": read(), "verify-commit": read(), "verify-tag": read(),
 		"fsck": read(), "archive": {val: "-o --output --format --prefix", rows: []row{{"git.archive", CapWrite, "", "-o|--output", "writes"}}},
-		"format-patch": {val: "-o --output-directory", rows: []row{{"git.write", CapWrite, "", "", "writes patch files"}}},
+		"format-patch": {val: "-o --output-directory", rows: []row{{"git.write", CapWrite, "", "", "writes patch files"}, {"fs.output", CapWrite, "", "-o|--output-directory", "writes patch files into"}}},
 		"add":          write("stages changes"), "commit": {val: "-m -F -C -c --message --file --author --date --fixup --squash --trailer", rows: []row{{"git.write", CapWrite, "", "", "records a commit"}}},
 		"switch": {val: "-c -C --create --force-create", rows: []row{{"git.write", CapWrite, "", "", "switches branch"}, {"git.discard", CapDiscard, "--discard-changes|-f|--force|-C|--force-create", "", "switches branch, throwing away local changes or resetting a branch"}}},
 		"merge":  write("merges branches"), "cherry-pick": write("applies commits"), "revert": write("records a revert commit"),

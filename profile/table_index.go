@@ -26,6 +26,7 @@ var tableNames = [...]string{
 	"apt-cache",
 	"apt-get",
 	"aptitude",
+	"ar",
 	"argocd",
 	"aria2c",
 	"ash",
@@ -50,6 +51,7 @@ var tableNames = [...]string{
 	"blkdiscard",
 	"break",
 	"brew",
+	"bsdtar",
 	"builtin",
 	"bun",
 	"bundle",
@@ -101,6 +103,7 @@ var tableNames = [...]string{
 	"conda",
 	"consul",
 	"continue",
+	"convert",
 	"cowsay",
 	"cp",
 	"cpio",
@@ -167,6 +170,7 @@ var tableNames = [...]string{
 	"false",
 	"fc",
 	"fdisk",
+	"ffmpeg",
 	"fgrep",
 	"figlet",
 	"file",
@@ -235,6 +239,7 @@ var tableNames = [...]string{
 	"help",
 	"heroku",
 	"hexdump",
+	"history",
 	"host",
 	"hostname",
 	"hostnamectl",
@@ -307,6 +312,7 @@ var tableNames = [...]string{
 	"lua",
 	"lynx",
 	"m4",
+	"magick",
 	"mail",
 	"mailx",
 	"make",
@@ -368,6 +374,7 @@ var tableNames = [...]string{
 	"nslookup",
 	"nvim",
 	"nvm",
+	"objcopy",
 	"objdump",
 	"oc",
 	"oci",
@@ -379,6 +386,7 @@ var tableNames = [...]string{
 	"osascript",
 	"ovsx",
 	"pacman",
+	"pandoc",
 	"parallel",
 	"parted",
 	"pass",
@@ -523,6 +531,7 @@ var tableNames = [...]string{
 	"stdbuf",
 	"strace",
 	"strings",
+	"strip",
 	"su",
 	"sudo",
 	"sudoedit",
@@ -617,6 +626,7 @@ var tableNames = [...]string{
 	"whois",
 	"wipe",
 	"wipefs",
+	"wkhtmltopdf",
 	"wl-copy",
 	"wrangler",
 	"write",
@@ -668,6 +678,7 @@ var tableOf = [...]uint8{
 	4, // apt-cache
 	2, // apt-get
 	2, // aptitude
+	0, // ar
 	8, // argocd
 	1, // aria2c
 	4, // ash
@@ -692,6 +703,7 @@ var tableOf = [...]uint8{
 	8, // blkdiscard
 	0, // break
 	1, // brew
+	0, // bsdtar
 	0, // builtin
 	1, // bun
 	1, // bundle
@@ -743,6 +755,7 @@ var tableOf = [...]uint8{
 	3, // conda
 	8, // consul
 	0, // continue
+	7, // convert
 	4, // cowsay
 	0, // cp
 	8, // cpio
@@ -809,6 +822,7 @@ var tableOf = [...]uint8{
 	0, // false
 	4, // fc
 	2, // fdisk
+	7, // ffmpeg
 	0, // fgrep
 	4, // figlet
 	0, // file
@@ -877,6 +891,7 @@ var tableOf = [...]uint8{
 	0, // help
 	8, // heroku
 	0, // hexdump
+	7, // history
 	5, // host
 	0, // hostname
 	2, // hostnamectl
@@ -949,6 +964,7 @@ var tableOf = [...]uint8{
 	0, // lua
 	5, // lynx
 	4, // m4
+	7, // magick
 	1, // mail
 	1, // mailx
 	3, // make
@@ -1010,6 +1026,7 @@ var tableOf = [...]uint8{
 	5, // nslookup
 	4, // nvim
 	3, // nvm
+	7, // objcopy
 	4, // objdump
 	1, // oc
 	8, // oci
@@ -1021,6 +1038,7 @@ var tableOf = [...]uint8{
 	0, // osascript
 	8, // ovsx
 	2, // pacman
+	7, // pandoc
 	0, // parallel
 	2, // parted
 	2, // pass
@@ -1165,6 +1183,7 @@ var tableOf = [...]uint8{
 	0, // stdbuf
 	4, // strace
 	0, // strings
+	7, // strip
 	0, // su
 	0, // sudo
 	0, // sudoedit
@@ -1259,6 +1278,7 @@ var tableOf = [...]uint8{
 	5, // whois
 	0, // wipe
 	2, // wipefs
+	7, // wkhtmltopdf
 	9, // wl-copy
 	8, // wrangler
 	2, // write

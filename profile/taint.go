@@ -587,15 +587,7 @@ func (b *builder) extracted(c *call, archives []field, dir field) {
 	if !ok {
 		return
 	}
-	switch b.ctx.Classify(d) {
-	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
-		// Principle 10: an archive may hold any name, dotfiles included;
-		// extracted into ~ it may hold .bashrc or .ssh/authorized_keys.
-		// (In the workspace the sandbox restores the protected paths.)
-		for _, pat := range []string{"/*", "/.*"} {
-			b.pathEffect(CapWrite, "fs.extract", c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, "may extract any name into")
-		}
-	}
+	b.extractAny(c, dir)
 	if c.st.files == nil {
 		return
 	}
@@ -614,6 +606,45 @@ func (b *builder) extracted(c *call, archives []field, dir field) {
 		content = c.in // curl … | tar x
 	}
 	c.st.wrote(d, content)
+}
+
+// extractAny prices an extraction into dir by principle 10: an archive may
+// hold any name, dotfiles included, so extracted into ~ it may hold
+// .bashrc or .ssh/authorized_keys. Only outside the workspace: inside it
+// the sandbox restores the protected paths.
+func (b *builder) extractAny(c *call, dir field) {
+	if !dir.known {
+		return
+	}
+	d, ok := b.ctx.Resolve(c.st.cwd, dir.val)
+	if !ok {
+		return
+	}
+	switch b.ctx.Classify(d) {
+	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
+		for _, pat := range []string{"/*", "/.*"} {
+			b.pathEffect(CapWrite, "fs.extract", c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, "may extract any name into")
+		}
+	}
+}
+
+// hExtractInto is an archiver's handler: the directory it extracts into
+// (the value of one of opts, else an operand at index op, else the cwd) is
+// priced by extractAny.
+func hExtractInto(when string, op int, opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		if when != "" && !c.a.holds(when) {
+			return stream{}
+		}
+		dir := staticField(".", c.sp)
+		if vs := c.a.values(opts...); len(vs) > 0 {
+			dir = vs[len(vs)-1]
+		} else if op >= 0 && op < len(c.a.ops) {
+			dir = c.a.ops[op]
+		}
+		b.extractAny(c, dir)
+		return stream{}
+	}
 }
 
 // hGitClone: the clone's directory holds what the network sent.

@@ -255,6 +255,16 @@ func targetsTable() map[string]*spec {
 		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}, fn: hEd},
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
+		// Converters and binary tools: the file they write.
+		"pandoc":      {val: "-o --output -f --from -r --read -t --to -w --write -s --template --metadata -M -V --variable --resource-path", rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"strip":       {val: "-o -K -N -R -F", rows: []row{{"fs.edit-in-place", CapWrite, "!-o", "ops", "strips in place"}, {"fs.output", CapWrite, "", "-o", "writes"}}},
+		"objcopy":     {val: "-O -I -B -j -R -K -N", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
+		"convert":     {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
+		"magick":      {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
+		"ffmpeg":      {val: "-i -f -c -c:v -c:a -codec -vf -af -filter_complex -b:v -b:a -r -s -t -ss -to -map -preset -crf -ar -ac -loglevel -v", rows: []row{{"fs.read", CapRead, "", "-i", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
+		"wkhtmltopdf": {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
+		// The shell's history builtin: -w and -a write the history file named.
+		"history": {rows: []row{{"fs.output", CapWrite, "-w|-a", "ops", "writes the shell history to"}, {"fs.read", CapRead, "-r|-n", "ops", "reads"}}},
 		"systemd-run": {val: "-u --unit -p --property --description --slice -E --setenv --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property -M --machine -H --host --uid --gid --nice --working-directory -d --service-type --path-property --socket-property", posix: true, fn: wrap(0), rows: []row{
 			{"sys.transient", CapSystem, "", "", "runs a command as a systemd service, outside this session and outside guard's sandbox"},
 			{"persist.timer", CapPersistence, "--on-active|--on-boot|--on-startup|--on-unit-active|--on-unit-inactive|--on-calendar|--on-clock-change", "", "schedules a command to run later (a systemd timer)"},
@@ -268,14 +278,14 @@ func targetsTable() map[string]*spec {
 			{"sys.session", CapSystem, "!op0~^(list-.*|show-.*|session-status|user-status|seat-status|--help|--version)$ !noops", "", "changes login sessions (terminate, kill, lock, linger)"},
 		}},
 		"fallocate":               {val: "-l -o --length --offset", rows: []row{{"fs.output", CapWrite, "", "ops", "allocates"}}},
-		"unrar":                   {rows: []row{{"fs.extract", CapWrite, "op0~^x$|^e$", "ops2", "extracts into"}, {"fs.read", CapRead, "", "op1", "reads"}}},
+		"unrar":                   {fn: hExtractInto("op0~^x$|^e$", 2), rows: []row{{"fs.extract", CapWrite, "op0~^x$|^e$", "ops2", "extracts into"}, {"fs.read", CapRead, "", "op1", "reads"}}},
 		"update-desktop-database": sys("sys.config", "changes which programs open which files"),
 		"xdg-mime":                {rows: []row{{"persist.mime", CapPersistence, "op0~^(default|install)$", "", "changes which program opens a kind of file or URL"}}},
 	}
 }
 
 func sevenZip() *spec {
-	return &spec{val: "-o -p -t -m -w -x -i -v", rows: []row{
+	return &spec{val: "-o -p -t -m -w -x -i -v", fn: hExtractInto("op0~^[xe]$", -1, "-o"), rows: []row{
 		{"fs.extract", CapWrite, "op0~^[xe]$", "-o", "extracts into"},
 		{"fs.extract", CapWrite, "op0~^[xe]$ !-o", "", "extracts files into the current directory"},
 		{"fs.output", CapWrite, "op0~^(a|u|d|rn)$", "op1", "writes"},
