@@ -127,6 +127,13 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	prog := name.val
 	if strings.Contains(prog, "/") {
 		abs, ok := b.ctx.Resolve(st.cwd, prog)
+		if t := st.follow(abs); ok && t != abs && !strings.HasPrefix(t, anyParts) {
+			// A symlink made earlier on the line: ./x runs what it points
+			// at (ln -s /bin/rm x; ./x -rf ~ is rm).
+			if specFor(path.Base(t)) != nil && inBinDir(path.Dir(t)) {
+				prog, abs = t, t
+			}
+		}
 		dir := path.Dir(abs)
 		if ok && b.ctx.Remote {
 			abs = prog
