@@ -534,7 +534,15 @@ func (l *launched) copiedErr() bool {
 	case <-l.copied:
 		return true
 	case <-l.exited:
-		return false
+		// Both may be ready at once (the helper exits as the copy reads
+		// its last bytes): the copy done wins, so the early path is not
+		// lost to select's random pick.
+		select {
+		case <-l.copied:
+			return true
+		default:
+			return false
+		}
 	}
 }
 
