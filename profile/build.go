@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strconv"
@@ -140,41 +141,19 @@ func (b *builder) initialState() *state {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]*string, len(s.vars)), globs: make(map[string]bool, len(s.globs)), funcs: make(map[string]*parse.Stmt, len(s.funcs)), files: s.files, links: s.links, argv: s.argv}
-	if len(s.hashed) > 0 {
-		n.hashed = make(map[string]string, len(s.hashed))
-		for k, v := range s.hashed {
-			n.hashed[k] = v
-		}
+	// vars, globs and funcs are written to in every scope; the others
+	// stay nil until something sets them.
+	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
+		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint)}
+}
+
+// cloneMap is maps.Clone that never returns nil.
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if c := maps.Clone(m); c != nil {
+		return c
 	}
-	if len(s.refs) > 0 {
-		n.refs = make(map[string]string, len(s.refs))
-		for k, v := range s.refs {
-			n.refs[k] = v
-		}
-	}
-	if len(s.ints) > 0 {
-		n.ints = make(map[string]bool, len(s.ints))
-		for k, v := range s.ints {
-			n.ints[k] = v
-		}
-	}
-	if len(s.taint) > 0 {
-		n.taint = make(map[string]stream, len(s.taint))
-		for k, v := range s.taint {
-			n.taint[k] = v
-		}
-	}
-	for k, v := range s.vars {
-		n.vars[k] = v
-	}
-	for k, v := range s.globs {
-		n.globs[k] = v
-	}
-	for k, v := range s.funcs {
-		n.funcs[k] = v
-	}
-	return n
+	return map[K]V{}
 }
 
 // setTainted is set for a value that carries t: the variable stays
