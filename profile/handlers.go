@@ -1402,7 +1402,7 @@ func hCurl(b *builder, c *call) stream {
 		}
 	}
 	if c.a.has("-O", "--remote-name", "--remote-name-all") {
-		b.defaultDownloads(c, "--output-dir")
+		b.defaultDownloads(c, true, "--output-dir")
 	}
 	for _, v := range c.a.values("-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form") {
 		if !v.known {
@@ -1447,7 +1447,7 @@ func hTee(b *builder, c *call) stream {
 // hWget: -O FILE writes the download there; -O - writes it to stdout.
 func hWget(b *builder, c *call) stream {
 	if !c.a.has("-O", "--output-document") {
-		b.defaultDownloads(c, "-P", "--directory-prefix")
+		b.defaultDownloads(c, true, "-P", "--directory-prefix")
 	}
 	for _, f := range c.a.values("-O", "--output-document") {
 		if f.known && f.val != "-" {

@@ -153,9 +153,10 @@ func devTable() map[string]*spec {
 	// CMake script, which can run anything.
 	t["cmake"].fn = hCmake
 	// make's options with a value: -f FILE and --eval TEXT are makefile
-	// text it runs (runnerCheck reviews them).
+	// text it runs (hMakefileText reviews them).
 	for _, m := range []string{"make", "gmake"} {
 		t[m].val = "-f --file --makefile -C --directory -I --include-dir -o --old-file --assume-old -W --what-if --new-file --assume-new -E --eval"
+		t[m].fn = hMakefileText
 	}
 	return t
 }

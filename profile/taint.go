@@ -131,15 +131,15 @@ func (b *builder) downloaded(st *state, dir field, name string) {
 }
 
 // defaultDownloads records the files wget, curl -O and aria2c write by
-// default: the URL's base name, in -P/--output-dir/-d or the cwd. wget and
-// curl take every operand for a URL (example.com/i.sh is http://…);
-// aria2c only those with a scheme (its others are local torrents).
-func (b *builder) defaultDownloads(c *call, dirFlags ...string) {
+// default: the URL's base name, in -P/--output-dir/-d or the cwd.
+// anyOperand: every operand is a URL, as wget and curl take it
+// (example.com/i.sh is http://…); else only operands with a scheme
+// (aria2c's others are local torrents).
+func (b *builder) defaultDownloads(c *call, anyOperand bool, dirFlags ...string) {
 	var dir field
 	if ds := c.a.values(dirFlags...); len(ds) > 0 {
 		dir = ds[len(ds)-1]
 	}
-	anyOperand := c.prog == "wget" || c.prog == "curl"
 	for _, op := range c.a.ops {
 		if op.known && (anyOperand || isURL(op.val)) {
 			b.downloaded(c.st, dir, urlBase(op.val))
@@ -157,7 +157,7 @@ func hAria2c(b *builder, c *call) stream {
 		b.downloaded(c.st, dir, outs[0].val)
 		return stream{}
 	}
-	b.defaultDownloads(c, "-d", "--dir")
+	b.defaultDownloads(c, false, "-d", "--dir")
 	return stream{}
 }
 
@@ -256,9 +256,6 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 // runnerCheck reviews a build or test tool run after the same line wrote
 // one of the files it reads: unknown code at least B, C from the network.
 func (b *builder) runnerCheck(prog string, c *call) {
-	if prog == "make" || prog == "gmake" {
-		b.makefileText(c)
-	}
 	pats := runnerInputs()[prog]
 	if pats == nil || c.st.files == nil || len(c.st.files) == 0 || b.ctx.Remote {
 		return
@@ -331,11 +328,11 @@ func (b *builder) runnerFound(prog, p string, w stream, c *call) {
 	}
 }
 
-// makefileText reviews makefile text the line hands make itself: --eval
+// hMakefileText reviews makefile text the line hands make itself: --eval
 // TEXT, and -f - / -f /dev/stdin / -f <(…) read from its input. Known
 // text is reviewed as the recipes it holds; anything else is code guard
 // cannot see (C from the network).
-func (b *builder) makefileText(c *call) {
+func hMakefileText(b *builder, c *call) stream {
 	for _, f := range c.a.values("--eval", "-E") {
 		if !f.known {
 			b.dynamicCode(f, c, c.prog+" --eval")
@@ -359,6 +356,7 @@ func (b *builder) makefileText(c *call) {
 			b.dynamicCode(field{raw: f.display(), taint: in}, c, c.prog+" -f "+f.display())
 		}
 	}
+	return stream{}
 }
 
 // writtenCode reviews the commands in a Makefile or package.json whose
