@@ -280,7 +280,7 @@ func (b *builder) apply(s *spec, c *call) stream {
 // only what is written on the line is seen.
 func (b *builder) queryData(c *call) {
 	for _, f := range append(append([]field(nil), c.args...), c.fs...) {
-		if (!f.known || f.exp) && !f.glob {
+		if !f.known || f.exp || f.glob { // a glob sends the names it matches
 			b.add(Effect{Cap: CapSend, Rule: "net.query-data", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("sends data computed on this line (%s) to the network in its query", f.display())}, c.sp)
 			return
 		}
