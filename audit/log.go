@@ -52,6 +52,15 @@ type Log struct {
 	mu   sync.Mutex
 	lock *os.File // dir/audit.lock, flocked around every append
 	f    *os.File // dir/audit.log, reopened when another process rotates it
+	// end is where this Log's last append left f, and the hash of
+	// that line: the next append starts from there without reading the
+	// line back, unless the file has changed since (another process
+	// appended, rotated or cut it).
+	end struct {
+		f    *os.File
+		size int64
+		hash string
+	}
 }
 
 // Open opens the audit log in dir, creating the directory (0700) and the log
@@ -143,7 +152,7 @@ func (l *Log) Append(r Record) (Record, error) {
 	if err := l.current(); err != nil {
 		return Record{}, fmt.Errorf("append audit record: %w", err)
 	}
-	size, prev, err := l.repairTail()
+	size, prev, err := l.tail()
 	if err != nil {
 		return Record{}, fmt.Errorf("append audit record: %w", err)
 	}
@@ -180,7 +189,20 @@ func (l *Log) Append(r Record) (Record, error) {
 		}
 	}
 	r.Hash = lineHash(line[:len(line)-1])
+	l.end.f, l.end.size, l.end.hash = l.f, size+int64(len(line)), r.Hash
 	return r, nil
+}
+
+// tail returns the size of the log and the hash of its last line: as this
+// Log's last append left them when the file has not changed since,
+// otherwise read back (and a torn line set aside) by repairTail.
+func (l *Log) tail() (size int64, head string, err error) {
+	if l.end.f != nil && l.end.f == l.f {
+		if fi, err := l.f.Stat(); err == nil && fi.Size() == l.end.size {
+			return l.end.size, l.end.hash, nil
+		}
+	}
+	return l.repairTail()
 }
 
 // Head returns the hash the next record will carry as Prev: the SHA-256 of

@@ -342,6 +342,35 @@ func TestAppendAfterTornLine(t *testing.T) {
 	}
 }
 
+func TestAppendAfterAnotherWriter(t *testing.T) {
+	// A Log that appends again carries on from its own last line only
+	// while the file is as it left it: another process's record in
+	// between is read back and chained.
+	dir := t.TempDir()
+	l1, l2 := openTest(t, dir), openTest(t, dir)
+	appendN(t, l1, 1)
+	appendN(t, l2, 1)
+	appendN(t, l1, 1)
+	if rep := mustVerify(t, dir); rep.Records != 3 {
+		t.Errorf("verified %d records, want 3", rep.Records)
+	}
+}
+
+func TestLastLineEditedBetweenAppends(t *testing.T) {
+	// The decision record is rewritten (same length) while its command
+	// runs: the outcome record carries the hash of the line guard wrote,
+	// so the edit shows. Read back, the edited line would have been
+	// chained and the edit hidden.
+	dir := t.TempDir()
+	l := openTest(t, dir)
+	appendN(t, l, 2)
+	editFile(t, dir, FileName, func(d []byte) []byte { return bytes.Replace(d, []byte(`"echo 1"`), []byte(`"echo 7"`), 1) })
+	appendN(t, l, 1)
+	if ce := chainError(t, dir); ce.Torn || ce.Line != 2 {
+		t.Errorf("got %+v, want a break at line 2", ce)
+	}
+}
+
 func TestAppendAfterTamperingKeepsEvidence(t *testing.T) {
 	// Append never repairs a break in the middle: the chain stays broken
 	// at the same line.

@@ -42,7 +42,9 @@ type Record struct {
 	Rules []string     `json:"rules,omitempty"`
 	// Decision is what happened; it must be one of Decisions.
 	Decision Decision `json:"decision"`
-	// Sandbox is the confinement in force when the command ran.
+	// Sandbox is the confinement the command was approved to run in, on
+	// the approval (decision) record; the outcome under the same id does
+	// not repeat it.
 	Sandbox *review.Sandbox `json:"sandbox,omitempty"`
 	// Exit is the child's exit status (signal N → 128+N), for outcomes.
 	Exit *int `json:"exit,omitempty"`

@@ -328,6 +328,10 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		fmt.Fprintf(s.err, "guard: hint: 'guard doctor' shows what this kernel enforces; --require-sandbox refuses to run without the whole sandbox\n")
 	}
 	rec.Decision = audit.Ran
+	// The decision record, under the same id, holds the confinement; the
+	// outcome does not repeat it (a few kilobytes to encode, and to read
+	// back for the next record's hash, on every run).
+	rec.Sandbox = nil
 	rec.Duration = time.Since(start)
 	code := res.ExitCode
 	if err != nil && !res.Started {
