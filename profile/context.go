@@ -239,8 +239,18 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
-		// Hooks git runs on commit through a hooks manager.
+		// Hooks git runs on commit through a hooks manager: husky,
+		// pre-commit, lefthook (its main and -local configs in YAML, the
+		// other formats and .config/ spellings, and its script dirs) and
+		// overcommit.
 		".husky", ".pre-commit-config.yaml",
+		"lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml", "lefthook.toml", "lefthook.json",
+		"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml",
+		".config/lefthook.yml", ".config/lefthook.yaml", ".config/lefthook-local.yml",
+		".lefthook", ".lefthook-local", ".overcommit.yml",
+		// Tool-version managers' project configs run their hooks and
+		// env scripts in the user's shell on cd (mise activate).
+		"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise",
 		// Package-manager configuration that runs code on the next
 		// install or script: npm's script-shell and node-options, yarn's
 		// yarnPath and plugins, pnpm's hooks, bun's preload.
