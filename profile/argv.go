@@ -181,7 +181,7 @@ func re(expr string) *regexp.Regexp {
 //
 //	-f|--force        one of these options is present (or an argument is not static)
 //	-X=~REGEX         an option's value matches
-//	op~REGEX          some operand matches;  op0~REGEX  operand 0 matches
+//	op~REGEX          some operand matches;  op0~REGEX  operand 0 matches (or is not static)
 //	any~REGEX         some argument (option values too) matches
 //	ops / noops       there are operands / there are none
 //	!TERM             negation
@@ -221,8 +221,10 @@ func (a args) term(t string) bool {
 			}
 			return false
 		}
+		// Operand N selects what the tool does (a verb, a resource type):
+		// one guard cannot see may be the one the row is about.
 		i := int(name[2] - '0')
-		return i < len(a.ops) && a.ops[i].known && r.MatchString(a.ops[i].val)
+		return i < len(a.ops) && (!a.ops[i].known || r.MatchString(a.ops[i].val))
 	case strings.HasPrefix(t, "-"):
 		names, expr, hasExpr := strings.Cut(t, "=~")
 		for _, n := range strings.Split(names, "|") {

@@ -640,7 +640,25 @@ var sensitiveVars = map[string]struct {
 	// Clients pointed at another daemon or cluster configuration (which
 	// can name a credential command to run).
 	"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
-	"KUBECONFIG":  {"env.kubeconfig", CapDynamic, "sets KUBECONFIG, pointing kubectl at another configuration (which can run credential commands)", false},
+	// A proxy named on the line carries the command's traffic (a read-only
+	// query's, with its credential); trust in other certificates lets
+	// such a proxy read it.
+	"HTTPS_PROXY":                  {"env.proxy", CapDynamic, "sets HTTPS_PROXY, sending the command's network traffic through a proxy named on the line", false},
+	"https_proxy":                  {"env.proxy", CapDynamic, "sets https_proxy, sending the command's network traffic through a proxy named on the line", false},
+	"HTTP_PROXY":                   {"env.proxy", CapDynamic, "sets HTTP_PROXY, sending the command's network traffic through a proxy named on the line", false},
+	"http_proxy":                   {"env.proxy", CapDynamic, "sets http_proxy, sending the command's network traffic through a proxy named on the line", false},
+	"ALL_PROXY":                    {"env.proxy", CapDynamic, "sets ALL_PROXY, sending the command's network traffic through a proxy named on the line", false},
+	"all_proxy":                    {"env.proxy", CapDynamic, "sets all_proxy, sending the command's network traffic through a proxy named on the line", false},
+	"SSL_CERT_FILE":                {"env.tls-trust", CapDynamic, "sets SSL_CERT_FILE, changing which certificates the command trusts (a proxy could then read its traffic, credentials included)", false},
+	"SSL_CERT_DIR":                 {"env.tls-trust", CapDynamic, "sets SSL_CERT_DIR, changing which certificates the command trusts", false},
+	"REQUESTS_CA_BUNDLE":           {"env.tls-trust", CapDynamic, "sets REQUESTS_CA_BUNDLE, changing which certificates python requests trusts", false},
+	"CURL_CA_BUNDLE":               {"env.tls-trust", CapDynamic, "sets CURL_CA_BUNDLE, changing which certificates curl trusts", false},
+	"NODE_EXTRA_CA_CERTS":          {"env.tls-trust", CapDynamic, "sets NODE_EXTRA_CA_CERTS, adding certificates node trusts", false},
+	"NODE_TLS_REJECT_UNAUTHORIZED": {"env.tls-trust", CapDynamic, "sets NODE_TLS_REJECT_UNAUTHORIZED, which can turn off node's certificate checks", false},
+	"GIT_SSL_NO_VERIFY":            {"env.tls-trust", CapDynamic, "sets GIT_SSL_NO_VERIFY, turning off git's certificate checks", false},
+	"GIT_SSL_CAINFO":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAINFO, changing which certificates git trusts", false},
+	"GIT_SSL_CAPATH":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAPATH, changing which certificates git trusts", false},
+	"KUBECONFIG":                   {"env.kubeconfig", CapDynamic, "sets KUBECONFIG, pointing kubectl at another configuration (which can run credential commands)", false},
 }
 
 // assign evaluates NAME=VALUE. persist is true when it changes the shell

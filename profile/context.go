@@ -187,6 +187,19 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/fly", ".wrangler", ".config/.wrangler", ".dbt/profiles.yml", ".databricks",
 		".config/Code/User/globalStorage", ".config/VSCodium/User/globalStorage", ".config/Cursor/User/globalStorage",
 		".cursor/mcp.json", ".codeium", ".viminfo",
+		// More tokens and keys CLIs keep in plain files: secret managers,
+		// error trackers, CI and artifact services, model hubs, object
+		// stores, tunnels, device keys, mail and Emacs's authinfo, AI
+		// tools' API keys, package feeds.
+		".doppler", ".sentryclirc", ".circleci/cli.yml", ".travis/config.yml", ".jfrog",
+		".huggingface/token", ".cache/huggingface/token", ".mc/config.json", ".passwd-s3fs",
+		".cloudflared", ".android/adbkey", ".minikube", ".talos/config",
+		".config/helm/repositories.yaml", ".config/scw", ".ovh.conf", ".config/linode-cli",
+		".supabase/access-token", ".railway/config.json", ".vercel", ".local/share/com.vercel.cli",
+		".snowsql/config", ".authinfo", ".authinfo.gpg", ".msmtprc", ".mbsyncrc", ".fetchmailrc",
+		".config/aerc/accounts.conf", ".continue/config.json", ".continue/config.yaml", ".aider.conf.yml",
+		".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".config/lpass", ".local/share/lpass",
+		".config/tea", ".config/fastly", ".config/twilio-cli", ".expo/state.json",
 	}
 })
 

@@ -315,7 +315,16 @@ func dockerComposeSpec() *spec {
 func kubectlGet() *spec {
 	s := query("reads from the Kubernetes cluster")
 	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context"
-	s.rows = append(s.rows, row{"k8s.secret-print", CapSecrets, `op0~(^|,)secrets?(/|,|$) -o|--output=~^(json|yaml|jsonpath|go-template|template|custom-columns)`, "", "prints Kubernetes secrets' data (credentials)"})
+	// Resource names are case-insensitive and may carry their group and
+	// version (Secret, secrets.v1.); --template prints with a go-template.
+	const secrets = `op0~(?i)(^|,)secrets?(\.[^,/]*)?(/|,|$)`
+	const whole = `-o|--output=~^(json|yaml|jsonpath|go-template|template|custom-columns)`
+	s.rows = append(s.rows,
+		row{"k8s.secret-print", CapSecrets, secrets + " " + whole, "", "prints Kubernetes secrets' data (credentials)"},
+		row{"k8s.secret-print", CapSecrets, secrets + " --template", "", "prints Kubernetes secrets' data (credentials)"},
+		// Objects named by a manifest or a kustomization may be Secrets.
+		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize " + whole, "", "prints whole the objects a manifest names, which may be Secrets"},
+		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize --template", "", "prints the objects a manifest names, which may be Secrets"})
 	return s
 }
 
@@ -328,7 +337,11 @@ func kubectlSpec() *spec {
 	top.val = "-n --namespace --context --cluster --kubeconfig -s --server --user --token --as --as-group --request-timeout --certificate-authority --client-certificate --client-key -v"
 	// A kubeconfig can name a credential command kubectl runs (users[].exec),
 	// before or after the subcommand.
-	top.global = []row{{"k8s.kubeconfig", CapDynamic, `--kubeconfig !--kubeconfig=~/\.kube/[^/]+$`, "", "points kubectl at another configuration (which can run credential commands)"}}
+	top.global = []row{{"k8s.kubeconfig", CapDynamic, `--kubeconfig !--kubeconfig=~/\.kube/[^/]+$`, "", "points kubectl at another configuration (which can run credential commands)"},
+		// Another API server gets the current context's credentials (a
+		// bearer token is sent to whatever server is named); with a token
+		// given on the line, only that token goes.
+		{"net.credential-redirect", CapSecrets, "-s|--server !--token", "", "sends your cluster credentials to a server named on the line"}}
 	return subs(top, map[string]*spec{
 		"version": {fn: func(b *builder, c *call) stream {
 			if c.a.has("--client") {
