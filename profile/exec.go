@@ -113,6 +113,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		} else {
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: name.display(), Msg: fmt.Sprintf("runs a command whose name is not static (%s)", name.display())}, sp)
 		}
+		b.worstTargets(name.display(), argv[1:], st, sp)
 		b.record(name.display(), argv, via, sp)
 		return stream{kind: streamUnknown}
 	}
@@ -333,6 +334,21 @@ func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, 
 	b.secretArgs(prog, fs, st, sp)
 	b.argumentCommands(prog, fs, st, in, sp)
 	return stream{kind: streamUnknown}
+}
+
+// worstTargets: a program guard cannot name may be any program (rm too),
+// so each argument that names a path, not an option, counts as a target
+// it may delete ($X -rf ~ is priced as rm -rf ~). Bare words stay what
+// exec.dynamic-name says: they may as well be subcommands.
+func (b *builder) worstTargets(prog string, args []field, st *state, sp span) {
+	for _, f := range args {
+		if !f.known || strings.HasPrefix(f.val, "-") {
+			continue
+		}
+		if f.val == "." || f.val == ".." || strings.Contains(f.val, "/") {
+			b.pathEffect(CapDelete, "exec.dynamic-target", prog, f, st, sp, "may delete")
+		}
+	}
 }
 
 // secretArgs: arguments of a program guard does not know (or a script's
