@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // git: global options first (-C changes the directory, -c sets config for
@@ -94,8 +96,76 @@ func gitSubTable() map[string]*spec {
 		gitSubsMap = gitTable()
 		addGitBuiltins(gitSubsMap)
 		addGitProgramOptions(gitSubsMap)
+		addGitExtURLs(gitSubsMap)
 	})
 	return gitSubsMap
+}
+
+// gitURLSubs name repositories by URL in their operands (and archive in
+// --remote). An ext:: URL is a command git runs to reach the repository
+// (once protocol.ext.allow lets it): git ls-remote 'ext::sh -c rm% -rf% ~'
+// runs rm -rf ~.
+var gitURLSubs = map[string][]string{
+	"clone": nil, "fetch": nil, "pull": nil, "ls-remote": nil, "push": nil, "submodule": nil,
+	"archive": {"--remote"},
+}
+
+func addGitExtURLs(t map[string]*spec) {
+	for sub, opts := range gitURLSubs {
+		s := t[sub].ready()
+		if s == nil {
+			continue
+		}
+		prev := s.fn
+		s.fn = func(b *builder, c *call) stream {
+			for _, f := range append(c.a.values(opts...), c.a.ops...) {
+				if f.known && strings.HasPrefix(f.val, "ext::") {
+					g := f
+					g.val = extCommand(f.val[len("ext::"):])
+					b.commandText(g, c, "git "+sub+" ext:: URL")
+				}
+			}
+			if prev != nil {
+				return prev(b, c)
+			}
+			return stream{}
+		}
+	}
+}
+
+// extCommand turns the body of an ext:: URL into the command line git
+// runs: words split at spaces, "% " a space within a word, "%%" a percent
+// sign, %s, %S and %G placeholders git fills with a service name.
+func extCommand(body string) string {
+	var words []string
+	var w strings.Builder
+	for i := 0; i < len(body); i++ {
+		switch ch := body[i]; {
+		case ch == ' ':
+			words = append(words, w.String())
+			w.Reset()
+		case ch == '%' && i+1 < len(body):
+			i++
+			switch body[i] {
+			case ' ':
+				w.WriteByte(' ')
+			case 's', 'S', 'G':
+				w.WriteString("git-upload-pack")
+			default:
+				w.WriteByte(body[i])
+			}
+		default:
+			w.WriteByte(ch)
+		}
+	}
+	words = append(words, w.String())
+	line, err := parse.Quote(words)
+	if err != nil {
+		// A NUL byte: nothing git could run as it reads; the text as
+		// it is stays reviewed.
+		return body
+	}
+	return line
 }
 
 // gitProgramOptions are options whose value is a command git runs through
@@ -154,8 +224,11 @@ func gitTable() map[string]*spec {
 		"status": read(), "log": read(), "diff": read(), "show": read(), "blame": read(), "shortlog": read(), "describe": read(),
 		"rev-parse": read(), "rev-list": read(), "ls-files": read(), "ls-tree": read(), "cat-file": read(), "grep": read(),
 		"whatchanged": read(), "for-each-ref": read(), "show-ref": read(), "name-rev": read(), "merge-base": read(),
-		"count-objects": read(), "version": read(), "help": read(), "check-ignore": read(), "check-attr": read(),
-		"var": read(), "cherry": read(), "range-diff": read(), "show-branch": read(), "verify-commit": read(), "verify-tag": read(),
+		"count-objects": read(), "version": read(), "check-ignore": read(), "check-attr": read(),
+		// help -w/--web opens the manual in a web browser (help.browser,
+		// web.browser, BROWSER).
+		"help": {rows: []row{{"desktop.open", CapDesktop, "-w|--web", "", "opens a web browser"}}},
+		"var":  read(), "cherry": read(), "range-diff": read(), "show-branch": read(), "verify-commit": read(), "verify-tag": read(),
 		"fsck": read(), "archive": {val: "-o --output --format --prefix", rows: []row{{"git.archive", CapWrite, "", "-o|--output", "writes"}}},
 		"format-patch": {val: "-o --output-directory", rows: []row{{"git.write", CapWrite, "", "", "writes patch files"}, {"fs.output", CapWrite, "", "-o|--output-directory", "writes patch files into"}}},
 		"add":          write("stages changes"), "commit": {val: "-m -F -C -c --message --file --author --date --fixup --squash --trailer", rows: []row{{"git.write", CapWrite, "", "", "records a commit"}}},

@@ -281,6 +281,8 @@ func dockerSpec() *spec {
 	fetch := func(msg string) *spec { return whole("docker.fetch", CapFetch, msg) }
 	read := plain
 	other := func() *spec { return whole("docker.other", CapSystem, "changes the container engine's state") }
+	// A container's settings hold its environment, often its secrets.
+	inspect := whole("docker.inspect", CapReveal, "prints containers' settings, their environment included (which often holds secrets)")
 	top := other()
 	// Global options come before the subcommand (docker --context x ps).
 	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
@@ -289,7 +291,7 @@ func dockerSpec() *spec {
 		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
-		"ps":    read(), "images": read(), "logs": read(), "inspect": read(), "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
+		"ps":    read(), "images": read(), "logs": read(), "inspect": inspect, "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
 		"compose": dockerComposeSpec(),
 		// Local container state is B (LEVELS.md); volumes hold data (C).
 		"rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "rmi": whole("docker.rm", CapProcess, "removes images"),
@@ -297,16 +299,17 @@ func dockerSpec() *spec {
 		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
 		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
 		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
-		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
+		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
 	})
 }
 
 func dockerComposeSpec() *spec {
 	return subs(whole("docker.compose", CapDynamic, "runs containers with docker compose: code inside them is not reviewed"), map[string]*spec{
-		"ps": plain(), "logs": plain(), "config": plain(), "ls": plain(),
-		"pull": whole("docker.fetch", CapFetch, "downloads container images"),
-		"push": whole("docker.push", CapSend, "uploads container images"),
-		"down": {rows: []row{{"docker.compose", CapSystem, "", "", "stops and removes containers"}, {"docker.volume-rm", CapSystem, "-v|--volumes", "", "deletes volumes and their data"}}},
+		"ps": plain(), "logs": plain(), "ls": plain(),
+		"config": whole("docker.inspect", CapReveal, "prints the compose configuration with its variables filled in (.env secrets included)"),
+		"pull":   whole("docker.fetch", CapFetch, "downloads container images"),
+		"push":   whole("docker.push", CapSend, "uploads container images"),
+		"down":   {rows: []row{{"docker.compose", CapSystem, "", "", "stops and removes containers"}, {"docker.volume-rm", CapSystem, "-v|--volumes", "", "deletes volumes and their data"}}},
 	})
 }
 
