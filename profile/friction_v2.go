@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"fmt"
 	"path"
+	"strings"
 	"sync"
 )
 
@@ -73,6 +75,31 @@ func hQuery(b *builder, c *call) stream {
 		}
 	}
 	return stream{kind: streamNetwork}
+}
+
+// hQuerySending is hQuery for a query that can read files and send their
+// contents: fields (gh's key=@file) and the values of fileOpts name a
+// file ("-" is the command's input). What a file holds is not on the
+// line, so the query is sending (B), and a secret or guard file is read
+// to be sent (C).
+func hQuerySending(fieldOpts, fileOpts []string) handler {
+	return func(b *builder, c *call) stream {
+		var files []field
+		for _, v := range c.a.values(fieldOpts...) {
+			if i := strings.Index(v.val, "=@"); v.known && i >= 0 {
+				f := v
+				f.val = v.val[i+2:]
+				files = append(files, f)
+			}
+		}
+		for _, f := range append(files, c.a.values(fileOpts...)...) {
+			b.add(Effect{Cap: CapSend, Rule: "net.query-data", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("sends what %s holds to the network in its query", f.display())}, c.sp)
+			if f.known && f.val != "-" && f.val != "" {
+				b.pathEffect(CapRead, "net.send-file", c.prog, f, c.st, c.sp, "reads, to send,")
+			}
+		}
+		return hQuery(b, c)
+	}
 }
 
 // query is a read-only query spec for a known client.

@@ -244,7 +244,7 @@ func ghSpec() *spec {
 			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
 			"delete-asset": destroy("deletes a release asset"),
 		}),
-		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuery, out: streamNetwork, rows: []row{
+		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
 			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
 			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},

@@ -541,7 +541,11 @@ func taintTable() map[string]*spec {
 	return map[string]*spec{
 		// DNS and other lookups: read-only queries whose answers are
 		// network data.
-		"dig": query("queries DNS"), "host": query("queries DNS"), "nslookup": query("queries DNS"), "drill": query("queries DNS"),
+		// dig -f reads the names to query from a file (or stdin); nslookup
+		// without a name reads them from its input.
+		"dig":      {val: "-f", fn: hQuerySending(nil, []string{"-f"}), out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", "queries DNS (read-only, with the network for this command only)"}}},
+		"nslookup": {fn: hQuery, out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", "queries DNS (read-only, with the network for this command only)"}, {"net.query-data", CapSend, "noops", "", "sends the names on its input as DNS queries"}}},
+		"host":     query("queries DNS"), "drill": query("queries DNS"),
 		"delv": query("queries DNS"), "whois": query("queries a whois server"),
 		"lynx": {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "downloads from the network"}}},
 		"w3m":  {out: streamNetwork, rows: []row{{"net.fetch", CapFetch, "", "", "downloads from the network"}}},
