@@ -640,6 +640,24 @@ var sensitiveVars = map[string]struct {
 	// Clients pointed at another daemon or cluster configuration (which
 	// can name a credential command to run).
 	"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
+	// Another configuration for the programs the line runs: a query
+	// client (which gets the network) then obeys it, and configurations
+	// name commands to run (kubeconfig's exec, git's credential helper,
+	// aws's credential_process, gh's aliases).
+	"HOME":                        {"env.config-dir", CapDynamic, "sets HOME, pointing programs at another configuration (which can name commands they run)", false},
+	"XDG_CONFIG_HOME":             {"env.config-dir", CapDynamic, "sets XDG_CONFIG_HOME, pointing programs at another configuration (which can name commands they run)", false},
+	"GH_CONFIG_DIR":               {"env.config-dir", CapDynamic, "sets GH_CONFIG_DIR, pointing gh at another configuration", false},
+	"DOCKER_CONFIG":               {"env.config-dir", CapDynamic, "sets DOCKER_CONFIG, pointing docker at another configuration (credential helpers it runs)", false},
+	"AWS_CONFIG_FILE":             {"env.config-dir", CapDynamic, "sets AWS_CONFIG_FILE, pointing aws at another configuration (a credential_process it runs)", false},
+	"AWS_SHARED_CREDENTIALS_FILE": {"env.config-dir", CapDynamic, "sets AWS_SHARED_CREDENTIALS_FILE, pointing aws at other credentials", false},
+	"CLOUDSDK_CONFIG":             {"env.config-dir", CapDynamic, "sets CLOUDSDK_CONFIG, pointing gcloud at another configuration", false},
+	"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
+	"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+	"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+	// Options and startup files that make a program run commands.
+	"TAR_OPTIONS": {"env.tool-options", CapDynamic, "sets TAR_OPTIONS, options every tar applies (--to-command, --use-compress-program run programs)", false},
+	"ZDOTDIR":     {"env.startup-dir", CapDynamic, "sets ZDOTDIR, where zsh reads its startup files (code it runs)", false},
+	"PERL5DB":     {"env.perl5db", CapDynamic, "sets PERL5DB, perl code the debugger loads", false},
 	// A proxy named on the line carries the command's traffic (a read-only
 	// query's, with its credential); trust in other certificates lets
 	// such a proxy read it.

@@ -333,6 +333,24 @@ func (b *builder) runnerFound(prog, p string, w stream, c *call) {
 // text is reviewed as the recipes it holds; anything else is code guard
 // cannot see (C from the network).
 func hMakefileText(b *builder, c *call) stream {
+	// NAME=VALUE operands override the makefile's variables: SHELL runs
+	// every recipe line, CC and the other tool variables run in recipes.
+	for _, f := range c.a.ops {
+		name, val, ok := strings.Cut(f.display(), "=")
+		if !ok || (name != "SHELL" && !codeVars()[name]) {
+			continue
+		}
+		if !f.known {
+			b.dynamicCode(f, c, c.prog+" "+name+"=")
+			continue
+		}
+		_, val, _ = strings.Cut(f.val, "=")
+		if name == "SHELL" {
+			// The shell make runs each recipe line with: SHELL -c LINE.
+			val += " -c :"
+		}
+		b.reviewCodeVar(name, &val, c.st, span{f.pos, f.end})
+	}
 	for _, f := range c.a.values("--eval", "-E") {
 		if !f.known {
 			b.dynamicCode(f, c, c.prog+" --eval")

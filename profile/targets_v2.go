@@ -175,8 +175,19 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
 		// Compilers build tools run through the shell ($(CC) in a recipe).
 		"CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
+		// Pagers, editors, browsers and helpers of query clients (which run
+		// with the network): gh, aws, kubectl diff, rsync's daemon
+		// connection, cargo's compiler wrappers.
+		"GH_PAGER": true, "GH_BROWSER": true, "GH_EDITOR": true, "AWS_PAGER": true, "KUBECTL_EXTERNAL_DIFF": true,
+		"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
 	}
 })
+
+// cargoTargetTool: CARGO_TARGET_<triple>_RUNNER runs every test and
+// binary cargo runs, _LINKER every link.
+func cargoTargetTool(name string) bool {
+	return strings.HasPrefix(name, "CARGO_TARGET_") && (strings.HasSuffix(name, "_RUNNER") || strings.HasSuffix(name, "_LINKER"))
+}
 
 // reviewCodeVar reviews the value of a code variable as a command line.
 // It reports false when the value is not static (the caller records it as
@@ -320,7 +331,14 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
-	if codeVars()[name] {
+	if name == "LESS" {
+		// less runs +CMD at start, and +!CMD in the shell.
+		if val == nil || strings.ContainsAny(*val, "!|") {
+			b.add(Effect{Cap: CapDynamic, Rule: "env.less-command", Target: name, Msg: "sets LESS with a command less runs at start (every pager less is)"}, at)
+		}
+		return true
+	}
+	if codeVars()[name] || cargoTargetTool(name) {
 		if !b.reviewCodeVar(name, val, st, at) {
 			if len(fs) > 0 && fs[0].taint.tainted() {
 				b.add(Effect{Cap: CapNetCode, Rule: "exec.code-from-network", Target: name, Msg: name + " is set to a command from the network or from decoded data"}, at)
