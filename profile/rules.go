@@ -130,7 +130,7 @@ func baseTable() map[string]*spec {
 		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
 		"nawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "", "patches files in the current directory"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
+		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
 		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
 		"split":   {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
 		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
