@@ -53,6 +53,22 @@ func hEcho(b *builder, c *call) stream {
 	return stream{kind: streamText, text: out}
 }
 
+// hPwd: pwd prints the directory the line is in, when guard knows it
+// (docker run -v "$(pwd)":/app mounts the workspace, not an unknown path).
+// pwd -P prints it with symbolic links resolved, which guard does not
+// know.
+func hPwd(b *builder, c *call) stream {
+	for _, f := range c.fs {
+		if !f.known || f.val != "-L" {
+			return stream{kind: streamUnknown}
+		}
+	}
+	if c.st.cwd == "" || strings.Contains(c.st.cwd, anyParts) {
+		return stream{kind: streamUnknown}
+	}
+	return stream{kind: streamText, text: c.st.cwd + "\n"}
+}
+
 // echoOut is bash's echo: leading words made only of n, e and E after a
 // dash are options; -e turns escapes on.
 func echoOut(args []string) string {

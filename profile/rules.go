@@ -54,7 +54,7 @@ func baseTable() map[string]*spec {
 	return map[string]*spec{
 		// Shell builtins and plain data tools: no effect beyond reading.
 		"echo": {fn: hEcho}, "printf": {fn: hEcho, val: "-v"}, "true": plain(), "false": plain(), ":": plain(),
-		"test": plain(), "[": plain(), "pwd": plain(), "which": plain(), "type": plain(), "whereis": plain(),
+		"test": plain(), "[": plain(), "pwd": {fn: hPwd}, "which": plain(), "type": plain(), "whereis": plain(),
 		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
 		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),

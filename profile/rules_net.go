@@ -276,7 +276,7 @@ func dockerSpec() *spec {
 		{"docker.privileged", CapPrivilege, "--privileged", "", "runs a privileged container, equivalent to root on this machine"},
 		{"docker.host-ns", CapPrivilege, "--pid|--ipc|--network|--net|--userns|--uts=~^host$", "", "shares the host's namespaces with a container"},
 		{"docker.cap-add", CapPrivilege, "--cap-add|--device|--security-opt", "", "grants a container extra kernel privileges"},
-		{"docker.mount-root", CapPrivilege, "-v|--volume|--mount=~(^|source=|src=)/(:|,|$)|docker\\.sock|^/etc|^/root|^/var/run", "", "mounts the host's root, /etc or the docker socket into a container"},
+		{"docker.mount-root", CapPrivilege, "-v|--volume|--mount=~(^|source=|src=)/(:|,|$)|docker\\.sock|(^|source=|src=)/(etc|root|var/run)/?(:|,|$)", "", "mounts the host's root, /etc or the docker socket into a container"},
 	}}
 	fetch := func(msg string) *spec { return whole("docker.fetch", CapFetch, msg) }
 	read := plain
