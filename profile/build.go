@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,16 @@ type builder struct {
 	argCmd bool               // inside a command found in an unknown program's arguments
 	env    map[string]*string // prefix assignments of the commands being profiled (getenv)
 	net    bool               // an effect since the last reset exchanged data with the network
+	// outProcs are >(…) bodies met in the statement being profiled: they
+	// read what its command writes, known once the command is (stmt).
+	outProcs []outProc
+}
+
+// outProc is a >(…) body waiting for the output it is given.
+type outProc struct {
+	script *parse.Script
+	st     *state
+	sp     span
 }
 
 type span struct{ pos, end int }
@@ -286,7 +297,28 @@ func (b *builder) script(s *parse.Script, st *state, in stream, via string) stre
 
 func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 	sp := span{s.Pos, s.End}
-	redirOut := false
+	out, redirOut := b.stmtCmd(s, st, in, via, sp)
+	if redirOut {
+		// Its output went to files: nothing reaches a pipe.
+		return stream{}
+	}
+	return out
+}
+
+// stmtCmd profiles a statement's redirections and command, and returns
+// the command's output and whether a redirection took it.
+func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp span) (out stream, redirOut bool) {
+	// The >(…) of this statement (its redirections and arguments) read
+	// what its command writes: its output, which for a tee or a download
+	// (tee >(sh), curl -o >(sh)) is what it writes to the file too.
+	mark := len(b.outProcs)
+	defer func() {
+		pend := b.outProcs[mark:]
+		b.outProcs = b.outProcs[:mark]
+		for _, p := range slices.Clone(pend) {
+			b.substituteIn(p.script, p.st, out, ">(…)", p.sp)
+		}
+	}()
 	var written []string
 	for _, r := range s.Redirs {
 		rin, wrote, paths := b.redirect(r, st, in, sp)
@@ -298,7 +330,6 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 			written = append(written, paths...)
 		}
 	}
-	var out stream
 	switch c := s.Cmd.(type) {
 	case *parse.Call:
 		out = b.call(c, st, in, via, sp)
@@ -348,13 +379,10 @@ func (b *builder) stmt(s *parse.Stmt, st *state, in stream, via string) stream {
 		b.add(Effect{Cap: CapUnsupported, Rule: "parse.unsupported", Msg: fmt.Sprintf("uses a construct guard does not analyse: %T", c)}, sp)
 		out = stream{kind: streamUnknown}
 	}
-	if redirOut {
-		for _, p := range written {
-			st.wrote(p, out)
-		}
-		return stream{}
+	for _, p := range written {
+		st.wrote(p, out)
 	}
-	return out
+	return out, redirOut
 }
 
 // wrote records what a command wrote to path, for scripts run later on

@@ -187,8 +187,12 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				started = true
 			}
 		case parse.ProcSubst:
-			out := b.substitute(p.Script, st, "<(…)", span{w.Pos, w.End})
-			if !p.Out {
+			if p.Out {
+				// >(…) reads what the command it is given to writes:
+				// profiled with that output once the statement is (stmt).
+				b.outProcs = append(b.outProcs, outProc{script: p.Script, st: st, sp: span{w.Pos, w.End}})
+			} else {
+				out := b.substitute(p.Script, st, "<(…)", span{w.Pos, w.End})
 				cur.taint = worse(cur.taint, out)
 				if out.kind == streamText {
 					cur.taint = stream{kind: streamText, text: out.text}
@@ -232,6 +236,12 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 // substitute profiles a command or process substitution: it runs in a
 // subshell and its output is what it writes to stdout.
 func (b *builder) substitute(s *parse.Script, st *state, via string, sp span) stream {
+	return b.substituteIn(s, st, stream{}, via, sp)
+}
+
+// substituteIn is substitute with stdin in (a >(…) reads what it is
+// written).
+func (b *builder) substituteIn(s *parse.Script, st *state, in stream, via string, sp span) stream {
 	if s == nil {
 		return stream{kind: streamText}
 	}
@@ -240,7 +250,7 @@ func (b *builder) substitute(s *parse.Script, st *state, via string, sp span) st
 	if prev == nil && b.depth > 1 {
 		b.anchor = &sp
 	}
-	out := b.script(s, inner, stream{}, via)
+	out := b.script(s, inner, in, via)
 	b.anchor = prev
 	return out
 }
