@@ -1,6 +1,9 @@
 package decision
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+
 	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -90,4 +93,26 @@ func (a *Assessment) RuleIDs() []string {
 		ids = append(ids, r.Rule)
 	}
 	return ids
+}
+
+// ChangedInputs returns the files the review read whose contents are no
+// longer what it read (one created since counts: it was absent). An
+// approval given while a script sat on the screen is for what the script
+// held then; checked again right before the command runs, a change means
+// the approval is not for what would run.
+func (a *Assessment) ChangedInputs() []string {
+	var changed []string
+	for _, in := range a.Profile.Inputs {
+		sum := "absent"
+		if a.Ctx.ReadFile != nil {
+			if data, err := a.Ctx.ReadFile(in.Path); err == nil {
+				h := sha256.Sum256(data)
+				sum = hex.EncodeToString(h[:])
+			}
+		}
+		if sum != in.Sum {
+			changed = append(changed, in.Path)
+		}
+	}
+	return changed
 }

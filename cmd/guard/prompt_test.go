@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -487,7 +488,14 @@ func guardBinary(t *testing.T) string {
 // controlling terminal (nil: no terminal at all, in a new session).
 func startGuard(t *testing.T, c *console, home string, args ...string) *guardProc {
 	t.Helper()
+	return startGuardIn(t, c, home, "", args...)
+}
+
+// startGuardIn is startGuard in directory dir ("" for the test's own).
+func startGuardIn(t *testing.T, c *console, home, dir string, args ...string) *guardProc {
+	t.Helper()
 	p := &guardProc{cmd: exec.Command(guardBinary(t), args...)}
+	p.cmd.Dir = dir
 	p.cmd.Env = guardEnv(t, home)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -581,6 +589,56 @@ func TestPromptLockoutAcrossProcesses(t *testing.T) {
 	info, err := pin.Status(cfg, state, time.Now)
 	if err != nil || info.LockedUntil.IsZero() {
 		t.Errorf("status after lockout = %+v, %v", info, err)
+	}
+}
+
+// TestConsentForWhatWasReviewed: a script shown for consent is swapped
+// while the question waits (another of the agent's tools writes it). The
+// yes was for what the review read, so nothing runs; unchanged, the same
+// yes runs it.
+func TestConsentForWhatWasReviewed(t *testing.T) {
+	for _, swap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("swapped=%v", swap), func(t *testing.T) {
+			c := newConsole(t)
+			home := t.TempDir()
+			ws := filepath.Join(home, "proj")
+			script := filepath.Join(ws, "build.sh")
+			for p, body := range map[string]string{
+				filepath.Join(ws, ".git", "HEAD"): "ref: refs/heads/main\n",
+				filepath.Join(ws, ".env"):         "X=1\n",
+				// Reading .env may reveal secrets: B.
+				script: "cat .env > /dev/null\necho reviewed > out.txt\n",
+			} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := startGuardIn(t, c, home, ws, "--", "sh", "build.sh")
+			c.expect("Run this? [y/N] ")
+			if swap {
+				if err := os.WriteFile(script, []byte("echo swapped > out.txt\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.send("y\n")
+			code := p.wait(t)
+			out, err := os.ReadFile(filepath.Join(ws, "out.txt"))
+			if !swap {
+				if code != 0 || string(out) != "reviewed\n" {
+					t.Fatalf("exit %d, out.txt %q (%v); stderr:\n%s", code, out, err, p.stderr.String())
+				}
+				return
+			}
+			if code != exitNotRun || err == nil {
+				t.Errorf("exit %d, out.txt %q (%v): the swapped script ran", code, out, err)
+			}
+			if want := "guard: error: " + script + " changed after the review, before the command ran; nothing was run\n"; !strings.Contains(p.stderr.String(), want) {
+				t.Errorf("stderr = %q, want %q", p.stderr.String(), want)
+			}
+		})
 	}
 }
 

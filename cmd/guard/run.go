@@ -147,6 +147,19 @@ func runRun(s *streams, o *runOptions) error {
 	}
 	a, cp, decided, err := decideCheckpointed(s, e, a, uncovered, log, how, rec.ID)
 	rec.Level, rec.Rules, rec.Decision = a.Verdict.Level, a.RuleIDs(), decided
+	if err == nil && decided != audit.ApprovedAuto {
+		// Approved by someone, after a wait: the files the review read
+		// must still hold what it read (principle 6), or the approval is
+		// for something else.
+		if changed := a.ChangedInputs(); len(changed) > 0 {
+			if cp != nil {
+				cp.Discard(e.Dirs().State)
+			}
+			rec.Decision, rec.Note = audit.Refused, "changed after the review: "+strings.Join(changed, ", ")
+			err = &exitError{code: exitNotRun, err: fmt.Errorf("%s changed after the review, before the command ran; nothing was run", strings.Join(changed, ", ")),
+				hints: []string{"run the command again to review what it holds now"}}
+		}
+	}
 	if err != nil {
 		if rerr := appendAudit(log, rec); rerr != nil {
 			return rerr
