@@ -277,10 +277,11 @@ func tableFuncs() [numTables]func() map[string]*spec {
 	return [numTables]func() map[string]*spec{
 		baseTable, networkTable, systemTable, devTable, launchTable,
 		taintTable, secretsTable, targetsTable, allowTable, desktopTable,
+		agentTable,
 	}
 }
 
-const numTables = 10
+const numTables = 11
 
 // table builds the whole command table: every program, as lookupSpec
 // finds it one by one.
