@@ -914,6 +914,16 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 		// The workspace itself, not something in it: deleting it is broad.
 		class = ClassWSRoot
 	}
+	if (c == CapDelete || c == CapWrite && (rule == "fs.move" || rule == "fs.link")) && !f.glob {
+		switch class {
+		case ClassWorkspace, ClassSensitive, ClassOutside, ClassTemp:
+			// A directory that holds protected paths or guard's files:
+			// moving, replacing or deleting it does that to them.
+			if held := b.ctx.HeldClass(target); held != "" {
+				class = held
+			}
+		}
+	}
 	if c == CapWrite && rule == "fs.move" && class == ClassHome {
 		// Moving the home directory itself away removes it from under
 		// everything, as deleting it would.

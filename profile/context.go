@@ -318,6 +318,25 @@ func (c *Context) RevealedLocations() []string { return c.lists().revealed }
 // slice is shared: do not modify it.
 func (c *Context) ProtectedLocations() []string { return c.lists().protected }
 
+// HeldClass is the class of what lies below directory p when that is
+// guard's own files (ClassGuard) or a protected location (ClassPersistence):
+// moving or deleting p moves or deletes them too (mv .claude x takes the
+// agent's settings, mv ~/.config x guard's own). "" when nothing is.
+func (c *Context) HeldClass(p string) Class {
+	t := c.tables()
+	for _, d := range []string{t.cfg, t.state} {
+		if d != "" && d != p && paths.Within(d, p) {
+			return ClassGuard
+		}
+	}
+	for _, pr := range c.ProtectedLocations() {
+		if pr != p && paths.Within(pr, p) {
+			return ClassPersistence
+		}
+	}
+	return ""
+}
+
 // WorkspaceUsable reports whether the workspace may be granted to a
 // sandbox: "/" and the home directory never are.
 func (c *Context) WorkspaceUsable() bool { return c.hasWorkspace() }
