@@ -222,6 +222,7 @@ func intoDir(prev handler) handler {
 			dest, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
 		}
 		if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok && dest.known {
+			b.intoHeld(c, dp, srcs, false)
 			own := b.ctx.Classify(dp)
 			for _, s := range srcs {
 				if !s.known || s.glob || path.Base(s.val) == "." || path.Base(s.val) == "/" {
@@ -235,6 +236,37 @@ func intoDir(prev handler) handler {
 		}
 		return prev(b, c)
 	}
+}
+
+// intoHeld: sources that land under dp by names the line does not show
+// (a directory's contents, src/. or, for rsync, src/; a glob; a word
+// guard cannot see) may land on the protected paths or guard's files dp
+// holds: cp -r dotfiles/. ~ may write ~/.bashrc.
+func (b *builder) intoHeld(c *call, dp string, srcs []field, slashIsContents bool) {
+	held := b.ctx.HeldClass(dp)
+	if held == "" {
+		return
+	}
+	for _, s := range srcs {
+		if !s.known || s.glob || path.Base(s.val) == "." || s.val == "/" || (slashIsContents && strings.HasSuffix(s.val, "/")) {
+			b.add(Effect{Cap: CapWrite, Rule: "fs.write", Program: c.prog, Target: dp, Class: held,
+				Msg: "writes, under names the line does not show, into " + describeTarget(dp, held)}, c.sp)
+			return
+		}
+	}
+}
+
+// hRsyncInto: rsync writes its sources into the last operand, a
+// source ending in / by its contents' names.
+func hRsyncInto(b *builder, c *call) stream {
+	if n := len(c.a.ops); n >= 2 {
+		if dest := c.a.ops[n-1]; dest.known {
+			if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok {
+				b.intoHeld(c, dp, c.a.ops[:n-1], true)
+			}
+		}
+	}
+	return stream{}
 }
 
 // runnerInputs are the files a build or test tool reads from its
