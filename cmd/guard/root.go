@@ -94,6 +94,10 @@ guard: TOPICS.`,
 	runOpts.register(root)
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 && runOpts.command == "" {
+			if c.ArgsLenAtDash() == 0 {
+				// guard -- with nothing after it: a run without a command.
+				return usagef("put the command after --: guard -- make test", "no command to run")
+			}
 			return c.Help()
 		}
 		// A first word written without -- that names no program and is

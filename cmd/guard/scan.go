@@ -129,7 +129,7 @@ func runScan(s *streams, opts *scanOptions) error {
 		files, err = scan.Files(root, opts.paths, inGit)
 	}
 	if err != nil {
-		return usagef("", "%v", err)
+		return usagef("name files or directories that exist, or run 'guard scan' with no path to scan the repository you are in", "%v", err)
 	}
 	var ignore scan.Ignore
 	if err := ignore.ReadIgnore(root); err != nil {
