@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 )
 
 // exitError carries an exit code and the hints to print after the error.
@@ -54,6 +55,18 @@ func errorHints(err error) []string {
 	return nil
 }
 
+// defaultHint is the hint for a failure that brought none of its own:
+// where to look, from what the error is about.
+func defaultHint(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "check the permissions of the file named above ('guard doctor' checks guard's own files)"
+	case errors.Is(err, fs.ErrNotExist):
+		return "check that the path named above exists"
+	}
+	return "'guard doctor' checks guard's setup and files; 'guard help' shows usage"
+}
+
 // report prints err in guard's voice and returns the exit code for it.
 func report(stderr io.Writer, err error) int {
 	if err == nil {
@@ -63,7 +76,16 @@ func report(stderr io.Writer, err error) int {
 	if errors.As(err, &ee) {
 		if !ee.silent {
 			fmt.Fprintf(stderr, "guard: error: %s\n", printable(ee.err.Error(), true))
-			for _, h := range ee.hints {
+			hints := ee.hints
+			if len(hints) == 0 {
+				hints = errorHints(ee.err)
+			}
+			if len(hints) == 0 && ee.code == exitGuardFailed {
+				// guard failed: never an error without a next step. (A
+				// refusal or a cancel is an answer, not a failure.)
+				hints = []string{defaultHint(ee.err)}
+			}
+			for _, h := range hints {
 				fmt.Fprintf(stderr, "guard: hint: %s\n", printable(h, true))
 			}
 		}

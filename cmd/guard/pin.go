@@ -211,9 +211,9 @@ func readPINLine(t *terminal, prompt string, timeout time.Duration) (string, err
 	p, err := t.readLine(prompt, false, timeout)
 	switch {
 	case errors.Is(err, errAnswerTimeout):
-		return "", failf(nil, "no PIN typed within %s", shortDuration(timeout))
+		return "", failf([]string{"nothing was changed; run the command again and type the PIN"}, "no PIN typed within %s", shortDuration(timeout))
 	case errors.Is(err, errInterrupted), errors.Is(err, io.EOF):
-		return "", failf(nil, "cancelled")
+		return "", failf([]string{"nothing was changed"}, "cancelled")
 	case err != nil:
 		return "", failf(nil, "read PIN: %v", err)
 	}

@@ -772,7 +772,7 @@ func TestPromptInterruptRestoresEcho(t *testing.T) {
 	if code := p.wait(t); code != exitGuardFailed {
 		t.Errorf("exit %d, want %d", code, exitGuardFailed)
 	}
-	if got, want := p.stderr.String(), "guard: error: cancelled\n"; got != want {
+	if got, want := p.stderr.String(), "guard: error: cancelled\nguard: hint: nothing was changed\n"; got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 	tio, err := unix.IoctlGetTermios(int(c.tty.Fd()), unix.TCGETS)
