@@ -132,6 +132,15 @@ func runRun(s *streams, o *runOptions) error {
 		return err
 	}
 	defer log.Close()
+	if helper != nil && !takesCheckpoint(a) {
+		// Level A runs without asking, and with no checkpoint to take
+		// nothing guard writes before the run is in the plan: it is
+		// computed alongside the decision and its record instead of
+		// after them (a failure between leaves the helper unused, and
+		// Close drops the plan). Not before openAudit: that creates
+		// guard's state directory, whose parents the grants list.
+		helper.Prepare(runSpec(a, o), argv)
+	}
 	prov := string(a.Input.Provenance)
 	if o.auditProvenance != "" {
 		prov = o.auditProvenance
@@ -153,7 +162,7 @@ func runRun(s *streams, o *runOptions) error {
 		}
 		return err
 	}
-	if helper != nil {
+	if helper != nil && takesCheckpoint(a) {
 		// The plan too, alongside the decision record. After the
 		// checkpoint: the snapshot of the protected paths must hold
 		// what the checkpoint wrote (.git/refs/guard).
@@ -399,6 +408,13 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		return failf([]string{"'guard doctor' checks the sandbox helper; run the command again"}, "sandbox: the helper could not be reaped after the command: %v", cerr)
 	}
 	return exitCode(code)
+}
+
+// takesCheckpoint reports whether the run of a, once decided, takes a
+// checkpoint first (decideCheckpointed): its sandbox may write a usable
+// workspace. The plan of such a run waits for the checkpoint.
+func takesCheckpoint(a *assessment) bool {
+	return a.Verdict.Sandbox.Write && a.Ctx.WorkspaceUsable()
 }
 
 // runSpec is the sandbox of the run of a.
