@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -86,18 +85,20 @@ type Helper struct {
 	stdio Stdio
 	l     *launched
 	err   error
-	// prep is the plan Prepare computes, ready once done is closed.
-	prep *prepared
-	done chan struct{}
-	used bool
+	// prep is the plan Prepare computes.
+	prep *planning
+	// guess is the plan Speculate computes, until Prepare or Run takes
+	// it (to use, or to drop when it is not theirs) or Close drops it.
+	guess *planning
+	used  bool
 	// exiting is the helper Run left exiting, for Close to reap.
 	exiting *launched
 }
 
 // Start starts the helper of a run of the command name (argv[0]) with
 // stdio; its start goes on alongside what the caller does next. Run or
-// Close must follow; Start, Prepare, Run and Close are called from one
-// goroutine.
+// Close must follow; Start, Speculate, Prepare, Run and Close are
+// called from one goroutine.
 //
 // The helper is forked here, not from a goroutine: a new goroutine
 // waits for a thread of its own, and the helper then reaches its main
@@ -116,31 +117,85 @@ func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 // and before Run the terminal and guard's signals stay guard's. Run
 // given another spec or argv drops this plan (and this helper, if it
 // has the plan) and computes its own.
+//
+// A plan Speculate computed for the very same spec and argv is used
+// instead of computing it again; any other is dropped.
 func (h *Helper) Prepare(spec Spec, argv []string) {
-	if h.used || h.done != nil {
+	if h.used || h.prep != nil {
 		return
 	}
 	spec, argv = spec.clone(), slices.Clone(argv)
-	h.done = make(chan struct{})
+	guess := h.guess
+	h.guess = nil
+	p := &planning{done: make(chan struct{})}
+	h.prep = p
 	go func() {
-		defer close(h.done)
-		h.prep = plan(spec, argv, h.stdio)
-		if h.prep.invalid != nil || h.prep.err != nil {
+		defer close(p.done)
+		p.pr = guess.wait()
+		if p.pr == nil || !p.pr.made(spec, argv) {
+			if p.pr != nil {
+				p.pr.release()
+			}
+			p.pr = plan(spec, argv, h.stdio)
+		}
+		if p.pr.invalid != nil || p.pr.err != nil {
 			return
 		}
 		if h.err == nil {
-			h.l.sendPlan(h.prep.p)
+			h.l.sendPlan(p.pr.p)
 		}
 	}()
 }
 
-// prepared waits for the plan Prepare computes; nil without Prepare.
-func (h *Helper) prepared() *prepared {
-	if h.done == nil {
+// Speculate computes, in the background, the plan of the run of argv
+// by spec before the caller knows it is the run's: a guess made before
+// the review (a read-only run with the context's usual lists), so that
+// the plan's cold start (resolving ~80 paths, listing the directories
+// that hold them) runs alongside the review. Nothing of it reaches the
+// helper unless Prepare, or Run, is then given the very same spec and
+// argv (lists compare by their elements); for any other request it is
+// dropped whole, and the plan is computed afresh: no path resolved for
+// the guess is used for another spec. Call it before Prepare; the plan
+// it computes must not depend on anything the caller writes between
+// (guard opens its audit log, which creates its state directory,
+// first).
+func (h *Helper) Speculate(spec Spec, argv []string) {
+	if h.used || h.prep != nil || h.guess != nil || h.err != nil {
+		return
+	}
+	spec, argv = spec.clone(), slices.Clone(argv)
+	p := &planning{done: make(chan struct{})}
+	h.guess = p
+	go func() {
+		defer close(p.done)
+		p.pr = plan(spec, argv, h.stdio)
+	}()
+}
+
+// planning is a plan being computed in the background.
+type planning struct {
+	done chan struct{}
+	pr   *prepared
+}
+
+// wait returns the plan once it is computed; nil for a nil planning.
+func (p *planning) wait() *prepared {
+	if p == nil {
 		return nil
 	}
-	<-h.done
-	return h.prep
+	<-p.done
+	return p.pr
+}
+
+// prepared waits for the plan Prepare computes; nil without Prepare.
+func (h *Helper) prepared() *prepared { return h.prep.wait() }
+
+// takeGuess waits for the plan Speculate computes and takes it from h;
+// nil without Speculate (or once taken).
+func (h *Helper) takeGuess() *prepared {
+	pr := h.guess.wait()
+	h.guess = nil
+	return pr
 }
 
 // Close kills and reaps a helper that was not used, and drops what
@@ -163,8 +218,10 @@ func (h *Helper) Close() error {
 		return err
 	}
 	h.used = true
-	if pr := h.prepared(); pr != nil {
-		pr.release()
+	for _, pr := range []*prepared{h.prepared(), h.takeGuess()} {
+		if pr != nil {
+			pr.release()
+		}
 	}
 	if h.err == nil {
 		h.l.discard()
@@ -183,6 +240,10 @@ func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
 		return Result{ExitCode: codeFailed}, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
 	}
 	pr := h.prepared()
+	if h.prep == nil {
+		// No Prepare: a guess may be this run's plan (never sent).
+		pr = h.takeGuess()
+	}
 	h.used = true
 	if pr == nil || !pr.made(spec, argv) {
 		if pr != nil {
@@ -233,7 +294,7 @@ func plan(spec Spec, argv []string, stdio Stdio) *prepared {
 
 // made reports whether pr is the plan of running argv by spec.
 func (pr *prepared) made(spec Spec, argv []string) bool {
-	return reflect.DeepEqual(pr.spec, spec) && slices.Equal(pr.argv, argv)
+	return pr.spec.Same(spec) && slices.Equal(pr.argv, argv)
 }
 
 // release removes the private temp dir and drops the snapshot.
@@ -414,6 +475,11 @@ type launched struct {
 	back, undo []func()
 	// exited is closed once the helper has exited (not yet reaped).
 	exited chan struct{}
+	// sigs are the signals caught to relay: caughtEarly once caught is
+	// closed, all of them once relaying (relaySignals).
+	sigs     chan os.Signal
+	caught   chan struct{}
+	relaying bool
 	// sent: the plan is sent (encErr: its write failed).
 	sent   bool
 	encErr error
@@ -509,6 +575,7 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 		l.copied = make(chan struct{})
 		go l.copyErr()
 	}
+	l.catchEarly()
 	ok = true
 	return l, nil
 }
@@ -577,15 +644,70 @@ func (l *launched) handOver() {
 // it. Undoing it waits for the runtime's signal loop to be idle, so it
 // is done after the run on the relay's goroutine, off the critical path
 // too.
+//
+// The signals of caughtEarly are caught from the launch on (catchEarly),
+// so that the runtime's signal thread and loop are running by then;
+// those caught before the relay are dropped, as guard dropped them
+// before it caught them.
 func (l *launched) relaySignals() {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, confine.Forwarded...)
+	l.relaying = true
+	for drained := false; !drained; {
+		select {
+		case <-l.sigs:
+		default:
+			drained = true
+		}
+	}
+	signal.Notify(l.sigs, relayedLate()...)
 	done := make(chan struct{})
 	go func() {
-		relay(l.ctx, l.pid, sigs, done)
-		signal.Stop(sigs)
+		relay(l.ctx, l.pid, l.sigs, done)
+		<-l.caught
+		signal.Stop(l.sigs)
 	}()
 	l.back = append(l.back, func() { close(done) })
+}
+
+// caughtEarly are the relayed signals whose catching changes nothing for
+// guard, and whose relay would change nothing for the command: guard
+// takes no action on SIGWINCH, nor the command unless it asks, and the
+// kernel continues guard on SIGCONT whoever catches it. (SIGUSR1 and
+// SIGUSR2 are not among them: guard ignores them too, but one caught
+// just before the relay and handed on late by the runtime's signal
+// loop would reach the command, which they kill.)
+var caughtEarly = []os.Signal{syscall.SIGWINCH, syscall.SIGCONT}
+
+// relayedLate are the relayed signals but caughtEarly: caught only once
+// the command is about to run (a SIGINT before that must still end
+// guard as it always does).
+func relayedLate() []os.Signal {
+	var out []os.Signal
+	for _, s := range confine.Forwarded {
+		if !slices.Contains(caughtEarly, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// catchEarly starts catching caughtEarly into l.sigs, off the caller's
+// path: the first signal.Notify of a process starts the runtime's
+// signal thread and loop (0.1-0.2 ms), which relaySignals, on the
+// critical path just before Go, then finds running.
+func (l *launched) catchEarly() {
+	l.sigs = make(chan os.Signal, 8)
+	l.caught = make(chan struct{})
+	go func() {
+		signal.Notify(l.sigs, caughtEarly...)
+		close(l.caught)
+	}()
+	l.undo = append(l.undo, func() {
+		if !l.relaying {
+			// Otherwise the relay's goroutine stops it, off the path.
+			<-l.caught
+			signal.Stop(l.sigs)
+		}
+	})
 }
 
 // discard kills and reaps a helper that gets no plan: nothing ran.

@@ -65,6 +65,39 @@ func TestRunHelperStartedEarly(t *testing.T) {
 	}
 }
 
+// TestGuessSpec: the sandbox guard guesses before the review, whose plan
+// it computes alongside the review, is the very one the review gives a
+// command that reads and writes nothing special (so that plan is used),
+// and not that of a command that writes, uses the network or reads a
+// secret (their plans are computed afresh).
+func TestGuessSpec(t *testing.T) {
+	_, ws := fakeHome(t, t.TempDir(), ".git")
+	e, err := newEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &runOptions{}
+	for _, c := range []struct {
+		text string
+		same bool
+	}{
+		{"true", true},
+		{"ls -la", true},
+		{"cat README.md", true},
+		{"touch made", false},
+		{"curl -s https://example.com", false},
+		{"cat ~/.netrc", false},
+	} {
+		a, err := e.Assess(c.text, assessOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := guessSpec(a.Ctx, o).Same(runSpec(a, o)); got != c.same {
+			t.Errorf("%q in %s: the guess is its sandbox: %v, want %v\nguess %+v\nrun   %+v", c.text, ws, got, c.same, guessSpec(a.Ctx, o), runSpec(a, o))
+		}
+	}
+}
+
 // TestRunPlanAfterCheckpoint: the plan of a run that takes a checkpoint
 // waits for it, so the snapshot of the protected paths holds what the
 // checkpoint wrote (.git/refs/guard): the run reports no change to a
