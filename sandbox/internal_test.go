@@ -723,6 +723,56 @@ func TestSpeculate(t *testing.T) {
 	}
 }
 
+// TestSpeculateHandOff: Prepare called while the guess is still being
+// computed leaves the rest to the guess's goroutine: once the guess is
+// done, that goroutine makes it the run's plan and sends it to the
+// helper if it is the plan of Prepare's very request, and otherwise
+// drops it (its private temp dir removed) and sends a plan of its own.
+func TestSpeculateHandOff(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	argv := []string{"/bin/true"}
+	ro := spec
+	ro.Write = false
+	for _, c := range []struct {
+		name string
+		req  Spec
+		used bool
+	}{
+		{"the guessed spec", spec, true},
+		{"another spec", ro, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := Start(context.Background(), argv[0], Stdio{})
+			defer h.Close()
+			// A guess still being computed: the test finishes it.
+			g := &planning{done: make(chan struct{})}
+			h.guess = g
+			h.Prepare(c.req, argv)
+			if h.guess != nil || h.l.sent {
+				t.Fatalf("Prepare kept the guess (%v) or sent a plan before the guess was done (%v)", h.guess != nil, h.l.sent)
+			}
+			pr := plan(spec, argv, Stdio{})
+			if pr.invalid != nil || pr.err != nil || pr.tmp == "" {
+				t.Fatalf("guess: %v %v, temp dir %q", pr.invalid, pr.err, pr.tmp)
+			}
+			g.finish(pr)
+			got := h.prepared()
+			if (got == pr) != c.used || !h.l.sent {
+				t.Errorf("run's plan is the guess: %v, want %v; sent %v", got == pr, c.used, h.l.sent)
+			}
+			if _, err := os.Stat(pr.tmp); (err == nil) != c.used {
+				t.Errorf("the guess's %s kept: %v, want %v", pr.tmp, err == nil, c.used)
+			}
+			if res, err := h.Run(c.req, argv); err != nil || res.ExitCode != 0 {
+				t.Errorf("run: exit %d, %v", res.ExitCode, err)
+			}
+		})
+	}
+}
+
 // TestSpeculateUnprepared: without Prepare, Run uses a guess of its
 // very spec and drops any other; Close drops one never used. Either way
 // its private temp dir goes, and nothing is left running.

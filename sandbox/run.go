@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -120,43 +121,43 @@ func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 //
 // A plan Speculate computed for the very same spec and argv is used
 // instead of computing it again; any other is dropped. When that plan
-// is ready it is sent at once, from the caller's goroutine.
+// is ready it is sent at once, from the caller's goroutine; when it is
+// not, Speculate's goroutine sends it once it is, with no goroutine of
+// Prepare's own to wait for a thread (0.3 ms and more).
 func (h *Helper) Prepare(spec Spec, argv []string) {
 	if h.used || h.prep != nil {
 		return
 	}
-	guess := h.guess
-	if pr := guess.ready(); pr != nil && pr.made(spec, argv) && (h.err != nil || h.l.fits(pr.encoded())) {
-		// Not from a new goroutine, which waits for a thread of its
-		// own (0.3 ms and more): the write fills an empty pipe, so it
-		// does not wait for the helper to read.
-		h.guess = nil
-		h.prep = &planning{done: closed, pr: pr}
-		if pr.invalid == nil && pr.err == nil && h.err == nil {
-			h.l.sendPlan(pr.encoded())
-		}
-		return
-	}
 	spec, argv = spec.clone(), slices.Clone(argv)
+	guess := h.guess
 	h.guess = nil
 	p := &planning{done: make(chan struct{})}
 	h.prep = p
-	go func() {
+	// serve makes p the plan of this request from the guess g (nil:
+	// none) and sends it to the helper.
+	serve := func(g *prepared) {
 		defer close(p.done)
-		p.pr = guess.wait()
-		if p.pr == nil || !p.pr.made(spec, argv) {
-			if p.pr != nil {
-				p.pr.release()
+		p.pr = g
+		if g == nil || !g.made(spec, argv) {
+			if g != nil {
+				g.release()
 			}
 			p.pr = plan(spec, argv, h.stdio)
 		}
-		if p.pr.invalid != nil || p.pr.err != nil {
-			return
-		}
-		if h.err == nil {
+		if p.pr.invalid == nil && p.pr.err == nil && h.err == nil {
 			h.l.sendPlan(p.pr.encoded())
 		}
-	}()
+	}
+	if guess.handOff(serve) {
+		return
+	}
+	if g := guess.ready(); g != nil && g.made(spec, argv) && (h.err != nil || h.l.fits(g.encoded())) {
+		// The write fills an empty pipe: it does not wait for the
+		// helper to read.
+		serve(g)
+		return
+	}
+	go serve(guess.wait())
 }
 
 // Speculate computes, in the background, the plan of the run of argv
@@ -179,11 +180,11 @@ func (h *Helper) Speculate(spec Spec, argv []string) {
 	p := &planning{done: make(chan struct{})}
 	h.guess = p
 	go func() {
-		defer close(p.done)
-		p.pr = plan(spec, argv, h.stdio)
-		if p.pr.invalid == nil && p.pr.err == nil {
-			p.pr.encoded()
+		pr := plan(spec, argv, h.stdio)
+		if pr.invalid == nil && pr.err == nil {
+			pr.encoded()
 		}
+		p.finish(pr)
 	}()
 }
 
@@ -191,6 +192,41 @@ func (h *Helper) Speculate(spec Spec, argv []string) {
 type planning struct {
 	done chan struct{}
 	pr   *prepared
+	// then is what the computing goroutine does with the plan once it
+	// is computed (handOff), unless it was finished before.
+	mu       sync.Mutex
+	then     func(*prepared)
+	finished bool
+}
+
+// handOff has the goroutine computing p call then with the plan once it
+// is computed. It reports false, and does nothing, when p is nil or is
+// computed already: the caller then deals with p.pr itself.
+func (p *planning) handOff(then func(*prepared)) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return false
+	}
+	p.then = then
+	return true
+}
+
+// finish is the end of the goroutine computing p: pr is the plan, and
+// what handOff asked for is done with it, on this goroutine.
+func (p *planning) finish(pr *prepared) {
+	p.mu.Lock()
+	p.pr = pr
+	then := p.then
+	p.finished = true
+	p.mu.Unlock()
+	close(p.done)
+	if then != nil {
+		then(pr)
+	}
 }
 
 // wait returns the plan once it is computed; nil for a nil planning.
@@ -208,20 +244,13 @@ func (p *planning) ready() *prepared {
 	if p == nil {
 		return nil
 	}
-	select {
-	case <-p.done:
-		return p.pr
-	default:
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.finished {
 		return nil
 	}
+	return p.pr
 }
-
-// closed is a channel closed from the start.
-var closed = func() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}()
 
 // prepared waits for the plan Prepare computes; nil without Prepare.
 func (h *Helper) prepared() *prepared { return h.prep.wait() }
