@@ -610,14 +610,20 @@ func BenchmarkRunTrueExecHelper(b *testing.B) {
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
+// writableSpec is a writable run's spec in a fresh workspace (its home
+// does not exist).
+func writableSpec(t *testing.T) Spec {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	return Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+}
+
 // TestPreparedReleased: the private temp dir a plan made is removed
 // when the helper is closed unused, and when Run is given another spec
 // than Prepare (the plan is dropped and made again).
 func TestPreparedReleased(t *testing.T) {
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.Mkdir(ws, 0o755)
-	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	spec := writableSpec(t)
 	argv := []string{"/bin/true"}
 	prepared := func(h *Helper) string {
 		t.Helper()
@@ -729,10 +735,7 @@ func TestSpeculate(t *testing.T) {
 // helper if it is the plan of Prepare's very request, and otherwise
 // drops it (its private temp dir removed) and sends a plan of its own.
 func TestSpeculateHandOff(t *testing.T) {
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.Mkdir(ws, 0o755)
-	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	spec := writableSpec(t)
 	argv := []string{"/bin/true"}
 	ro := spec
 	ro.Write = false
@@ -778,10 +781,8 @@ func TestSpeculateHandOff(t *testing.T) {
 // its private temp dir goes, and nothing is left running.
 func TestSpeculateUnprepared(t *testing.T) {
 	kids := SortedChildren(t)
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.Mkdir(ws, 0o755)
-	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	spec := writableSpec(t)
+	ws := spec.Workspace
 	marker := filepath.Join(ws, "ran")
 	argv := []string{"/bin/sh", "-c", "echo ran > " + marker}
 	ro := spec
