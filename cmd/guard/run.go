@@ -127,7 +127,11 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	helper.Speculate(guessSpec(ctx, o), argv)
+	if !o.net && len(o.allowWrite) == 0 {
+		// --net and --allow-write make the sandbox another one (and
+		// the level at least B).
+		helper.Speculate(guessSpec(ctx, o), argv)
+	}
 	pol, err := e.Policy(ctx)
 	if err != nil {
 		return err
@@ -436,10 +440,10 @@ func runSpec(a *assessment, o *runOptions) sandbox.Spec {
 
 // guessSpec is the likely sandbox of a run in ctx, before its review:
 // the one review gives a command that reads no secret and writes
-// nothing (the context's hidden and protected lists), with --net.
-// Only a review that gives this very sandbox uses its plan.
+// nothing (the context's hidden and protected lists). Only a review
+// that gives this very sandbox uses its plan.
 func guessSpec(ctx *profile.Context, o *runOptions) sandbox.Spec {
-	return sandboxSpec(ctx, review.Sandbox{Net: o.net, Hide: ctx.SecretLocations(), Protect: ctx.ProtectedLocations()}, o, nil)
+	return sandboxSpec(ctx, review.Sandbox{Hide: ctx.SecretLocations(), Protect: ctx.ProtectedLocations()}, o, nil)
 }
 
 // sandboxSpec is the sandbox sb of a run in ctx, with the variables
