@@ -863,7 +863,10 @@ func (l *launched) await(p *confine.Plan) (st *status, stErr, encErr error) {
 	// lifeline, whose EOF means guard is gone.
 	if p != nil {
 		l.handOver()
-		l.sendPlan(p.Encode())
+		if !l.sent {
+			// Encoded here only when Prepare did not send it.
+			l.sendPlan(p.Encode())
+		}
 		encErr = l.encErr
 		// Alongside the helper's confinement; the command starts once
 		// the helper reads Go.
