@@ -247,8 +247,8 @@ func hiddenPaths(r *resolver, hide []string) []string {
 	if len(hide) == 0 {
 		return nil
 	}
-	// Sorted, then compacted: ~80 paths searched linearly for each
-	// other were a fifth of the grants' time.
+	// Sorted, then compacted, rather than a search of the list for
+	// each of ~80 paths (two forms each).
 	out := make([]string, 0, 2*len(hide))
 	for _, h := range hide {
 		out = append(out, r.canonical(h), filepath.Clean(h))
