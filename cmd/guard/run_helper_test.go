@@ -123,12 +123,13 @@ func TestRunPlanAfterCheckpoint(t *testing.T) {
 	}
 }
 
-// TestRunEarlyPlanSeesStateDir: a read-only level A run is planned
-// alongside its decision, but only once guard's state directory exists
-// (openAudit makes it on the first run): the grants list ~/.local, which
-// the command may then read, while the state directory in it stays
-// hidden. (A plan made before openAudit fails the first check only when
-// it lists the home directory first, so this cannot force that race.)
+// TestRunEarlyPlanSeesStateDir: a read-only level A run is planned (its
+// plan guessed) alongside its review, but only once guard's state
+// directory exists (openAudit makes it on the first run): the grants
+// list ~/.local, which the command may then read, while the state
+// directory in it stays hidden. (A plan made before openAudit fails the
+// first check only when it lists the home directory before openAudit
+// makes ~/.local, so this cannot force that race.)
 func TestRunEarlyPlanSeesStateDir(t *testing.T) {
 	home, _ := fakeHome(t, t.TempDir())
 	local := filepath.Join(home, ".local")
