@@ -55,7 +55,9 @@
 // helper by an environment variable. Run starts it first and computes
 // the plan (working directory, argv, environment, rules, seccomp
 // program) meanwhile; guard's run path starts it earlier still (Start,
-// before the review) and computes the plan alongside the decision record
+// before the review), computes the plan of the likely sandbox alongside
+// the review (Helper.Speculate: used only for that very spec, else
+// dropped whole) and the run's plan alongside the decision record
 // (Helper.Prepare), closing it unused, killed and reaped, for any verdict
 // but A. The plan goes on a pipe (fd 3): a JSON header {"format":N},
 // which helpers of other builds read as a format they do not know (Run

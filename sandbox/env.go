@@ -138,9 +138,9 @@ func filterEnv(env, keep []string) (kept, dropped []string) {
 func dropEnv(name, value string) bool {
 	up := strings.ToUpper(name)
 	secret := false
-	for _, r := range envRules {
-		if globMatch(r.Pattern, up) {
-			if r.Socket || r.Code {
+	for _, m := range envMatchers() {
+		if m.match(up) {
+			if m.rule.Socket || m.rule.Code {
 				return true
 			}
 			secret = true
@@ -183,24 +183,70 @@ func loadsCode(value string, flags []string) bool {
 }
 
 // globMatch is path.Match for the table's patterns, with the shapes
-// they take (NAME, *SUFFIX, PREFIX*, *PART*) matched without it: the
-// table is matched against every variable of every run.
-func globMatch(pattern, name string) bool {
-	inner := strings.Trim(pattern, "*")
-	if strings.ContainsAny(inner, "*?[\\") {
-		ok, _ := path.Match(pattern, name)
-		return ok
-	}
-	switch lead, trail := strings.HasPrefix(pattern, "*"), strings.HasSuffix(pattern, "*") && len(pattern) > 1; {
-	case lead && trail:
-		return strings.Contains(name, inner)
-	case lead:
-		return strings.HasSuffix(name, inner)
-	case trail:
-		return strings.HasPrefix(name, inner)
-	}
-	return name == pattern
+// they take (NAME, *SUFFIX, PREFIX*, *PART*) matched without it.
+func globMatch(pattern, name string) bool { return compileGlob(pattern).match(name) }
+
+// Shapes of a compiled pattern.
+const (
+	globExact = iota
+	globSuffix
+	globPrefix
+	globPart
+	globOther // path.Match
+)
+
+// glob is a pattern of the table compiled to its shape: the table is
+// matched against every variable of every run, so the shape is worked
+// out once, not for each variable.
+type glob struct {
+	pattern string
+	shape   int
+	inner   string // the pattern without its leading and trailing *
+	rule    *envRule
 }
+
+func compileGlob(pattern string) glob {
+	g := glob{pattern: pattern, inner: strings.Trim(pattern, "*")}
+	lead, trail := strings.HasPrefix(pattern, "*"), strings.HasSuffix(pattern, "*") && len(pattern) > 1
+	switch {
+	case strings.ContainsAny(g.inner, "*?[\\"):
+		g.shape = globOther
+	case lead && trail:
+		g.shape = globPart
+	case lead:
+		g.shape = globSuffix
+	case trail:
+		g.shape = globPrefix
+	default:
+		g.shape = globExact
+	}
+	return g
+}
+
+func (g glob) match(name string) bool {
+	switch g.shape {
+	case globPart:
+		return strings.Contains(name, g.inner)
+	case globSuffix:
+		return strings.HasSuffix(name, g.inner)
+	case globPrefix:
+		return strings.HasPrefix(name, g.inner)
+	case globExact:
+		return name == g.pattern
+	}
+	ok, _ := path.Match(g.pattern, name)
+	return ok
+}
+
+// envMatchers are envRules compiled, in the table's order.
+var envMatchers = sync.OnceValue(func() []glob {
+	out := make([]glob, len(envRules))
+	for i := range envRules {
+		out[i] = compileGlob(envRules[i].Pattern)
+		out[i].rule = &envRules[i]
+	}
+	return out
+})
 
 // secretMarks are literals one of which every secretValue match holds:
 // most values hold none, and are not given to the regexp.

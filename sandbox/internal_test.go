@@ -359,6 +359,20 @@ func TestScopeSignal(t *testing.T) {
 	}
 }
 
+// TestRelayedSignals: the signals caught early and those caught for the
+// relay only are, together, every signal guard relays, each once.
+func TestRelayedSignals(t *testing.T) {
+	got := append(relayedLate(), caughtEarly...)
+	if len(got) != len(confine.Forwarded) {
+		t.Errorf("late %v and early %v, want %v between them", relayedLate(), caughtEarly, confine.Forwarded)
+	}
+	for _, s := range confine.Forwarded {
+		if n := len(slices.DeleteFunc(slices.Clone(got), func(x os.Signal) bool { return x != s })); n != 1 {
+			t.Errorf("%v caught %d times", s, n)
+		}
+	}
+}
+
 // TestGlobMatch: the shortcut matches exactly what path.Match does, for
 // every pattern of the table against names built around each.
 func TestGlobMatch(t *testing.T) {
@@ -596,14 +610,20 @@ func BenchmarkRunTrueExecHelper(b *testing.B) {
 // TestExecHelper: the small guard-sandbox-exec binary confines the
 // command as guard itself would, and a helper from another build (it
 // reports a stale plan format) makes guard fall back to itself.
+// writableSpec is a writable run's spec in a fresh workspace (its home
+// does not exist).
+func writableSpec(t *testing.T) Spec {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.Mkdir(ws, 0o755)
+	return Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+}
+
 // TestPreparedReleased: the private temp dir a plan made is removed
 // when the helper is closed unused, and when Run is given another spec
 // than Prepare (the plan is dropped and made again).
 func TestPreparedReleased(t *testing.T) {
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.Mkdir(ws, 0o755)
-	spec := Spec{Workspace: ws, Home: filepath.Join(root, "home"), Write: true}
+	spec := writableSpec(t)
 	argv := []string{"/bin/true"}
 	prepared := func(h *Helper) string {
 		t.Helper()
@@ -638,6 +658,178 @@ func TestPreparedReleased(t *testing.T) {
 	if _, err := os.Stat(tmp); err == nil {
 		t.Errorf("Run with another spec left the dropped plan's %s", tmp)
 	}
+}
+
+// TestSpeculate: the plan Speculate computed is the run's only when
+// Prepare is given the very same spec and argv (path lists compared by
+// their elements: nil and empty alike). For any other request it is
+// dropped whole (its private temp dir removed) and the plan made
+// afresh: a path that appeared since the guess, here a revealed file
+// whose hidden directory did not exist when the guess resolved it, is
+// seen, so nothing the guess resolved or found missing is used.
+func TestSpeculate(t *testing.T) {
+	root := t.TempDir()
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	os.Mkdir(ws, 0o755)
+	os.Mkdir(home, 0o755)
+	hidden := filepath.Join(home, ".secret")
+	spec := Spec{Workspace: ws, Home: home, Write: true, Hide: []string{hidden}, Protect: nil}
+	argv := []string{"/bin/true"}
+	guess := func(h *Helper) *prepared {
+		t.Helper()
+		g := h.guess.wait()
+		if g == nil || g.invalid != nil || g.err != nil || g.tmp == "" {
+			t.Fatalf("no guessed plan with a private temp dir: %+v", g)
+		}
+		return g
+	}
+
+	// The same request, its empty Protect list not nil: the guess is used.
+	h := Start(context.Background(), argv[0], Stdio{})
+	h.Speculate(spec, argv)
+	g := guess(h)
+	same := spec
+	same.Protect = []string{}
+	h.Prepare(same, argv)
+	if pr := h.prepared(); pr != g {
+		t.Errorf("Prepare of the guessed spec made its own plan")
+	}
+	h.Close()
+	if _, err := os.Stat(g.tmp); err == nil {
+		t.Errorf("Close left the used guess's %s", g.tmp)
+	}
+
+	// Another request: the guess is dropped, the plan made afresh.
+	h = Start(context.Background(), argv[0], Stdio{})
+	h.Speculate(spec, argv)
+	g = guess(h)
+	if err := os.MkdirAll(hidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pub := filepath.Join(hidden, "pub")
+	if err := os.WriteFile(pub, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := spec
+	other.Reveal = []string{pub}
+	h.Prepare(other, argv)
+	pr := h.prepared()
+	if pr == g || pr.invalid != nil || pr.err != nil {
+		t.Fatalf("Prepare of another spec: guess used %v, %v %v", pr == g, pr.invalid, pr.err)
+	}
+	if _, err := os.Stat(g.tmp); err == nil {
+		t.Errorf("the dropped guess's %s is left", g.tmp)
+	}
+	if !slices.Contains(pr.res.Grants.Revealed, pub) {
+		t.Errorf("revealed %v, want %s (created after the guess)", pr.res.Grants.Revealed, pub)
+	}
+	h.Close()
+	if _, err := os.Stat(pr.tmp); err == nil {
+		t.Errorf("Close left %s", pr.tmp)
+	}
+}
+
+// TestSpeculateHandOff: Prepare called while the guess is still being
+// computed leaves the rest to the guess's goroutine: once the guess is
+// done, that goroutine makes it the run's plan and sends it to the
+// helper if it is the plan of Prepare's very request, and otherwise
+// drops it (its private temp dir removed) and sends a plan of its own.
+func TestSpeculateHandOff(t *testing.T) {
+	spec := writableSpec(t)
+	argv := []string{"/bin/true"}
+	ro := spec
+	ro.Write = false
+	for _, c := range []struct {
+		name string
+		req  Spec
+		used bool
+	}{
+		{"the guessed spec", spec, true},
+		{"another spec", ro, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := Start(context.Background(), argv[0], Stdio{})
+			defer h.Close()
+			// A guess still being computed: the test finishes it.
+			g := &planning{done: make(chan struct{})}
+			h.guess = g
+			h.Prepare(c.req, argv)
+			if h.guess != nil || h.l.sent {
+				t.Fatalf("Prepare kept the guess (%v) or sent a plan before the guess was done (%v)", h.guess != nil, h.l.sent)
+			}
+			pr := plan(spec, argv, Stdio{})
+			if pr.invalid != nil || pr.err != nil || pr.tmp == "" {
+				t.Fatalf("guess: %v %v, temp dir %q", pr.invalid, pr.err, pr.tmp)
+			}
+			g.finish(pr)
+			got := h.prepared()
+			if (got == pr) != c.used || !h.l.sent {
+				t.Errorf("run's plan is the guess: %v, want %v; sent %v", got == pr, c.used, h.l.sent)
+			}
+			if _, err := os.Stat(pr.tmp); (err == nil) != c.used {
+				t.Errorf("the guess's %s kept: %v, want %v", pr.tmp, err == nil, c.used)
+			}
+			if res, err := h.Run(c.req, argv); err != nil || res.ExitCode != 0 {
+				t.Errorf("run: exit %d, %v", res.ExitCode, err)
+			}
+		})
+	}
+}
+
+// TestSpeculateUnprepared: without Prepare, Run uses a guess of its
+// very spec and drops any other; Close drops one never used. Either way
+// its private temp dir goes, and nothing is left running.
+func TestSpeculateUnprepared(t *testing.T) {
+	kids := SortedChildren(t)
+	spec := writableSpec(t)
+	ws := spec.Workspace
+	marker := filepath.Join(ws, "ran")
+	argv := []string{"/bin/sh", "-c", "echo ran > " + marker}
+	ro := spec
+	ro.Write = false
+	for _, c := range []struct {
+		name string
+		run  *Spec // nil: Close without Run
+		ran  bool
+	}{
+		{"Run of the guess", &spec, true},
+		{"Run of another spec", &ro, false},
+		{"Close", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(marker)
+			h := Start(context.Background(), argv[0], Stdio{})
+			h.Speculate(spec, argv)
+			g := h.guess.wait()
+			if g == nil || g.tmp == "" {
+				t.Fatalf("no guessed plan with a private temp dir: %+v", g)
+			}
+			if c.run != nil {
+				res, err := h.Run(*c.run, argv)
+				if err != nil || res.ExitCode == 0 != c.ran {
+					t.Errorf("Run: exit %d, %v", res.ExitCode, err)
+				}
+			}
+			if err := h.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if ran := readFileOr(marker) == "ran\n"; ran != c.ran {
+				t.Errorf("the command ran: %v, want %v", ran, c.ran)
+			}
+			if _, err := os.Stat(g.tmp); err == nil {
+				t.Errorf("the guess's %s is left", g.tmp)
+			}
+			if got := SortedChildren(t); !slices.Equal(got, kids) {
+				t.Errorf("children left: %v, before: %v", got, kids)
+			}
+		})
+	}
+}
+
+// readFileOr is p's content, "" when it cannot be read.
+func readFileOr(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
 }
 
 // TestHelperWaitsForGo: a helper that got its plan but not Go (guard

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,27 @@ func guardMain(specJSON string, argv []string) int {
 			return 0
 		}
 	}
-	res, err := sandbox.Run(context.Background(), spec, argv, sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stdio := sandbox.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	var res sandbox.Result
+	var err error
+	if sig, _ := strconv.Atoi(os.Getenv("SANDBOX_TEST_SIGNAL")); sig > 0 {
+		// As guard does: the helper started ahead of the run, then a
+		// signal before Run.
+		h := sandbox.Start(context.Background(), argv[0], stdio)
+		h.Caught()
+		// To this thread: the signal is handled (guard dies of it, or
+		// it is caught) before Tgkill returns, not on another thread
+		// some time later, which could be after Run catches it too.
+		runtime.LockOSThread()
+		unix.Tgkill(os.Getpid(), unix.Gettid(), unix.Signal(sig))
+		runtime.UnlockOSThread()
+		res, err = h.Run(spec, argv)
+		if cerr := h.Close(); err == nil {
+			err = cerr
+		}
+	} else {
+		res, err = sandbox.Run(context.Background(), spec, argv, stdio)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "guard-test:", err)
 	}

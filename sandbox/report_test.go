@@ -66,6 +66,15 @@ func SortedChildren(t testing.TB) []int {
 	return kids
 }
 
+// Caught waits until h catches the signals of caughtEarly, as it does
+// well before guard's review is over; exported for the package's
+// external tests (TestSignalBeforeRun).
+func (h *Helper) Caught() {
+	if h.err == nil {
+		<-h.l.caught
+	}
+}
+
 // TestReportThenCrash: a helper that reports the command's status and
 // then dies (here of SIGKILL) leaves the reported status as the result;
 // guard still reaps it and whatever was in its group.

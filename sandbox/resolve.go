@@ -44,6 +44,10 @@ func (r *resolver) canonical(p string) string {
 	return r.resolve(filepath.Clean(p), 0)
 }
 
+// resolve is canonical of a clean path. It splits and joins by hand:
+// p, and every prefix it resolves, is clean already, and filepath's
+// Dir and Join clean again at every level (in a profile of guard --
+// true, cleaning was the validation's largest cost outside the kernel).
 func (r *resolver) resolve(p string, depth int) string {
 	if p == "/" || p == "." || p == "" {
 		return p
@@ -51,8 +55,9 @@ func (r *resolver) resolve(p string, depth int) string {
 	if c, ok := r.canon[p]; ok {
 		return c
 	}
-	parent := r.resolve(filepath.Dir(p), depth)
-	c := filepath.Join(parent, filepath.Base(p))
+	dir, base := splitClean(p)
+	parent := r.resolve(dir, depth)
+	c := joinClean(parent, base)
 	if r.missing[parent] {
 		r.missing[c] = true
 		r.canon[p] = c
@@ -72,6 +77,31 @@ func (r *resolver) resolve(p string, depth int) string {
 	}
 	r.canon[p] = c
 	return c
+}
+
+// splitClean is filepath.Dir and filepath.Base of a clean path other
+// than "/" and ".".
+func splitClean(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, '/')
+	switch {
+	case i < 0:
+		return ".", p
+	case i == 0:
+		return "/", p[1:]
+	}
+	return p[:i], p[i+1:]
+}
+
+// joinClean is filepath.Join of a clean directory and one name (not
+// "." or ".." unless dir is "."), without cleaning again.
+func joinClean(dir, name string) string {
+	switch dir {
+	case ".":
+		return name
+	case "/":
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 // missingBelow reports whether p or a directory above it is known not

@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -86,18 +86,20 @@ type Helper struct {
 	stdio Stdio
 	l     *launched
 	err   error
-	// prep is the plan Prepare computes, ready once done is closed.
-	prep *prepared
-	done chan struct{}
-	used bool
+	// prep is the plan Prepare computes.
+	prep *planning
+	// guess is the plan Speculate computes, until Prepare or Run takes
+	// it (to use, or to drop when it is not theirs) or Close drops it.
+	guess *planning
+	used  bool
 	// exiting is the helper Run left exiting, for Close to reap.
 	exiting *launched
 }
 
 // Start starts the helper of a run of the command name (argv[0]) with
 // stdio; its start goes on alongside what the caller does next. Run or
-// Close must follow; Start, Prepare, Run and Close are called from one
-// goroutine.
+// Close must follow; Start, Speculate, Prepare, Run and Close are
+// called from one goroutine.
 //
 // The helper is forked here, not from a goroutine: a new goroutine
 // waits for a thread of its own, and the helper then reaches its main
@@ -116,31 +118,149 @@ func Start(ctx context.Context, name string, stdio Stdio) *Helper {
 // and before Run the terminal and guard's signals stay guard's. Run
 // given another spec or argv drops this plan (and this helper, if it
 // has the plan) and computes its own.
+//
+// A plan Speculate computed for the very same spec and argv is used
+// instead of computing it again; any other is dropped. When that plan
+// is ready it is sent at once, from the caller's goroutine; when it is
+// not, Speculate's goroutine sends it once it is, with no goroutine of
+// Prepare's own to wait for a thread (0.3 ms and more).
 func (h *Helper) Prepare(spec Spec, argv []string) {
-	if h.used || h.done != nil {
+	if h.used || h.prep != nil {
 		return
 	}
 	spec, argv = spec.clone(), slices.Clone(argv)
-	h.done = make(chan struct{})
+	guess := h.guess
+	h.guess = nil
+	p := &planning{done: make(chan struct{})}
+	h.prep = p
+	// serve makes p the plan of this request from the guess g (nil:
+	// none) and sends it to the helper.
+	serve := func(g *prepared) {
+		defer close(p.done)
+		p.pr = g
+		if g == nil || !g.made(spec, argv) {
+			if g != nil {
+				g.release()
+			}
+			p.pr = plan(spec, argv, h.stdio)
+		}
+		if p.pr.invalid == nil && p.pr.err == nil && h.err == nil {
+			h.l.sendPlan(p.pr.encoded())
+		}
+	}
+	if guess.handOff(serve) {
+		return
+	}
+	if g := guess.ready(); g != nil && g.made(spec, argv) && (h.err != nil || h.l.fits(g.encoded())) {
+		// The write fills an empty pipe: it does not wait for the
+		// helper to read.
+		serve(g)
+		return
+	}
+	go serve(guess.wait())
+}
+
+// Speculate computes, in the background, the plan of the run of argv
+// by spec before the caller knows it is the run's: a guess made before
+// the review (a read-only run with the context's usual lists), so that
+// the plan's cold start (resolving ~80 paths, listing the directories
+// that hold them) runs alongside the review. Nothing of it reaches the
+// helper unless Prepare, or Run, is then given the very same spec and
+// argv (lists compare by their elements); for any other request it is
+// dropped whole, and the plan is computed afresh: no path resolved for
+// the guess is used for another spec. Call it before Prepare; the plan
+// it computes must not depend on anything the caller writes between
+// (guard opens its audit log, which creates its state directory,
+// first).
+func (h *Helper) Speculate(spec Spec, argv []string) {
+	if h.used || h.prep != nil || h.guess != nil || h.err != nil {
+		return
+	}
+	spec, argv = spec.clone(), slices.Clone(argv)
+	p := &planning{done: make(chan struct{})}
+	h.guess = p
 	go func() {
-		defer close(h.done)
-		h.prep = plan(spec, argv, h.stdio)
-		if h.prep.invalid != nil || h.prep.err != nil {
-			return
+		pr := plan(spec, argv, h.stdio)
+		if pr.invalid == nil && pr.err == nil {
+			pr.encoded()
 		}
-		if h.err == nil {
-			h.l.sendPlan(h.prep.p)
-		}
+		p.finish(pr)
 	}()
 }
 
-// prepared waits for the plan Prepare computes; nil without Prepare.
-func (h *Helper) prepared() *prepared {
-	if h.done == nil {
+// planning is a plan being computed in the background.
+type planning struct {
+	done chan struct{}
+	pr   *prepared
+	// then is what the computing goroutine does with the plan once it
+	// is computed (handOff), unless it was finished before.
+	mu       sync.Mutex
+	then     func(*prepared)
+	finished bool
+}
+
+// handOff has the goroutine computing p call then with the plan once it
+// is computed. It reports false, and does nothing, when p is nil or is
+// computed already: the caller then deals with p.pr itself.
+func (p *planning) handOff(then func(*prepared)) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return false
+	}
+	p.then = then
+	return true
+}
+
+// finish is the end of the goroutine computing p: pr is the plan, and
+// what handOff asked for is done with it, on this goroutine.
+func (p *planning) finish(pr *prepared) {
+	p.mu.Lock()
+	p.pr = pr
+	then := p.then
+	p.finished = true
+	p.mu.Unlock()
+	close(p.done)
+	if then != nil {
+		then(pr)
+	}
+}
+
+// wait returns the plan once it is computed; nil for a nil planning.
+func (p *planning) wait() *prepared {
+	if p == nil {
 		return nil
 	}
-	<-h.done
-	return h.prep
+	<-p.done
+	return p.pr
+}
+
+// ready returns the plan if it is computed, without waiting; nil for a
+// nil planning.
+func (p *planning) ready() *prepared {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.finished {
+		return nil
+	}
+	return p.pr
+}
+
+// prepared waits for the plan Prepare computes; nil without Prepare.
+func (h *Helper) prepared() *prepared { return h.prep.wait() }
+
+// takeGuess waits for the plan Speculate computes and takes it from h;
+// nil without Speculate (or once taken).
+func (h *Helper) takeGuess() *prepared {
+	pr := h.guess.wait()
+	h.guess = nil
+	return pr
 }
 
 // Close kills and reaps a helper that was not used, and drops what
@@ -163,8 +283,10 @@ func (h *Helper) Close() error {
 		return err
 	}
 	h.used = true
-	if pr := h.prepared(); pr != nil {
-		pr.release()
+	for _, pr := range []*prepared{h.prepared(), h.takeGuess()} {
+		if pr != nil {
+			pr.release()
+		}
 	}
 	if h.err == nil {
 		h.l.discard()
@@ -183,6 +305,10 @@ func (h *Helper) Run(spec Spec, argv []string) (Result, error) {
 		return Result{ExitCode: codeFailed}, fmt.Errorf("sandbox helper started for %q, not for %q", h.name, argv)
 	}
 	pr := h.prepared()
+	if h.prep == nil {
+		// No Prepare: a guess may be this run's plan (never sent).
+		pr = h.takeGuess()
+	}
 	h.used = true
 	if pr == nil || !pr.made(spec, argv) {
 		if pr != nil {
@@ -208,8 +334,17 @@ type prepared struct {
 	invalid error  // the spec cannot be run (reported first)
 	err     error  // the plan could not be made
 	p       *confine.Plan
+	enc     []byte // p encoded, once encoded asked for it
 	tmp     string // the private temp dir, to remove
 	snap    *snapshot
+}
+
+// encoded is the plan as the helper reads it, encoded once.
+func (pr *prepared) encoded() []byte {
+	if pr.enc == nil && pr.p != nil {
+		pr.enc = pr.p.Encode()
+	}
+	return pr.enc
 }
 
 // plan validates spec and computes the plan of running argv with it.
@@ -233,7 +368,7 @@ func plan(spec Spec, argv []string, stdio Stdio) *prepared {
 
 // made reports whether pr is the plan of running argv by spec.
 func (pr *prepared) made(spec Spec, argv []string) bool {
-	return reflect.DeepEqual(pr.spec, spec) && slices.Equal(pr.argv, argv)
+	return pr.spec.Same(spec) && slices.Equal(pr.argv, argv)
 }
 
 // release removes the private temp dir and drops the snapshot.
@@ -414,6 +549,11 @@ type launched struct {
 	back, undo []func()
 	// exited is closed once the helper has exited (not yet reaped).
 	exited chan struct{}
+	// sigs are the signals caught to relay: caughtEarly once caught is
+	// closed, all of them once relaying (relaySignals).
+	sigs     chan os.Signal
+	caught   chan struct{}
+	relaying bool
 	// sent: the plan is sent (encErr: its write failed).
 	sent   bool
 	encErr error
@@ -509,6 +649,7 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 		l.copied = make(chan struct{})
 		go l.copyErr()
 	}
+	l.catchEarly()
 	ok = true
 	return l, nil
 }
@@ -577,15 +718,70 @@ func (l *launched) handOver() {
 // it. Undoing it waits for the runtime's signal loop to be idle, so it
 // is done after the run on the relay's goroutine, off the critical path
 // too.
+//
+// The signals of caughtEarly are caught from the launch on (catchEarly),
+// so that the runtime's signal thread and loop are running by then;
+// those caught before the relay are dropped, as guard dropped them
+// before it caught them.
 func (l *launched) relaySignals() {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, confine.Forwarded...)
+	l.relaying = true
+	for drained := false; !drained; {
+		select {
+		case <-l.sigs:
+		default:
+			drained = true
+		}
+	}
+	signal.Notify(l.sigs, relayedLate()...)
 	done := make(chan struct{})
 	go func() {
-		relay(l.ctx, l.pid, sigs, done)
-		signal.Stop(sigs)
+		relay(l.ctx, l.pid, l.sigs, done)
+		<-l.caught
+		signal.Stop(l.sigs)
 	}()
 	l.back = append(l.back, func() { close(done) })
+}
+
+// caughtEarly are the relayed signals whose catching changes nothing for
+// guard, and whose relay would change nothing for the command: guard
+// takes no action on SIGWINCH, nor the command unless it asks, and the
+// kernel continues guard on SIGCONT whoever catches it. (SIGUSR1 and
+// SIGUSR2 are not among them: guard ignores them too, but one caught
+// just before the relay and handed on late by the runtime's signal
+// loop would reach the command, which they kill.)
+var caughtEarly = []os.Signal{syscall.SIGWINCH, syscall.SIGCONT}
+
+// relayedLate are the relayed signals but caughtEarly: caught only once
+// the command is about to run (a SIGINT before that must still end
+// guard as it always does).
+func relayedLate() []os.Signal {
+	var out []os.Signal
+	for _, s := range confine.Forwarded {
+		if !slices.Contains(caughtEarly, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// catchEarly starts catching caughtEarly into l.sigs, off the caller's
+// path: the first signal.Notify of a process starts the runtime's
+// signal thread and loop (0.1-0.2 ms), which relaySignals, on the
+// critical path just before Go, then finds running.
+func (l *launched) catchEarly() {
+	l.sigs = make(chan os.Signal, 8)
+	l.caught = make(chan struct{})
+	go func() {
+		signal.Notify(l.sigs, caughtEarly...)
+		close(l.caught)
+	}()
+	l.undo = append(l.undo, func() {
+		if !l.relaying {
+			// Otherwise the relay's goroutine stops it, off the path.
+			<-l.caught
+			signal.Stop(l.sigs)
+		}
+	})
 }
 
 // discard kills and reaps a helper that gets no plan: nothing ran.
@@ -625,14 +821,29 @@ func (l *launched) direct() bool {
 	return true
 }
 
-// sendPlan sends the plan p, once: the helper confines itself, then
-// waits for Go.
-func (l *launched) sendPlan(p *confine.Plan) {
+// sendPlan sends the encoded plan, once: the helper confines itself,
+// then waits for Go.
+func (l *launched) sendPlan(enc []byte) {
 	if l.sent {
 		return
 	}
 	l.sent = true
-	_, l.encErr = l.planW.Write(p.Encode())
+	_, l.encErr = l.planW.Write(enc)
+}
+
+// fits reports whether the encoded plan fits in the plan pipe, empty
+// until it is sent: writing it then does not wait for the helper.
+func (l *launched) fits(enc []byte) bool {
+	size := -1
+	rc, err := l.planW.SyscallConn()
+	if err == nil {
+		rc.Control(func(fd uintptr) {
+			if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil {
+				size = n
+			}
+		})
+	}
+	return !l.sent && len(enc) <= size
 }
 
 // finish sends the plan (nil: none, the helper gives up), waits for the
@@ -652,7 +863,10 @@ func (l *launched) await(p *confine.Plan) (st *status, stErr, encErr error) {
 	// lifeline, whose EOF means guard is gone.
 	if p != nil {
 		l.handOver()
-		l.sendPlan(p)
+		if !l.sent {
+			// Encoded here only when Prepare did not send it.
+			l.sendPlan(p.Encode())
+		}
 		encErr = l.encErr
 		// Alongside the helper's confinement; the command starts once
 		// the helper reads Go.

@@ -125,6 +125,46 @@ func TestSignalForwarding(t *testing.T) {
 	}
 }
 
+// TestSignalBeforeRun: a helper started ahead of its run leaves guard's
+// signals as they were until Run: SIGTERM, SIGINT or SIGHUP sent before
+// it still end guard, and the command never runs; on SIGUSR1 and
+// SIGUSR2 (a Go program takes no action on them), SIGWINCH and SIGCONT
+// (which guard catches from the helper's start, to relay them later)
+// the run goes on, and none of them reaches the command (SIGUSR1 and
+// SIGUSR2 would kill it).
+func TestSignalBeforeRun(t *testing.T) {
+	f := newFixture(t)
+	js, err := json.Marshal(f.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		runs bool
+	}{
+		{syscall.SIGTERM, false}, {syscall.SIGINT, false}, {syscall.SIGHUP, false},
+		{syscall.SIGWINCH, true}, {syscall.SIGCONT, true}, {syscall.SIGUSR1, true}, {syscall.SIGUSR2, true},
+	} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			marker := filepath.Join(f.ws, "ran-"+strconv.Itoa(int(c.sig)))
+			cmd := exec.Command(os.Args[0], "/bin/sh", "-c", "echo ran > "+marker)
+			cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js), "SANDBOX_TEST_SIGNAL=" + strconv.Itoa(int(c.sig))}
+			out, err := cmd.CombinedOutput()
+			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			ran := readFile(t, marker) == "ran\n"
+			if c.runs {
+				if err != nil || !ran {
+					t.Errorf("%v before Run: %v, ran %v, want the run to go on; output %q", c.sig, err, ran, out)
+				}
+				return
+			}
+			if !ws.Signaled() || ws.Signal() != c.sig || ran {
+				t.Errorf("%v before Run: status %v, ran %v, want guard killed by it and nothing run; output %q", c.sig, cmd.ProcessState, ran, out)
+			}
+		})
+	}
+}
+
 // TestSignalDispositions: the command gets the default action for each
 // signal guard relays, even one guard itself was started with ignored
 // (guard handles and relays it), whenever it arrives: the helper must

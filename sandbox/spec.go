@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/guard-sh/guard/internal/paths"
@@ -88,6 +89,24 @@ func (s Spec) clone() Spec {
 	s.Protect = slices.Clone(s.Protect)
 	s.KeepEnv = slices.Clone(s.KeepEnv)
 	s.Env = slices.Clone(s.Env)
+	return s
+}
+
+// Same reports whether s and o ask for the same confinement: every
+// field alike (reflect.DeepEqual, so a field added later counts too),
+// the path lists compared by their elements (nil and empty alike).
+func (s Spec) Same(o Spec) bool {
+	return reflect.DeepEqual(s.normal(), o.normal())
+}
+
+// normal is s with its empty path lists nil, for comparing requests
+// (Env keeps its nil: it means os.Environ(), an empty one none).
+func (s Spec) normal() Spec {
+	for _, l := range []*[]string{&s.ExtraWrite, &s.Hide, &s.Reveal, &s.Protect, &s.KeepEnv} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
 	return s
 }
 

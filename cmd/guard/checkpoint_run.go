@@ -102,7 +102,7 @@ func coverDeletes(e *decision.Engine, a *assessment, o assessOptions) (*assessme
 // stands without it.
 func decideCheckpointed(s *streams, e *decision.Engine, a, uncovered *assessment, log *audit.Log, how runDecide, id string) (*assessment, *checkpoint.Checkpoint, audit.Decision, error) {
 	decided, err := decideRunWith(s, e, a, log, how)
-	if err != nil || !a.Verdict.Sandbox.Write || !a.Ctx.WorkspaceUsable() {
+	if err != nil || !takesCheckpoint(a) {
 		return a, nil, decided, err
 	}
 	cp, cerr := beginCheckpoint(e, a, id)

@@ -16,6 +16,7 @@ import (
 	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/pin"
+	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
 	"github.com/guard-sh/guard/sandbox"
 )
@@ -111,10 +112,31 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := e.Assess(text, ao)
+	// The audit log first: opening it makes guard's state directory on
+	// the first run, and the plan, computed from here on, lists the
+	// directories above it.
+	log, err := openAudit(e.Dirs().State)
 	if err != nil {
 		return err
 	}
+	defer log.Close()
+	// e.Assess, in its steps: the context gives the likely sandbox,
+	// whose plan is computed alongside the review (Speculate; used
+	// only if the review's sandbox is that very one).
+	ctx, err := e.Context(ao.Cwd, ao.Workspace)
+	if err != nil {
+		return err
+	}
+	if !o.net && len(o.allowWrite) == 0 {
+		// --net and --allow-write make the sandbox another one (and
+		// the level at least B).
+		helper.Speculate(guessSpec(ctx, o), argv)
+	}
+	pol, err := e.Policy(ctx)
+	if err != nil {
+		return err
+	}
+	a := decision.AssessIn(text, ctx, pol, ao)
 	a, uncovered := coverDeletes(e, a, ao)
 	if a.Verdict.Level != review.A || uncovered != nil {
 		// Refused, or asked for (the terminal stays guard's): the
@@ -127,11 +149,14 @@ func runRun(s *streams, o *runOptions) error {
 		// Before any consent: asking, then refusing, wastes the user's yes.
 		return err
 	}
-	log, err := openAudit(e.Dirs().State)
-	if err != nil {
-		return err
+	if helper != nil && !takesCheckpoint(a) {
+		// Level A runs without asking, and with no checkpoint to take
+		// nothing guard writes before the run is in the plan: it is
+		// computed (or the guess taken) alongside the decision and its
+		// record instead of after them (a failure between leaves the
+		// helper unused, and Close drops the plan).
+		helper.Prepare(runSpec(a, o), argv)
 	}
-	defer log.Close()
 	prov := string(a.Input.Provenance)
 	if o.auditProvenance != "" {
 		prov = o.auditProvenance
@@ -166,7 +191,7 @@ func runRun(s *streams, o *runOptions) error {
 		}
 		return err
 	}
-	if helper != nil {
+	if helper != nil && takesCheckpoint(a) {
 		// The plan too, alongside the decision record. After the
 		// checkpoint: the snapshot of the protected paths must hold
 		// what the checkpoint wrote (.git/refs/guard).
@@ -414,13 +439,33 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	return exitCode(code)
 }
 
+// takesCheckpoint reports whether the run of a, once decided, takes a
+// checkpoint first (decideCheckpointed): its sandbox may write a usable
+// workspace. The plan of such a run waits for the checkpoint.
+func takesCheckpoint(a *assessment) bool {
+	return a.Verdict.Sandbox.Write && a.Ctx.WorkspaceUsable()
+}
+
 // runSpec is the sandbox of the run of a.
 func runSpec(a *assessment, o *runOptions) sandbox.Spec {
-	sb := a.Verdict.Sandbox
+	return sandboxSpec(a.Ctx, a.Verdict.Sandbox, o, a.KeepEnv)
+}
+
+// guessSpec is the likely sandbox of a run in ctx, before its review:
+// the one review gives a command that reads no secret and writes
+// nothing (the context's hidden and protected lists). Only a review
+// that gives this very sandbox uses its plan.
+func guessSpec(ctx *profile.Context, o *runOptions) sandbox.Spec {
+	return sandboxSpec(ctx, review.Sandbox{Hide: ctx.SecretLocations(), Protect: ctx.ProtectedLocations()}, o, nil)
+}
+
+// sandboxSpec is the sandbox sb of a run in ctx, with the variables
+// keep (a policy's grants) passed on besides --keep-env's.
+func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []string) sandbox.Spec {
 	return sandbox.Spec{
-		Workspace: a.Ctx.Workspace, Home: a.Ctx.Home, Dir: a.Ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(a), Protect: sb.Protect,
-		KeepEnv: append(append([]string(nil), o.keepEnv...), a.KeepEnv...), Require: o.requireSandbox,
+		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
+		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
 	}
 }
 
@@ -482,10 +527,10 @@ func checkWorkspace(a *assessment) error {
 // for every command, guard's own policy and settings, so that guard's
 // read-only subcommands (a pre-commit hook running guard scan) work inside
 // the sandbox. The PIN, approvals and audit log stay hidden.
-func runReveal(a *assessment) []string {
-	out := append([]string(nil), a.Verdict.Sandbox.Reveal...)
-	for _, r := range a.Ctx.RevealedLocations() {
-		if slices.ContainsFunc(a.Verdict.Sandbox.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
+func runReveal(ctx *profile.Context, sb review.Sandbox) []string {
+	out := append([]string(nil), sb.Reveal...)
+	for _, r := range ctx.RevealedLocations() {
+		if slices.ContainsFunc(sb.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
 			out = append(out, r)
 		}
 	}

@@ -64,3 +64,86 @@ func TestRunHelperStartedEarly(t *testing.T) {
 		})
 	}
 }
+
+// TestGuessSpec: the sandbox guard guesses before the review, whose plan
+// it computes alongside the review, is the very one the review gives a
+// command that reads and writes nothing special (so that plan is used),
+// and not that of a command that writes, uses the network or reads a
+// secret (their plans are computed afresh).
+func TestGuessSpec(t *testing.T) {
+	_, ws := fakeHome(t, t.TempDir(), ".git")
+	e, err := newEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &runOptions{}
+	for _, c := range []struct {
+		text string
+		same bool
+	}{
+		{"true", true},
+		{"ls -la", true},
+		{"cat README.md", true},
+		{"touch made", false},
+		{"curl -s https://example.com", false},
+		{"cat ~/.netrc", false},
+	} {
+		a, err := e.Assess(c.text, assessOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := guessSpec(a.Ctx, o).Same(runSpec(a, o)); got != c.same {
+			t.Errorf("%q in %s: the guess is its sandbox: %v, want %v\nguess %+v\nrun   %+v", c.text, ws, got, c.same, guessSpec(a.Ctx, o), runSpec(a, o))
+		}
+	}
+}
+
+// TestRunPlanAfterCheckpoint: the plan of a run that takes a checkpoint
+// waits for it, so the snapshot of the protected paths holds what the
+// checkpoint wrote (.git/refs/guard): the run reports no change to a
+// protected path and the checkpoint's refs stay. A plan made before the
+// checkpoint (prepared as early as a read-only run's is) fails this.
+func TestRunPlanAfterCheckpoint(t *testing.T) {
+	_, ws := undoWorkspace(t)
+	t.Setenv(envApprovalWait, "0s")
+	refs := filepath.Join(ws, ".git", "refs", "guard")
+	if _, err := os.Stat(refs); err == nil {
+		t.Fatalf("%s exists before the run", refs)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"guard", "run", "-c", "echo by-command > src/b.go"}, strings.NewReader(""), &out, &errb)
+	if code != 0 || strings.Contains(errb.String(), "protected path") {
+		t.Fatalf("exit %d, want 0 with no protected path changed; stderr:\n%s", code, errb.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "src", "b.go")); string(b) != "by-command\n" {
+		t.Errorf("src/b.go holds %q (%v): the command did not run", b, err)
+	}
+	if _, err := os.Stat(refs); err != nil {
+		t.Errorf("the checkpoint's refs are gone after the run: %v", err)
+	}
+}
+
+// TestRunEarlyPlanSeesStateDir: a read-only level A run is planned (its
+// plan guessed) alongside its review, but only once guard's state
+// directory exists (openAudit makes it on the first run): the grants
+// list ~/.local, which the command may then read, while the state
+// directory in it stays hidden. (A plan made before openAudit fails the
+// first check only when it lists the home directory before openAudit
+// makes ~/.local, so this cannot force that race.)
+func TestRunEarlyPlanSeesStateDir(t *testing.T) {
+	home, _ := fakeHome(t, t.TempDir())
+	local := filepath.Join(home, ".local")
+	if _, err := os.Stat(local); err == nil {
+		t.Fatalf("%s exists before the first run", local)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"guard", "--", "ls", "-a", local}, strings.NewReader(""), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "state") {
+		t.Fatalf("ls %s on the first run: exit %d, stdout %q; stderr:\n%s", local, code, out.String(), errb.String())
+	}
+	errb.Reset()
+	state := filepath.Join(local, "state", "guard")
+	if code := run([]string{"guard", "--", "ls", state}, strings.NewReader(""), &out, &errb); code == 0 {
+		t.Errorf("ls %s: exit 0, want the state directory hidden", state)
+	}
+}
