@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -284,7 +285,16 @@ func TestResolver(t *testing.T) {
 	os.Symlink(filepath.Join(root, "real/sub"), filepath.Join(root, "abs"))
 	os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "dangling"))
 	os.Symlink("../other", filepath.Join(root, "real/up"))
+	// A directory too large to list: looked up name by name.
+	os.MkdirAll(filepath.Join(root, "big"), 0o755)
+	for i := range maxListed + 10 {
+		os.WriteFile(filepath.Join(root, "big", fmt.Sprintf("f%d", i)), nil, 0o644)
+	}
+	os.Symlink("../real", filepath.Join(root, "big/link"))
 	var ps []string
+	for _, rel := range []string{"big/f1", "big/f2", "big/nope", "big/f3", "big/link/sub", "big/link/nope", "big/f600", "big/zz"} {
+		ps = append(ps, filepath.Join(root, rel))
+	}
 	for _, rel := range []string{
 		"real", "real/sub", "real/file", "real/file/below", "real/missing", "real/missing/deeper/still",
 		"rel", "rel/sub", "rel/file", "rel/missing/x", "abs", "abs/x", "dangling", "dangling/x/y",

@@ -21,6 +21,59 @@ type resolver struct {
 	// does either, which the secret table (dozens of paths under a few
 	// directories that often do not exist) asks about again and again.
 	missing map[string]bool
+	// lookups counts the names looked up in each directory; one asked
+	// about often enough (the home directory, for the secret table) is
+	// listed once instead (listed): a name it lacks does not exist, and
+	// one that is not a symbolic link needs no lstat. A directory too
+	// large to list cheaply is marked with a nil listing.
+	lookups map[string]int
+	listed  map[string]map[string]fs.FileMode
+}
+
+// Listing a directory: after listAfter lookups in it, and only while it
+// has at most maxListed entries.
+const (
+	listAfter = 4
+	maxListed = 512
+)
+
+// entry looks name up in dir's listing: ok is false when dir is not
+// listed (the caller uses lstat), exists and mode say what the listing
+// holds.
+func (r *resolver) entry(dir, name string) (mode fs.FileMode, exists, ok bool) {
+	l, done := r.listed[dir]
+	if !done {
+		r.lookups[dir]++
+		if r.lookups[dir] < listAfter {
+			return 0, false, false
+		}
+		l = listDir(dir)
+		r.listed[dir] = l
+	}
+	if l == nil {
+		return 0, false, false
+	}
+	mode, exists = l[name]
+	return mode, exists, true
+}
+
+// listDir reads dir's entries and their types, nil when it cannot be
+// read or holds more than maxListed entries.
+func listDir(dir string) map[string]fs.FileMode {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	es, err := f.ReadDir(maxListed + 1)
+	if (err != nil && len(es) == 0) || len(es) > maxListed {
+		return nil
+	}
+	l := make(map[string]fs.FileMode, len(es))
+	for _, e := range es {
+		l[e.Name()] = e.Type()
+	}
+	return l
 }
 
 type statResult struct {
@@ -29,7 +82,8 @@ type statResult struct {
 }
 
 func newResolver() *resolver {
-	return &resolver{canon: map[string]string{}, info: map[string]statResult{}, missing: map[string]bool{}}
+	return &resolver{canon: map[string]string{}, info: map[string]statResult{}, missing: map[string]bool{},
+		lookups: map[string]int{}, listed: map[string]map[string]fs.FileMode{}}
 }
 
 // maxLinks bounds symbolic link resolution, as the kernel does.
@@ -60,6 +114,14 @@ func (r *resolver) resolve(p string, depth int) string {
 	c := joinClean(parent, base)
 	if r.missing[parent] {
 		r.missing[c] = true
+		r.canon[p] = c
+		return c
+	}
+	if mode, exists, ok := r.entry(parent, base); ok && (!exists || mode&fs.ModeSymlink == 0) {
+		// Answered by the parent's listing: absent, or not a link.
+		if !exists {
+			r.missing[c] = true
+		}
 		r.canon[p] = c
 		return c
 	}
