@@ -107,7 +107,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	t.Cleanup(func() { removeForce(root) })
 	esc, err := filepath.Abs("../testdata/escape")
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +147,25 @@ func newFixture(t testing.TB) *fixture {
 }
 
 func (f *fixture) p(rel string) string { return filepath.Join(f.root, rel) }
+
+// removeForce removes a fixture whose attacks may have left directories
+// unreadable or unwritable (a non-root user cannot remove their entries
+// until their modes are back): the fixtures live in /var/tmp, which no
+// test run cleans.
+func removeForce(dir string) {
+	var open func(string)
+	open = func(d string) {
+		os.Chmod(d, 0o700)
+		es, _ := os.ReadDir(d)
+		for _, e := range es {
+			if e.IsDir() {
+				open(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	open(dir)
+	os.RemoveAll(dir)
+}
 
 // spec is the workspace profile of a writing command without network.
 func (f *fixture) spec() sandbox.Spec {
