@@ -384,8 +384,41 @@ func hEval(b *builder, c *call) stream {
 // hInterp: python -c, node -e, perl -e, ruby -e…: inline code is not
 // reviewed (B; C when it comes from the network); a script runs as a
 // program; stdin from the network is C.
+// interpLoads are interpreters' options whose value names code they load
+// before the script (a module, a preload, a library directory); for php,
+// the ini settings that do.
+var interpLoads = map[string][]string{
+	"node": {"-r", "--require", "--import", "--loader", "--experimental-loader"},
+	"perl": {"-I"}, "ruby": {"-I", "-r"}, "php": {"-d"},
+}
+
+// loadsFrom: code loaded from a path outside the workspace and the temp
+// dirs is code this line does not show (as PYTHONPATH=/elsewhere is):
+// node -r /tmp/../x.js, perl -I ~/lib, php -d auto_prepend_file=/x.php.
+func (b *builder) loadsFrom(c *call) {
+	for _, v := range c.a.values(interpLoads[c.prog]...) {
+		f := v
+		if c.prog == "php" {
+			key, val, ok := strings.Cut(v.val, "=")
+			if !v.known || !ok || (key != "auto_prepend_file" && key != "auto_append_file") {
+				continue
+			}
+			f.val = val
+		}
+		if !f.known || !strings.Contains(f.val, "/") {
+			continue // a module by name, from the interpreter's own paths
+		}
+		switch t, class := b.classify(f, c.st); class {
+		case ClassWorkspace, ClassTemp, ClassSensitive:
+		default:
+			b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "loads code from " + describeTarget(t, class) + ", which this line does not show"}, c.sp)
+		}
+	}
+}
+
 func hInterp(codeFlags string) handler {
 	return func(b *builder, c *call) stream {
+		b.loadsFrom(c)
 		if codes := c.a.values(strings.Fields(codeFlags)...); len(codes) > 0 {
 			f := codes[0]
 			if f.taint.tainted() {

@@ -223,7 +223,7 @@ func baseTable() map[string]*spec {
 		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
 		"python2": {val: "-c -m -W", fn: hInterp("-c")},
 		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
-		"node":    {val: "-e -p -r --eval --print --require --import --loader", fn: hInterp("-e -p --eval --print")},
+		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader", fn: hInterp("-e -p --eval --print")},
 
 		"perl": {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
 		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},

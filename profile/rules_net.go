@@ -100,7 +100,7 @@ func networkTable() map[string]*spec {
 			"dist-tag":  whole("pkg.publish", CapPublish, "changes a published package's tags for all its users"),
 			"login":     whole("pkg.login", CapSend, "logs in to the registry, storing a token"), "adduser": whole("pkg.login", CapSend, "logs in to the registry, storing a token"),
 			"token": whole("pkg.token", CapSecrets, "shows or creates registry tokens"),
-			"exec":  fetch("pkg.exec", "downloads and runs a package"), "x": fetch("pkg.exec", "downloads and runs a package"),
+			"exec":  npmExec(), "x": npmExec(),
 			"audit":    {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries the registry (read-only, with the network for this command only)"}, {"pkg.install", CapFetch, "op0~^fix$", "", "downloads and installs fixed versions"}}},
 			"outdated": query("queries the registry"), "view": query("queries the registry"), "info": query("queries the registry"), "show": query("queries the registry"), "v": query("queries the registry"), "search": query("queries the registry"),
 			"config": toolConfig(), "set": {fn: hToolConfig},
@@ -129,7 +129,7 @@ func networkTable() map[string]*spec {
 			"install-ci-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "cit": fetch("pkg.install", "downloads and installs packages, then runs tests"),
 			"*": unknownSub("npm"),
 		}),
-		"npx":  fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		"npx":  npmExec(),
 		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
 		// bun is a package manager as well as a runtime: bun FILE and bun -e
 		// run code (the interpreter entry); its subcommands fetch, run
@@ -169,13 +169,13 @@ func networkTable() map[string]*spec {
 			"team": whole("pkg.account", CapPublish, "changes a registry team"), "org": whole("pkg.account", CapPublish, "changes a registry organisation"), "dist-tag": whole("pkg.publish", CapPublish, "changes a published package's tags"),
 			"store": subs(whole("dev.clean-cache", CapDelete, "changes pnpm's store"), map[string]*spec{"path": plain(), "status": plain()}),
 			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not needed"), "remove": whole("pkg.uninstall", CapWrite, "removes packages"), "rm": whole("pkg.uninstall", CapWrite, "removes packages"),
-			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes links"), "exec": whole("pkg.run", CapExec, "runs a project binary"),
+			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes links"), "exec": {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs a project binary"}}},
 			"ls": plain(), "list": plain(), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "root": plain(), "bin": plain(),
 			"*": {fn: yarnBare},
 		}),
 		"pip": later(pipSpec), "pip3": later(pipSpec),
 		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
-		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {fn: hRemoteRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}}},
+		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {val: uvRunValues, posix: true, fn: hUvRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}, {"pkg.exec", CapFetch, "--with|--with-editable|--with-requirements", "", "downloads packages and runs with them"}}},
 			"venv": plain(), "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
 			"python": subs(fetch("pkg.install-user", "downloads and installs Python versions"), map[string]*spec{"list": plain(), "find": plain(), "dir": plain()}),
 			"cache":  subs(whole("dev.clean-cache", CapDelete, "deletes uv's cache"), map[string]*spec{"dir": plain()}),
@@ -301,6 +301,29 @@ func dockerSpec() *spec {
 		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
 		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
 	})
+}
+
+// uvRunValues are uv run's options that take a value (before the command
+// it runs).
+const uvRunValues = "--with --with-editable --with-requirements -p --python --package --extra --group --only-group --no-group --env-file --directory --project --config-file --index --default-index --index-url --extra-index-url -f --find-links -C --config-setting"
+
+// hUvRun: uv run [OPTIONS] CMD ARGS runs CMD in the project's environment
+// (a URL or a script too).
+func hUvRun(b *builder, c *call) stream {
+	hRemoteRun(b, c)
+	return wrap(0)(b, c)
+}
+
+// npmExec: npm exec and npx download (if needed) and run a package, and
+// -c/--call runs a command line in a shell.
+func npmExec() *spec {
+	return &spec{val: "-c --call --package -p", rows: []row{{"pkg.exec", CapFetch, "", "", "downloads and runs a package"}},
+		fn: func(b *builder, c *call) stream {
+			for _, f := range c.a.values("-c", "--call") {
+				b.commandText(f, c, c.prog+" exec -c")
+			}
+			return stream{kind: streamUnknown}
+		}}
 }
 
 func dockerComposeSpec() *spec {
