@@ -335,11 +335,20 @@ func allowTable() map[string]*spec {
 		"sqlcmd":            {val: "-Q -q -S -U -P -d -i", rows: []row{{"db.connect", CapSend, "", "", "connects to a SQL Server database"}}, fn: hSQL("-Q -q")},
 		"clickhouse-client": {val: "-q --query -h --host -u --user --password", rows: []row{{"db.connect", CapSend, "", "", "connects to a ClickHouse server"}}, fn: hSQL("-q --query")},
 		// Publishing from build tools.
-		"mvn":   {rows: []row{{"dev.build", CapExec, "", "", "builds the project with Maven"}, {"pkg.publish", CapPublish, "any~^(deploy|release:perform|deploy:deploy-file|site-deploy)$", "", "publishes artifacts to a remote repository, permanently"}}},
-		"vsce":  {rows: []row{{"pkg.publish", CapPublish, "op0~^(publish|unpublish)$", "", "publishes an editor extension to the marketplace"}}},
-		"ovsx":  {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes an editor extension"}}},
-		"flit":  {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes a package to PyPI"}}},
-		"hatch": {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes a package to PyPI"}}},
+		"mvn":  {rows: []row{{"dev.build", CapExec, "", "", "builds the project with Maven"}, {"pkg.publish", CapPublish, "any~^(deploy|release:perform|deploy:deploy-file|site-deploy)$", "", "publishes artifacts to a remote repository, permanently"}}},
+		"vsce": {rows: []row{{"pkg.publish", CapPublish, "op0~^(publish|unpublish)$", "", "publishes an editor extension to the marketplace"}}},
+		"ovsx": {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes an editor extension"}}},
+		"flit": {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes a package to PyPI"}}},
+		"hatch": subs(unknownSub("hatch"), map[string]*spec{
+			// hatch run [ENV:]CMD ARGS: a script of the project, or the command.
+			"run":     {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}}},
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to PyPI"),
+			"test":    whole("pkg.run", CapExec, "runs the project's tests"), "fmt": whole("pkg.run", CapExec, "formats the project"),
+			"build": plain(), "version": plain(), "status": plain(), "new": plain(), "clean": plain(), "dep": plain(), "project": plain(),
+			"shell":  whole("exec.interactive", CapDynamic, "starts an interactive shell"),
+			"python": whole("pkg.install-user", CapFetch, "downloads and installs Python versions"),
+			"env":    subs(unknownSub("hatch env"), map[string]*spec{"show": plain(), "find": plain()}),
+		}),
 	}
 	t["gradle"] = gradleSpec("builds the project with Gradle")
 	t["gradlew"] = gradleSpec("builds the project with Gradle")

@@ -199,7 +199,7 @@ var secretRel = sync.OnceValue(func() []string {
 		".snowsql/config", ".authinfo", ".authinfo.gpg", ".msmtprc", ".mbsyncrc", ".fetchmailrc",
 		".config/aerc/accounts.conf", ".continue/config.json", ".continue/config.yaml", ".aider.conf.yml",
 		".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".config/lpass", ".local/share/lpass",
-		".config/tea", ".config/fastly", ".config/twilio-cli", ".expo/state.json",
+		".config/tea", ".config/fastly", ".config/twilio-cli", ".expo/state.json", ".awsvault",
 	}
 })
 

@@ -147,7 +147,9 @@ func networkTable() map[string]*spec {
 		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(unknownSub("yarn npm"), map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "info": fetch("pkg.audit", "queries the registry"), "whoami": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain()}), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out")}),
-			"dlx":    fetch("pkg.exec", "downloads and runs a package"),
+			"dlx": fetch("pkg.exec", "downloads and runs a package"),
+			// yarn exec CMD runs CMD in the project's environment.
+			"exec":   {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs a command in the project's environment"}}},
 			"config": toolConfig(),
 			"remove": whole("pkg.uninstall", CapWrite, "removes packages from the project"), "run": {fn: hPkgScript("")},
 			// yarn's own commands that change the registry, the account or

@@ -365,7 +365,21 @@ func hSftp(b *builder, c *call) stream {
 // secretsTable: token printers and secret stores.
 func secretsTable() map[string]*spec {
 	token := func(msg string) *spec { return whole("secrets.token-print", CapSecrets, msg) }
+	// Secret managers' runners put secrets in the environment of the
+	// command they run, which can print or send them: C, and the command
+	// is reviewed too (after their options, or after --).
+	inject := func(name string, skip int) *spec {
+		return &spec{posix: true, fn: wrap(skip), rows: []row{{"secrets.inject", CapSecrets, "", "", "runs a command with secrets from " + name + " in its environment, where it can read them"}}}
+	}
 	return map[string]*spec{
+		"doppler":                subs(unknownSub("doppler"), map[string]*spec{"run": inject("Doppler", 0), "secrets": token("prints secrets from Doppler")}),
+		"infisical":              subs(unknownSub("infisical"), map[string]*spec{"run": inject("Infisical", 0), "secrets": token("prints secrets from Infisical"), "export": token("prints secrets from Infisical")}),
+		"aws-vault":              subs(unknownSub("aws-vault"), map[string]*spec{"exec": inject("aws-vault", 1), "export": token("prints AWS credentials"), "login": token("opens the AWS console with your credentials"), "list": plain(), "ls": plain()}),
+		"chamber":                subs(unknownSub("chamber"), map[string]*spec{"exec": inject("chamber", 1), "read": token("prints a secret"), "export": token("prints secrets"), "env": token("prints secrets"), "list": plain()}),
+		"teller":                 subs(unknownSub("teller"), map[string]*spec{"run": inject("teller", 0), "show": token("prints secrets"), "env": token("prints secrets"), "export": token("prints secrets")}),
+		"envchain":               inject("envchain", 1),
+		"summon":                 inject("summon", 0),
+		"berglas":                subs(unknownSub("berglas"), map[string]*spec{"exec": inject("berglas", 0), "access": token("prints a secret")}),
 		"bw":                     {rows: []row{{"secrets.store", CapSecrets, "op0~^(get|list|export|unlock|login|serve|send)$", "", "reads or exports secrets from Bitwarden"}}},
 		"lpass":                  {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|export|ls|login)$", "", "reads secrets from LastPass"}}},
 		"gopass":                 {rows: []row{{"secrets.store", CapSecrets, "op0~^(show|cat|ls|list|find|otp|clone|insert|edit|generate|rm)$|^[^-]", "", "reads or changes secrets in gopass"}}},

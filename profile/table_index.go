@@ -35,6 +35,7 @@ var tableNames = [...]string{
 	"at",
 	"awk",
 	"aws",
+	"aws-vault",
 	"az",
 	"b2sum",
 	"badblocks",
@@ -48,6 +49,7 @@ var tableNames = [...]string{
 	"bazel",
 	"bb",
 	"bc",
+	"berglas",
 	"bind",
 	"black",
 	"blkdiscard",
@@ -73,6 +75,7 @@ var tableNames = [...]string{
 	"cd",
 	"cdk",
 	"chacl",
+	"chamber",
 	"chattr",
 	"cheat",
 	"chgrp",
@@ -144,6 +147,7 @@ var tableNames = [...]string{
 	"docker-credential-pass",
 	"docker-credential-secretservice",
 	"doctl",
+	"doppler",
 	"dpkg",
 	"dpkg-query",
 	"drill",
@@ -161,6 +165,7 @@ var tableNames = [...]string{
 	"enable",
 	"entr",
 	"env",
+	"envchain",
 	"erl",
 	"eslint",
 	"espeak",
@@ -264,6 +269,7 @@ var tableNames = [...]string{
 	"id",
 	"iex",
 	"ifconfig",
+	"infisical",
 	"influx",
 	"info",
 	"init",
@@ -546,6 +552,7 @@ var tableNames = [...]string{
 	"su",
 	"sudo",
 	"sudoedit",
+	"summon",
 	"supabase",
 	"swaks",
 	"swapoff",
@@ -562,6 +569,7 @@ var tableNames = [...]string{
 	"tcsh",
 	"tee",
 	"telinit",
+	"teller",
 	"telnet",
 	"terraform",
 	"terragrunt",
@@ -698,6 +706,7 @@ var tableOf = [...]uint8{
 	2,  // at
 	0,  // awk
 	1,  // aws
+	6,  // aws-vault
 	1,  // az
 	0,  // b2sum
 	8,  // badblocks
@@ -711,6 +720,7 @@ var tableOf = [...]uint8{
 	3,  // bazel
 	0,  // bb
 	0,  // bc
+	6,  // berglas
 	4,  // bind
 	3,  // black
 	8,  // blkdiscard
@@ -736,6 +746,7 @@ var tableOf = [...]uint8{
 	0,  // cd
 	8,  // cdk
 	7,  // chacl
+	6,  // chamber
 	2,  // chattr
 	4,  // cheat
 	0,  // chgrp
@@ -807,6 +818,7 @@ var tableOf = [...]uint8{
 	6,  // docker-credential-pass
 	6,  // docker-credential-secretservice
 	8,  // doctl
+	6,  // doppler
 	2,  // dpkg
 	4,  // dpkg-query
 	5,  // drill
@@ -824,6 +836,7 @@ var tableOf = [...]uint8{
 	0,  // enable
 	4,  // entr
 	0,  // env
+	6,  // envchain
 	0,  // erl
 	3,  // eslint
 	4,  // espeak
@@ -927,6 +940,7 @@ var tableOf = [...]uint8{
 	0,  // id
 	0,  // iex
 	2,  // ifconfig
+	6,  // infisical
 	8,  // influx
 	4,  // info
 	2,  // init
@@ -1209,6 +1223,7 @@ var tableOf = [...]uint8{
 	0,  // su
 	0,  // sudo
 	0,  // sudoedit
+	6,  // summon
 	8,  // supabase
 	1,  // swaks
 	2,  // swapoff
@@ -1225,6 +1240,7 @@ var tableOf = [...]uint8{
 	4,  // tcsh
 	0,  // tee
 	2,  // telinit
+	6,  // teller
 	1,  // telnet
 	1,  // terraform
 	8,  // terragrunt
