@@ -174,6 +174,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
 	if runnerInputs()[prog] != nil {
 		c.a = parseArgs(c.fs, s.val, s.posix)
+		b.runnerOutside(prog, c)
 		b.runnerCheck(prog, c)
 	}
 	return b.apply(s, c)

@@ -287,6 +287,33 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 
 // runnerCheck reviews a build or test tool run after the same line wrote
 // one of the files it reads: unknown code at least B, C from the network.
+// runnerOutside: a build or test tool runs the build files of its
+// directory (-C, --dir, -f, or the cwd the line moved to): outside the
+// workspace they are code this review did not read, as a program run
+// there by path is (cd ~/other && make is B).
+func (b *builder) runnerOutside(prog string, c *call) {
+	if b.ctx.Remote || !b.ctx.WorkspaceUsable() {
+		return
+	}
+	dir := c.st.cwd
+	for _, d := range c.a.values("-C", "--directory", "--dir", "-d", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile", "--justfile", "--taskfile") {
+		if !d.known {
+			dir = ""
+			break
+		}
+		if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok {
+			dir = p
+		}
+	}
+	if dir == "" {
+		return
+	}
+	if cl := b.ctx.Classify(dir); cl == ClassOutside || cl == ClassHome {
+		b.add(Effect{Cap: CapExec, Rule: "exec.runner-outside", Program: prog, Target: dir, Class: cl,
+			Msg: "runs the build files of " + describeTarget(dir, cl) + ", which this review did not read"}, c.sp)
+	}
+}
+
 func (b *builder) runnerCheck(prog string, c *call) {
 	pats := runnerInputs()[prog]
 	if pats == nil || c.st.files == nil || len(c.st.files) == 0 || b.ctx.Remote {
