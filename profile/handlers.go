@@ -384,6 +384,11 @@ func hEval(b *builder, c *call) stream {
 // hInterp: python -c, node -e, perl -e, ruby -e…: inline code is not
 // reviewed (B; C when it comes from the network); a script runs as a
 // program; stdin from the network is C.
+// pyCodeModules are python modules whose arguments are code they run
+// (timeit's statements, pdb's -c debugger commands, which can run any
+// Python).
+var pyCodeModules = map[string]bool{"timeit": true, "pdb": true, "code": true}
+
 // interpLoads are interpreters' options whose value names code they load
 // before the script (a module, a preload, a library directory); for php,
 // the ini settings that do.
@@ -429,6 +434,15 @@ func hInterp(codeFlags string) handler {
 		}
 		if mods := c.a.values("-m"); len(mods) > 0 {
 			m := mods[0]
+			if m.known && pyCodeModules[m.val] {
+				// python -m timeit 'STMT', python -m pdb -c 'CMD': the
+				// arguments are code the module runs.
+				idx := indexOf(c.fs, m)
+				if len(c.fs) > idx+1 {
+					b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(c.fs[len(c.fs)-1].display()), Msg: fmt.Sprintf("runs %s code given to the %s module, which guard does not review", c.prog, m.val)}, c.sp)
+					return stream{kind: streamUnknown}
+				}
+			}
 			if m.known && specFor(m.val) != nil {
 				// python -m pip install …: the module is the program.
 				idx := indexOf(c.fs, m)

@@ -114,6 +114,23 @@ func hMulticall(b *builder, c *call) stream {
 	return b.exec(c.a.rest, c.st, c.in, c.prog, c.sp)
 }
 
+// hCoreutils: coreutils --coreutils-prog=NAME ARGS runs NAME; uutils'
+// coreutils NAME ARGS too.
+func hCoreutils(b *builder, c *call) stream {
+	for i, f := range c.fs {
+		if name, ok := strings.CutPrefix(f.val, "--coreutils-prog="); ok && f.known {
+			g := f
+			g.val = name
+			return b.exec(append([]field{g}, c.fs[i+1:]...), c.st, c.in, c.prog, c.sp)
+		}
+		if !f.known && strings.HasPrefix(f.raw, "--coreutils-prog") {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Program: c.prog, Target: f.display(), Msg: "runs a coreutils program whose name is not static"}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+	}
+	return hMulticall(b, c)
+}
+
 // launch runs the command after skip positional words (chroot's
 // directory, sg's group); with none it starts the user's shell.
 func launch(skip int) handler {

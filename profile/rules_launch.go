@@ -36,6 +36,12 @@ func launchTable() map[string]*spec {
 		// Multicall binaries: the first operand is the program.
 		"busybox": {posix: true, fn: hMulticall},
 		"toybox":  {posix: true, fn: hMulticall},
+		// GNU coreutils built as one binary (--coreutils-prog=NAME) and
+		// uutils' coreutils (coreutils NAME ARGS).
+		"coreutils": {posix: true, fn: hCoreutils},
+		// run-parts runs every executable in a directory, which this line
+		// does not show; --test and --list only name them.
+		"run-parts": {val: "-u --umask -a --arg --regex", rows: []row{{"exec.dir-scripts", CapDynamic, "!--test !--list", "", "runs every program in a directory, which guard does not review"}}},
 
 		// Tracers, profilers, benchmark and retry tools.
 		"strace": {val: "-e -o -p -s -u -E -P -a -b -I -X -O -S -U --output --attach --user --env --string-limit --trace --signal", posix: true, fn: outputPipe(wrap(0), "-o", "--output"), rows: []row{

@@ -112,6 +112,7 @@ var tableNames = [...]string{
 	"continue",
 	"convert",
 	"copilot",
+	"coreutils",
 	"cowsay",
 	"cp",
 	"cpio",
@@ -481,6 +482,7 @@ var tableNames = [...]string{
 	"rsync",
 	"ruby",
 	"ruff",
+	"run-parts",
 	"run0",
 	"runuser",
 	"rustc",
@@ -783,6 +785,7 @@ var tableOf = [...]uint8{
 	0,  // continue
 	7,  // convert
 	10, // copilot
+	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
 	8,  // cpio
@@ -1152,6 +1155,7 @@ var tableOf = [...]uint8{
 	1,  // rsync
 	0,  // ruby
 	3,  // ruff
+	4,  // run-parts
 	0,  // run0
 	4,  // runuser
 	3,  // rustc
