@@ -492,7 +492,13 @@ func shorten(s string) string {
 	return s
 }
 
-var awkSystem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`) })
+// awkSystem finds the command lines of an awk program written as string
+// literals: system("CMD"), "CMD" | getline (and |&, a coprocess), and
+// print … | "CMD".
+var awkSystem = sync.OnceValue(func() *regexp.Regexp {
+	const str = `"((?:[^"\\]|\\.)*)"`
+	return regexp.MustCompile(`system\s*\(\s*` + str + `\s*\)|` + str + `\s*\|&?\s*getline|\|&?\s*` + str)
+})
 
 // hAwk: awk programs that call system() or pipe to commands run code.
 func hAwk(b *builder, c *call) stream {
@@ -546,10 +552,14 @@ func hAwk(b *builder, c *call) stream {
 	}
 	body := awkSystem().ReplaceAllStringFunc(prog.val, func(m string) string {
 		sub := awkSystem().FindStringSubmatch(m)
-		b.text(strings.ReplaceAll(sub[1], `\"`, `"`), c.st.clone(), stream{}, "awk system()", span{prog.pos, prog.end})
+		cmd := sub[1] + sub[2] + sub[3] // one of them matched
+		b.text(strings.ReplaceAll(cmd, `\"`, `"`), c.st.clone(), stream{}, "awk command", span{prog.pos, prog.end})
 		return ""
 	})
-	if re(`\bsystem\s*\(|\|\s*"|"\s*\|\s*getline|\|&`).MatchString(body) {
+	// What is left: system() of something not a literal, and a pipe to or
+	// from a command held in a variable or built by an expression (awk's
+	// || is not a pipe).
+	if re(`\bsystem\s*\(|(^|[^|])\|&?\s*[A-Za-z_"($]`).MatchString(body) {
 		b.add(Effect{Cap: CapDynamic, Rule: "awk.runs-commands", Program: "awk", Msg: "runs an awk program that starts commands guard cannot see"}, c.sp)
 	}
 	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(body, -1) {
@@ -1113,9 +1123,9 @@ func hSu(b *builder, c *call) stream {
 	return stream{}
 }
 
-// hSSH: the remote command of ssh runs on another machine; guard reviews
-// it as shell text there. ProxyCommand and LocalCommand run here.
-func hSSH(b *builder, c *call) stream {
+// sshOptions reviews the -o options that run a command here, as ssh, scp
+// and sftp pass them to ssh: ProxyCommand and LocalCommand.
+func (b *builder) sshOptions(c *call) {
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue
@@ -1128,9 +1138,15 @@ func hSSH(b *builder, c *call) stream {
 		}
 		k, v := val[:i], strings.TrimLeft(val[i:], "= \t")
 		if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
-			b.text(v, c.st.clone(), stream{}, "ssh "+k, span{o.pos, o.end})
+			b.text(v, c.st.clone(), stream{}, c.prog+" "+k, span{o.pos, o.end})
 		}
 	}
+}
+
+// hSSH: the remote command of ssh runs on another machine; guard reviews
+// it as shell text there. ProxyCommand and LocalCommand run here.
+func hSSH(b *builder, c *call) stream {
+	b.sshOptions(c)
 	if len(c.a.rest) < 2 {
 		return stream{kind: streamNetwork}
 	}

@@ -42,7 +42,7 @@ func networkTable() map[string]*spec {
 		"ftp":    send("net.socket", "opens an FTP connection"),
 		"ssh":    {val: "-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -B -E", posix: true, fn: hSSH, rows: []row{{"net.ssh", CapSend, "", "", "connects to another machine over ssh"}, {"net.ssh-key", CapRead, "", "-i", "uses the key"}}},
 		"mosh":   send("net.ssh", "connects to another machine (mosh)"),
-		"scp": {val: "-P -i -o -F -J -l -c -S", rows: []row{
+		"scp": {val: "-P -i -o -F -J -l -c -S", fn: func(b *builder, c *call) stream { b.sshOptions(c); return stream{} }, rows: []row{
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "!op~^[^/]*:.*$", "last", "writes"},
 			{"net.upload-read", CapRead, "", "init", "reads"},

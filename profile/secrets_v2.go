@@ -324,6 +324,7 @@ func (b *builder) fileArgs(c *call, ops bool) {
 // hSftp: a batch (-b FILE, or commands on stdin) that puts local files
 // sends them: each put of a secret is a read of it.
 func hSftp(b *builder, c *call) stream {
+	b.sshOptions(c)
 	var text string
 	for _, f := range c.a.values("-b") {
 		if f.known && f.val != "-" {
