@@ -186,7 +186,7 @@ func hCpio(b *builder, c *call) stream {
 		b.pathEffect(CapWrite, "fs.extract", c.prog, dir, c.st, c.sp, "extracts files into")
 		b.extractAny(c, dir)
 		if !c.a.has("--no-absolute-filenames") {
-			b.add(Effect{Cap: CapWrite, Rule: "fs.extract", Program: c.prog, Target: "(paths in the archive)", Class: ClassUnknown, Msg: "extracts files to the paths the archive names, which may be anywhere"}, c.sp)
+			b.extractAnywhere(c)
 		}
 	}
 	return stream{}

@@ -1240,6 +1240,9 @@ func hTar(b *builder, c *call) stream {
 		}
 		if !a.has("--to-command", "-O", "--to-stdout") {
 			b.pathEffect(CapWrite, "tar.extract", "tar", dir, c.st, c.sp, "extracts files into")
+			if a.has("-P", "--absolute-names") {
+				b.extractAnywhere(c)
+			}
 		}
 		for _, f := range files {
 			b.pathEffect(CapRead, "tar.read", "tar", f, c.st, c.sp, "reads")

@@ -144,6 +144,10 @@ func baseTable() map[string]*spec {
 			}
 			if len(c.a.ops) > 0 && !c.a.has("-l") {
 				b.extracted(c, c.a.ops[:1], dir)
+				if c.a.has("-:") {
+					// unzip -: keeps ../ in entry names.
+					b.extractAnywhere(c)
+				}
 			}
 			return stream{}
 		}, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.extract", CapWrite, "", "-d", "extracts into"}, {"fs.extract", CapWrite, "!-d !-l", "", "extracts files into the current directory"}}},

@@ -707,6 +707,17 @@ func (b *builder) extractAny(c *call, dir field) {
 	}
 }
 
+// extractAnywhere: an archiver told to keep absolute and ../ names (tar
+// -P, unzip -:, cpio without --no-absolute-filenames, git apply
+// --unsafe-paths) writes wherever its entries say, which this line does
+// not show: a startup file or guard's own files may be among them
+// (principle 10). No write grant follows: approved, the sandbox still
+// lets it write only where it could before.
+func (b *builder) extractAnywhere(c *call) {
+	b.add(Effect{Cap: CapPersistence, Rule: "fs.extract-anywhere", Program: c.prog, Target: "(paths in the archive)",
+		Msg: "writes to the absolute or ../ paths its input names, which may be anywhere (a startup file, guard's own files)"}, c.sp)
+}
+
 // hExtractInto is an archiver's handler: the directory it extracts into
 // (the value of one of opts, else an operand at index op, else the cwd) is
 // priced by extractAny.
