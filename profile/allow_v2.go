@@ -321,10 +321,26 @@ func allowTable() map[string]*spec {
 		"terragrunt": {rows: []row{{"tf.read", CapFetch, "", "", "reads infrastructure state"},
 			{"tf.apply", CapSend, "any~^(apply|run-all|import|taint|state)$", "", "changes real infrastructure"},
 			{"tf.destroy", CapPublish, "any~^destroy$|-auto-approve|--auto-approve|--terragrunt-non-interactive|--non-interactive", "", "destroys or changes infrastructure without asking"}}},
-		"eksctl":            {rows: []row{{"remote.read", CapFetch, "", "", "talks to AWS EKS"}, {"remote.write", CapSend, "op0~^(create|upgrade|scale|set|enable|utils|drain)$", "", "changes an EKS cluster"}, {"remote.destroy", CapPublish, "op0~^delete$", "", "deletes an EKS cluster or its parts"}}},
-		"argocd":            {rows: []row{{"remote.read", CapFetch, "", "", "talks to Argo CD"}, {"remote.write", CapSend, "any~^(sync|set|create|rollback|patch|terminate-op)$", "", "changes Argo CD applications"}, {"remote.destroy", CapPublish, "any~^delete$", "", "deletes Argo CD applications and their resources"}}},
-		"ansible-playbook":  send("runs a playbook on remote machines"),
-		"ansible":           {rows: []row{{"remote.write", CapSend, "", "", "runs commands on remote machines"}}},
+		"eksctl":           {rows: []row{{"remote.read", CapFetch, "", "", "talks to AWS EKS"}, {"remote.write", CapSend, "op0~^(create|upgrade|scale|set|enable|utils|drain)$", "", "changes an EKS cluster"}, {"remote.destroy", CapPublish, "op0~^delete$", "", "deletes an EKS cluster or its parts"}}},
+		"argocd":           {rows: []row{{"remote.read", CapFetch, "", "", "talks to Argo CD"}, {"remote.write", CapSend, "any~^(sync|set|create|rollback|patch|terminate-op)$", "", "changes Argo CD applications"}, {"remote.destroy", CapPublish, "any~^delete$", "", "deletes Argo CD applications and their resources"}}},
+		"ansible-playbook": send("runs a playbook on remote machines"),
+		"ansible":          {val: "-m --module-name -a --args -i --inventory -c --connection -u --user -b --become -l --limit -e --extra-vars -f --forks", fn: hAnsible, rows: []row{{"remote.write", CapSend, "", "", "runs commands on remote machines"}}},
+		// pre-commit: its hooks are the project's code (run in the
+		// sandbox); try-repo clones and runs another repository's hooks;
+		// install writes git hooks; autoupdate rewrites its config from
+		// the network.
+		"pre-commit": subs(unknownSub("pre-commit"), map[string]*spec{
+			"run":      whole("pkg.run", CapExec, "runs the project's pre-commit hooks"),
+			"try-repo": {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "clones a repository and runs its hooks, which guard does not review"}}},
+			"install":  whole("git.hooks", CapPersistence, "installs git hooks that run on every commit"), "install-hooks": whole("pkg.install", CapFetch, "downloads and installs the hooks' environments"),
+			"uninstall":  whole("git.hooks", CapPersistence, "removes git hooks"),
+			"autoupdate": whole("git.hooks", CapPersistence, "rewrites .pre-commit-config.yaml with hook versions from the network"),
+			"clean":      plain(), "gc": plain(), "validate-config": plain(), "validate-manifest": plain(), "sample-config": plain(), "help": plain(),
+		}),
+		// Container and VM managers whose exec runs a command inside.
+		"lxc":               subs(unknownSub("lxc"), map[string]*spec{"exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"), "shell": whole("docker.exec", CapDynamic, "starts a shell in a container"), "list": plain(), "ls": plain(), "info": plain()}),
+		"incus":             subs(unknownSub("incus"), map[string]*spec{"exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"), "shell": whole("docker.exec", CapDynamic, "starts a shell in a container"), "list": plain(), "ls": plain(), "info": plain()}),
+		"multipass":         subs(unknownSub("multipass"), map[string]*spec{"exec": whole("docker.exec", CapDynamic, "runs a command in a virtual machine, which is not reviewed"), "shell": whole("docker.exec", CapDynamic, "starts a shell in a virtual machine"), "list": plain(), "ls": plain(), "info": plain()}),
 		"dropdb":            publish("deletes a PostgreSQL database, which cannot be undone"),
 		"dropuser":          publish("deletes a PostgreSQL role"),
 		"pg_restore":        {rows: []row{{"db.connect", CapSend, "", "", "restores into a PostgreSQL database"}, {"db.destroy", CapPublish, "-c|--clean|--if-exists", "", "drops database objects before restoring them"}}},

@@ -1160,6 +1160,48 @@ func hSSH(b *builder, c *call) stream {
 	return stream{kind: streamNetwork}
 }
 
+// hAnsible: ansible HOSTS -m shell|command|raw -a ARGS runs ARGS as a
+// command on each host; on this machine (localhost, 127.0.0.1, or -c
+// local) it is reviewed as a command here, elsewhere against a remote
+// view, as ssh's remote command is.
+func hAnsible(b *builder, c *call) stream {
+	mod := "command"
+	if ms := c.a.values("-m", "--module-name"); len(ms) > 0 {
+		if !ms[0].known {
+			return stream{}
+		}
+		mod = ms[0].val
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(mod, "ansible.builtin."), "ansible.legacy.") {
+	case "shell", "command", "raw", "script":
+	default:
+		return stream{}
+	}
+	args := c.a.values("-a", "--args")
+	if len(args) == 0 {
+		return stream{}
+	}
+	local := false
+	for _, v := range c.a.values("-c", "--connection") {
+		local = local || (v.known && v.val == "local")
+	}
+	if len(c.a.ops) > 0 && c.a.ops[0].known {
+		switch c.a.ops[0].val {
+		case "localhost", "127.0.0.1", "::1":
+			local = true
+		}
+	}
+	if local {
+		return b.commandText(args[0], c, "ansible "+mod)
+	}
+	prev := b.ctx
+	b.ctx = prev.remoteView()
+	defer func() { b.ctx = prev }()
+	remote := &call{prog: "ansible", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+	b.commandText(args[0], remote, "ansible "+mod)
+	return stream{}
+}
+
 // hKill: a signal to pid -1 reaches every process the user may signal.
 func hKill(b *builder, c *call) stream {
 	if n := len(c.fs); n > 0 && c.fs[n-1].known && c.fs[n-1].val == "-1" {

@@ -2,6 +2,22 @@ package profile
 
 // System, privilege, process, terminal-injection and build-tool rows.
 
+// posargs: tox and nox hand what follows -- to the project's commands
+// ({posargs}), which may run it: a command line there is reviewed as one,
+// as a program guard does not know would have it.
+func posargs(s *spec) *spec {
+	s.fn = func(b *builder, c *call) stream {
+		for i, f := range c.fs {
+			if f.known && f.val == "--" {
+				b.argumentCommands(c.prog, c.fs[i+1:], c.st, c.in, c.sp)
+				break
+			}
+		}
+		return stream{}
+	}
+	return s
+}
+
 func systemTable() map[string]*spec {
 	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
 	inject := func(msg string) *spec { return whole("inject.terminal", CapInject, msg) }
@@ -102,7 +118,7 @@ func devTable() map[string]*spec {
 		"ninja": exec("builds the project"), "meson": exec("configures or builds the project"), "bazel": exec("builds or tests the project"),
 		"gcc": exec("compiles code"), "g++": exec("compiles code"), "cc": exec("compiles code"), "clang": exec("compiles code"), "clang++": exec("compiles code"),
 		"rustc": exec("compiles code"), "javac": exec("compiles code"), "java": exec("runs a Java program"), "tsc": exec("compiles TypeScript"),
-		"pytest": exec("runs the project's tests"), "tox": exec("runs the project's tests"), "nox": exec("runs the project's tests"), "jest": exec("runs the project's tests"),
+		"pytest": exec("runs the project's tests"), "tox": posargs(exec("runs the project's tests")), "nox": posargs(exec("runs the project's tests")), "jest": exec("runs the project's tests"),
 		"vitest": exec("runs the project's tests"), "mocha": exec("runs the project's tests"), "eslint": exec("lints code"), "ruff": exec("lints code"), "black": exec("formats code"),
 		"mypy": exec("type-checks code"), "pylint": exec("lints code"), "flake8": exec("lints code"), "shellcheck": exec("lints shell scripts"), "staticcheck": exec("lints Go code"),
 		"golangci-lint": exec("lints Go code"), "goimports": exec("formats Go code"), "isort": exec("formats imports"), "rustfmt": exec("formats Rust code"),

@@ -270,6 +270,7 @@ var tableNames = [...]string{
 	"id",
 	"iex",
 	"ifconfig",
+	"incus",
 	"infisical",
 	"influx",
 	"info",
@@ -326,6 +327,7 @@ var tableNames = [...]string{
 	"lsof",
 	"ltrace",
 	"lua",
+	"lxc",
 	"lynx",
 	"m4",
 	"magick",
@@ -357,6 +359,7 @@ var tableNames = [...]string{
 	"mount",
 	"msh",
 	"msmtp",
+	"multipass",
 	"mutt",
 	"mv",
 	"mvn",
@@ -434,6 +437,7 @@ var tableNames = [...]string{
 	"poweroff",
 	"powerprofilesctl",
 	"powershell",
+	"pre-commit",
 	"prename",
 	"prettier",
 	"printenv",
@@ -943,6 +947,7 @@ var tableOf = [...]uint8{
 	0,  // id
 	0,  // iex
 	2,  // ifconfig
+	8,  // incus
 	6,  // infisical
 	8,  // influx
 	4,  // info
@@ -999,6 +1004,7 @@ var tableOf = [...]uint8{
 	0,  // lsof
 	4,  // ltrace
 	0,  // lua
+	8,  // lxc
 	5,  // lynx
 	4,  // m4
 	7,  // magick
@@ -1030,6 +1036,7 @@ var tableOf = [...]uint8{
 	2,  // mount
 	4,  // msh
 	1,  // msmtp
+	8,  // multipass
 	1,  // mutt
 	0,  // mv
 	8,  // mvn
@@ -1107,6 +1114,7 @@ var tableOf = [...]uint8{
 	2,  // poweroff
 	8,  // powerprofilesctl
 	0,  // powershell
+	8,  // pre-commit
 	8,  // prename
 	0,  // prettier
 	0,  // printenv
