@@ -124,5 +124,16 @@ func desktopTable() map[string]*spec {
 		"sensible-browser": open("opens a URL in the browser"), "x-www-browser": open("opens a URL in the browser"),
 		"kde-open": open("opens a file or URL with another program"), "gnome-open": open("opens a file or URL with another program"),
 		"notify-send": whole("desktop.notify", CapRead, "shows a desktop notification"),
+		// Desktop settings go through the session bus to a service outside
+		// guard's sandbox (a pathname socket Landlock cannot close below
+		// ABI 9): changing them is B; which program opens links and files
+		// is code that runs later, C.
+		"gsettings": subs(whole("desktop.settings", CapDesktop, "changes desktop settings (the screen lock, the proxy, …) through the session bus, outside guard's sandbox"), map[string]*spec{
+			"get": plain(), "list-schemas": plain(), "list-relocatable-schemas": plain(), "list-keys": plain(), "list-children": plain(),
+			"list-recursively": plain(), "range": plain(), "describe": plain(), "writable": plain(), "monitor": plain(), "help": plain()}),
+		"dconf": subs(whole("desktop.settings", CapDesktop, "changes desktop settings through the session bus, outside guard's sandbox"), map[string]*spec{
+			"read": plain(), "list": plain(), "dump": plain(), "watch": plain(), "help": plain()}),
+		"xdg-settings": subs(whole("desktop.default-app", CapPersistence, "changes which program opens web links or files, code that runs later"), map[string]*spec{"get": plain(), "check": plain(), "--help": plain()}),
+		"xdg-mime":     subs(whole("desktop.default-app", CapPersistence, "changes which program opens a kind of file, code that runs later"), map[string]*spec{"query": plain(), "--help": plain()}),
 	}
 }

@@ -34,8 +34,13 @@ func systemTable() map[string]*spec {
 		"chkconfig":   sys("sys.service", "changes which services start at boot"),
 		"mount":       {rows: []row{{"sys.mount", CapSystem, "ops", "", "mounts a file system"}}},
 		"umount":      sys("sys.mount", "unmounts a file system"),
-		"fdisk":       {rows: []row{{"sys.disk", CapSystem, "!-l", "", "edits a disk's partition table"}}},
-		"sfdisk":      sys("sys.disk", "edits a disk's partition table"), "gdisk": sys("sys.disk", "edits a disk's partition table"), "sgdisk": sys("sys.disk", "edits a disk's partition table"),
+		// FUSE mounts by the user (fusermount is setuid), and loading code
+		// into the kernel.
+		"fusermount": sys("sys.mount", "mounts or unmounts a file system"), "fusermount3": sys("sys.mount", "mounts or unmounts a file system"),
+		"bindfs": sys("sys.mount", "mounts a file system"), "sshfs": sys("sys.mount", "mounts a remote file system"), "squashfuse": sys("sys.mount", "mounts a file system"),
+		"kexec": sys("sys.kernel", "loads a new kernel"), "bpftool": sys("sys.kernel", "loads or inspects BPF programs in the kernel"),
+		"fdisk":  {rows: []row{{"sys.disk", CapSystem, "!-l", "", "edits a disk's partition table"}}},
+		"sfdisk": sys("sys.disk", "edits a disk's partition table"), "gdisk": sys("sys.disk", "edits a disk's partition table"), "sgdisk": sys("sys.disk", "edits a disk's partition table"),
 		"parted": sys("sys.disk", "edits a disk's partitions"), "wipefs": sys("sys.disk", "erases file system signatures from a disk"),
 		"mkswap": sys("sys.disk", "formats a swap area"), "swapon": sys("sys.disk", "enables swap"), "swapoff": sys("sys.disk", "disables swap"),
 		"losetup": sys("sys.disk", "sets up loop devices"), "cryptsetup": sys("sys.disk", "changes encrypted volumes"),

@@ -51,8 +51,10 @@ var tableNames = [...]string{
 	"bc",
 	"berglas",
 	"bind",
+	"bindfs",
 	"black",
 	"blkdiscard",
+	"bpftool",
 	"break",
 	"brew",
 	"bsdtar",
@@ -129,6 +131,7 @@ var tableNames = [...]string{
 	"date",
 	"dbus-run-session",
 	"dbus-send",
+	"dconf",
 	"dd",
 	"delv",
 	"deno",
@@ -202,6 +205,8 @@ var tableNames = [...]string{
 	"free",
 	"fsck",
 	"ftp",
+	"fusermount",
+	"fusermount3",
 	"g++",
 	"gawk",
 	"gcc",
@@ -236,6 +241,7 @@ var tableNames = [...]string{
 	"groovy",
 	"groovysh",
 	"groupadd",
+	"gsettings",
 	"gsutil",
 	"guard",
 	"guard-sandbox-exec",
@@ -295,6 +301,7 @@ var tableNames = [...]string{
 	"jshell",
 	"julia",
 	"kde-open",
+	"kexec",
 	"keyring",
 	"kill",
 	"killall",
@@ -542,12 +549,14 @@ var tableNames = [...]string{
 	"sponge",
 	"sqlcmd",
 	"sqlite3",
+	"squashfuse",
 	"srm",
 	"ssh",
 	"ssh-add",
 	"ssh-agent",
 	"ssh-copy-id",
 	"ssh-keygen",
+	"sshfs",
 	"ssmtp",
 	"stat",
 	"staticcheck",
@@ -662,6 +671,7 @@ var tableNames = [...]string{
 	"xclip",
 	"xdg-mime",
 	"xdg-open",
+	"xdg-settings",
 	"xdotool",
 	"xfs_repair",
 	"xh",
@@ -728,8 +738,10 @@ var tableOf = [...]uint8{
 	0,  // bc
 	6,  // berglas
 	4,  // bind
+	2,  // bindfs
 	3,  // black
 	8,  // blkdiscard
+	2,  // bpftool
 	0,  // break
 	1,  // brew
 	0,  // bsdtar
@@ -806,6 +818,7 @@ var tableOf = [...]uint8{
 	0,  // date
 	4,  // dbus-run-session
 	8,  // dbus-send
+	9,  // dconf
 	0,  // dd
 	5,  // delv
 	5,  // deno
@@ -879,6 +892,8 @@ var tableOf = [...]uint8{
 	0,  // free
 	8,  // fsck
 	1,  // ftp
+	2,  // fusermount
+	2,  // fusermount3
 	3,  // g++
 	0,  // gawk
 	3,  // gcc
@@ -913,6 +928,7 @@ var tableOf = [...]uint8{
 	0,  // groovy
 	0,  // groovysh
 	2,  // groupadd
+	9,  // gsettings
 	8,  // gsutil
 	0,  // guard
 	0,  // guard-sandbox-exec
@@ -972,6 +988,7 @@ var tableOf = [...]uint8{
 	0,  // jshell
 	0,  // julia
 	9,  // kde-open
+	2,  // kexec
 	6,  // keyring
 	2,  // kill
 	2,  // killall
@@ -1219,12 +1236,14 @@ var tableOf = [...]uint8{
 	0,  // sponge
 	8,  // sqlcmd
 	1,  // sqlite3
+	2,  // squashfuse
 	0,  // srm
 	1,  // ssh
 	2,  // ssh-add
 	4,  // ssh-agent
 	8,  // ssh-copy-id
 	8,  // ssh-keygen
+	2,  // sshfs
 	1,  // ssmtp
 	0,  // stat
 	3,  // staticcheck
@@ -1337,8 +1356,9 @@ var tableOf = [...]uint8{
 	9,  // x-www-browser
 	0,  // xargs
 	9,  // xclip
-	7,  // xdg-mime
+	9,  // xdg-mime
 	9,  // xdg-open
+	9,  // xdg-settings
 	2,  // xdotool
 	8,  // xfs_repair
 	5,  // xh
