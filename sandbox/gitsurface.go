@@ -280,7 +280,25 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 		}
 		add(protectRoot{path: p, filter: everything})
 	}
+	// guard's own executable and its sandbox helper, when they live in a
+	// tree the command may write (guard built in its own workspace): a
+	// replaced helper would confine nothing on the next run.
+	for _, p := range selfFiles() {
+		add(protectRoot{path: p, filter: everything})
+	}
 	return roots
+}
+
+// selfFiles are guard's executable and the sandbox helper beside it.
+func selfFiles() []string {
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	return []string{self, filepath.Join(filepath.Dir(self), ExecHelperName)}
 }
 
 // reachable reports whether a writable tree holds p (by its name or by

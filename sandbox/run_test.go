@@ -165,6 +165,35 @@ func TestSignalBeforeRun(t *testing.T) {
 	}
 }
 
+// TestSelfNotReplaced: guard built inside a tree the command may write
+// (here the test binary, in the temp dir every writing run may write):
+// a sandboxed program that puts its own guard-sandbox-exec beside guard
+// would be the next run's helper, confining nothing. The file is gone
+// after the run and the run says a protected path changed.
+func TestSelfNotReplaced(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	target := filepath.Join(filepath.Dir(exe), sandbox.ExecHelperName)
+	if _, err := os.Lstat(target); err == nil {
+		t.Skip("a helper already sits beside the test binary")
+	}
+	t.Cleanup(func() { os.Remove(target) })
+	f := newFixture(t)
+	o := run(t, f.spec(), "sh", "-c", `printf '#!/bin/sh\nexec "$@"\n' > "$0" && chmod 755 "$0"`, target)
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatalf("a helper planted beside guard outlived the run: %v", o)
+	}
+	wrote := o.res.ExitCode == 0
+	if wrote && !slices.ContainsFunc(o.res.Violations, func(v sandbox.Violation) bool { return v.Path == target }) {
+		t.Errorf("the helper was written and removed, but no violation was reported: %v (violations %q)", o, o.res.Violations)
+	}
+}
+
 // TestSignalDispositions: the command gets the default action for each
 // signal guard relays, even one guard itself was started with ignored
 // (guard handles and relays it), whenever it arrives: the helper must
