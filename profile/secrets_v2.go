@@ -178,6 +178,16 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	if !literal {
 		return "", "", false
 	}
+	// /proc/PID/root/P is P, and /proc/PID/cwd/P is P under some
+	// directory, whatever process PID is.
+	if len(pat) >= 3 && pat[0] == "proc" {
+		switch pat[2] {
+		case "root":
+			pat = pat[3:]
+		case "cwd":
+			pat = append([]string{"**"}, pat[3:]...)
+		}
+	}
 	for _, cand := range b.ctx.candidates() {
 		if couldName(pat, cand.comps) {
 			return f.display(), cand.class, true
