@@ -229,7 +229,7 @@ func gitTable() map[string]*spec {
 		// web.browser, BROWSER).
 		"help": {rows: []row{{"desktop.open", CapDesktop, "-w|--web", "", "opens a web browser"}}},
 		"var":  read(), "cherry": read(), "range-diff": read(), "show-branch": read(), "verify-commit": read(), "verify-tag": read(),
-		"fsck": read(), "archive": {val: "-o --output --format --prefix", rows: []row{{"git.archive", CapWrite, "", "-o|--output", "writes"}}},
+		"fsck": read(), "archive": {val: "-o --output --format --prefix --remote", rows: []row{{"git.archive", CapWrite, "", "-o|--output", "writes"}, {"git.fetch", CapFetch, "--remote", "", "fetches an archive from another repository"}}},
 		"format-patch": {val: "-o --output-directory", rows: []row{{"git.write", CapWrite, "", "", "writes patch files"}, {"fs.output", CapWrite, "", "-o|--output-directory", "writes patch files into"}}},
 		"add":          write("stages changes"), "commit": {val: "-m -F -C -c --message --file --author --date --fixup --squash --trailer", rows: []row{{"git.write", CapWrite, "", "", "records a commit"}}},
 		"switch": {val: "-c -C --create --force-create", rows: []row{{"git.write", CapWrite, "", "", "switches branch"}, {"git.discard", CapDiscard, "--discard-changes|-f|--force|-C|--force-create", "", "switches branch, throwing away local changes or resetting a branch"}}},

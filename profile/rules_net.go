@@ -273,7 +273,9 @@ func ghSpec() *spec {
 }
 
 func dockerSpec() *spec {
-	run := &spec{fn: hDockerMounts, val: "-v -e -p -w -u --name --volume --env --publish --workdir --user --network --net --pid --ipc --cap-add --device --security-opt --mount --entrypoint --env-file -l --label --platform", posix: true, rows: []row{
+	// What a container prints is data from an image (pulled from a
+	// registry) or whatever the container fetched: network data.
+	run := &spec{fn: hDockerMounts, out: streamNetwork, val: "-v -e -p -w -u --name --volume --env --publish --workdir --user --network --net --pid --ipc --cap-add --device --security-opt --mount --entrypoint --env-file -l --label --platform", posix: true, rows: []row{
 		{"docker.run", CapDynamic, "", "", "runs a container: code inside it is not reviewed"},
 		{"docker.privileged", CapPrivilege, "--privileged", "", "runs a privileged container, equivalent to root on this machine"},
 		{"docker.host-ns", CapPrivilege, "--pid|--ipc|--network|--net|--userns|--uts=~^host$", "", "shares the host's namespaces with a container"},
@@ -289,7 +291,7 @@ func dockerSpec() *spec {
 	// Global options come before the subcommand (docker --context x ps).
 	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
 	return subs(top, map[string]*spec{
-		"run": run, "create": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container, which is not reviewed"),
+		"run": run, "create": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container, which is not reviewed"}}},
 		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
@@ -301,7 +303,7 @@ func dockerSpec() *spec {
 		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
 		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
 		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
-		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": whole("docker.exec", CapDynamic, "runs a command in a container")}),
+		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container"}}}}),
 	})
 }
 
@@ -386,7 +388,7 @@ func kubectlSpec() *spec {
 			"delete-cluster": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "delete-user": whole("k8s.config-write", CapSecrets, "changes your kubeconfig"), "rename-context": whole("k8s.config-write", CapSecrets, "changes your kubeconfig")}),
 		"delete":       destroy("deletes resources from the Kubernetes cluster, which cannot be undone"),
 		"drain":        destroy("drains a node, evicting every workload on it"),
-		"exec":         whole("k8s.exec", CapDynamic, "runs a command inside a pod, which is not reviewed"),
+		"exec":         {out: streamNetwork, rows: []row{{"k8s.exec", CapDynamic, "", "", "runs a command inside a pod, which is not reviewed"}}},
 		"port-forward": write("forwards a port into the cluster"),
 		"apply":        {rows: []row{{"k8s.write", CapSend, "", "", "changes the Kubernetes cluster"}, {"k8s.prune", CapPublish, "--prune", "", "deletes cluster resources missing from the manifests"}}},
 	})
