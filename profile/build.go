@@ -682,6 +682,22 @@ var sensitiveVars = map[string]struct {
 	"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
 	"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
 	"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+	// Where toolchains and language runtimes load code from: a path
+	// outside the workspace is code the line does not show (as
+	// PYTHONPATH=/elsewhere is); inside it, the workspace's own.
+	"DOTNET_STARTUP_HOOKS":  {"env.module-path", CapDynamic, "sets DOTNET_STARTUP_HOOKS, assemblies dotnet loads into every program", false},
+	"CORECLR_PROFILER_PATH": {"env.module-path", CapDynamic, "sets CORECLR_PROFILER_PATH, a library dotnet loads", false},
+	"R_PROFILE_USER":        {"env.module-path", CapDynamic, "sets R_PROFILE_USER, R code run at start", false},
+	"JULIA_LOAD_PATH":       {"env.module-path", CapDynamic, "sets JULIA_LOAD_PATH, where julia loads modules from", false},
+	"GEM_PATH":              {"env.module-path", CapDynamic, "sets GEM_PATH, where ruby loads gems from", false},
+	"BUNDLE_GEMFILE":        {"env.module-path", CapDynamic, "sets BUNDLE_GEMFILE, the Gemfile bundler runs", false},
+	"CARGO_HOME":            {"env.module-path", CapDynamic, "sets CARGO_HOME, whose config can name programs cargo runs", false},
+	"RUSTUP_TOOLCHAIN":      {"env.module-path", CapDynamic, "sets RUSTUP_TOOLCHAIN, the compiler cargo runs (a path is used as it is)", false},
+	"GOENV":                 {"env.module-path", CapDynamic, "sets GOENV, a go env file (GOFLAGS=-toolexec there makes go run a program)", false},
+	"GOROOT":                {"env.module-path", CapDynamic, "sets GOROOT, the Go toolchain go runs", false},
+	"PKG_CONFIG_PATH":       {"env.module-path", CapDynamic, "sets PKG_CONFIG_PATH, where builds take compiler flags from", false},
+	"CMAKE_TOOLCHAIN_FILE":  {"env.module-path", CapDynamic, "sets CMAKE_TOOLCHAIN_FILE, a CMake script cmake runs", false},
+	"PYTHONBREAKPOINT":      {"env.code-hook", CapDynamic, "sets PYTHONBREAKPOINT, a function python imports and calls at breakpoint()", false},
 	// Options and startup files that make a program run commands.
 	"TAR_OPTIONS": {"env.tool-options", CapDynamic, "sets TAR_OPTIONS, options every tar applies (--to-command, --use-compress-program run programs)", false},
 	"ZDOTDIR":     {"env.startup-dir", CapDynamic, "sets ZDOTDIR, where zsh reads its startup files (code it runs)", false},

@@ -2,6 +2,16 @@ package profile
 
 // System, privilege, process, terminal-injection and build-tool rows.
 
+// vscode: VS Code and its forks. Installing an extension (through the
+// running editor's socket, outside guard's sandbox) is code the editor
+// runs from then on; another extensions directory is code too.
+func vscode() *spec {
+	return &spec{val: "--install-extension --uninstall-extension --extensions-dir --user-data-dir --profile", rows: []row{
+		{"exec.program", CapExec, "", "", "opens an editor"},
+		{"editor.extension", CapPersistence, "--install-extension|--uninstall-extension|--extensions-dir", "", "installs or removes editor extensions, code the editor runs outside guard's sandbox"},
+	}}
+}
+
 // posargs: tox and nox hand what follows -- to the project's commands
 // ({posargs}), which may run it: a command line there is reviewed as one,
 // as a program guard does not know would have it.
@@ -128,7 +138,7 @@ func devTable() map[string]*spec {
 		"mypy": exec("type-checks code"), "pylint": exec("lints code"), "flake8": exec("lints code"), "shellcheck": exec("lints shell scripts"), "staticcheck": exec("lints Go code"),
 		"golangci-lint": exec("lints Go code"), "goimports": exec("formats Go code"), "isort": exec("formats imports"), "rustfmt": exec("formats Rust code"),
 		"hyperfine": exec("benchmarks commands"), "valgrind": exec("runs a program under valgrind"), "gdb": exec("debugs a program"), "strace": exec("traces a program"), "ltrace": exec("traces a program"), "perf": exec("profiles a program"),
-		"code": exec("opens an editor"), "vim": exec("opens an editor"), "nvim": exec("opens an editor"), "nano": exec("opens an editor"), "emacs": exec("opens an editor"), "vi": exec("opens an editor"),
+		"code": vscode(), "codium": vscode(), "code-insiders": vscode(), "cursor": vscode(), "windsurf": vscode(), "vim": exec("opens an editor"), "nvim": exec("opens an editor"), "nano": exec("opens an editor"), "emacs": exec("opens an editor"), "vi": exec("opens an editor"),
 		"go": subs(exec("runs the Go tool"), map[string]*spec{
 			"env":     {rows: []row{{"pkg.config-code", CapPersistence, "-w|-u", "", "changes the Go tool's settings (GOFLAGS, GOPROXY, GOTOOLCHAIN), which choose what later go commands download and run"}}},
 			"get":     fetch("downloads Go modules"),

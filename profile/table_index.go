@@ -101,7 +101,9 @@ var tableNames = [...]string{
 	"cmake",
 	"cmp",
 	"code",
+	"code-insiders",
 	"codex",
+	"codium",
 	"column",
 	"comm",
 	"command",
@@ -125,6 +127,7 @@ var tableNames = [...]string{
 	"csh",
 	"csplit",
 	"curl",
+	"cursor",
 	"cursor-agent",
 	"cut",
 	"dash",
@@ -658,6 +661,7 @@ var tableNames = [...]string{
 	"which",
 	"whoami",
 	"whois",
+	"windsurf",
 	"wipe",
 	"wipefs",
 	"wkhtmltopdf",
@@ -788,7 +792,9 @@ var tableOf = [...]uint8{
 	3,  // cmake
 	0,  // cmp
 	3,  // code
+	3,  // code-insiders
 	10, // codex
+	3,  // codium
 	0,  // column
 	0,  // comm
 	4,  // command
@@ -812,6 +818,7 @@ var tableOf = [...]uint8{
 	4,  // csh
 	0,  // csplit
 	1,  // curl
+	3,  // cursor
 	10, // cursor-agent
 	0,  // cut
 	4,  // dash
@@ -1345,6 +1352,7 @@ var tableOf = [...]uint8{
 	0,  // which
 	0,  // whoami
 	5,  // whois
+	3,  // windsurf
 	0,  // wipe
 	2,  // wipefs
 	7,  // wkhtmltopdf

@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -331,6 +332,12 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
+	if flags, ok := codeFlagVars[name]; ok {
+		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
+			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads code into the compiler or the JVM (a plugin or an agent)"}, at)
+		}
+		return true
+	}
 	if name == "LESS" {
 		// less runs +CMD at start, and +!CMD in the shell.
 		if val == nil || strings.ContainsAny(*val, "!|") {
@@ -362,7 +369,18 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 
 // moduleVars are search paths for a language's modules: a directory
 // outside the workspace puts code from there into the program.
-var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true}
+var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
+	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
+	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true}
+
+// codeFlagVars are build and JVM option variables, and the flags in them
+// that load code into the compiler or the JVM (a plugin, an agent).
+var codeFlagVars = map[string][]string{
+	"CFLAGS": {"-fplugin", "-load"}, "CXXFLAGS": {"-fplugin", "-load"}, "CPPFLAGS": {"-fplugin", "-load"}, "LDFLAGS": {"-plugin"},
+	"CGO_CFLAGS": {"-fplugin", "-load"}, "CGO_CXXFLAGS": {"-fplugin", "-load"}, "CGO_LDFLAGS": {"-plugin"},
+	"MAVEN_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+	"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+}
 
 // workspacePaths reports whether every entry of a colon-separated path
 // list is in the workspace ("" is the cwd).
