@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/guard-sh/guard/internal/paths"
+	"github.com/guard-sh/guard/parse"
 )
 
 // Allow-listed tools (LEVELS.md principle 8): for each tool here the
@@ -194,6 +195,39 @@ func hCpio(b *builder, c *call) stream {
 
 // hDockerMounts: a bind mount of the home directory, a parent of it, a
 // secret or a system path gives the container the host.
+// hMvnExec: the exec plugin's exec goal runs -Dexec.executable with
+// -Dexec.args: that command line is reviewed.
+func hMvnExec(b *builder, c *call) stream {
+	var exe, args *field
+	for i := range c.fs {
+		f := &c.fs[i]
+		if !f.known {
+			if strings.HasPrefix(f.raw, "-Dexec.") {
+				return b.dynamicCode(*f, c, "mvn exec")
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(f.val, "-Dexec.executable="):
+			exe = f
+		case strings.HasPrefix(f.val, "-Dexec.args="):
+			args = f
+		}
+	}
+	if exe == nil {
+		return stream{}
+	}
+	quoted, err := parse.Quote([]string{strings.TrimPrefix(exe.val, "-Dexec.executable=")})
+	if err != nil {
+		return stream{}
+	}
+	line := quoted
+	if args != nil {
+		line += " " + strings.TrimPrefix(args.val, "-Dexec.args=")
+	}
+	return b.text(line, c.st.clone(), stream{}, "mvn exec", span{exe.pos, exe.end})
+}
+
 func hDockerMounts(b *builder, c *call) stream {
 	var hosts []field
 	for _, v := range c.a.values("-v", "--volume") {
@@ -351,7 +385,7 @@ func allowTable() map[string]*spec {
 		"sqlcmd":            {val: "-Q -q -S -U -P -d -i", rows: []row{{"db.connect", CapSend, "", "", "connects to a SQL Server database"}}, fn: hSQL("-Q -q")},
 		"clickhouse-client": {val: "-q --query -h --host -u --user --password", rows: []row{{"db.connect", CapSend, "", "", "connects to a ClickHouse server"}}, fn: hSQL("-q --query")},
 		// Publishing from build tools.
-		"mvn":  {rows: []row{{"dev.build", CapExec, "", "", "builds the project with Maven"}, {"pkg.publish", CapPublish, "any~^(deploy|release:perform|deploy:deploy-file|site-deploy)$", "", "publishes artifacts to a remote repository, permanently"}}},
+		"mvn":  {fn: hMvnExec, rows: []row{{"dev.build", CapExec, "", "", "builds the project with Maven"}, {"pkg.publish", CapPublish, "any~^(deploy|release:perform|deploy:deploy-file|site-deploy)$", "", "publishes artifacts to a remote repository, permanently"}}},
 		"vsce": {rows: []row{{"pkg.publish", CapPublish, "op0~^(publish|unpublish)$", "", "publishes an editor extension to the marketplace"}}},
 		"ovsx": {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes an editor extension"}}},
 		"flit": {rows: []row{{"pkg.publish", CapPublish, "op0~^publish$", "", "publishes a package to PyPI"}}},

@@ -119,7 +119,7 @@ func networkTable() map[string]*spec {
 			"cache": subs(whole("dev.clean-cache", CapDelete, "changes npm's cache"), map[string]*spec{"ls": plain(), "list": plain()}),
 			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not in package.json"),
 			"link":  whole("pkg.link", CapWrite, "links packages globally, outside the workspace"), "unlink": whole("pkg.link", CapWrite, "removes global links"),
-			"edit": whole("pkg.edit", CapDynamic, "opens an installed package in an editor"), "explore": whole("pkg.edit", CapDynamic, "opens a shell in an installed package"),
+			"edit": whole("pkg.edit", CapDynamic, "opens an installed package in an editor"), "explore": {posix: true, fn: wrap(1), rows: []row{{"pkg.edit", CapDynamic, "", "", "opens a shell in an installed package, or runs a command there"}}},
 			"docs": whole("dev.browser", CapDesktop, "opens a web page"), "home": whole("dev.browser", CapDesktop, "opens a web page"), "repo": whole("dev.browser", CapDesktop, "opens a web page"), "bugs": whole("dev.browser", CapDesktop, "opens a web page"),
 			"ls": plain(), "list": plain(), "ll": plain(), "la": plain(), "explain": plain(), "why": plain(), "root": plain(), "prefix": plain(), "bin": plain(),
 			"help": plain(), "version": plain(), "--version": plain(), "-v": plain(), "query": plain(), "sbom": plain(), "completion": plain(), "help-search": plain(),

@@ -583,7 +583,7 @@ func hGoRun(b *builder, c *call) stream {
 // with the binary or the compiler's command line after it, as GOFLAGS
 // does: CMD is reviewed as the command it is.
 func hGoExec(b *builder, c *call) stream {
-	for _, flag := range []string{"-exec", "-toolexec"} {
+	for _, flag := range []string{"-exec", "-toolexec", "-vettool"} {
 		for _, f := range c.a.values(flag) {
 			if !f.known {
 				b.dynamicCode(f, c, "go "+flag)
