@@ -1343,6 +1343,29 @@ func hSQL(flags string) handler {
 			if len(c.a.ops) > 1 {
 				texts = append(texts, c.a.ops[1:]...)
 			}
+			// Its input, an -init file and the files .read reads are
+			// commands too: their shell escapes run (.shell, .system).
+			switch {
+			case c.in.tainted():
+				b.add(Effect{Cap: CapNetCode, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs sqlite3 commands from the network or from decoded data (their .shell runs commands)"}, c.sp)
+			case c.in.kind != streamNone && c.in.kind != streamText:
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs the sqlite3 commands on its input, which guard cannot see (their .shell runs commands)"}, c.sp)
+			}
+			files := c.a.values("-init")
+			for _, t := range texts {
+				for _, m := range re(`(?m)^\s*\.read\s+(\S+)`).FindAllStringSubmatch(t.val, -1) {
+					if t.known && !strings.HasPrefix(m[1], "|") && !strings.HasPrefix(m[1], "'|") {
+						files = append(files, staticField(strings.Trim(m[1], `'"`), c.sp))
+					}
+				}
+			}
+			for _, f := range files {
+				if in := b.fileStream([]field{f}, c.st); in.kind == streamText {
+					texts = append(texts, staticField(in.text, c.sp))
+				} else {
+					b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Program: c.prog, Target: f.display(), Msg: "runs sqlite3 commands from " + f.display() + ", which guard cannot read (their .shell runs commands)"}, c.sp)
+				}
+			}
 		}
 		for _, t := range texts {
 			if !t.known {
