@@ -93,6 +93,27 @@ type state struct {
 	// decoding (x=$(curl …), read x < <(curl …)): code made of them later
 	// on the line is code from the network, whatever their value.
 	taint map[string]stream
+	// arrays are the elements of arrays assigned NAME=(…) with static
+	// elements, valid only while $NAME is still the value that
+	// assignment set (first, the same pointer): any other assignment,
+	// read -a, mapfile or unset sets another and the elements are
+	// unknown again.
+	arrays map[string]arrayVal
+}
+
+type arrayVal struct {
+	first *string
+	elems []field
+}
+
+// array returns NAME's elements when the line set them and nothing has
+// changed NAME since.
+func (s *state) array(name string) ([]field, bool) {
+	av, ok := s.arrays[name]
+	if !ok || av.first == nil || s.vars[name] != av.first {
+		return nil, false
+	}
+	return av.elems, true
 }
 
 // setArgs sets the positional parameters ($0, $1…, $#, $@, $*) for code
@@ -156,7 +177,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -738,6 +759,10 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	if a.Append {
 		taint = st.taint[name]
 	}
+	// Any assignment changes what the array's elements were known to be.
+	delete(st.arrays, name)
+	var elems []field
+	elemsKnown := a.IsArray && !a.Append && len(a.Index) == 0
 	old, wasSet := st.vars[name]
 	if a.Value != nil {
 		fs := b.assignFields(a.Value, st, sp)
@@ -803,7 +828,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			for _, f := range fs {
 				taint = worse(taint, f.taint)
+				elemsKnown = elemsKnown && f.known && !f.glob
 			}
+			elems = append(elems, fs...)
 		}
 		switch {
 		case a.Append && wasSet:
@@ -849,6 +876,12 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	}
 	if persist {
 		st.setTainted(name, val, taint)
+		if elemsKnown && val != nil && !taint.tainted() {
+			if st.arrays == nil {
+				st.arrays = map[string]arrayVal{}
+			}
+			st.arrays[name] = arrayVal{first: val, elems: elems}
+		}
 	}
 }
 

@@ -43,6 +43,48 @@ func (b *builder) fields(w *parse.Word, st *state, sp span) []field {
 	return b.expand(w, st, sp, true)
 }
 
+// arrayWord expands a word that is only "${NAME[@]}" (or unquoted
+// ${NAME[@]}) of an array whose elements the line set: one field per
+// element, as bash does ($NAME[*] quoted is one field of them joined by a
+// space). Elements are static words, so unquoted they split alike.
+func (b *builder) arrayWord(w *parse.Word, st *state, split bool) ([]field, bool) {
+	if len(w.Parts) != 1 || w.Parts[0].Kind != parse.Dynamic {
+		return nil, false
+	}
+	p := w.Parts[0]
+	m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}$`).FindStringSubmatch(p.Raw)
+	if m == nil {
+		return nil, false
+	}
+	elems, ok := st.array(m[1])
+	if !ok {
+		return nil, false
+	}
+	at := func(f field) field {
+		f.pos, f.end, f.raw, f.exp = w.Pos, w.End, p.Raw, true
+		return f
+	}
+	if m[2] == "*" && (p.Quoted || !split) {
+		vals := make([]string, len(elems))
+		for i, e := range elems {
+			vals[i] = e.val
+		}
+		return []field{at(field{val: strings.Join(vals, " "), known: true})}, true
+	}
+	if !p.Quoted && split {
+		for _, e := range elems {
+			if strings.ContainsAny(e.val, " \t\n*?[") {
+				return nil, false // it would split or glob again: left to the generic path
+			}
+		}
+	}
+	out := make([]field, 0, len(elems))
+	for _, e := range elems {
+		out = append(out, at(e))
+	}
+	return out, true
+}
+
 // assignFields expands an assignment value: no field splitting.
 func (b *builder) assignFields(w *parse.Word, st *state, sp span) []field {
 	return b.expand(w, st, sp, false)
@@ -51,6 +93,9 @@ func (b *builder) assignFields(w *parse.Word, st *state, sp span) []field {
 func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field {
 	if w == nil {
 		return nil
+	}
+	if fs, ok := b.arrayWord(w, st, split); ok {
+		return fs
 	}
 	raw := ""
 	if b.anchor == nil && w.End <= len(b.sourceText()) && w.Pos <= w.End {
