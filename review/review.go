@@ -193,6 +193,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	if in.WidenNet {
 		s.Net = true
 	}
+	s.Daemons = p.ReachesDaemons()
 	s.ExtraWrite = append(s.ExtraWrite, in.WidenWrite...)
 	s.ExtraWrite = uniq(s.ExtraWrite)
 	if s.ExtraWrite == nil {

@@ -26,6 +26,11 @@ type Sandbox struct {
 	// command only. A Hide entry above a revealed path (~/.docker for
 	// ~/.docker/config.json) stays hidden except for the revealed path.
 	Reveal []string `json:"reveal,omitempty"`
+	// Daemons lets the command reach local daemons' pathname unix
+	// sockets (docker.sock, tmux, the session bus): the line runs a
+	// program whose work that is (profile.DaemonClient). Without it the
+	// sandbox covers them.
+	Daemons bool `json:"daemons,omitempty"`
 	// Protect lists absolute paths that must not be changed even inside
 	// a writable tree: shell rc files, .git/hooks, .git/config.
 	Protect []string `json:"protect"`

@@ -8,12 +8,17 @@ import (
 	"github.com/guard-sh/guard/review"
 )
 
+// userCtx is user u's context in the workspace /home/u/proj.
+func userCtx() *profile.Context {
+	return &profile.Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u",
+		ConfigDir: "/home/u/.config/guard", StateDir: "/home/u/.local/state/guard"}
+}
+
 // TestApprovedDeleteKeepsProtections: deleting ~/old needs the home
 // directory writable (Landlock grants rights on the parent), but that
 // grant must not lift the protection of ~/.bashrc or hide less.
 func TestApprovedDeleteKeepsProtections(t *testing.T) {
-	ctx := &profile.Context{Cwd: "/home/u/proj", Workspace: "/home/u/proj", Home: "/home/u", User: "u",
-		ConfigDir: "/home/u/.config/guard", StateDir: "/home/u/.local/state/guard"}
+	ctx := userCtx()
 	text := "rm -rf ~/old"
 	v := review.Assess(profile.Build(text, ctx), review.Input{Text: text, Context: ctx, Provenance: review.ProvAgent})
 	if v.Level != review.C {

@@ -145,8 +145,9 @@
 // exists and lists the gaps in Result.Degraded, which the caller must
 // print as warnings; with Spec.Require it fails with ErrNotEnforced
 // before anything runs. It never reports a sandbox that is not there.
-// Some gaps no kernel feature closes on ABI 7 (pathname unix sockets
-// need ABI 9); Support.Limits lists them for guard doctor.
+// Some gaps no kernel feature closes on ABI 7; Support.Limits lists
+// them for guard doctor. Pathname unix sockets need ABI 9: below it the
+// helper covers them in a mount namespace of its own (sockets.go).
 //
 // Not confined by Landlock at all: chmod, chown, utimes and extended
 // attributes of files the command can reach (protected paths are still

@@ -270,6 +270,16 @@ func plainPath(v string) bool {
 }
 
 // setEnv replaces or adds name=value.
+// envValue is name's value in env ("" when unset).
+func envValue(env []string, name string) string {
+	for _, kv := range env {
+		if n, v, _ := strings.Cut(kv, "="); n == name {
+			return v
+		}
+	}
+	return ""
+}
+
 func setEnv(env []string, name, value string) []string {
 	out := env[:0:0]
 	for _, kv := range env {

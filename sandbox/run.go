@@ -493,6 +493,10 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 			return nil, tmp, nil, err
 		}
 	}
+	p.Cover = coveredSockets(unixSockets(envValue(env, "XDG_RUNTIME_DIR")), s, tmp, env)
+	if len(p.Cover) > maxSockets {
+		return nil, tmp, nil, fmt.Errorf("%d unix sockets to cover, more than %d", len(p.Cover), maxSockets)
+	}
 	snap = takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
 	return p, tmp, snap, nil
 }
@@ -587,23 +591,6 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 	l.statR = statR
 	l.undo = append(l.undo, func() { statR.Close(); statW.Close() })
 
-	cmd := &exec.Cmd{
-		Path:       helper,
-		Args:       []string{"guard-sandbox", name},
-		Env:        []string{confine.Env + "=1"},
-		Stdin:      stdio.In,
-		Stdout:     stdio.Out,
-		Stderr:     stdio.Err,
-		ExtraFiles: []*os.File{planR, statW},
-		// A background process that keeps a stdio pipe open must not
-		// keep guard waiting once the group is gone.
-		WaitDelay: time.Second,
-		// No parent-death signal: should guard die, the helper must
-		// live on to kill what the command started (confine/watch.go);
-		// the plan pipe's EOF tells it.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	l.cmd = cmd
 	var errW *os.File
 	if stdio.WatchErr && stdio.Err != nil && !visibleInterposition(stdio) {
 		// guard copies the command's stderr through the watcher itself
@@ -616,7 +603,31 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 		}
 		l.errR, errW = errR, w
 		l.undo = append(l.undo, func() { errR.Close(); w.Close() })
-		cmd.Stderr = errW
+	}
+	helperCmd := func(ns bool) *exec.Cmd {
+		cmd := &exec.Cmd{
+			Path:       helper,
+			Args:       []string{"guard-sandbox", name},
+			Env:        []string{confine.Env + "=1"},
+			Stdin:      stdio.In,
+			Stdout:     stdio.Out,
+			Stderr:     stdio.Err,
+			ExtraFiles: []*os.File{planR, statW},
+			// A background process that keeps a stdio pipe open must not
+			// keep guard waiting once the group is gone.
+			WaitDelay: time.Second,
+			// No parent-death signal: should guard die, the helper must
+			// live on to kill what the command started (confine/watch.go);
+			// the plan pipe's EOF tells it.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}
+		if errW != nil {
+			cmd.Stderr = errW
+		}
+		if ns {
+			namespaced(cmd)
+		}
+		return cmd
 	}
 	// The terminal and guard's signals are handed over with the plan
 	// (handOver): until then the helper may be one that is never used.
@@ -626,9 +637,22 @@ func launch(ctx context.Context, helper, name string, stdio Stdio) (*launched, e
 	}
 	spawnMu.Lock()
 	l.before, err = confine.Children()
+	var cmd *exec.Cmd
 	if err == nil {
+		// Namespaces cost a little: only where there are sockets.
+		ns := !noUserns.Load() && len(unixSockets(os.Getenv("XDG_RUNTIME_DIR"))) > 0
+		cmd = helperCmd(ns)
 		err = cmd.Start()
+		if err != nil && ns {
+			// No user namespaces for this user (a sysctl, a container's
+			// seccomp profile, a limit): the helper runs in guard's own,
+			// where it covers no socket (guard doctor says so).
+			noUserns.Store(true)
+			cmd = helperCmd(false)
+			err = cmd.Start()
+		}
 	}
+	l.cmd = cmd
 	if err != nil {
 		spawnMu.Unlock()
 		return nil, fmt.Errorf("start sandbox helper: %w", err)

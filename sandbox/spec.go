@@ -52,6 +52,11 @@ type Spec struct {
 	// KeepEnv lists environment variable names to pass through even
 	// though they look like secrets.
 	KeepEnv []string
+	// Daemons lets the command reach the local daemons' pathname unix
+	// sockets outside its own trees (docker ps, tmux ls, systemctl
+	// --user). Without it each is covered where the kernel allows user
+	// namespaces (see sockets.go); Landlock confines them only from ABI 9.
+	Daemons bool
 	// Require makes Run fail, before anything runs, when the kernel
 	// cannot enforce everything guard relies on (--require-sandbox).
 	Require bool

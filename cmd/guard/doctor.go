@@ -70,7 +70,10 @@ type doctorSection struct {
 
 // doctorEnv is what the sections may look at; tests pass fakes.
 type doctorEnv struct {
-	support   sandbox.Support
+	support sandbox.Support
+	// userns is why the sandbox helper cannot run in namespaces of its
+	// own here (nil: it can, and covers the daemons' sockets).
+	userns    error
 	euid      int
 	configDir string
 	stateDir  string
@@ -113,6 +116,7 @@ without the whole sandbox), 125 when doctor itself fails.`,
 			}
 			return runDoctor(s, opts, &doctorEnv{
 				support:   sandbox.Probe(),
+				userns:    sandbox.ProbeUserns(),
 				euid:      os.Geteuid(),
 				configDir: d.Config,
 				stateDir:  d.State,
@@ -225,6 +229,17 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 			}
 			sec.Checks = append(sec.Checks, c)
 		}
+	}
+	if sup.ABI < 9 {
+		// Below ABI 9 the daemons' sockets are covered in the helper's
+		// mount namespace, where user namespaces allow one.
+		c := doctorCheck{Name: "daemon sockets", OK: env.userns == nil, Optional: true}
+		if c.OK {
+			c.Detail = "pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent) are covered, except for daemon clients (docker, tmux, systemctl, …) (user namespaces)"
+		} else {
+			c.Detail = fmt.Sprintf("not covered: the sandbox helper cannot have a user namespace here (%v); a program that knows a socket's path reaches its daemon", env.userns)
+		}
+		sec.Checks = append(sec.Checks, c)
 	}
 	sec.Notes = env.limits()
 	if !sup.Full() {

@@ -464,7 +464,7 @@ func guessSpec(ctx *profile.Context, o *runOptions) sandbox.Spec {
 func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []string) sandbox.Spec {
 	return sandbox.Spec{
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
 	}
 }

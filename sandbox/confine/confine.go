@@ -107,6 +107,11 @@ func helper() int {
 		return fail(code, name, err.Error())
 	}
 
+	// Before the confinement, which forbids every mount.
+	if err := cover(p.Cover); err != nil {
+		return fail(CodeFailed, name, err.Error())
+	}
+
 	// Every step from here to the fork runs on this one thread, and
 	// confines this thread only: Landlock domains, no_new_privs, the
 	// seccomp filter and the bounding set belong to a thread, and the

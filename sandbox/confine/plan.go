@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 8
+const Format = 9
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -43,6 +43,11 @@ type Plan struct {
 	// Filter is the seccomp program, assembled by guard; empty when the
 	// kernel or the architecture has no seccomp filter.
 	Filter []unix.SockFilter
+
+	// Cover lists the pathname unix sockets the helper covers with
+	// /dev/null, in the mount namespace guard started it in, before it
+	// confines itself (see sandbox/sockets.go).
+	Cover []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -75,6 +80,7 @@ func (p *Plan) Encode() []byte {
 		b = append(b, byte(f.Code), byte(f.Code>>8), f.Jt, f.Jf,
 			byte(f.K), byte(f.K>>8), byte(f.K>>16), byte(f.K>>24))
 	}
+	b = appendStrings(b, p.Cover)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -259,6 +265,7 @@ func decodePlan(b []byte) (*Plan, error) {
 		p.Filter[i] = unix.SockFilter{Code: uint16(f[0]) | uint16(f[1])<<8, Jt: f[2], Jf: f[3],
 			K: uint32(f[4]) | uint32(f[5])<<8 | uint32(f[6])<<16 | uint32(f[7])<<24}
 	}
+	p.Cover = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

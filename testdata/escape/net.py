@@ -54,6 +54,14 @@ def attempt(op, arg):
         s.connect("\0" + arg)
         s.sendall(b"pwned")
         s.close()
+    elif op == "unix-connect":
+        # A pathname socket of a daemon outside the sandbox (the test's
+        # own listener): docker.sock, tmux, the session bus.
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect(arg)
+        s.sendall(b"pwned")
+        s.close()
     elif op == "io-uring":
         libc = ctypes.CDLL(None, use_errno=True)
         params = ctypes.create_string_buffer(120)

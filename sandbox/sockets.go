@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Pathname unix sockets lead to code outside the sandbox: a Docker
+// daemon (root on the machine), the user's systemd manager and session
+// bus (systemd-run --user runs anything), a tmux or screen server
+// (send-keys types into the user's shell), an SSH agent, X11, editors'
+// servers. Landlock confines connecting to them only from ABI 9. Below
+// that, the helper runs in a mount namespace of its own (and a user
+// namespace, for a user who is not root: userns.go) and covers each
+// socket outside the run's own trees with /dev/null before it confines
+// itself: connect(2) on the path then reaches no socket. Landlock
+// forbids the command every mount change, so the cover stays.
+
+// knownSockets are daemons' sockets that /proc/net/unix may not list:
+// it lists the sockets bound in this network namespace only, and a
+// devcontainer gets the host's docker.sock bind-mounted in.
+var knownSockets = []string{
+	"/var/run/docker.sock", "/run/docker.sock",
+	"/run/podman/podman.sock", "/run/containerd/containerd.sock",
+	"/run/crio/crio.sock", "/run/dbus/system_bus_socket",
+}
+
+// knownRuntimeSockets are those under the user's runtime directory
+// ($XDG_RUNTIME_DIR, /run/user/UID).
+var knownRuntimeSockets = []string{
+	"bus", "systemd/private", "docker.sock", "podman/podman.sock", "pipewire-0", "pulse/native", "wayland-0", "wayland-1",
+}
+
+// maxSockets bounds the sockets covered per run; more are a machine
+// guard cannot reason about (each is a mount), and the run is refused.
+const maxSockets = 4096
+
+// procNetUnix is where the kernel lists the bound unix sockets (a
+// variable for tests).
+var procNetUnix = "/proc/net/unix"
+
+// unixSockets returns the pathname unix sockets in reach: those the
+// kernel lists, and the known daemons' sockets, each once (by its file)
+// and only if it still is a socket.
+func unixSockets(runtimeDir string) []string {
+	var cands []string
+	if f, err := os.Open(procNetUnix); err == nil {
+		cands = parseNetUnix(io.LimitReader(f, 64<<20))
+		f.Close()
+	}
+	cands = append(cands, knownSockets...)
+	if runtimeDir == "" {
+		runtimeDir = "/run/user/" + strconv.Itoa(os.Getuid())
+	}
+	if st, err := os.Stat(runtimeDir); err == nil && st.IsDir() {
+		for _, n := range knownRuntimeSockets {
+			cands = append(cands, filepath.Join(runtimeDir, n))
+		}
+	}
+	type id struct{ dev, ino uint64 }
+	seen := map[id]bool{}
+	var out []string
+	for _, p := range cands {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+			continue
+		}
+		k := id{st.Dev, st.Ino}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// parseNetUnix returns the absolute paths in /proc/net/unix: the eighth
+// field, when there is one ("@name" is an abstract socket, which
+// Landlock's scoping covers; a relative path names nothing guard can
+// find).
+func parseNetUnix(r io.Reader) []string {
+	var out []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<16)
+	first := true
+	for sc.Scan() {
+		if first {
+			first = false
+			continue // the header
+		}
+		line := sc.Bytes()
+		// Num RefCount Protocol Flags Type St Inode Path
+		for i := 0; i < 7; i++ {
+			line = bytes.TrimLeft(line, " ")
+			j := bytes.IndexByte(line, ' ')
+			if j < 0 {
+				line = nil
+				break
+			}
+			line = line[j:]
+		}
+		p := string(bytes.TrimLeft(line, " "))
+		if !strings.HasPrefix(p, "/") || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// coveredSockets returns the sockets of socks the run of s must not
+// reach: all but those in the workspace and the private temp dir (the
+// command's own), the resolver's when the run has the network, and
+// those named by a variable the user kept explicitly (--keep-env
+// SSH_AUTH_SOCK, DOCKER_HOST=unix://…). A run with Daemons covers none.
+func coveredSockets(socks []string, s Spec, tmp string, env []string) []string {
+	if s.Daemons || len(socks) == 0 {
+		return nil
+	}
+	var kept []string
+	for _, kv := range env {
+		name, v, _ := strings.Cut(kv, "=")
+		if !slices.Contains(s.KeepEnv, name) {
+			continue
+		}
+		// SSH_AUTH_SOCK=/p, DOCKER_HOST=unix:///p,
+		// DBUS_SESSION_BUS_ADDRESS=unix:path=/p,guid=…
+		v = strings.TrimPrefix(v, "unix://")
+		if i := strings.Index(v, "unix:path="); i >= 0 {
+			v = v[i+len("unix:path="):]
+			v, _, _ = strings.Cut(v, ",")
+		}
+		if strings.HasPrefix(v, "/") {
+			kept = append(kept, filepath.Clean(v))
+		}
+	}
+	var out []string
+	for _, p := range socks {
+		switch {
+		case withinClean(p, s.Workspace), tmp != "" && withinClean(p, tmp):
+			continue
+		case s.Net && resolverSocket(p):
+			continue
+		case slices.Contains(kept, p):
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func resolverSocket(p string) bool {
+	for _, r := range resolverSockets {
+		if withinClean(p, r) {
+			return true
+		}
+	}
+	return false
+}
