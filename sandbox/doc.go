@@ -10,9 +10,10 @@
 //
 //   - Read and execute: everything except the Hide paths and /dev.
 //   - Write (Spec.Write): the workspace, a private temp dir exported as
-//     TMPDIR (removed after the run), /tmp, /dev/shm and the tool caches
-//     under Home (~/.cache, ~/go/pkg/mod, ~/.npm, ~/.cargo/registry,
-//     ~/.cargo/git) when they exist; moving and linking files between
+//     TMPDIR (removed after the run), /tmp, /dev/shm and the build
+//     cache ~/.cache, and with Net the download caches (~/go/pkg/mod,
+//     ~/.npm, ~/.cargo/registry, ~/.cargo/git), when they exist; moving
+//     and linking files between
 //     writable trees is allowed (Landlock "refer"). Plus
 //     Spec.ExtraWrite; a path that does not exist yet is granted
 //     through its parent directory. Device nodes can never be created.

@@ -37,10 +37,18 @@ const maxHiddenShown = 6
 // maxRules bounds the enumeration of siblings used to hide paths.
 const maxRules = 20000
 
-// toolCaches are the directories under Home that build tools write to
-// on every run; Write grants them when they exist.
-var toolCaches = []string{
-	".cache",
+// toolCache is the directory under Home that build tools write to on
+// every run (~/.cache/go-build, pip's, ccache's); Write grants it when
+// it exists.
+const toolCache = ".cache"
+
+// downloadCaches hold code that tools outside the sandbox build or run
+// later, unchecked: module and crate sources (go build compiles what is
+// in ~/go/pkg/mod; go.sum is checked when a module is downloaded, not
+// when it is built), npx's installed packages. Only a download writes
+// them, so Write grants them with Net only: a command without the
+// network cannot plant code there for your next build outside guard.
+var downloadCaches = []string{
 	"go/pkg/mod",
 	".npm",
 	".cargo/registry",
@@ -181,8 +189,11 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 			writable = append(writable, tmp)
 		}
 		writable = append(writable, "/tmp", "/dev/shm")
-		for _, c := range toolCaches {
-			writable = append(writable, filepath.Join(s.Home, c))
+		writable = append(writable, filepath.Join(s.Home, toolCache))
+		if s.Net {
+			for _, c := range downloadCaches {
+				writable = append(writable, filepath.Join(s.Home, c))
+			}
 		}
 	}
 	for _, p := range s.ExtraWrite {
@@ -206,7 +217,20 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		}
 		g.grants.Write = append(g.grants.Write, c)
 		n := len(g.rules)
-		if err := expand(&g.rules, c, r.isDir(c), accReadWrite, hidden); err != nil {
+		excl := hidden
+		if c == r.canonical(filepath.Join(s.Home, toolCache)) {
+			// A secret that is not there yet (~/.cache/huggingface/token)
+			// does not split the cache: a split directory gets no new
+			// writable entries, and a build's first run must be able to
+			// make its cache (~/.cache/go-build).
+			excl = nil
+			for _, h := range hidden {
+				if r.exists(h) {
+					excl = append(excl, h)
+				}
+			}
+		}
+		if err := expand(&g.rules, c, r.isDir(c), accReadWrite, excl); err != nil {
 			return g, err
 		}
 		if len(g.rules) > n && g.rules[n].Path == c && g.rules[n].Access == accListed {
