@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/guard-sh/guard/sandbox"
 )
 
 // TestAttackDownloadCaches: a command without the network plants code
@@ -66,6 +68,53 @@ func TestAttackDownloadCaches(t *testing.T) {
 	p := f.p("home/go/pkg/mod/cache/download/example.com/m/@v/list")
 	mustSucceed(t, f.sh(t, withNet, "exec", "sh", "-c", `echo v1.1.0 >> "$1"`, "sh", p))
 	wantContent(t, p, "v1.0.0\nv1.1.0\n")
+}
+
+// TestAttackCodeCaches: ~/.cache is writable for builds, but some of
+// it is code your tools run later outside guard: pre-commit's hook
+// environments (your next git commit runs them), corepack's package
+// managers, the browsers test runners start. A command without the
+// network cannot change them; the rest of ~/.cache stays writable.
+func TestAttackCodeCaches(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v): code caches stay writable, as guard doctor says", err)
+	}
+	f := newFixture(t)
+	files := map[string]string{
+		"home/.cache/pre-commit/repo1a2b/py_env-python3/lib/python3.11/site-packages/hook.py": "def main(): pass\n",
+		"home/.cache/node/corepack/pnpm/9.0.0/bin/pnpm.cjs":                                   "// pnpm\n",
+		"home/.cache/ms-playwright/chromium-1/chrome-linux/chrome":                            "#!/bin/sh\n",
+	}
+	for rel, content := range files {
+		if err := os.MkdirAll(filepath.Dir(f.p(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.p(rel), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := f.spec()
+	for rel, content := range files {
+		p := f.p(rel)
+		f.sh(t, spec, "append", p)
+		wantContent(t, p, content)
+		// A .pth file beside it runs at every start of that Python.
+		planted := filepath.Join(filepath.Dir(p), "zz.pth")
+		f.sh(t, spec, "write", planted)
+		if _, err := os.Stat(planted); err == nil {
+			t.Errorf("planted %s", planted)
+		}
+		f.sh(t, spec, "remove", p)
+		wantContent(t, p, content)
+	}
+	// The rest of ~/.cache is the build's.
+	mustSucceed(t, f.sh(t, spec, "write", f.p("home/.cache/tool/cache.db")))
+	// An install (the network grant, B and approved) writes them.
+	withNet := f.spec()
+	withNet.Net = true
+	p := f.p("home/.cache/node/corepack/pnpm/9.0.0/bin/pnpm.cjs")
+	mustSucceed(t, f.sh(t, withNet, "append", p))
+	wantContent(t, p, "// pnpm\npwned\n")
 }
 
 // TestFirstCacheRun: a build's first run makes its cache under ~/.cache

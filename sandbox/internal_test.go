@@ -855,7 +855,7 @@ func TestHelperWaitsForGo(t *testing.T) {
 	if pr.invalid != nil || pr.err != nil {
 		t.Fatal(pr.invalid, pr.err)
 	}
-	l, err := launch(context.Background(), selfExe, argv[0], Stdio{})
+	l, err := launch(context.Background(), selfExe, argv[0], Stdio{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,33 @@ var downloadCaches = []string{
 	".cargo/git",
 }
 
+// codeCaches are the directories under ~/.cache (which builds write)
+// that hold code tools outside the sandbox run later, unchecked:
+// pre-commit's hook environments (run by your next git commit),
+// corepack's package managers, browsers that test runners start,
+// poetry's virtual environments, deno's remote modules, node-gyp's
+// headers, pip's built wheels. Only installs and downloads write them,
+// so a run without the network gets them read-only: a read-only bind
+// mount in the sandbox helper's own mount namespace (Landlock cannot
+// take a subtree out of a grant without splitting the directory above,
+// which would then take no new entries).
+var codeCaches = []string{
+	".cache/pre-commit", ".cache/node/corepack", ".cache/ms-playwright", ".cache/puppeteer",
+	".cache/Cypress", ".cache/pypoetry/virtualenvs", ".cache/deno", ".cache/node-gyp", ".cache/pip",
+}
+
+// codeCacheDirs are the code caches under home that exist, resolved.
+func codeCacheDirs(r *resolver, home string) []string {
+	var out []string
+	for _, c := range codeCaches {
+		p := r.canonical(filepath.Join(home, c))
+		if r.isDir(p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // fixedDevices are granted to every run: without /dev/null nearly
 // every script breaks.
 var fixedDevices = []rule{

@@ -41,7 +41,7 @@ func runFake(t *testing.T, path string) (res Result, left bool, ws syscall.WaitS
 	os.Mkdir(ws0, 0o755)
 	argv := []string{"/bin/true"}
 	pr := plan(Spec{Workspace: ws0, Home: filepath.Join(root, "home")}, argv, Stdio{})
-	l, lerr := launch(context.Background(), path, argv[0], Stdio{})
+	l, lerr := launch(context.Background(), path, argv[0], Stdio{}, "")
 	var later *launched
 	res, err = run(context.Background(), pr, Stdio{}, l, lerr, &later)
 	if later != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 
@@ -34,6 +35,25 @@ func namespaced(cmd *exec.Cmd) {
 		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	cmd.Env = []string{confine.Env + "=" + confine.Namespaced}
+}
+
+// needNamespaces reports whether a helper for a run in home may have
+// something to do in namespaces of its own: unix sockets to cover, or
+// code caches to make read-only. Namespaces cost a little (namespaced):
+// where there is nothing, the helper goes without.
+func needNamespaces(home string) bool {
+	if len(unixSockets(os.Getenv("XDG_RUNTIME_DIR"))) > 0 {
+		return true
+	}
+	if home == "" {
+		return false
+	}
+	for _, c := range codeCaches {
+		if st, err := os.Stat(filepath.Join(home, c)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // ProbeUserns reports whether a helper can be started in namespaces of

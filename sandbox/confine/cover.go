@@ -15,13 +15,17 @@ import (
 const Namespaced = "ns"
 
 // cover puts /dev/null over each socket path in the helper's own mount
-// namespace, so that connect(2) on it reaches no daemon. It does nothing
+// namespace, so that connect(2) on it reaches no daemon, and makes each
+// readOnly directory read-only there. It does nothing
 // where it cannot be sure the mount namespace is its own, or where the
 // namespace gives it no right to mount (a kernel or a security module
 // that grants no capability in it): the command then reaches the
 // sockets as it would without this. A socket gone meanwhile, or behind
 // a directory this user cannot search, needs no cover.
-func cover(paths []string) error {
+func cover(paths, readOnly []string) error {
+	if len(paths) == 0 && len(readOnly) == 0 {
+		return nil
+	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
 		return nil
 	}
@@ -38,6 +42,21 @@ func cover(paths []string) error {
 		case err == nil, errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EACCES):
 		default:
 			return errors.New("cover unix socket " + p + ": " + err.Error())
+		}
+	}
+	for _, p := range readOnly {
+		// A bind mount of the tree onto itself, then read-only: only
+		// that attribute changes (mount_setattr keeps the others, which
+		// a user namespace may not clear).
+		err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, "")
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EACCES) {
+			continue
+		}
+		if err == nil {
+			err = unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+		}
+		if err != nil {
+			return errors.New("make " + p + " read-only: " + err.Error())
 		}
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 9
+const Format = 10
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -48,6 +48,11 @@ type Plan struct {
 	// /dev/null, in the mount namespace guard started it in, before it
 	// confines itself (see sandbox/sockets.go).
 	Cover []string
+	// ReadOnly lists directories the helper makes read-only (a read-only
+	// bind mount of each onto itself), in the same mount namespace,
+	// before it confines itself: code that tools outside the sandbox
+	// run later, inside a writable tree (see sandbox/plan.go).
+	ReadOnly []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -81,6 +86,7 @@ func (p *Plan) Encode() []byte {
 			byte(f.K), byte(f.K>>8), byte(f.K>>16), byte(f.K>>24))
 	}
 	b = appendStrings(b, p.Cover)
+	b = appendStrings(b, p.ReadOnly)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -266,6 +272,7 @@ func decodePlan(b []byte) (*Plan, error) {
 			K: uint32(f[4]) | uint32(f[5])<<8 | uint32(f[6])<<16 | uint32(f[7])<<24}
 	}
 	p.Cover = d.strings()
+	p.ReadOnly = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}
