@@ -37,6 +37,9 @@ type Checkpoint struct {
 	Covered []string `json:"covered,omitempty"`
 	// Changes are what the command changed, set by Finish.
 	Changes []Change `json:"changes,omitempty"`
+	// Repos are the git repositories inside the workspace whose code
+	// the command may have changed, set by Finish (see RepoChange).
+	Repos []RepoChange `json:"repos,omitempty"`
 	// Finished: the after state is recorded. Undone: guard undo ran.
 	Finished bool       `json:"finished"`
 	Undone   *time.Time `json:"undone,omitempty"`
@@ -202,6 +205,7 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
 		cp.After = res.tree
+		cp.Repos = repoChanges(cp.Workspace, cp.before.entries, res, cp.Time.Add(-repoSlack))
 		for _, c := range cs {
 			cp.Changes = append(cp.Changes, Change{Kind: kindOf(c.status), Path: c.path})
 		}

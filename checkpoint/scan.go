@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/guard-sh/guard/internal/safefile"
 	"golang.org/x/sys/unix"
 )
 
@@ -209,6 +211,10 @@ type snapshotResult struct {
 	written bool
 	index   statData // guard's index file's, when entries were read
 	ref     string   // the ref that keeps the tree (indexRef)
+	// repos are the repositories of their own that the scan found among
+	// the untracked directories it read (scanned: it read them).
+	repos   []string
+	scanned bool
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
@@ -270,14 +276,64 @@ func (r *repo) addAll(index string) (string, error) {
 	if err := seedFromUser(r, index); err != nil {
 		return "", err
 	}
-	if _, err := r.git(index, nil, nil, "add", "-A", "--", ":/"); err != nil {
-		return "", err
+	args := []string{"add", "-A", "--", ":/"}
+	for range 16 {
+		_, err := r.git(index, nil, nil, args...)
+		if err == nil {
+			break
+		}
+		// A repository without a commit: left out, as the scan does.
+		m := noCommitRE().FindAllStringSubmatch(err.Error(), -1)
+		if len(m) == 0 {
+			return "", err
+		}
+		for _, x := range m {
+			args = append(args, ":(exclude,literal)"+x[1])
+		}
 	}
 	out, err := r.git(index, nil, nil, "write-tree")
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// noCommitRE finds git add's refusal of a repository without a commit.
+var noCommitRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit checked out`)
+})
+
+// committed reports whether the repository at dir has a commit checked
+// out, which git add needs of a repository it adds as a submodule. It
+// reads files only: running git in a repository a command made would run
+// what its config says. A form it does not read (a gitdir: file,
+// reftable) is left to git.
+func committed(dir string) bool {
+	gd := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(gd)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	head, err := safefile.Read(filepath.Join(gd, "HEAD"), 4096)
+	if err != nil {
+		return false
+	}
+	h := strings.TrimSpace(string(head))
+	ref, ok := strings.CutPrefix(h, "ref: ")
+	if !ok {
+		return len(h) >= 40
+	}
+	if _, err := os.Stat(filepath.Join(gd, filepath.FromSlash(ref))); err == nil {
+		return true
+	}
+	if _, err := os.Stat(filepath.Join(gd, "reftable")); err == nil {
+		return true
+	}
+	packed, _ := safefile.Read(filepath.Join(gd, "packed-refs"), 64<<20)
+	return bytes.Contains(packed, []byte(" "+ref+"\n"))
 }
 
 // seedFromUser copies the user's index to a missing index, so that
@@ -374,7 +430,7 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		st.Sources = old.Sources
 	}
 	paths := append(dirty, w.newFiles...)
-	res := snapshotResult{entries: es, index: idxStat}
+	res := snapshotResult{entries: es, index: idxStat, repos: w.repos, scanned: true}
 	if len(paths) == 0 && len(drop) == 0 && old != nil && old.Tree != "" {
 		res.tree = old.Tree
 	} else {
@@ -666,6 +722,7 @@ type walker struct {
 	dirs       []dirStat
 	ignored    map[string][]string
 	newFiles   []string
+	repos      []string        // repositories of their own among the untracked directories
 	gitignores []string        // every .gitignore in the directories read (full)
 	sources    map[string]bool // the recorded sources
 }
@@ -675,7 +732,7 @@ func newWalker(r *repo, index string, es []ientry) *walker {
 }
 
 func (w *walker) reset() {
-	w.dirs, w.ignored, w.newFiles, w.gitignores = nil, map[string][]string{}, nil, nil
+	w.dirs, w.ignored, w.newFiles, w.repos, w.gitignores = nil, map[string][]string{}, nil, nil, nil
 }
 
 func (w *walker) close() {
@@ -863,8 +920,13 @@ func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]st
 			p := filepath.Join(abs, name)
 			if _, _, ok := lstatData(filepath.Join(p, ".git")); ok {
 				// A repository of its own: git add -A adds it as a
-				// submodule, and so does update-index.
-				w.newFiles = append(w.newFiles, c.rel)
+				// submodule, and so does update-index; one without a
+				// commit it refuses, and git status shows it as an
+				// untracked directory, so it is left out.
+				w.repos = append(w.repos, c.rel)
+				if committed(p) {
+					w.newFiles = append(w.newFiles, c.rel)
+				}
 				continue
 			}
 			if st, _, ok := lstatData(p); ok {

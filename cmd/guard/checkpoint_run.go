@@ -156,24 +156,28 @@ func beginCheckpoint(e *decision.Engine, a *assessment, id string) (*checkpoint.
 	})
 }
 
-// finishCheckpoint records the workspace after the command, says how to
-// undo a delete that ran without asking because of the checkpoint, and
-// prunes old checkpoints.
-func finishCheckpoint(s *streams, e *decision.Engine, a *assessment, cp *checkpoint.Checkpoint) {
+// finishCheckpoint records the workspace after the command, takes out
+// the code the command gave other git repositories in the workspace
+// (disarmRepos; it returns what it moved aside, for the run's record),
+// says how to undo a delete that ran without asking because of the
+// checkpoint, and prunes old checkpoints.
+func finishCheckpoint(s *streams, e *decision.Engine, a *assessment, cp *checkpoint.Checkpoint) []string {
 	if cp == nil {
-		return
+		return nil
 	}
 	changed, err := cp.Finish(e.Dirs().State)
 	if err != nil {
 		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %v\n", cp.ID, err)
-		return
+		return nil
 	}
+	lines := disarmRepos(cp.Workspace, cp.Repos)
 	if changed && len(a.Input.Recoverable) > 0 && a.Verdict.Level == review.A {
 		fmt.Fprintf(s.err, "guard: note: 'guard undo %s' takes this command back\n", cp.ID)
 	}
 	if st, err := loadSettings(); err == nil {
 		checkpoint.Prune(e.Dirs().State, st.undo.retention, time.Now())
 	}
+	return lines
 }
 
 // doctorCheckpoints is guard doctor's line about checkpoints: how many

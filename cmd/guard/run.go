@@ -205,9 +205,7 @@ func runRun(s *streams, o *runOptions) error {
 		}
 		return err
 	}
-	err = execute(s, a, argv, o, log, rec, helper)
-	finishCheckpoint(s, e, a, cp)
-	return err
+	return execute(s, a, argv, o, log, rec, helper, func() []string { return finishCheckpoint(s, e, a, cp) })
 }
 
 // commandLine returns the text to review and the argv to run.
@@ -347,7 +345,7 @@ func consentToRun(t *terminal, level review.Level, explanation, details string, 
 
 // execute runs the approved command in the sandbox, records the outcome
 // and reports.
-func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record, helper *sandbox.Helper) error {
+func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record, helper *sandbox.Helper, after func() []string) error {
 	spec := runSpec(a, o)
 	start := time.Now()
 	ctx, stop := context.WithCancel(context.Background())
@@ -398,7 +396,15 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		rec.Violations = append(rec.Violations, v.String())
 		restored = restored && v.Restored
 	}
-	if len(res.Violations) > 0 {
+	// The checkpoint's after state; code the command gave other git
+	// repositories in the workspace counts as a protected path changed.
+	disarmedRepos := after()
+	for _, l := range disarmedRepos {
+		fmt.Fprintf(s.err, "guard: error: the command gave a git repository code that git runs outside the sandbox: %s\n", printable(l, false))
+		rec.Violations = append(rec.Violations, l)
+		restored = restored && !strings.Contains(l, "could not move it aside")
+	}
+	if len(rec.Violations) > 0 {
 		if code == 0 {
 			code = 1
 		}
@@ -410,6 +416,9 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		// The command ran; its outcome could not be recorded. Say so
 		// loudly; the decision record before it stands.
 		fmt.Fprintf(s.err, "guard: error: %v\n", rerr)
+	}
+	if len(disarmedRepos) > 0 {
+		fmt.Fprintf(s.err, "guard: hint: git, and editors that run git in a repository on their own, would have run that code; look at what the command left there, and move a file back only if you put it there yourself\n")
 	}
 	if len(res.Violations) > 0 {
 		what := "were restored"
