@@ -151,6 +151,9 @@
 // helper covers them in a mount namespace of its own (sockets.go).
 //
 // Not confined by Landlock at all: chmod, chown, utimes and extended
-// attributes of files the command can reach (protected paths are still
-// checked afterwards), and reads of /proc files that are not per-process.
+// attributes, and connecting to pathname unix sockets (before ABI 9).
+// Where user namespaces are allowed, the helper runs in a mount
+// namespace of its own, read-only but for the writable trees, with the
+// daemons' sockets covered (confine/cover.go, sockets.go); reads of /proc
+// files that are not per-process stay allowed.
 package sandbox

@@ -78,8 +78,13 @@ func TestEscapeFilesystem(t *testing.T) {
 			func(t *testing.T) { wantContent(t, f.p("outside/fifo"), "<absent>") }},
 		{"rename outside into workspace", func() []string { return []string{"rename", target(), f.p("ws/stolen")} },
 			func(t *testing.T) {
+				// mv copies across mounts when rename(2) says EXDEV:
+				// a copy of a file the command may read is no escape;
+				// the file outside must stay.
 				wantContent(t, target(), orig)
-				wantContent(t, f.p("ws/stolen"), "<absent>")
+				if got := readFile(t, f.p("ws/stolen")); got != "<absent>" && got != orig {
+					t.Errorf("ws/stolen = %q", got)
+				}
 			}},
 		{"rename workspace file outside", func() []string { return []string{"rename", f.p("ws/main.go"), f.p("outside/moved.go")} },
 			func(t *testing.T) {

@@ -497,6 +497,9 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	if s.Write && !s.Net {
 		p.ReadOnly = codeCacheDirs(s.res, s.Home)
 	}
+	// Where the helper has a mount namespace, everything but the
+	// writable trees is read-only there as well.
+	p.Seal, p.Writable = true, gs.grants.Write
 	if len(p.Cover) > maxSockets {
 		return nil, tmp, nil, fmt.Errorf("%d unix sockets to cover, more than %d", len(p.Cover), maxSockets)
 	}

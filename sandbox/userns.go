@@ -3,7 +3,6 @@ package sandbox
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 
@@ -37,24 +36,11 @@ func namespaced(cmd *exec.Cmd) {
 	cmd.Env = []string{confine.Env + "=" + confine.Namespaced}
 }
 
-// needNamespaces reports whether a helper for a run in home may have
-// something to do in namespaces of its own: unix sockets to cover, or
-// code caches to make read-only. Namespaces cost a little (namespaced):
-// where there is nothing, the helper goes without.
-func needNamespaces(home string) bool {
-	if len(unixSockets(os.Getenv("XDG_RUNTIME_DIR"))) > 0 {
-		return true
-	}
-	if home == "" {
-		return false
-	}
-	for _, c := range codeCaches {
-		if st, err := os.Stat(filepath.Join(home, c)); err == nil && st.IsDir() {
-			return true
-		}
-	}
-	return false
-}
+// needNamespaces reports whether a helper for a run in home has work to
+// do in namespaces of its own: always, since it seals the file system
+// (Plan.Seal: Landlock does not confine chmod and kin); where user
+// namespaces are not allowed, launch finds out once and goes without.
+func needNamespaces(home string) bool { return true }
 
 // ProbeUserns reports whether a helper can be started in namespaces of
 // its own here (by starting true so), and if not, why.

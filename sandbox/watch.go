@@ -7,11 +7,13 @@ import (
 )
 
 // denialMarks are the strerror texts of the errors a confinement causes
-// (EACCES, EPERM, EXDEV).
+// (EACCES, EPERM, EXDEV, and EROFS: outside the writable trees the
+// helper's mounts are read-only).
 var denialMarks = [][]byte{
 	[]byte("Permission denied"),
 	[]byte("Operation not permitted"),
 	[]byte("Invalid cross-device link"),
+	[]byte("Read-only file system"),
 }
 
 const (

@@ -182,7 +182,7 @@ var doctorFeatureRows = map[string][]struct{ name, enforces string }{
 // doctorLimits are gaps no kernel feature closes; Support.Limits adds
 // the ones of this machine.
 var doctorLimits = []string{
-	"chmod, chown, utimes and extended attributes of files the command can reach are not confined (protected paths are still checked after the run)",
+	"inside the writable trees, chmod, chown, utimes and extended attributes are not confined (protected paths are still checked after the run, mode included)",
 	"stat(2) of any path, and reads of /proc files that are not per-process, are allowed",
 	"if guard is killed with SIGKILL, its sandbox helper kills everything the command started but the protected paths are not checked; if the command kills that helper and guard is SIGKILLed too, processes it started keep running (still confined); otherwise nothing the command started outlives it",
 }
@@ -230,17 +230,18 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 			sec.Checks = append(sec.Checks, c)
 		}
 	}
-	if sup.ABI < 9 {
-		// Below ABI 9 the daemons' sockets are covered in the helper's
-		// mount namespace, where user namespaces allow one.
-		c := doctorCheck{Name: "daemon sockets", OK: env.userns == nil, Optional: true}
-		if c.OK {
-			c.Detail = "pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent) are covered, except for daemon clients (docker, tmux, systemctl, …) (user namespaces)"
-		} else {
-			c.Detail = fmt.Sprintf("not covered: the sandbox helper cannot have a user namespace here (%v); a program that knows a socket's path reaches its daemon", env.userns)
+	// The helper's own mount namespace closes what Landlock leaves open,
+	// where user namespaces allow one.
+	c := doctorCheck{Name: "mount namespace", OK: env.userns == nil, Optional: true}
+	if c.OK {
+		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network"
+		if sup.ABI < 9 {
+			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent) covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
-		sec.Checks = append(sec.Checks, c)
+	} else {
+		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, and the code in ~/.cache is writable", env.userns)
 	}
+	sec.Checks = append(sec.Checks, c)
 	sec.Notes = env.limits()
 	if !sup.Full() {
 		sec.Hints = []string{

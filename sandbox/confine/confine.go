@@ -108,7 +108,7 @@ func helper() int {
 	}
 
 	// Before the confinement, which forbids every mount.
-	if err := cover(p.Cover, p.ReadOnly); err != nil {
+	if err := mounts(p); err != nil {
 		return fail(CodeFailed, name, err.Error())
 	}
 

@@ -9,21 +9,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Namespaced is Env's value when guard started the helper in a user and
-// mount namespace of its own (sandbox/userns.go): only then does the
-// helper mount anything.
+// Namespaced is Env's value when guard started the helper in a mount
+// namespace of its own (and a user namespace, for a user who is not
+// root: sandbox/userns.go): only then does the helper mount anything.
 const Namespaced = "ns"
 
-// cover puts /dev/null over each socket path in the helper's own mount
-// namespace, so that connect(2) on it reaches no daemon, and makes each
-// readOnly directory read-only there. It does nothing
-// where it cannot be sure the mount namespace is its own, or where the
-// namespace gives it no right to mount (a kernel or a security module
-// that grants no capability in it): the command then reaches the
-// sockets as it would without this. A socket gone meanwhile, or behind
-// a directory this user cannot search, needs no cover.
-func cover(paths, readOnly []string) error {
-	if len(paths) == 0 && len(readOnly) == 0 {
+// mounts shapes the command's view of the file system in the helper's
+// own mount namespace, before Landlock (which forbids the command every
+// mount change) confines it:
+//
+//   - Seal: every mount read-only but the plan's writable trees (and
+//     /proc), so that what Landlock does not confine — chmod, chown,
+//     utimes, extended attributes — changes nothing outside them;
+//   - Cover: /dev/null over each daemon's unix socket, so that
+//     connect(2) on the path reaches no daemon;
+//   - ReadOnly: the code caches read-only inside a writable tree.
+//
+// It does nothing where it cannot be sure the mount namespace is its
+// own, or where the namespace gives it no right to mount (a kernel or a
+// security module that grants no capability in it): the command then
+// runs as it would without this (guard doctor says so). A path gone
+// meanwhile, or behind a directory this user cannot search, needs
+// nothing.
+func mounts(p *Plan) error {
+	if !p.Seal && len(p.Cover) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
@@ -36,30 +45,71 @@ func cover(paths, readOnly []string) error {
 		}
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
-	for _, p := range paths {
-		err := unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
-		switch {
-		case err == nil, errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EACCES):
-		default:
-			return errors.New("cover unix socket " + p + ": " + err.Error())
+	if p.Seal {
+		// Each writable tree its own mount first, so that it can be
+		// made writable again once everything is read-only.
+		for _, w := range p.Writable {
+			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !gone(err) {
+				return errors.New("mount " + w + ": " + err.Error())
+			}
 		}
 	}
-	for _, p := range readOnly {
+	for _, s := range p.Cover {
+		if err := unix.Mount("/dev/null", s, "", unix.MS_BIND, ""); err != nil && !gone(err) {
+			return errors.New("cover unix socket " + s + ": " + err.Error())
+		}
+	}
+	if p.Seal {
+		if err := setattr("/", unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY, 0); err != nil {
+			return errors.New("make the file system read-only: " + err.Error())
+		}
+		for _, w := range append(p.Writable, "/proc") {
+			err := setattr(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
+			if errors.Is(err, unix.EPERM) {
+				// A mount below it that its owner made read-only
+				// stays so (a user namespace may not change it).
+				err = setattr(w, 0, 0, unix.MOUNT_ATTR_RDONLY)
+			}
+			if err != nil && !gone(err) {
+				return errors.New("keep " + w + " writable: " + err.Error())
+			}
+		}
+	}
+	for _, r := range p.ReadOnly {
 		// A bind mount of the tree onto itself, then read-only: only
 		// that attribute changes (mount_setattr keeps the others, which
 		// a user namespace may not clear).
-		err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, "")
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EACCES) {
+		err := unix.Mount(r, r, "", unix.MS_BIND|unix.MS_REC, "")
+		if gone(err) {
 			continue
 		}
 		if err == nil {
-			err = unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+			err = setattr(r, unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY, 0)
 		}
 		if err != nil {
-			return errors.New("make " + p + " read-only: " + err.Error())
+			return errors.New("make " + r + " read-only: " + err.Error())
+		}
+	}
+	if p.Dir != "" {
+		// The working directory the helper moved to is on the mount
+		// below the new ones: move there again, onto the new view.
+		if err := unix.Chdir(p.Dir); err != nil {
+			return errors.New("chdir " + p.Dir + ": " + err.Error())
 		}
 	}
 	return nil
+}
+
+// setattr sets and clears mount attributes of the mount at path (and
+// those below it, with AT_RECURSIVE).
+func setattr(path string, flags uint, set, clr uint64) error {
+	return unix.MountSetattr(unix.AT_FDCWD, path, flags|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: set, Attr_clr: clr})
+}
+
+// gone: the path is not there (any more), or this user cannot reach it
+// (nor can the command, which runs as the same user).
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EACCES)
 }
 
 // ownMountNamespace reports whether the helper's mount namespace is not

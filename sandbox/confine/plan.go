@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 10
+const Format = 11
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -53,6 +53,11 @@ type Plan struct {
 	// before it confines itself: code that tools outside the sandbox
 	// run later, inside a writable tree (see sandbox/plan.go).
 	ReadOnly []string
+	// Seal makes every mount read-only but Writable's trees (and /proc),
+	// in the same mount namespace: Landlock does not confine chmod,
+	// chown, utimes or extended attributes.
+	Seal     bool
+	Writable []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -87,6 +92,12 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendStrings(b, p.Cover)
 	b = appendStrings(b, p.ReadOnly)
+	seal := uint64(0)
+	if p.Seal {
+		seal = 1
+	}
+	b = appendUvarints(b, seal)
+	b = appendStrings(b, p.Writable)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -273,6 +284,10 @@ func decodePlan(b []byte) (*Plan, error) {
 	}
 	p.Cover = d.strings()
 	p.ReadOnly = d.strings()
+	seal := d.uvarint()
+	p.Seal = seal == 1
+	d.bad = d.bad || seal > 1
+	p.Writable = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

@@ -34,6 +34,8 @@ func TestPlanRoundTrip(t *testing.T) {
 		Filter:   []unix.SockFilter{{Code: 0x20, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 6, K: 0x7fff0000}},
 		Cover:    []string{"/run/user/1000/bus", "/tmp/tmux-1000/default"},
 		ReadOnly: []string{"/home/u/.cache/pre-commit"},
+		Seal:     true,
+		Writable: []string{"/home/u/proj", "/tmp"},
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)

@@ -1,0 +1,96 @@
+package sandbox_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/guard-sh/guard/sandbox"
+)
+
+// getxattr reads p's user.guard attribute.
+func getxattr(p string) (string, error) {
+	buf := make([]byte, 64)
+	n, err := unix.Getxattr(p, "user.guard", buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// metaAttack changes a path's metadata the ways Landlock does not
+// confine: its mode, owner, times and extended attributes.
+const metaAttack = `
+import os, sys
+op, p = sys.argv[1], sys.argv[2]
+try:
+    if op == "chmod":
+        os.chmod(p, 0o777)
+    elif op == "chown":
+        os.chown(p, os.getuid(), os.getgid())
+    elif op == "utime":
+        os.utime(p, (0, 0))
+    elif op == "xattr":
+        os.setxattr(p, "user.guard", b"pwned")
+except OSError as e:
+    print(e.strerror)
+    sys.exit(1)
+print("ok")
+`
+
+// TestAttackMetadata: Landlock confines writing a file, not its mode,
+// owner, times or extended attributes. A command rated A could make
+// your home or ~/.bashrc writable for other users, make guard's own state
+// unreadable so later runs fail, or reset a file's times. Outside its
+// writable trees the helper's mounts are read-only.
+func TestAttackMetadata(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v): metadata outside the grants is not confined, as guard doctor says", err)
+	}
+	f := newFixture(t)
+	targets := []string{
+		f.home, f.p("home/.bashrc"), f.p("home/notes.txt"), f.p("home/.ssh/id_ed25519"),
+		f.p("home/.local/state/guard"), f.p("home/.local/state/guard/audit.log"), f.p("outside/target.txt"),
+	}
+	type meta struct {
+		mode  os.FileMode
+		mtime time.Time
+	}
+	before := map[string]meta{}
+	for _, p := range targets {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p] = meta{fi.Mode(), fi.ModTime()}
+	}
+	for _, spec := range []sandbox.Spec{f.spec(), func() sandbox.Spec { s := f.spec(); s.Write = false; return s }()} {
+		for _, p := range targets {
+			for _, op := range []string{"chmod", "utime", "xattr", "chown"} {
+				o := run(t, spec, "python3", "-c", metaAttack, op, p)
+				if o.res.ExitCode == 0 {
+					t.Errorf("%s %s (write %v): allowed", op, p, spec.Write)
+				}
+			}
+		}
+	}
+	for _, p := range targets {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (meta{fi.Mode(), fi.ModTime()}); got != before[p] {
+			t.Errorf("%s: %v, was %v", p, got, before[p])
+		}
+		if v, err := getxattr(p); err == nil {
+			t.Errorf("%s: xattr user.guard = %q", p, v)
+		}
+	}
+	// Control: inside its grants the command changes what it likes.
+	mustSucceed(t, run(t, f.spec(), "python3", "-c", metaAttack, "chmod", f.p("ws/main.go")))
+	if fi, _ := os.Stat(f.p("ws/main.go")); fi.Mode().Perm() != 0o777 {
+		t.Errorf("chmod in the workspace: mode %v", fi.Mode())
+	}
+}
