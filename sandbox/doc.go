@@ -10,7 +10,8 @@
 //
 //   - Read and execute: everything except the Hide paths and /dev.
 //   - Write (Spec.Write): the workspace, a private temp dir exported as
-//     TMPDIR (removed after the run), /tmp, /dev/shm and the build
+//     TMPDIR (removed after the run), /tmp, /dev/shm (a tmpfs of its
+//     own where the helper has a mount namespace) and the build
 //     cache ~/.cache, and with Net the download caches (~/go/pkg/mod,
 //     ~/.npm, ~/.cargo/registry, ~/.cargo/git), when they exist; moving
 //     and linking files between

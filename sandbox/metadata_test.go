@@ -2,6 +2,8 @@ package sandbox_test
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +41,36 @@ except OSError as e:
     sys.exit(1)
 print("ok")
 `
+
+// TestAttackSharedMemory: /dev/shm holds other processes' shared memory
+// (a browser's, a sound server's, a Python SharedMemory): a command
+// writing into a segment writes into that process. Its /dev/shm is a
+// tmpfs of its own; what it makes there goes with it.
+func TestAttackSharedMemory(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v)", err)
+	}
+	f := newFixture(t)
+	seg, err := os.CreateTemp("/dev/shm", "guard-test-victim-")
+	if err != nil {
+		t.Skipf("no /dev/shm here: %v", err)
+	}
+	seg.WriteString("VICTIM")
+	seg.Close()
+	t.Cleanup(func() { os.Remove(seg.Name()) })
+	// The name is free in its own /dev/shm: writing it makes a segment
+	// of the command's, and the victim's is neither read nor changed.
+	f.sh(t, f.spec(), "write", seg.Name())
+	wantContent(t, seg.Name(), "VICTIM")
+	o := f.sh(t, f.spec(), "read", seg.Name())
+	if strings.Contains(o.stdout, "VICTIM") {
+		t.Errorf("read another process's segment: %v", o)
+	}
+	// Its own segments work, and do not outlive it.
+	own := "/dev/shm/guard-test-own-" + filepath.Base(f.root)
+	mustSucceed(t, f.sh(t, f.spec(), "exec", "sh", "-c", `echo x > "$1" && cat "$1"`, "sh", own))
+	wantContent(t, own, "<absent>")
+}
 
 // TestAttackMetadata: Landlock confines writing a file, not its mode,
 // owner, times or extended attributes. A command rated A could make

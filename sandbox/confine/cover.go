@@ -20,7 +20,8 @@ const Namespaced = "ns"
 //
 //   - Seal: every mount read-only but the plan's writable trees (and
 //     /proc), so that what Landlock does not confine — chmod, chown,
-//     utimes, extended attributes — changes nothing outside them;
+//     utimes, extended attributes — changes nothing outside them; and
+//     /dev/shm, when writable, a tmpfs of the command's own;
 //   - Cover: /dev/null over each daemon's unix socket, so that
 //     connect(2) on the path reaches no daemon;
 //   - ReadOnly: the code caches read-only inside a writable tree.
@@ -49,7 +50,16 @@ func mounts(p *Plan) error {
 		// Each writable tree its own mount first, so that it can be
 		// made writable again once everything is read-only.
 		for _, w := range p.Writable {
-			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !gone(err) {
+			var err error
+			if w == "/dev/shm" {
+				// Shared memory of its own: other processes' segments
+				// (a browser's, a sound server's) are not the command's
+				// to write.
+				err = unix.Mount("tmpfs", w, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777")
+			} else {
+				err = unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, "")
+			}
+			if err != nil && !gone(err) {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
