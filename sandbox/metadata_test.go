@@ -62,9 +62,12 @@ func TestAttackSharedMemory(t *testing.T) {
 	// of the command's, and the victim's is neither read nor changed.
 	f.sh(t, f.spec(), "write", seg.Name())
 	wantContent(t, seg.Name(), "VICTIM")
-	o := f.sh(t, f.spec(), "read", seg.Name())
-	if strings.Contains(o.stdout, "VICTIM") {
-		t.Errorf("read another process's segment: %v", o)
+	ro := f.spec()
+	ro.Write = false
+	for _, spec := range []sandbox.Spec{f.spec(), ro} {
+		if o := f.sh(t, spec, "read", seg.Name()); strings.Contains(o.stdout, "VICTIM") {
+			t.Errorf("read another process's segment (write %v): %v", spec.Write, o)
+		}
 	}
 	// Its own segments work, and do not outlive it.
 	own := "/dev/shm/guard-test-own-" + filepath.Base(f.root)

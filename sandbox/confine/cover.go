@@ -21,7 +21,8 @@ const Namespaced = "ns"
 //   - Seal: every mount read-only but the plan's writable trees (and
 //     /proc), so that what Landlock does not confine — chmod, chown,
 //     utimes, extended attributes — changes nothing outside them; and
-//     /dev/shm, when writable, a tmpfs of the command's own;
+//     /dev/shm a tmpfs of the command's own (writable when the plan
+//     says so);
 //   - Cover: /dev/null over each daemon's unix socket, so that
 //     connect(2) on the path reaches no daemon;
 //   - ReadOnly: the code caches read-only inside a writable tree.
@@ -49,17 +50,17 @@ func mounts(p *Plan) error {
 	if p.Seal {
 		// Each writable tree its own mount first, so that it can be
 		// made writable again once everything is read-only.
+		// Shared memory of its own: other processes' segments (a
+		// browser's, a sound server's) are not the command's to read or
+		// write. Writable only when the plan says so, as below.
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil && !gone(err) {
+			return errors.New("mount /dev/shm: " + err.Error())
+		}
 		for _, w := range p.Writable {
-			var err error
 			if w == "/dev/shm" {
-				// Shared memory of its own: other processes' segments
-				// (a browser's, a sound server's) are not the command's
-				// to write.
-				err = unix.Mount("tmpfs", w, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777")
-			} else {
-				err = unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, "")
+				continue
 			}
-			if err != nil && !gone(err) {
+			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !gone(err) {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
