@@ -1,11 +1,36 @@
 package checkpoint
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 )
+
+// TestNewRepositorySymlink: a repository the command swaps for a
+// symlink to one outside is not followed: guard, unconfined, would move
+// files there.
+func TestNewRepositorySymlink(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	outside := t.TempDir()
+	run(t, outside, "init", "-q")
+	run(t, outside, "config", "core.fsmonitor", "echo mine")
+	cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000b1", Time: t0, Budget: DefaultBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Finish(st); err != nil {
+		t.Fatal(err)
+	}
+	if len(cp.Repos) != 0 {
+		t.Errorf("followed the symlink: %+v", cp.Repos)
+	}
+}
 
 // TestNewRepository: a command that makes a git repository inside the
 // workspace (git init sub). Without a commit, git add refuses it ("does

@@ -67,6 +67,12 @@ func repoChanges(ws string, before []ientry, after snapshotResult, since time.Ti
 	var out []RepoChange
 	for _, rel := range rels {
 		root := filepath.Join(ws, filepath.FromSlash(rel))
+		if !realDirs(ws, rel) {
+			// A directory on the way swapped for a symlink leads
+			// elsewhere; guard, unconfined, never follows it (the
+			// command made nothing there).
+			continue
+		}
 		gd := filepath.Join(root, ".git")
 		var gst unix.Stat_t
 		if unix.Lstat(gd, &gst) != nil {
@@ -100,6 +106,20 @@ func repoChanges(ws string, before []ientry, after snapshotResult, since time.Ti
 		}
 	}
 	return out
+}
+
+// realDirs reports whether every directory from ws down to ws/rel is a
+// directory, none a symlink.
+func realDirs(ws, rel string) bool {
+	p := ws
+	for _, c := range strings.Split(rel, "/") {
+		p = filepath.Join(p, c)
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return false
+		}
+	}
+	return true
 }
 
 // changedSince reports whether p's status changed (or, where the file
