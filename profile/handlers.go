@@ -1260,7 +1260,15 @@ func hTar(b *builder, c *call) stream {
 		a = parseArgs(fs, lookupSpec("tar").val, false)
 	}
 	// Options that run commands: each is reviewed as a command line.
-	for _, f := range a.values("--to-command", "--use-compress-program", "-I", "-F", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command") {
+	for _, f := range a.values("--to-command", "--use-compress-program", "-I", "-F", "--info-script", "--new-volume-script") {
+		b.commandText(f, c, "tar")
+	}
+	for _, f := range a.values("--rsh-command", "--rmt-command") {
+		// tar runs it with the host and the remote tape program after
+		// it: reviewed with arguments it does not know.
+		if f.known {
+			f.val += ` "$@"`
+		}
 		b.commandText(f, c, "tar")
 	}
 	for _, f := range a.values("--checkpoint-action") {
@@ -1274,6 +1282,19 @@ func hTar(b *builder, c *call) stream {
 		}
 	}
 	files := a.values("-f", "--file")
+	if !a.has("--force-local") {
+		// HOST:PATH is an archive on another machine, through rsh or
+		// ssh: a send, whatever tar then does with it.
+		local := files[:0:0]
+		for _, f := range files {
+			if i := strings.IndexByte(f.val, ':'); f.known && i > 0 && !strings.Contains(f.val[:i], "/") {
+				b.add(Effect{Cap: CapSend, Rule: "net.upload", Program: "tar", Target: f.val, Msg: "reads or writes the archive " + f.val + " on another machine"}, c.sp)
+				continue
+			}
+			local = append(local, f)
+		}
+		files = local
+	}
 	dirs := a.values("-C", "--directory")
 	if a.has("-x", "--extract", "--get") {
 		dir := staticField(".", c.sp)

@@ -332,6 +332,15 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
+	if writeVars[name] || strings.HasPrefix(name, "GIT_TRACE") {
+		// The program writes to the file the value names (git's traces
+		// take 1, 2 or a descriptor number too, and only an absolute
+		// path as a file).
+		if len(fs) == 1 && (val == nil || *val != "" && (writeVars[name] || strings.HasPrefix(*val, "/"))) {
+			b.pathEffect(CapWrite, "env.write-file", "", fs[0], st, at, name+" makes the program write")
+		}
+		return true
+	}
 	if flags, ok := codeFlagVars[name]; ok {
 		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads code into the compiler or the JVM (a plugin or an agent)"}, at)
@@ -365,6 +374,15 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		return true
 	}
 	return b.gitConfigEnv(name, val, at)
+}
+
+// writeVars name a file the program writes to: a trace, a key log, a
+// history (GIT_TRACE* too). A write to ~/.bashrc is one however it is
+// asked for.
+var writeVars = map[string]bool{
+	"SSLKEYLOGFILE": true, "HISTFILE": true, "LESSHISTFILE": true, "NODE_REPL_HISTORY": true, "PYTHON_HISTORY": true,
+	"PSQL_HISTORY": true, "MYSQL_HISTFILE": true, "SQLITE_HISTORY": true, "REDISCLI_HISTFILE": true, "PIP_LOG": true,
+	"PERF_BUILDID_DIR": true,
 }
 
 // moduleVars are search paths for a language's modules: a directory
