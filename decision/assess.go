@@ -17,6 +17,9 @@ type Options struct {
 	MinLevel   review.Level
 	WidenNet   bool
 	WidenWrite []string
+	// WidenDaemons lets the command reach local daemons' sockets
+	// (--daemons).
+	WidenDaemons bool
 	// Recoverable are the delete targets guard's checkpoint restores
 	// (checkpoint.Cover): a workspace delete of one of them is A.
 	Recoverable []string
@@ -67,7 +70,7 @@ func AssessIn(text string, ctx *profile.Context, pol *policy.Policy, o Options) 
 	if o.Provenance == "" {
 		o.Provenance = review.ProvAgent
 	}
-	in := review.Input{Text: text, Context: ctx, Provenance: o.Provenance, MinLevel: o.MinLevel, WidenNet: o.WidenNet, WidenWrite: o.WidenWrite, Recoverable: o.Recoverable}
+	in := review.Input{Text: text, Context: ctx, Provenance: o.Provenance, MinLevel: o.MinLevel, WidenNet: o.WidenNet, WidenWrite: o.WidenWrite, WidenDaemons: o.WidenDaemons, Recoverable: o.Recoverable}
 	p := profile.Build(text, ctx)
 	v := review.Assess(p, in)
 	out := policy.Apply(pol, p, v, in)

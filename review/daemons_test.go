@@ -1,6 +1,7 @@
 package review_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/guard-sh/guard/profile"
@@ -29,6 +30,34 @@ func TestDaemonGrant(t *testing.T) {
 		v := review.Assess(profile.Build(cmd, ctx), review.Input{Text: cmd, Context: ctx, Provenance: review.ProvAgent})
 		if v.Sandbox.Daemons != want {
 			t.Errorf("%s: daemons %v, want %v", cmd, v.Sandbox.Daemons, want)
+		}
+	}
+}
+
+// TestDaemonWiden: --daemons (Input.WidenDaemons) puts the sockets in
+// reach of any command and makes it at least B, saying why.
+func TestDaemonWiden(t *testing.T) {
+	ctx := userCtx()
+	for cmd, wantLevel := range map[string]review.Level{
+		"python3 tool.py": review.B,
+		"ls":              review.B,
+		"rm -rf ~/x":      review.C, // floors only go up
+	} {
+		v := review.Assess(profile.Build(cmd, ctx), review.Input{Text: cmd, Context: ctx, Provenance: review.ProvAgent, WidenDaemons: true})
+		if !v.Sandbox.Daemons {
+			t.Errorf("%s --daemons: sockets still covered", cmd)
+		}
+		if v.Level != wantLevel {
+			t.Errorf("%s --daemons: level %s, want %s", cmd, v.Level, wantLevel)
+		}
+		found := false
+		for _, r := range v.Reasons {
+			if r.Rule == "sandbox.widen" && strings.Contains(r.Message, "daemons' sockets") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s --daemons: no sandbox.widen reason naming the sockets: %+v", cmd, v.Reasons)
 		}
 	}
 }

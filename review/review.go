@@ -42,6 +42,8 @@ type Input struct {
 	// Widen asks for more sandbox than the profile implies.
 	WidenNet   bool
 	WidenWrite []string
+	// WidenDaemons: the local daemons' sockets in reach (--daemons).
+	WidenDaemons bool
 	// Recoverable lists delete targets that guard's checkpoint restores
 	// (checkpoint.Cover, computed before review): a delete of one of them
 	// inside the workspace is A. See recover.go.
@@ -69,10 +71,13 @@ func Assess(p *profile.Profile, in Input) Verdict {
 		}
 		add(Reason{Rule: e.Rule, Level: l, Message: e.Msg, Pos: e.Pos, End: e.End})
 	}
-	if in.WidenNet || len(in.WidenWrite) > 0 {
+	if in.WidenNet || len(in.WidenWrite) > 0 || in.WidenDaemons {
 		what := []string{}
 		if in.WidenNet {
 			what = append(what, "network access")
+		}
+		if in.WidenDaemons {
+			what = append(what, "the local daemons' sockets (docker.sock, tmux, the session bus: a container engine's is root on the machine)")
 		}
 		for _, w := range in.WidenWrite {
 			what = append(what, "write access to "+w)
@@ -193,7 +198,7 @@ func deriveSandbox(p *profile.Profile, in Input) Sandbox {
 	if in.WidenNet {
 		s.Net = true
 	}
-	s.Daemons = p.ReachesDaemons()
+	s.Daemons = in.WidenDaemons || p.ReachesDaemons()
 	s.ExtraWrite = append(s.ExtraWrite, in.WidenWrite...)
 	s.ExtraWrite = uniq(s.ExtraWrite)
 	if s.ExtraWrite == nil {

@@ -27,6 +27,7 @@ type runOptions struct {
 	command        string // -c TEXT
 	shell          string
 	net            bool
+	daemons        bool // --daemons
 	allowWrite     []string
 	requireSandbox bool
 	keepEnv        []string
@@ -45,6 +46,7 @@ func (o *runOptions) register(c *cobra.Command) {
 	c.Flags().StringVarP(&o.command, "command", "c", "", "run shell `TEXT` (with --shell, default bash) instead of an argv")
 	c.Flags().StringVar(&o.shell, "shell", "bash", "the shell that runs -c TEXT")
 	c.Flags().BoolVar(&o.net, "net", false, "allow network access (raises the level to at least B)")
+	c.Flags().BoolVar(&o.daemons, "daemons", false, "let the command reach local daemons' sockets: docker.sock, tmux, the session bus (raises the level to at least B)")
 	c.Flags().StringArrayVar(&o.allowWrite, "allow-write", nil, "also allow writing `PATH` (raises the level to at least B)")
 	c.Flags().BoolVar(&o.requireSandbox, "require-sandbox", false, "fail instead of warning when the kernel cannot enforce the whole sandbox")
 	c.Flags().StringArrayVar(&o.keepEnv, "keep-env", nil, "pass the secret-looking environment variable `NAME` through")
@@ -101,6 +103,7 @@ func runRun(s *streams, o *runOptions) error {
 	defer helper.Close()
 	ao.Cwd = o.cwd
 	ao.WidenNet = o.net
+	ao.WidenDaemons = o.daemons
 	for _, w := range o.allowWrite {
 		abs, err := filepath.Abs(w)
 		if err != nil {
@@ -127,7 +130,7 @@ func runRun(s *streams, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.net && len(o.allowWrite) == 0 {
+	if !o.net && !o.daemons && len(o.allowWrite) == 0 {
 		// --net and --allow-write make the sandbox another one (and
 		// the level at least B).
 		helper.Speculate(guessSpec(ctx, o), argv)
