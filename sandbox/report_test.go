@@ -70,8 +70,8 @@ func SortedChildren(t testing.TB) []int {
 // well before guard's review is over; exported for the package's
 // external tests (TestSignalBeforeRun).
 func (h *Helper) Caught() {
-	if h.err == nil {
-		<-h.l.caught
+	if l, err := h.launched(); err == nil {
+		<-l.caught
 	}
 }
 
