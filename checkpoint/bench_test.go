@@ -196,8 +196,10 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 // The git part of a checkpoint that changed 100 files in 100 directories
 // (git update-index for them, then git write-tree: 100 blobs and 102
 // trees written), with guard's malloc tunables (tuned-*) and without
-// (plain-*), alternating round by round so that both see the same
-// machine load. cpu is git's own CPU time; faults its page faults.
+// (plain-*), and as guard runs it, with the tunables and write-tree
+// --missing-ok (guard-*), alternating round by round so that all see
+// the same machine load. cpu is git's own CPU time; faults its page
+// faults.
 func BenchmarkGitWrite100Changed10k(b *testing.B) {
 	st := env(b)
 	ws := benchRepo(b, 10000)
@@ -208,9 +210,14 @@ func BenchmarkGitWrite100Changed10k(b *testing.B) {
 	}
 	idx := seedIndex(st, r)
 	variants := []struct {
-		name string
-		env  []string // after baseEnv's: the last value wins
-	}{{"plain", []string{"GLIBC_TUNABLES="}}, {"tuned", nil}}
+		name  string
+		env   []string // after baseEnv's: the last value wins
+		write []string
+	}{
+		{"plain", []string{"GLIBC_TUNABLES="}, []string{"write-tree"}},
+		{"tuned", nil, []string{"write-tree"}},
+		{"guard", nil, writeTree},
+	}
 	type sum struct {
 		wall   time.Duration
 		cpu    int64
@@ -239,7 +246,7 @@ func BenchmarkGitWrite100Changed10k(b *testing.B) {
 			if _, err := r.git(idx, v.env, in, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := r.git(idx, v.env, nil, "write-tree"); err != nil {
+			if _, err := r.git(idx, v.env, nil, v.write...); err != nil {
 				b.Fatal(err)
 			}
 			cpu2, faults2 := children()

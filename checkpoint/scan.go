@@ -270,6 +270,16 @@ func (r *repo) protect(res snapshotResult) error {
 	return r.keep("", "", "", res)
 }
 
+// writeTree is how guard runs git write-tree: --missing-ok, because it
+// only names what guard's index holds, whose blobs git wrote for it
+// (update-index, add) or the trees of the refs that keep them hold. The
+// check it skips looks up every entry of each directory that changed in
+// the object store: with 100 files changed in 100 directories of a
+// 10,000-file workspace whose objects are loose, 10,000 lookups, and
+// 20 ms of a 50 ms write-tree here (measured side by side); in a
+// partial clone it could even fetch missing blobs from the network.
+var writeTree = []string{"write-tree", "--missing-ok"}
+
 // addAll is the slow way: git add -A through index (seeded from the
 // user's index when missing), then git write-tree.
 func (r *repo) addAll(index string) (string, error) {
@@ -291,7 +301,7 @@ func (r *repo) addAll(index string) (string, error) {
 			args = append(args, ":(exclude,literal)"+x[1])
 		}
 	}
-	out, err := r.git(index, nil, nil, "write-tree")
+	out, err := r.git(index, nil, nil, writeTree...)
 	if err != nil {
 		return "", err
 	}
@@ -447,7 +457,7 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 				return snapshotResult{}, err
 			}
 		}
-		out, err := r.git(idx, nil, nil, "write-tree")
+		out, err := r.git(idx, nil, nil, writeTree...)
 		if err != nil {
 			return snapshotResult{}, err
 		}
