@@ -25,13 +25,23 @@ bench:
 	$(GO) test -run TestReportMedianLatency -v ./review
 
 # Whole-process start-up, side by side with /bin/true and sh -c true, in a
-# fresh HOME and git workspace (needs hyperfine and python3).
+# fresh HOME and git workspace. Every row, the hook's too (stdin from a file),
+# is spawned by the same harness, testdata/bench/startup, with no shell in
+# between. OLD=path/to/guard adds the same rows for another build.
+ROUNDS ?= 8
+RUNS ?= 40
 bench-startup: build
+	$(GO) build -o bin/bench-startup ./testdata/bench/startup
 	@h=$$(mktemp -d) && mkdir -p $$h/ws && git -C $$h/ws init -q && cd $$h/ws && \
-	HOME=$$h python3 $(CURDIR)/testdata/bench/ratios.py 8 40 'true=/bin/true' \
-	  'guard version=$(CURDIR)/$(BIN) version' "guard check=$(CURDIR)/$(BIN) check 'git status'" \
-	  'sh -c true=sh -c true' 'guard hook claude=sh -c "$(CURDIR)/$(BIN) hook claude < $(CURDIR)/testdata/bench/hook.json"'; \
+	HOME=$$h $(CURDIR)/bin/bench-startup -rounds $(ROUNDS) -runs $(RUNS) 'true=/bin/true' \
+	  $(foreach g,$(CURDIR)/$(BIN) $(OLD),$(call startup_rows,$(g),$(if $(filter $(OLD),$(g)),old ,))) \
+	  'sh -c true=/bin/sh -c true'; \
 	rc=$$?; rm -rf $$h; exit $$rc
+
+# startup_rows: the three decision rows for guard binary $(1), names
+# prefixed with $(2).
+startup_rows = '$(2)guard version=$(1) version' "$(2)guard check=$(1) check 'git status'" \
+  '$(2)guard hook claude=$(1) hook claude < $(CURDIR)/testdata/bench/hook.json'
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzAssess -fuzztime 60s ./review
