@@ -33,6 +33,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(argv) > 0 && strings.TrimPrefix(filepath.Base(argv[0]), "-") == "guard-sh" {
 		args = append([]string{"shell"}, args...)
 	}
+	if code, ok := direct(s, args); ok {
+		return code
+	}
 	// A decision per call (check, hook, run, shell: what agents and hooks
 	// start for every command) builds only its own subcommand; everything
 	// else, typos and completion included, gets the whole tree.
@@ -40,12 +43,31 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 && (hotCommands[args[0]] || args[0] == "--") {
 		only = args[0] // "--": guard -- CMD needs no subcommand at all
 	}
-	root := newRootCmdFor(s, only)
+	return executeTree(s, newRootCmdFor(s, only), args)
+}
+
+// executeTree runs args through the command tree root.
+func executeTree(s *streams, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	return report(stderr, root.Execute())
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	return report(s.err, root.Execute())
+}
+
+// direct answers, without cobra, the two calls whose whole command line is
+// fixed: 'guard hook AGENT' (an agent's hook, started for every tool call)
+// and 'guard version'. What they do is what their subcommands do (the same
+// functions), and TestDirectSameAsTree holds them to the tree's answers;
+// any other form of them (extra words, flags, help) goes to cobra.
+func direct(s *streams, args []string) (code int, ok bool) {
+	switch {
+	case len(args) == 1 && args[0] == "version":
+		return report(s.err, printVersion(s)), true
+	case len(args) == 2 && args[0] == "hook" && agentNamed(args[1]) != nil:
+		return runHook(s, args[1:], defaultHookEnv()), true
+	}
+	return 0, false
 }
 
 // subcommands are guard's subcommands by name, in help order.
@@ -86,9 +108,26 @@ for a typo and refused; after '--' the word is always a program
 guard: TOPICS.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       versionString(),
 		Args:          cobra.ArbitraryArgs,
 	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%v", err)
+	})
+	if only != "" && only != "--" {
+		// The command line starts with the subcommand's name: the root's
+		// own flags (guard's run flags, --version) are never parsed, so
+		// they are not built.
+		root.Long = ""
+		root.CompletionOptions.DisableDefaultCmd = true
+		for _, sc := range subcommands {
+			if sc.name == only {
+				root.AddCommand(sc.make(s))
+			}
+		}
+		return root
+	}
+	root.Version = versionString()
+	root.SetVersionTemplate("guard {{.Version}}\n")
 	// guard [flags] -- COMMAND is guard run.
 	runOpts := &runOptions{}
 	runOpts.register(root)

@@ -1,7 +1,7 @@
 // Command startup measures whole-process start-up, side by side: every
 // command is spawned by this same harness (no shell in between, stdin from a
-// file where one is given), in rounds, so that load on a shared machine falls
-// on all of them alike. It prints each command's median wall time (spawn to
+// file where one is given), one run of each in turn, in rounds, so that load
+// on a shared machine falls on all of them alike. It prints each command's median wall time (spawn to
 // reaped) and its ratio to the first command, the reference.
 //
 // usage: startup [-rounds N] [-runs N] [-warmup N] 'name=command [< file]' ...
@@ -55,11 +55,12 @@ func main() {
 		os.Exit(1)
 	}
 	for r := range *rounds {
-		// Rotate the order every round: no command is always first or
-		// always right after another.
-		for i := range benches {
-			b := benches[(i+r)%len(benches)]
-			for k := range *warmup + *runs {
+		// One run of each command in turn, so that a change of load on a
+		// shared machine falls on all of them alike; the order rotates
+		// every round, so no command always follows the same one.
+		for k := range *warmup + *runs {
+			for i := range benches {
+				b := benches[(i+r)%len(benches)]
 				d, err := once(b, null)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "startup: %s: %v\n", b.name, err)
