@@ -123,6 +123,34 @@ func Parse(file string, data []byte, scope Scope) (*File, error) {
 		line, col := positionAt(data, firstInvalidUTF8(data))
 		return nil, &Error{Path: file, Line: line, Col: col, Msg: "invalid UTF-8", Hint: "save the policy file as UTF-8"}
 	}
+	if onlyComments(data) {
+		// An empty document: the built-in policy, or a file kept as
+		// notes. It sets nothing, as the decoder would find, without
+		// starting the decoder on every call.
+		return &File{Path: file, Scope: scope}, nil
+	}
+	return parseTOML(file, data, scope)
+}
+
+// onlyComments reports whether data is blank lines and # comments only,
+// with no control character TOML forbids (any but tab and \n: a file that
+// has one goes to the decoder, which reports it).
+func onlyComments(data []byte) bool {
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		for _, c := range line {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return false
+			}
+		}
+		if line = bytes.TrimLeft(line, " \t"); len(line) > 0 && line[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTOML is Parse of a document that sets something.
+func parseTOML(file string, data []byte, scope Scope) (*File, error) {
 	var raw fileTOML
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
