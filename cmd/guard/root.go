@@ -55,17 +55,22 @@ func executeTree(s *streams, root *cobra.Command, args []string) int {
 	return report(s.err, root.Execute())
 }
 
-// direct answers, without cobra, the two calls whose whole command line is
-// fixed: 'guard hook AGENT' (an agent's hook, started for every tool call)
-// and 'guard version'. What they do is what their subcommands do (the same
-// functions), and TestDirectSameAsTree holds them to the tree's answers;
-// any other form of them (extra words, flags, help) goes to cobra.
+// direct answers, without cobra, the calls started once per reviewed
+// command in their plain form: 'guard hook AGENT' (an agent's hook, for
+// every tool call), 'guard check TEXT' with no flags (TEXT not a flag, or
+// "-" for stdin) and 'guard version'. What they do is what their
+// subcommands do with no flags given (the same functions), and
+// TestHotPathsSameAsTree holds them to the tree's answers; any other form
+// (flags, extra words, help) goes to cobra.
 func direct(s *streams, args []string) (code int, ok bool) {
 	switch {
 	case len(args) == 1 && args[0] == "version":
 		return report(s.err, printVersion(s)), true
 	case len(args) == 2 && args[0] == "hook" && agentNamed(args[1]) != nil:
 		return runHook(s, args[1:], defaultHookEnv()), true
+	case len(args) == 2 && args[0] == "check" && (args[1] == "-" || !strings.HasPrefix(args[1], "-")):
+		opts := &checkOptions{reviewFlags: reviewFlags{provenance: defaultProvenance}, command: args[1]}
+		return report(s.err, runCheck(s, opts)), true
 	}
 	return 0, false
 }
