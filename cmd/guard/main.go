@@ -1,10 +1,5 @@
 // Command guard reviews shell commands before they run and runs the approved
 // ones under a Landlock sandbox derived from what they were reviewed to do.
-
-// guard lives for one decision or one command: the runtime's goroutine
-// that follows a changing CPU limit only costs start-up time here.
-//
-//go:debug updatemaxprocs=0
 package main
 
 import (
