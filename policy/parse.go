@@ -53,16 +53,19 @@ type ruleTOML struct {
 	Expires   *time.Time `toml:"expires"`
 }
 
-// keyTypes names what each key holds, for type errors.
-var keyTypes = map[string]string{
-	"min_level": `a level: "A", "B" or "C"`, "rules": "an array of tables ([[rules]])",
-	"id": "a string", "description": "a string", "command": "a string", "regex": "a string",
-	"paths": "an array of strings", "caps": "an array of strings", "deny": "true or false",
-	"message": "a string", "require": `"B" or "C"`, "allow": "true or false",
-	"grant_write": "an array of strings", "grant_net": "true, false or an array of ports",
-	"keep_env": "an array of strings", "examples": "an array of strings", "not_examples": "an array of strings",
-	"workspace": "an absolute directory", "expires": "a date-time with offset: 2026-05-01T18:00:00Z",
-}
+// keyTypes names what each key holds, for type errors (built when one is
+// reported, not at start).
+var keyTypes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"min_level": `a level: "A", "B" or "C"`, "rules": "an array of tables ([[rules]])",
+		"id": "a string", "description": "a string", "command": "a string", "regex": "a string",
+		"paths": "an array of strings", "caps": "an array of strings", "deny": "true or false",
+		"message": "a string", "require": `"B" or "C"`, "allow": "true or false",
+		"grant_write": "an array of strings", "grant_net": "true, false or an array of ports",
+		"keep_env": "an array of strings", "examples": "an array of strings", "not_examples": "an array of strings",
+		"workspace": "an absolute directory", "expires": "a date-time with offset: 2026-05-01T18:00:00Z",
+	}
+})
 
 const (
 	hintTopKeys  = "a policy file holds min_level and [[rules]] tables; see 'guard help policy'"
@@ -462,7 +465,7 @@ func decodeError(file string, err error) error {
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
 		if strings.HasPrefix(msg, "cannot decode") && len(key) > 0 {
 			name := key[len(key)-1]
-			if want, ok := keyTypes[name]; ok {
+			if want, ok := keyTypes()[name]; ok {
 				return &Error{Path: file, Line: line, Col: col, Msg: fmt.Sprintf("%s must be %s", name, want), Hint: "'guard help policy' lists every key with an example", Err: err}
 			}
 		}

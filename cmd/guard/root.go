@@ -40,7 +40,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// start for every command) builds only its own subcommand; everything
 	// else, typos and completion included, gets the whole tree.
 	only := ""
-	if len(args) > 0 && (hotCommands[args[0]] || args[0] == "--") {
+	if len(args) > 0 && (hotCommand(args[0]) || args[0] == "--") {
 		only = args[0] // "--": guard -- CMD needs no subcommand at all
 	}
 	return executeTree(s, newRootCmdFor(s, only), args)
@@ -88,9 +88,15 @@ var subcommands = []struct {
 	{"undo", newUndoCmd}, {"checkpoints", newCheckpointsCmd},
 }
 
-// hotCommands are started once per reviewed command; they get a tree of
-// their own (see run).
-var hotCommands = map[string]bool{"check": true, "hook": true, "run": true, "shell": true, "version": true}
+// hotCommand reports the subcommands started once per reviewed command;
+// they get a tree of their own (see run).
+func hotCommand(name string) bool {
+	switch name {
+	case "check", "hook", "run", "shell", "version":
+		return true
+	}
+	return false
+}
 
 func newRootCmd(s *streams) *cobra.Command { return newRootCmdFor(s, "") }
 
