@@ -24,10 +24,10 @@ bench:
 	$(GO) test -run '^$$' -bench 'Exec|Landlock|Guard|Hook' ./cmd/guard
 	$(GO) test -run TestReportMedianLatency -v ./review
 
-# Whole-process start-up, side by side with /bin/true and sh -c true, in a
-# fresh HOME and git workspace. Every row, the hook's too (stdin from a file),
-# is spawned by the same harness, testdata/bench/startup, with no shell in
-# between. OLD=path/to/guard adds the same rows for another build. Each
+# Whole-process start-up, side by side with /bin/true, sh -c true and an
+# empty Go program built as guard is (the floor), in a fresh HOME and git
+# workspace. Every row, the hook's too (stdin from a file), is spawned by
+# the same harness, testdata/bench/startup, with no shell in between. OLD=path/to/guard adds the same rows for another build. Each
 # binary is measured as a copy, as 'make install' puts it: a file the Go
 # linker has just written starts about 0.7 ms slower here than a copy of
 # it (measured side by side), which is not what users run.
@@ -35,9 +35,10 @@ ROUNDS ?= 8
 RUNS ?= 40
 bench-startup: build
 	$(GO) build -o bin/bench-startup ./testdata/bench/startup
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/bench-empty ./testdata/bench/empty
 	@h=$$(mktemp -d) && mkdir -p $$h/ws && git -C $$h/ws init -q && \
-	cp $(BIN) $$h/guard && $(if $(OLD),cp $(OLD) $$h/old-guard &&) cd $$h/ws && \
-	HOME=$$h $(CURDIR)/bin/bench-startup -rounds $(ROUNDS) -runs $(RUNS) 'true=/bin/true' \
+	cp $(BIN) $$h/guard && cp bin/bench-empty $$h/empty && $(if $(OLD),cp $(OLD) $$h/old-guard &&) cd $$h/ws && \
+	HOME=$$h $(CURDIR)/bin/bench-startup -rounds $(ROUNDS) -runs $(RUNS) 'true=/bin/true' 'empty Go=../empty' \
 	  $(call startup_rows,../guard,) $(if $(OLD),$(call startup_rows,../old-guard,old )) \
 	  'sh -c true=/bin/sh -c true'; \
 	rc=$$?; rm -rf $$h; exit $$rc
