@@ -53,16 +53,19 @@ type ruleTOML struct {
 	Expires   *time.Time `toml:"expires"`
 }
 
-// keyTypes names what each key holds, for type errors.
-var keyTypes = map[string]string{
-	"min_level": `a level: "A", "B" or "C"`, "rules": "an array of tables ([[rules]])",
-	"id": "a string", "description": "a string", "command": "a string", "regex": "a string",
-	"paths": "an array of strings", "caps": "an array of strings", "deny": "true or false",
-	"message": "a string", "require": `"B" or "C"`, "allow": "true or false",
-	"grant_write": "an array of strings", "grant_net": "true, false or an array of ports",
-	"keep_env": "an array of strings", "examples": "an array of strings", "not_examples": "an array of strings",
-	"workspace": "an absolute directory", "expires": "a date-time with offset: 2026-05-01T18:00:00Z",
-}
+// keyTypes names what each key holds, for type errors (built when one is
+// reported, not at start).
+var keyTypes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"min_level": `a level: "A", "B" or "C"`, "rules": "an array of tables ([[rules]])",
+		"id": "a string", "description": "a string", "command": "a string", "regex": "a string",
+		"paths": "an array of strings", "caps": "an array of strings", "deny": "true or false",
+		"message": "a string", "require": `"B" or "C"`, "allow": "true or false",
+		"grant_write": "an array of strings", "grant_net": "true, false or an array of ports",
+		"keep_env": "an array of strings", "examples": "an array of strings", "not_examples": "an array of strings",
+		"workspace": "an absolute directory", "expires": "a date-time with offset: 2026-05-01T18:00:00Z",
+	}
+})
 
 const (
 	hintTopKeys  = "a policy file holds min_level and [[rules]] tables; see 'guard help policy'"
@@ -123,6 +126,34 @@ func Parse(file string, data []byte, scope Scope) (*File, error) {
 		line, col := positionAt(data, firstInvalidUTF8(data))
 		return nil, &Error{Path: file, Line: line, Col: col, Msg: "invalid UTF-8", Hint: "save the policy file as UTF-8"}
 	}
+	if onlyComments(data) {
+		// An empty document: the built-in policy, or a file kept as
+		// notes. It sets nothing, as the decoder would find, without
+		// starting the decoder on every call.
+		return &File{Path: file, Scope: scope}, nil
+	}
+	return parseTOML(file, data, scope)
+}
+
+// onlyComments reports whether data is blank lines and # comments only,
+// with no control character TOML forbids (any but tab and \n: a file that
+// has one goes to the decoder, which reports it).
+func onlyComments(data []byte) bool {
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		for _, c := range line {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return false
+			}
+		}
+		if line = bytes.TrimLeft(line, " \t"); len(line) > 0 && line[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTOML is Parse of a document that sets something.
+func parseTOML(file string, data []byte, scope Scope) (*File, error) {
 	var raw fileTOML
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -434,7 +465,7 @@ func decodeError(file string, err error) error {
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
 		if strings.HasPrefix(msg, "cannot decode") && len(key) > 0 {
 			name := key[len(key)-1]
-			if want, ok := keyTypes[name]; ok {
+			if want, ok := keyTypes()[name]; ok {
 				return &Error{Path: file, Line: line, Col: col, Msg: fmt.Sprintf("%s must be %s", name, want), Hint: "'guard help policy' lists every key with an example", Err: err}
 			}
 		}

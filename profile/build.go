@@ -623,126 +623,132 @@ var promptVars = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
 })
 
-// sensitiveVars change what later commands run or load.
-var sensitiveVars = map[string]struct {
+// sensitiveVar is what setting a sensitive variable does.
+type sensitiveVar struct {
 	rule string
 	cap  Cap
 	msg  string
 	code bool // the value is itself a command line
-}{
-	"PATH":                  {"env.path", CapEnvHijack, "changes PATH, which decides which programs later commands run", false},
-	"LD_PRELOAD":            {"env.ld-preload", CapPersistence, "sets LD_PRELOAD, which loads code into every program started later", false},
-	"LD_LIBRARY_PATH":       {"env.ld-library-path", CapEnvHijack, "sets LD_LIBRARY_PATH, which changes the libraries programs load", false},
-	"LD_AUDIT":              {"env.ld-audit", CapPersistence, "sets LD_AUDIT, which loads code into every program started later", false},
-	"BASH_ENV":              {"env.bash-env", CapPersistence, "sets BASH_ENV, a file every later bash script runs first", false},
-	"ENV":                   {"env.env", CapPersistence, "sets ENV, a file every later sh runs first", false},
-	"PROMPT_COMMAND":        {"env.prompt-command", CapPersistence, "sets PROMPT_COMMAND, code the shell runs before every prompt", true},
-	"PS1":                   {"env.ps1", CapDynamic, "sets PS1, which can run command substitutions at every prompt", false},
-	"GIT_SSH_COMMAND":       {"env.git-ssh-command", CapDynamic, "sets GIT_SSH_COMMAND, a command git runs", true},
-	"GIT_SSH":               {"env.git-ssh", CapDynamic, "sets GIT_SSH, a program git runs", false},
-	"GIT_PAGER":             {"env.git-pager", CapDynamic, "sets GIT_PAGER, a command git runs", true},
-	"PAGER":                 {"env.pager", CapDynamic, "sets PAGER, a command many programs run", true},
-	"GIT_EDITOR":            {"env.git-editor", CapDynamic, "sets GIT_EDITOR, a command git runs", true},
-	"EDITOR":                {"env.editor", CapDynamic, "sets EDITOR, a command many programs run", true},
-	"VISUAL":                {"env.visual", CapDynamic, "sets VISUAL, a command many programs run", true},
-	"GIT_EXTERNAL_DIFF":     {"env.git-external-diff", CapDynamic, "sets GIT_EXTERNAL_DIFF, a program git runs", true},
-	"GIT_ASKPASS":           {"env.git-askpass", CapDynamic, "sets GIT_ASKPASS, a program git runs", false},
-	"SSH_ASKPASS":           {"env.ssh-askpass", CapDynamic, "sets SSH_ASKPASS, a program ssh runs", false},
-	"GIT_CONFIG_GLOBAL":     {"env.git-config", CapDynamic, "points git at another config file", false},
-	"GIT_CONFIG_PARAMETERS": {"env.git-config", CapDynamic, "injects git configuration", false},
-	"GIT_DIR":               {"env.git-dir", CapDynamic, "points git at another repository", false},
-	"PYTHONSTARTUP":         {"env.pythonstartup", CapDynamic, "sets PYTHONSTARTUP, code python runs", false},
-	"NODE_OPTIONS":          {"env.node-options", CapDynamic, "sets NODE_OPTIONS, which can load code into node", false},
-	"PERL5OPT":              {"env.perl5opt", CapDynamic, "sets PERL5OPT, which can load code into perl", false},
-	"IFS":                   {"env.ifs", CapDynamic, "changes IFS, which changes how words split", false},
-	// Code loaded into programs written in a language, whatever they
-	// are asked to do (gem list, a JVM build tool), and loaders' search
-	// paths for code modules.
-	"JAVA_TOOL_OPTIONS":   {"env.java-options", CapDynamic, "sets JAVA_TOOL_OPTIONS, which can load code (-javaagent) into every JVM", false},
-	"_JAVA_OPTIONS":       {"env.java-options", CapDynamic, "sets _JAVA_OPTIONS, which can load code (-javaagent) into every JVM", false},
-	"JDK_JAVA_OPTIONS":    {"env.java-options", CapDynamic, "sets JDK_JAVA_OPTIONS, which can load code (-javaagent) into java", false},
-	"RUBYOPT":             {"env.rubyopt", CapDynamic, "sets RUBYOPT, which can load code (-r) into ruby", false},
-	"GCONV_PATH":          {"env.gconv-path", CapEnvHijack, "sets GCONV_PATH, a directory of modules the C library loads as code", false},
-	"PYTHONPATH":          {"env.module-path", CapDynamic, "sets PYTHONPATH, where python looks for modules first (import json can load code from there)", false},
-	"PYTHONHOME":          {"env.module-path", CapDynamic, "sets PYTHONHOME, where python loads its standard library from", false},
-	"NODE_PATH":           {"env.module-path", CapDynamic, "sets NODE_PATH, where node looks for modules", false},
-	"PERL5LIB":            {"env.module-path", CapDynamic, "sets PERL5LIB, where perl looks for modules first", false},
-	"PERLLIB":             {"env.module-path", CapDynamic, "sets PERLLIB, where perl looks for modules first", false},
-	"RUBYLIB":             {"env.module-path", CapDynamic, "sets RUBYLIB, where ruby looks for libraries first", false},
-	"CLASSPATH":           {"env.module-path", CapDynamic, "sets CLASSPATH, where java loads classes from", false},
-	"LUA_PATH":            {"env.module-path", CapDynamic, "sets LUA_PATH, where lua looks for modules", false},
-	"LUA_CPATH":           {"env.module-path", CapDynamic, "sets LUA_CPATH, where lua looks for native modules", false},
-	"LUA_INIT":            {"env.lua-init", CapDynamic, "sets LUA_INIT, code lua runs at start", false},
-	"GIT_PROXY_COMMAND":   {"env.git-proxy-command", CapDynamic, "sets GIT_PROXY_COMMAND, a program git runs to connect", false},
-	"GIT_SEQUENCE_EDITOR": {"env.git-editor", CapDynamic, "sets GIT_SEQUENCE_EDITOR, a command git rebase runs", true},
-	"MANPAGER":            {"env.pager", CapDynamic, "sets MANPAGER, a command man runs", true},
-	"SYSTEMD_PAGER":       {"env.pager", CapDynamic, "sets SYSTEMD_PAGER, a command systemctl and journalctl run", true},
-	"FCEDIT":              {"env.editor", CapDynamic, "sets FCEDIT, a command fc runs", true},
-	"BROWSER":             {"env.browser", CapDynamic, "sets BROWSER, a program xdg-open and others run", false},
-	"SUDO_ASKPASS":        {"env.ssh-askpass", CapDynamic, "sets SUDO_ASKPASS, a program sudo runs", false},
-	"BASH_LOADABLES_PATH": {"env.module-path", CapDynamic, "sets BASH_LOADABLES_PATH, where enable -f loads shell builtins from", false},
-	// Settings that make build and documentation tools run other programs.
-	"MAKEFLAGS": {"env.makeflags", CapDynamic, "sets MAKEFLAGS, which passes variables and options (SHELL=…) to make", false},
-	"MANOPT":    {"env.manopt", CapDynamic, "sets MANOPT, options man applies (a pager or a preprocessor it runs)", false},
-	"VIMINIT":   {"env.viminit", CapDynamic, "sets VIMINIT, editor commands vim runs at start (they can run shell commands)", false},
-	"EXINIT":    {"env.viminit", CapDynamic, "sets EXINIT, editor commands vi runs at start (they can run shell commands)", false},
-	// Clients pointed at another daemon or cluster configuration (which
-	// can name a credential command to run).
-	"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
-	// Another configuration for the programs the line runs: a query
-	// client (which gets the network) then obeys it, and configurations
-	// name commands to run (kubeconfig's exec, git's credential helper,
-	// aws's credential_process, gh's aliases).
-	"HOME":                        {"env.config-dir", CapDynamic, "sets HOME, pointing programs at another configuration (which can name commands they run)", false},
-	"XDG_CONFIG_HOME":             {"env.config-dir", CapDynamic, "sets XDG_CONFIG_HOME, pointing programs at another configuration (which can name commands they run)", false},
-	"GH_CONFIG_DIR":               {"env.config-dir", CapDynamic, "sets GH_CONFIG_DIR, pointing gh at another configuration", false},
-	"DOCKER_CONFIG":               {"env.config-dir", CapDynamic, "sets DOCKER_CONFIG, pointing docker at another configuration (credential helpers it runs)", false},
-	"AWS_CONFIG_FILE":             {"env.config-dir", CapDynamic, "sets AWS_CONFIG_FILE, pointing aws at another configuration (a credential_process it runs)", false},
-	"AWS_SHARED_CREDENTIALS_FILE": {"env.config-dir", CapDynamic, "sets AWS_SHARED_CREDENTIALS_FILE, pointing aws at other credentials", false},
-	"CLOUDSDK_CONFIG":             {"env.config-dir", CapDynamic, "sets CLOUDSDK_CONFIG, pointing gcloud at another configuration", false},
-	"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
-	"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
-	"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
-	// Where toolchains and language runtimes load code from: a path
-	// outside the workspace is code the line does not show (as
-	// PYTHONPATH=/elsewhere is); inside it, the workspace's own.
-	"DOTNET_STARTUP_HOOKS":  {"env.module-path", CapDynamic, "sets DOTNET_STARTUP_HOOKS, assemblies dotnet loads into every program", false},
-	"CORECLR_PROFILER_PATH": {"env.module-path", CapDynamic, "sets CORECLR_PROFILER_PATH, a library dotnet loads", false},
-	"R_PROFILE_USER":        {"env.module-path", CapDynamic, "sets R_PROFILE_USER, R code run at start", false},
-	"JULIA_LOAD_PATH":       {"env.module-path", CapDynamic, "sets JULIA_LOAD_PATH, where julia loads modules from", false},
-	"GEM_PATH":              {"env.module-path", CapDynamic, "sets GEM_PATH, where ruby loads gems from", false},
-	"BUNDLE_GEMFILE":        {"env.module-path", CapDynamic, "sets BUNDLE_GEMFILE, the Gemfile bundler runs", false},
-	"CARGO_HOME":            {"env.module-path", CapDynamic, "sets CARGO_HOME, whose config can name programs cargo runs", false},
-	"RUSTUP_TOOLCHAIN":      {"env.module-path", CapDynamic, "sets RUSTUP_TOOLCHAIN, the compiler cargo runs (a path is used as it is)", false},
-	"GOENV":                 {"env.module-path", CapDynamic, "sets GOENV, a go env file (GOFLAGS=-toolexec there makes go run a program)", false},
-	"GOROOT":                {"env.module-path", CapDynamic, "sets GOROOT, the Go toolchain go runs", false},
-	"PKG_CONFIG_PATH":       {"env.module-path", CapDynamic, "sets PKG_CONFIG_PATH, where builds take compiler flags from", false},
-	"CMAKE_TOOLCHAIN_FILE":  {"env.module-path", CapDynamic, "sets CMAKE_TOOLCHAIN_FILE, a CMake script cmake runs", false},
-	"PYTHONBREAKPOINT":      {"env.code-hook", CapDynamic, "sets PYTHONBREAKPOINT, a function python imports and calls at breakpoint()", false},
-	// Options and startup files that make a program run commands.
-	"TAR_OPTIONS": {"env.tool-options", CapDynamic, "sets TAR_OPTIONS, options every tar applies (--to-command, --use-compress-program run programs)", false},
-	"ZDOTDIR":     {"env.startup-dir", CapDynamic, "sets ZDOTDIR, where zsh reads its startup files (code it runs)", false},
-	"PERL5DB":     {"env.perl5db", CapDynamic, "sets PERL5DB, perl code the debugger loads", false},
-	// A proxy named on the line carries the command's traffic (a read-only
-	// query's, with its credential); trust in other certificates lets
-	// such a proxy read it.
-	"HTTPS_PROXY":                  {"env.proxy", CapDynamic, "sets HTTPS_PROXY, sending the command's network traffic through a proxy named on the line", false},
-	"https_proxy":                  {"env.proxy", CapDynamic, "sets https_proxy, sending the command's network traffic through a proxy named on the line", false},
-	"HTTP_PROXY":                   {"env.proxy", CapDynamic, "sets HTTP_PROXY, sending the command's network traffic through a proxy named on the line", false},
-	"http_proxy":                   {"env.proxy", CapDynamic, "sets http_proxy, sending the command's network traffic through a proxy named on the line", false},
-	"ALL_PROXY":                    {"env.proxy", CapDynamic, "sets ALL_PROXY, sending the command's network traffic through a proxy named on the line", false},
-	"all_proxy":                    {"env.proxy", CapDynamic, "sets all_proxy, sending the command's network traffic through a proxy named on the line", false},
-	"SSL_CERT_FILE":                {"env.tls-trust", CapDynamic, "sets SSL_CERT_FILE, changing which certificates the command trusts (a proxy could then read its traffic, credentials included)", false},
-	"SSL_CERT_DIR":                 {"env.tls-trust", CapDynamic, "sets SSL_CERT_DIR, changing which certificates the command trusts", false},
-	"REQUESTS_CA_BUNDLE":           {"env.tls-trust", CapDynamic, "sets REQUESTS_CA_BUNDLE, changing which certificates python requests trusts", false},
-	"CURL_CA_BUNDLE":               {"env.tls-trust", CapDynamic, "sets CURL_CA_BUNDLE, changing which certificates curl trusts", false},
-	"NODE_EXTRA_CA_CERTS":          {"env.tls-trust", CapDynamic, "sets NODE_EXTRA_CA_CERTS, adding certificates node trusts", false},
-	"NODE_TLS_REJECT_UNAUTHORIZED": {"env.tls-trust", CapDynamic, "sets NODE_TLS_REJECT_UNAUTHORIZED, which can turn off node's certificate checks", false},
-	"GIT_SSL_NO_VERIFY":            {"env.tls-trust", CapDynamic, "sets GIT_SSL_NO_VERIFY, turning off git's certificate checks", false},
-	"GIT_SSL_CAINFO":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAINFO, changing which certificates git trusts", false},
-	"GIT_SSL_CAPATH":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAPATH, changing which certificates git trusts", false},
-	"KUBECONFIG":                   {"env.kubeconfig", CapDynamic, "sets KUBECONFIG, pointing kubectl at another configuration (which can run credential commands)", false},
 }
+
+// sensitiveVars change what later commands run or load (built on first
+// use, not at start).
+var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
+	return map[string]sensitiveVar{
+		"PATH":                  {"env.path", CapEnvHijack, "changes PATH, which decides which programs later commands run", false},
+		"LD_PRELOAD":            {"env.ld-preload", CapPersistence, "sets LD_PRELOAD, which loads code into every program started later", false},
+		"LD_LIBRARY_PATH":       {"env.ld-library-path", CapEnvHijack, "sets LD_LIBRARY_PATH, which changes the libraries programs load", false},
+		"LD_AUDIT":              {"env.ld-audit", CapPersistence, "sets LD_AUDIT, which loads code into every program started later", false},
+		"BASH_ENV":              {"env.bash-env", CapPersistence, "sets BASH_ENV, a file every later bash script runs first", false},
+		"ENV":                   {"env.env", CapPersistence, "sets ENV, a file every later sh runs first", false},
+		"PROMPT_COMMAND":        {"env.prompt-command", CapPersistence, "sets PROMPT_COMMAND, code the shell runs before every prompt", true},
+		"PS1":                   {"env.ps1", CapDynamic, "sets PS1, which can run command substitutions at every prompt", false},
+		"GIT_SSH_COMMAND":       {"env.git-ssh-command", CapDynamic, "sets GIT_SSH_COMMAND, a command git runs", true},
+		"GIT_SSH":               {"env.git-ssh", CapDynamic, "sets GIT_SSH, a program git runs", false},
+		"GIT_PAGER":             {"env.git-pager", CapDynamic, "sets GIT_PAGER, a command git runs", true},
+		"PAGER":                 {"env.pager", CapDynamic, "sets PAGER, a command many programs run", true},
+		"GIT_EDITOR":            {"env.git-editor", CapDynamic, "sets GIT_EDITOR, a command git runs", true},
+		"EDITOR":                {"env.editor", CapDynamic, "sets EDITOR, a command many programs run", true},
+		"VISUAL":                {"env.visual", CapDynamic, "sets VISUAL, a command many programs run", true},
+		"GIT_EXTERNAL_DIFF":     {"env.git-external-diff", CapDynamic, "sets GIT_EXTERNAL_DIFF, a program git runs", true},
+		"GIT_ASKPASS":           {"env.git-askpass", CapDynamic, "sets GIT_ASKPASS, a program git runs", false},
+		"SSH_ASKPASS":           {"env.ssh-askpass", CapDynamic, "sets SSH_ASKPASS, a program ssh runs", false},
+		"GIT_CONFIG_GLOBAL":     {"env.git-config", CapDynamic, "points git at another config file", false},
+		"GIT_CONFIG_PARAMETERS": {"env.git-config", CapDynamic, "injects git configuration", false},
+		"GIT_DIR":               {"env.git-dir", CapDynamic, "points git at another repository", false},
+		"PYTHONSTARTUP":         {"env.pythonstartup", CapDynamic, "sets PYTHONSTARTUP, code python runs", false},
+		"NODE_OPTIONS":          {"env.node-options", CapDynamic, "sets NODE_OPTIONS, which can load code into node", false},
+		"PERL5OPT":              {"env.perl5opt", CapDynamic, "sets PERL5OPT, which can load code into perl", false},
+		"IFS":                   {"env.ifs", CapDynamic, "changes IFS, which changes how words split", false},
+		// Code loaded into programs written in a language, whatever they
+		// are asked to do (gem list, a JVM build tool), and loaders' search
+		// paths for code modules.
+		"JAVA_TOOL_OPTIONS":   {"env.java-options", CapDynamic, "sets JAVA_TOOL_OPTIONS, which can load code (-javaagent) into every JVM", false},
+		"_JAVA_OPTIONS":       {"env.java-options", CapDynamic, "sets _JAVA_OPTIONS, which can load code (-javaagent) into every JVM", false},
+		"JDK_JAVA_OPTIONS":    {"env.java-options", CapDynamic, "sets JDK_JAVA_OPTIONS, which can load code (-javaagent) into java", false},
+		"RUBYOPT":             {"env.rubyopt", CapDynamic, "sets RUBYOPT, which can load code (-r) into ruby", false},
+		"GCONV_PATH":          {"env.gconv-path", CapEnvHijack, "sets GCONV_PATH, a directory of modules the C library loads as code", false},
+		"PYTHONPATH":          {"env.module-path", CapDynamic, "sets PYTHONPATH, where python looks for modules first (import json can load code from there)", false},
+		"PYTHONHOME":          {"env.module-path", CapDynamic, "sets PYTHONHOME, where python loads its standard library from", false},
+		"NODE_PATH":           {"env.module-path", CapDynamic, "sets NODE_PATH, where node looks for modules", false},
+		"PERL5LIB":            {"env.module-path", CapDynamic, "sets PERL5LIB, where perl looks for modules first", false},
+		"PERLLIB":             {"env.module-path", CapDynamic, "sets PERLLIB, where perl looks for modules first", false},
+		"RUBYLIB":             {"env.module-path", CapDynamic, "sets RUBYLIB, where ruby looks for libraries first", false},
+		"CLASSPATH":           {"env.module-path", CapDynamic, "sets CLASSPATH, where java loads classes from", false},
+		"LUA_PATH":            {"env.module-path", CapDynamic, "sets LUA_PATH, where lua looks for modules", false},
+		"LUA_CPATH":           {"env.module-path", CapDynamic, "sets LUA_CPATH, where lua looks for native modules", false},
+		"LUA_INIT":            {"env.lua-init", CapDynamic, "sets LUA_INIT, code lua runs at start", false},
+		"GIT_PROXY_COMMAND":   {"env.git-proxy-command", CapDynamic, "sets GIT_PROXY_COMMAND, a program git runs to connect", false},
+		"GIT_SEQUENCE_EDITOR": {"env.git-editor", CapDynamic, "sets GIT_SEQUENCE_EDITOR, a command git rebase runs", true},
+		"MANPAGER":            {"env.pager", CapDynamic, "sets MANPAGER, a command man runs", true},
+		"SYSTEMD_PAGER":       {"env.pager", CapDynamic, "sets SYSTEMD_PAGER, a command systemctl and journalctl run", true},
+		"FCEDIT":              {"env.editor", CapDynamic, "sets FCEDIT, a command fc runs", true},
+		"BROWSER":             {"env.browser", CapDynamic, "sets BROWSER, a program xdg-open and others run", false},
+		"SUDO_ASKPASS":        {"env.ssh-askpass", CapDynamic, "sets SUDO_ASKPASS, a program sudo runs", false},
+		"BASH_LOADABLES_PATH": {"env.module-path", CapDynamic, "sets BASH_LOADABLES_PATH, where enable -f loads shell builtins from", false},
+		// Settings that make build and documentation tools run other programs.
+		"MAKEFLAGS": {"env.makeflags", CapDynamic, "sets MAKEFLAGS, which passes variables and options (SHELL=…) to make", false},
+		"MANOPT":    {"env.manopt", CapDynamic, "sets MANOPT, options man applies (a pager or a preprocessor it runs)", false},
+		"VIMINIT":   {"env.viminit", CapDynamic, "sets VIMINIT, editor commands vim runs at start (they can run shell commands)", false},
+		"EXINIT":    {"env.viminit", CapDynamic, "sets EXINIT, editor commands vi runs at start (they can run shell commands)", false},
+		// Clients pointed at another daemon or cluster configuration (which
+		// can name a credential command to run).
+		"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
+		// Another configuration for the programs the line runs: a query
+		// client (which gets the network) then obeys it, and configurations
+		// name commands to run (kubeconfig's exec, git's credential helper,
+		// aws's credential_process, gh's aliases).
+		"HOME":                        {"env.config-dir", CapDynamic, "sets HOME, pointing programs at another configuration (which can name commands they run)", false},
+		"XDG_CONFIG_HOME":             {"env.config-dir", CapDynamic, "sets XDG_CONFIG_HOME, pointing programs at another configuration (which can name commands they run)", false},
+		"GH_CONFIG_DIR":               {"env.config-dir", CapDynamic, "sets GH_CONFIG_DIR, pointing gh at another configuration", false},
+		"DOCKER_CONFIG":               {"env.config-dir", CapDynamic, "sets DOCKER_CONFIG, pointing docker at another configuration (credential helpers it runs)", false},
+		"AWS_CONFIG_FILE":             {"env.config-dir", CapDynamic, "sets AWS_CONFIG_FILE, pointing aws at another configuration (a credential_process it runs)", false},
+		"AWS_SHARED_CREDENTIALS_FILE": {"env.config-dir", CapDynamic, "sets AWS_SHARED_CREDENTIALS_FILE, pointing aws at other credentials", false},
+		"CLOUDSDK_CONFIG":             {"env.config-dir", CapDynamic, "sets CLOUDSDK_CONFIG, pointing gcloud at another configuration", false},
+		"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
+		"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+		"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+		// Where toolchains and language runtimes load code from: a path
+		// outside the workspace is code the line does not show (as
+		// PYTHONPATH=/elsewhere is); inside it, the workspace's own.
+		"DOTNET_STARTUP_HOOKS":  {"env.module-path", CapDynamic, "sets DOTNET_STARTUP_HOOKS, assemblies dotnet loads into every program", false},
+		"CORECLR_PROFILER_PATH": {"env.module-path", CapDynamic, "sets CORECLR_PROFILER_PATH, a library dotnet loads", false},
+		"R_PROFILE_USER":        {"env.module-path", CapDynamic, "sets R_PROFILE_USER, R code run at start", false},
+		"JULIA_LOAD_PATH":       {"env.module-path", CapDynamic, "sets JULIA_LOAD_PATH, where julia loads modules from", false},
+		"GEM_PATH":              {"env.module-path", CapDynamic, "sets GEM_PATH, where ruby loads gems from", false},
+		"BUNDLE_GEMFILE":        {"env.module-path", CapDynamic, "sets BUNDLE_GEMFILE, the Gemfile bundler runs", false},
+		"CARGO_HOME":            {"env.module-path", CapDynamic, "sets CARGO_HOME, whose config can name programs cargo runs", false},
+		"RUSTUP_TOOLCHAIN":      {"env.module-path", CapDynamic, "sets RUSTUP_TOOLCHAIN, the compiler cargo runs (a path is used as it is)", false},
+		"GOENV":                 {"env.module-path", CapDynamic, "sets GOENV, a go env file (GOFLAGS=-toolexec there makes go run a program)", false},
+		"GOROOT":                {"env.module-path", CapDynamic, "sets GOROOT, the Go toolchain go runs", false},
+		"PKG_CONFIG_PATH":       {"env.module-path", CapDynamic, "sets PKG_CONFIG_PATH, where builds take compiler flags from", false},
+		"CMAKE_TOOLCHAIN_FILE":  {"env.module-path", CapDynamic, "sets CMAKE_TOOLCHAIN_FILE, a CMake script cmake runs", false},
+		"PYTHONBREAKPOINT":      {"env.code-hook", CapDynamic, "sets PYTHONBREAKPOINT, a function python imports and calls at breakpoint()", false},
+		// Options and startup files that make a program run commands.
+		"TAR_OPTIONS": {"env.tool-options", CapDynamic, "sets TAR_OPTIONS, options every tar applies (--to-command, --use-compress-program run programs)", false},
+		"ZDOTDIR":     {"env.startup-dir", CapDynamic, "sets ZDOTDIR, where zsh reads its startup files (code it runs)", false},
+		"PERL5DB":     {"env.perl5db", CapDynamic, "sets PERL5DB, perl code the debugger loads", false},
+		// A proxy named on the line carries the command's traffic (a read-only
+		// query's, with its credential); trust in other certificates lets
+		// such a proxy read it.
+		"HTTPS_PROXY":                  {"env.proxy", CapDynamic, "sets HTTPS_PROXY, sending the command's network traffic through a proxy named on the line", false},
+		"https_proxy":                  {"env.proxy", CapDynamic, "sets https_proxy, sending the command's network traffic through a proxy named on the line", false},
+		"HTTP_PROXY":                   {"env.proxy", CapDynamic, "sets HTTP_PROXY, sending the command's network traffic through a proxy named on the line", false},
+		"http_proxy":                   {"env.proxy", CapDynamic, "sets http_proxy, sending the command's network traffic through a proxy named on the line", false},
+		"ALL_PROXY":                    {"env.proxy", CapDynamic, "sets ALL_PROXY, sending the command's network traffic through a proxy named on the line", false},
+		"all_proxy":                    {"env.proxy", CapDynamic, "sets all_proxy, sending the command's network traffic through a proxy named on the line", false},
+		"SSL_CERT_FILE":                {"env.tls-trust", CapDynamic, "sets SSL_CERT_FILE, changing which certificates the command trusts (a proxy could then read its traffic, credentials included)", false},
+		"SSL_CERT_DIR":                 {"env.tls-trust", CapDynamic, "sets SSL_CERT_DIR, changing which certificates the command trusts", false},
+		"REQUESTS_CA_BUNDLE":           {"env.tls-trust", CapDynamic, "sets REQUESTS_CA_BUNDLE, changing which certificates python requests trusts", false},
+		"CURL_CA_BUNDLE":               {"env.tls-trust", CapDynamic, "sets CURL_CA_BUNDLE, changing which certificates curl trusts", false},
+		"NODE_EXTRA_CA_CERTS":          {"env.tls-trust", CapDynamic, "sets NODE_EXTRA_CA_CERTS, adding certificates node trusts", false},
+		"NODE_TLS_REJECT_UNAUTHORIZED": {"env.tls-trust", CapDynamic, "sets NODE_TLS_REJECT_UNAUTHORIZED, which can turn off node's certificate checks", false},
+		"GIT_SSL_NO_VERIFY":            {"env.tls-trust", CapDynamic, "sets GIT_SSL_NO_VERIFY, turning off git's certificate checks", false},
+		"GIT_SSL_CAINFO":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAINFO, changing which certificates git trusts", false},
+		"GIT_SSL_CAPATH":               {"env.tls-trust", CapDynamic, "sets GIT_SSL_CAPATH, changing which certificates git trusts", false},
+		"KUBECONFIG":                   {"env.kubeconfig", CapDynamic, "sets KUBECONFIG, pointing kubectl at another configuration (which can run credential commands)", false},
+	}
+})
 
 // assign evaluates NAME=VALUE. persist is true when it changes the shell
 // (a bare assignment or a declaration), false for a prefix to a command.
@@ -792,7 +798,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		}
 		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
 			// Reviewed by its value (targets_v2.go).
-		} else if sv, ok := sensitiveVars[name]; ok {
+		} else if sv, ok := sensitiveVars()[name]; ok {
 			at := span{a.Pos, a.Value.End}
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, at)
 			if sv.code {
@@ -842,7 +848,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			v := ""
 			val = &v
 		}
-		if sv, ok := sensitiveVars[name]; ok {
+		if sv, ok := sensitiveVars()[name]; ok {
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
 			if sv.code {
 				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to an array of commands (bash runs each)"}, sp)

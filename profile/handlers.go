@@ -392,16 +392,18 @@ var pyCodeModules = map[string]bool{"timeit": true, "pdb": true, "code": true}
 // interpLoads are interpreters' options whose value names code they load
 // before the script (a module, a preload, a library directory); for php,
 // the ini settings that do.
-var interpLoads = map[string][]string{
-	"node": {"-r", "--require", "--import", "--loader", "--experimental-loader"},
-	"perl": {"-I"}, "ruby": {"-I", "-r"}, "php": {"-d"},
-}
+var interpLoads = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"node": {"-r", "--require", "--import", "--loader", "--experimental-loader"},
+		"perl": {"-I"}, "ruby": {"-I", "-r"}, "php": {"-d"},
+	}
+})
 
 // loadsFrom: code loaded from a path outside the workspace and the temp
 // dirs is code this line does not show (as PYTHONPATH=/elsewhere is):
 // node -r /tmp/../x.js, perl -I ~/lib, php -d auto_prepend_file=/x.php.
 func (b *builder) loadsFrom(c *call) {
-	for _, v := range c.a.values(interpLoads[c.prog]...) {
+	for _, v := range c.a.values(interpLoads()[c.prog]...) {
 		f := v
 		if c.prog == "php" {
 			key, val, ok := strings.Cut(v.val, "=")

@@ -629,17 +629,19 @@ func hProgramOption(opts ...string) handler {
 
 // cmakeTools are the cmake -E tools that stand for a program: the
 // program, and the options it gets before cmake's arguments.
-var cmakeTools = map[string][]string{
-	"rm": {"rm"}, "remove": {"rm", "-f"}, "remove_directory": {"rm", "-rf"},
-	"copy": {"cp"}, "copy_if_different": {"cp"}, "copy_if_newer": {"cp"},
-	"copy_directory": {"cp", "-r"}, "copy_directory_if_different": {"cp", "-r"}, "copy_directory_if_newer": {"cp", "-r"},
-	"rename": {"mv"}, "make_directory": {"mkdir", "-p"}, "touch": {"touch"}, "touch_nocreate": {"touch", "-c"},
-	"create_symlink": {"ln", "-s"}, "create_hardlink": {"ln"}, "tar": {"tar"}, "cat": {"cat"},
-	"env": {"env"}, "time": {"time"},
-	"md5sum": {"md5sum"}, "sha1sum": {"sha1sum"}, "sha224sum": {"sha256sum"}, "sha256sum": {"sha256sum"}, "sha384sum": {"sha512sum"}, "sha512sum": {"sha512sum"},
-	"compare_files": {"cmp"}, "echo": {"echo"}, "echo_append": {"echo"}, "sleep": {"sleep"}, "true": {"true"}, "false": {"false"},
-	"environment": {"env"}, "capabilities": {"true"},
-}
+var cmakeTools = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"rm": {"rm"}, "remove": {"rm", "-f"}, "remove_directory": {"rm", "-rf"},
+		"copy": {"cp"}, "copy_if_different": {"cp"}, "copy_if_newer": {"cp"},
+		"copy_directory": {"cp", "-r"}, "copy_directory_if_different": {"cp", "-r"}, "copy_directory_if_newer": {"cp", "-r"},
+		"rename": {"mv"}, "make_directory": {"mkdir", "-p"}, "touch": {"touch"}, "touch_nocreate": {"touch", "-c"},
+		"create_symlink": {"ln", "-s"}, "create_hardlink": {"ln"}, "tar": {"tar"}, "cat": {"cat"},
+		"env": {"env"}, "time": {"time"},
+		"md5sum": {"md5sum"}, "sha1sum": {"sha1sum"}, "sha224sum": {"sha256sum"}, "sha256sum": {"sha256sum"}, "sha384sum": {"sha512sum"}, "sha512sum": {"sha512sum"},
+		"compare_files": {"cmp"}, "echo": {"echo"}, "echo_append": {"echo"}, "sleep": {"sleep"}, "true": {"true"}, "false": {"false"},
+		"environment": {"env"}, "capabilities": {"true"},
+	}
+})
 
 // hCmake: cmake -E TOOL ARGS is profiled as the program TOOL stands for
 // (chdir DIR CMD… runs CMD in DIR); a tool guard does not know, and
@@ -674,7 +676,7 @@ func hCmake(b *builder, c *call) stream {
 				}
 				return b.exec(rest[2:], st, c.in, via, c.sp)
 			}
-			as, ok := cmakeTools[tool.val]
+			as, ok := cmakeTools()[tool.val]
 			if !ok {
 				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: "cmake", Target: tool.val, Msg: "runs cmake -E " + tool.val + ", a tool guard does not know"}, c.sp)
 				return stream{kind: streamUnknown}

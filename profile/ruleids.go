@@ -63,7 +63,7 @@ func collectRules() {
 	for _, s := range gitSubTable() {
 		walk(s)
 	}
-	for _, v := range sensitiveVars {
+	for _, v := range sensitiveVars() {
 		ruleSet[v.rule] = true
 	}
 	for _, id := range handlerRules() {

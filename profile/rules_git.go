@@ -105,13 +105,15 @@ func gitSubTable() map[string]*spec {
 // --remote). An ext:: URL is a command git runs to reach the repository
 // (once protocol.ext.allow lets it): git ls-remote 'ext::sh -c rm% -rf% ~'
 // runs rm -rf ~.
-var gitURLSubs = map[string][]string{
-	"clone": nil, "fetch": nil, "pull": nil, "ls-remote": nil, "push": nil, "submodule": nil,
-	"archive": {"--remote"},
-}
+var gitURLSubs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"clone": nil, "fetch": nil, "pull": nil, "ls-remote": nil, "push": nil, "submodule": nil,
+		"archive": {"--remote"},
+	}
+})
 
 func addGitExtURLs(t map[string]*spec) {
-	for sub, opts := range gitURLSubs {
+	for sub, opts := range gitURLSubs() {
 		s := t[sub].ready()
 		if s == nil {
 			continue

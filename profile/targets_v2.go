@@ -341,7 +341,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		}
 		return true
 	}
-	if flags, ok := codeFlagVars[name]; ok {
+	if flags, ok := codeFlagVars()[name]; ok {
 		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads code into the compiler or the JVM (a plugin or an agent)"}, at)
 		}
@@ -393,12 +393,14 @@ var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LI
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
-var codeFlagVars = map[string][]string{
-	"CFLAGS": {"-fplugin", "-load"}, "CXXFLAGS": {"-fplugin", "-load"}, "CPPFLAGS": {"-fplugin", "-load"}, "LDFLAGS": {"-plugin"},
-	"CGO_CFLAGS": {"-fplugin", "-load"}, "CGO_CXXFLAGS": {"-fplugin", "-load"}, "CGO_LDFLAGS": {"-plugin"},
-	"MAVEN_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
-	"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
-}
+var codeFlagVars = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"CFLAGS": {"-fplugin", "-load"}, "CXXFLAGS": {"-fplugin", "-load"}, "CPPFLAGS": {"-fplugin", "-load"}, "LDFLAGS": {"-plugin"},
+		"CGO_CFLAGS": {"-fplugin", "-load"}, "CGO_CXXFLAGS": {"-fplugin", "-load"}, "CGO_LDFLAGS": {"-plugin"},
+		"MAVEN_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+		"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+	}
+})
 
 // workspacePaths reports whether every entry of a colon-separated path
 // list is in the workspace ("" is the cwd).
@@ -462,7 +464,7 @@ func (b *builder) envAssigns(fs []field, st *state, sp span) {
 		if b.specialVar(name, val, []field{f}, st, sp) {
 			continue
 		}
-		if sv, ok := sensitiveVars[name]; ok {
+		if sv, ok := sensitiveVars()[name]; ok {
 			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
 			switch {
 			case sv.code && val != nil:

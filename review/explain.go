@@ -3,35 +3,39 @@ package review
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/profile"
 )
 
 // consequences are the indirect costs of each capability, in plain
-// English: why the effect is risky beyond what it does.
-var consequences = map[profile.Cap]string{
-	profile.CapDelete:      "Deleted files do not go to a trash can: this cannot be undone.",
-	profile.CapDiscard:     "Discarded work and rewritten history cannot be recovered from git.",
-	profile.CapFetch:       "It talks to the network; what it downloads can change what runs next.",
-	profile.CapSend:        "What is sent is visible to others and cannot be recalled.",
-	profile.CapPublish:     "This cannot be undone, and others see it or lose data because of it.",
-	profile.CapPrivilege:   "With root privileges every other protection, guard's included, can be bypassed.",
-	profile.CapSystem:      "It changes the machine itself, beyond this project, for every session.",
-	profile.CapPersistence: "It persists across sessions: the code runs later, without asking anyone.",
-	profile.CapSecrets:     "Credentials that are read can be leaked, and leaked credentials must be rotated.",
-	profile.CapReveal:      "Secrets printed to the screen end up in logs and in the agent's context.",
-	profile.CapDynamic:     "guard cannot see what this code will do; it still runs inside the sandbox.",
-	profile.CapNetCode:     "It runs code from the network or from decoded data that nobody has reviewed.",
-	profile.CapProcess:     "Stopped processes lose their unsaved work.",
-	profile.CapInject:      "Keys typed into another terminal or window run there with your rights, outside guard.",
-	profile.CapSelf:        "Changing guard itself can switch off the protection it gives.",
-	profile.CapUnparsed:    "guard could not analyse it, so it assumes the worst.",
-	profile.CapLimit:       "guard could not analyse it, so it assumes the worst.",
-	profile.CapUnsupported: "guard could not analyse it, so it assumes the worst.",
-	profile.CapLookalike:   "Characters that look like others can make a command do something other than what it seems.",
-	profile.CapEnvHijack:   "Later commands may run different programs than their names suggest.",
-	profile.CapDesktop:     "What goes to the clipboard or to another program runs or is pasted outside guard's sandbox.",
-}
+// English: why the effect is risky beyond what it does (built on first
+// use, not at start).
+var consequences = sync.OnceValue(func() map[profile.Cap]string {
+	return map[profile.Cap]string{
+		profile.CapDelete:      "Deleted files do not go to a trash can: this cannot be undone.",
+		profile.CapDiscard:     "Discarded work and rewritten history cannot be recovered from git.",
+		profile.CapFetch:       "It talks to the network; what it downloads can change what runs next.",
+		profile.CapSend:        "What is sent is visible to others and cannot be recalled.",
+		profile.CapPublish:     "This cannot be undone, and others see it or lose data because of it.",
+		profile.CapPrivilege:   "With root privileges every other protection, guard's included, can be bypassed.",
+		profile.CapSystem:      "It changes the machine itself, beyond this project, for every session.",
+		profile.CapPersistence: "It persists across sessions: the code runs later, without asking anyone.",
+		profile.CapSecrets:     "Credentials that are read can be leaked, and leaked credentials must be rotated.",
+		profile.CapReveal:      "Secrets printed to the screen end up in logs and in the agent's context.",
+		profile.CapDynamic:     "guard cannot see what this code will do; it still runs inside the sandbox.",
+		profile.CapNetCode:     "It runs code from the network or from decoded data that nobody has reviewed.",
+		profile.CapProcess:     "Stopped processes lose their unsaved work.",
+		profile.CapInject:      "Keys typed into another terminal or window run there with your rights, outside guard.",
+		profile.CapSelf:        "Changing guard itself can switch off the protection it gives.",
+		profile.CapUnparsed:    "guard could not analyse it, so it assumes the worst.",
+		profile.CapLimit:       "guard could not analyse it, so it assumes the worst.",
+		profile.CapUnsupported: "guard could not analyse it, so it assumes the worst.",
+		profile.CapLookalike:   "Characters that look like others can make a command do something other than what it seems.",
+		profile.CapEnvHijack:   "Later commands may run different programs than their names suggest.",
+		profile.CapDesktop:     "What goes to the clipboard or to another program runs or is pasted outside guard's sandbox.",
+	}
+})
 
 var capOrder = []profile.Cap{
 	profile.CapUnparsed, profile.CapLimit, profile.CapUnsupported, profile.CapSelf, profile.CapInject, profile.CapPrivilege,
@@ -84,7 +88,7 @@ func explain(p *profile.Profile, v Verdict, in Input) string {
 	var why []string
 	for _, c := range capOrder {
 		if caps[c] {
-			if s := consequences[c]; s != "" && !contains(why, s) {
+			if s := consequences()[c]; s != "" && !contains(why, s) {
 				why = append(why, s)
 			}
 		}

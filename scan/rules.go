@@ -2,6 +2,7 @@ package scan
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/review"
 )
@@ -59,21 +60,24 @@ var ownRules = []RuleInfo{
 }
 
 // ruleFamilies describe the engine's rules by the part of the id before
-// the first dot. review.KnownRule is the list of ids.
-var ruleFamilies = map[string]string{
-	"awk": "awk running commands or touching files", "chmod": "permission changes", "cloud": "cloud resources",
-	"db": "databases", "dd": "raw reads and writes with dd", "dev": "devices", "docker": "containers and images",
-	"env": "the environment of later commands", "exec": "running code", "find": "find running commands or deleting",
-	"floor": "the policy's minimum level", "fs": "files and directories", "gh": "GitHub through the gh CLI",
-	"git": "git state and history", "guard": "guard's own files and settings", "helm": "Kubernetes releases",
-	"inject": "code injected into other processes", "interp": "interpreters running code", "k8s": "Kubernetes clusters",
-	"kill": "stopping processes", "limit": "commands too large to analyse", "net": "the network",
-	"parse": "shell guard cannot read", "perm": "permissions", "persist": "code set to run later",
-	"pkg": "packages and package managers", "priv": "privileges", "proc": "processes", "provenance": "where a command came from",
-	"redirect": "redirections", "sandbox": "the sandbox", "secrets": "secrets and credentials", "sed": "sed editing or running",
-	"shell": "the shell's own state", "sys": "the system", "tar": "archives", "text": "text that looks like something else",
-	"tf": "infrastructure (Terraform)",
-}
+// the first dot. review.KnownRule is the list of ids. Built on first use,
+// not at start.
+var ruleFamilies = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"awk": "awk running commands or touching files", "chmod": "permission changes", "cloud": "cloud resources",
+		"db": "databases", "dd": "raw reads and writes with dd", "dev": "devices", "docker": "containers and images",
+		"env": "the environment of later commands", "exec": "running code", "find": "find running commands or deleting",
+		"floor": "the policy's minimum level", "fs": "files and directories", "gh": "GitHub through the gh CLI",
+		"git": "git state and history", "guard": "guard's own files and settings", "helm": "Kubernetes releases",
+		"inject": "code injected into other processes", "interp": "interpreters running code", "k8s": "Kubernetes clusters",
+		"kill": "stopping processes", "limit": "commands too large to analyse", "net": "the network",
+		"parse": "shell guard cannot read", "perm": "permissions", "persist": "code set to run later",
+		"pkg": "packages and package managers", "priv": "privileges", "proc": "processes", "provenance": "where a command came from",
+		"redirect": "redirections", "sandbox": "the sandbox", "secrets": "secrets and credentials", "sed": "sed editing or running",
+		"shell": "the shell's own state", "sys": "the system", "tar": "archives", "text": "text that looks like something else",
+		"tf": "infrastructure (Terraform)",
+	}
+})
 
 // Describe returns the description of a rule id: scan's own rules, the
 // engine's by family, policy rules as such.
@@ -90,7 +94,7 @@ func Describe(id string) RuleInfo {
 	}
 	family, _, _ := strings.Cut(id, ".")
 	tags := []string{"security", "shell"}
-	what := ruleFamilies[family]
+	what := ruleFamilies()[family]
 	if what == "" {
 		what = "what a command does"
 	} else {

@@ -17,6 +17,10 @@ import (
 // is over the analysis limit anyway.
 const maxCommandText = 4 << 20
 
+// defaultProvenance is where reviewed text comes from unless --provenance
+// says otherwise.
+const defaultProvenance = "agent"
+
 // reviewFlags are the flags every reviewing command shares.
 type reviewFlags struct {
 	workspace  string
@@ -26,7 +30,7 @@ type reviewFlags struct {
 
 func (f *reviewFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.workspace, "workspace", "", "workspace `DIR` (default: the git top-level of the cwd, else the cwd)")
-	c.Flags().StringVar(&f.provenance, "provenance", "agent", "where the text came from: user, agent or untrusted")
+	c.Flags().StringVar(&f.provenance, "provenance", defaultProvenance, "where the text came from: user, agent or untrusted")
 	c.Flags().StringVar(&f.minLevel, "min-level", "", "a floor for the level: A, B or C (can only raise it)")
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -163,21 +164,23 @@ func runDoctor(s *streams, opts *doctorOptions, env *doctorEnv) error {
 // doctorFeatureRows say what each sandbox feature enforces when it is
 // there. A feature may show as several rows; one sandbox does not know
 // is shown by its name alone.
-var doctorFeatureRows = map[string][]struct{ name, enforces string }{
-	"filesystem":   {{"filesystem", "reading, writing and running files outside the grants is refused"}},
-	"refer":        {{"refer", "files move and link only between writable trees"}},
-	"truncate":     {{"truncate", "files outside the writable paths cannot be truncated"}},
-	"tcp":          {{"tcp", "TCP connect is refused without the network grant; listening always is"}},
-	"ioctl-dev":    {{"ioctl", "ioctl on device files other than the terminals is refused"}},
-	"scopes":       {{"scopes", "signals and abstract unix socket connections to processes outside the sandbox are refused"}},
-	"unix-sockets": {{"unix-sockets", "connecting to pathname unix sockets outside the grants is refused"}},
-	"udp":          {{"udp (landlock)", "UDP is confined by Landlock as well as by the seccomp filter"}},
-	"seccomp": {
-		{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant, and every inet socket (TCP Fast Open connects without connect(2))"},
-		{"mptcp/io_uring", "MPTCP sockets (which Landlock's TCP rules do not see) and io_uring are refused"},
-		{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection and the kernel keyrings are refused"},
-	},
-}
+var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforces string } {
+	return map[string][]struct{ name, enforces string }{
+		"filesystem":   {{"filesystem", "reading, writing and running files outside the grants is refused"}},
+		"refer":        {{"refer", "files move and link only between writable trees"}},
+		"truncate":     {{"truncate", "files outside the writable paths cannot be truncated"}},
+		"tcp":          {{"tcp", "TCP connect is refused without the network grant; listening always is"}},
+		"ioctl-dev":    {{"ioctl", "ioctl on device files other than the terminals is refused"}},
+		"scopes":       {{"scopes", "signals and abstract unix socket connections to processes outside the sandbox are refused"}},
+		"unix-sockets": {{"unix-sockets", "connecting to pathname unix sockets outside the grants is refused"}},
+		"udp":          {{"udp (landlock)", "UDP is confined by Landlock as well as by the seccomp filter"}},
+		"seccomp": {
+			{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant, and every inet socket (TCP Fast Open connects without connect(2))"},
+			{"mptcp/io_uring", "MPTCP sockets (which Landlock's TCP rules do not see) and io_uring are refused"},
+			{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection and the kernel keyrings are refused"},
+		},
+	}
+})
 
 // doctorLimits are gaps no kernel feature closes; Support.Limits adds
 // the ones of this machine.
@@ -213,7 +216,7 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 		sec.Summary += ", no seccomp filter for " + sup.Arch
 	}
 	for _, f := range sup.Features {
-		rows := doctorFeatureRows[f.Name]
+		rows := doctorFeatureRows()[f.Name]
 		if len(rows) == 0 {
 			rows = []struct{ name, enforces string }{{f.Name, "enforced"}}
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,13 +81,18 @@ var (
 // hookEnv is what a decision depends on besides its input; tests replace
 // it.
 type hookEnv struct {
-	exe      string // guard's path, for the sandbox rewrite
+	exe      func() string // guard's path, for the sandbox rewrite
 	ppid     int
 	deadline time.Duration
 }
 
 func defaultHookEnv() hookEnv {
-	return hookEnv{exe: guardPath(), ppid: os.Getppid(), deadline: hookDeadline}
+	// Finding guard's path (its own, and PATH's guard) is a walk of the
+	// file system: it runs while the event is read and reviewed, and only
+	// a rewrite waits for it (the deadline still bounds the wait).
+	exe := make(chan string, 1)
+	go func() { exe <- guardPath() }()
+	return hookEnv{exe: sync.OnceValue(func() string { return <-exe }), ppid: os.Getppid(), deadline: hookDeadline}
 }
 
 func newHookCmd(s *streams) *cobra.Command {
@@ -522,7 +528,7 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 // rewritten is an answer whose command is text run through guard run
 // (with extra flags before -c).
 func (h *hookCall) rewritten(decision, text, reason string, extra ...string) hookAnswer {
-	argv := append([]string{h.env.exe, "run", "--provenance", "agent"}, extra...)
+	argv := append([]string{h.env.exe(), "run", "--provenance", "agent"}, extra...)
 	cmd, err := parse.Quote(append(argv, "-c", text))
 	if err != nil {
 		return h.fail(text, "cannot quote the command for guard run: %v", err)

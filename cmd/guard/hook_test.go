@@ -24,6 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ho
 // testGuardExe is the path the golden answers show for guard.
 const testGuardExe = "/usr/local/bin/guard"
 
+func testExe() string { return testGuardExe }
+
 // hookWorld is a fresh HOME, XDG dirs and a project, for hook tests. It
 // sets the environment of the test process: such tests cannot be
 // parallel.
@@ -77,7 +79,7 @@ type hookResult struct {
 func callHook(agent, input string) hookResult {
 	var out, errb bytes.Buffer
 	s := &streams{in: strings.NewReader(input), out: &out, err: &errb}
-	env := hookEnv{exe: testGuardExe, ppid: 4242, deadline: 30 * time.Second}
+	env := hookEnv{exe: testExe, ppid: 4242, deadline: 30 * time.Second}
 	code := runHook(s, []string{agent}, env)
 	return hookResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -530,7 +532,7 @@ func TestHookTimeout(t *testing.T) {
 	// (and print into errb while it is read).
 	blocked := &blockingReader{ch: make(chan struct{})}
 	s := &streams{in: blocked, out: &out, err: &errb}
-	code := runHook(s, []string{"claude"}, hookEnv{exe: testGuardExe, deadline: 50 * time.Millisecond})
+	code := runHook(s, []string{"claude"}, hookEnv{exe: testExe, deadline: 50 * time.Millisecond})
 	if code != exitHookBlock || !strings.Contains(errb.String(), "did not finish within 50ms") {
 		t.Fatalf("exit %d, stderr %q; want a deny", code, errb.String())
 	}

@@ -33,19 +33,46 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(argv) > 0 && strings.TrimPrefix(filepath.Base(argv[0]), "-") == "guard-sh" {
 		args = append([]string{"shell"}, args...)
 	}
+	if code, ok := direct(s, args); ok {
+		return code
+	}
 	// A decision per call (check, hook, run, shell: what agents and hooks
 	// start for every command) builds only its own subcommand; everything
 	// else, typos and completion included, gets the whole tree.
 	only := ""
-	if len(args) > 0 && (hotCommands[args[0]] || args[0] == "--") {
+	if len(args) > 0 && (hotCommand(args[0]) || args[0] == "--") {
 		only = args[0] // "--": guard -- CMD needs no subcommand at all
 	}
-	root := newRootCmdFor(s, only)
+	return executeTree(s, newRootCmdFor(s, only), args)
+}
+
+// executeTree runs args through the command tree root.
+func executeTree(s *streams, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	return report(stderr, root.Execute())
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	return report(s.err, root.Execute())
+}
+
+// direct answers, without cobra, the calls started once per reviewed
+// command in their plain form: 'guard hook AGENT' (an agent's hook, for
+// every tool call), 'guard check TEXT' with no flags (TEXT not a flag, or
+// "-" for stdin) and 'guard version'. What they do is what their
+// subcommands do with no flags given (the same functions), and
+// TestHotPathsSameAsTree holds them to the tree's answers; any other form
+// (flags, extra words, help) goes to cobra.
+func direct(s *streams, args []string) (code int, ok bool) {
+	switch {
+	case len(args) == 1 && args[0] == "version":
+		return report(s.err, printVersion(s)), true
+	case len(args) == 2 && args[0] == "hook" && agentNamed(args[1]) != nil:
+		return runHook(s, args[1:], defaultHookEnv()), true
+	case len(args) == 2 && args[0] == "check" && (args[1] == "-" || !strings.HasPrefix(args[1], "-")):
+		opts := &checkOptions{reviewFlags: reviewFlags{provenance: defaultProvenance}, command: args[1]}
+		return report(s.err, runCheck(s, opts)), true
+	}
+	return 0, false
 }
 
 // subcommands are guard's subcommands by name, in help order.
@@ -61,9 +88,15 @@ var subcommands = []struct {
 	{"undo", newUndoCmd}, {"checkpoints", newCheckpointsCmd},
 }
 
-// hotCommands are started once per reviewed command; they get a tree of
-// their own (see run).
-var hotCommands = map[string]bool{"check": true, "hook": true, "run": true, "shell": true, "version": true}
+// hotCommand reports the subcommands started once per reviewed command;
+// they get a tree of their own (see run).
+func hotCommand(name string) bool {
+	switch name {
+	case "check", "hook", "run", "shell", "version":
+		return true
+	}
+	return false
+}
 
 func newRootCmd(s *streams) *cobra.Command { return newRootCmdFor(s, "") }
 
@@ -86,9 +119,26 @@ for a typo and refused; after '--' the word is always a program
 guard: TOPICS.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       versionString(),
 		Args:          cobra.ArbitraryArgs,
 	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%v", err)
+	})
+	if only != "" && only != "--" {
+		// The command line starts with the subcommand's name: the root's
+		// own flags (guard's run flags, --version) are never parsed, so
+		// they are not built.
+		root.Long = ""
+		root.CompletionOptions.DisableDefaultCmd = true
+		for _, sc := range subcommands {
+			if sc.name == only {
+				root.AddCommand(sc.make(s))
+			}
+		}
+		return root
+	}
+	root.Version = versionString()
+	root.SetVersionTemplate("guard {{.Version}}\n")
 	// guard [flags] -- COMMAND is guard run.
 	runOpts := &runOptions{}
 	runOpts.register(root)

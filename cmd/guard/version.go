@@ -30,9 +30,11 @@ func newVersionCmd(s *streams) *cobra.Command {
 		Use:   "version",
 		Short: "Print guard's version",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(s.out, "guard %s\n", versionString())
-			return nil
-		},
+		RunE:  func(*cobra.Command, []string) error { return printVersion(s) },
 	}
+}
+
+func printVersion(s *streams) error {
+	fmt.Fprintf(s.out, "guard %s\n", versionString())
+	return nil
 }
