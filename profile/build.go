@@ -858,7 +858,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	if promptVars()[name] && a.Value != nil {
 		at := span{a.Pos, a.Value.End}
 		if val != nil {
-			b.promptText(*val, st, at)
+			b.promptText(decodePrompt(*val), st, at)
 		} else {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
 		}

@@ -238,6 +238,37 @@ var persistRel = sync.OnceValue(func() []string {
 		".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
 		".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
 		".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
+		// Other shells' start-up files, and the drop-in directory and
+		// completion files that bash start-up sources (Fedora's .bashrc
+		// reads ~/.bashrc.d; bash-completion sources ~/.bash_completion
+		// and loads the per-command files on first completion).
+		".bashrc.d", ".bash_completion", ".local/share/bash-completion", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc",
+		".login", ".logout", ".yashrc", ".xonshrc", ".config/xonsh", ".config/nushell", ".config/powershell",
+		".config/elvish", ".elvish/rc.elv", ".config/ion",
+		// Graphical sessions: files the session sources or whose exec lines
+		// it runs at login, D-Bus services it starts on demand.
+		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart",
+		".config/openbox/autostart", ".config/i3", ".i3/config", ".config/sway", ".config/hypr",
+		".config/lxsession", ".local/share/dbus-1/services",
+		// Debuggers, REPLs and database shells that run their init file on
+		// start (gdb's shell and python, sqlite3 .shell, psql \!, R, irb).
+		".gdbinit", ".config/gdb", ".lldbinit", ".pdbrc", ".irbrc", ".pryrc", ".sqliterc", ".psqlrc", ".Rprofile",
+		".octaverc", ".julia/config", ".ghci", ".config/ghc", ".erlang", ".sbclrc", ".guile", ".perldb",
+		".jupyter", ".config/jupyter", ".mavenrc", ".lein/profiles.clj", ".sbt/1.0/plugins", ".sbt/1.0/global.sbt",
+		// Editors' XDG and vi-compatible init files (the legacy spellings
+		// are listed above), and terminals that start a configured program.
+		".config/emacs", ".doom.d", ".config/doom", ".spacemacs", ".config/vim", ".exrc", ".nexrc", ".gvimrc",
+		".config/micro", ".config/kak", ".config/wezterm", ".config/alacritty", ".config/foot", ".config/ghostty",
+		".hyper.js",
+		// Clients whose per-user config runs programs or sets what they
+		// write and send: curl and wget options (output, upload, askpass),
+		// less's key file (its #env section sets LESSOPEN), mailcap viewers,
+		// Mercurial and Subversion hooks and diff commands, mail filters
+		// and forwards that pipe mail to a program, mise's global hooks.
+		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
+		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
+		// Remote login authorization: who may log in as the user.
+		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
 	}
 })
 
@@ -385,10 +416,10 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		p = dir + "/" + p
 	}
 	if c.EvalSymlinks == nil {
-		return path.Clean(p), true
+		return procRoot(path.Clean(p)), true
 	}
 	if !hasDotDot(p) {
-		return c.resolveExisting(path.Clean(p)), true
+		return c.resolveExisting(procRoot(path.Clean(p))), true
 	}
 	// The kernel takes .. from where a symlink leads, not from its name:
 	// with src/l -> /tmp/x, src/l/../a.go is /tmp/a.go. Each .. climbs
@@ -400,10 +431,31 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		case "..":
 			cur = path.Dir(c.resolveExisting(cur))
 		default:
-			cur = path.Join(cur, name)
+			cur = procRoot(path.Join(cur, name))
 		}
 	}
 	return c.resolveExisting(cur), true
+}
+
+// procRoot rewrites a path through a process's root link, /proc/PID/root
+// or /proc/PID/task/TID/root, to the path it names from the root: every
+// process here shares the one root, whether or not the link can be read
+// by the analysing process (it cannot for another user's PID).
+func procRoot(p string) string {
+	if !strings.HasPrefix(p, "/proc/") {
+		return p
+	}
+	comps := strings.Split(p[1:], "/")
+	n := 0
+	switch {
+	case len(comps) >= 3 && comps[2] == "root":
+		n = 3
+	case len(comps) >= 5 && comps[2] == "task" && comps[4] == "root":
+		n = 5
+	default:
+		return p
+	}
+	return "/" + strings.Join(comps[n:], "/")
 }
 
 // hasDotDot reports whether p has a .. component.
