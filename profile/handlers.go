@@ -1359,7 +1359,7 @@ func hSQL(flags string) handler {
 		switch c.prog {
 		case "redis-cli":
 			texts = append(texts, c.a.ops...)
-		case "sqlite3":
+		case "sqlite3", "duckdb":
 			// sqlite3 DB SQL…: the operands after the database are run.
 			if len(c.a.ops) > 1 {
 				texts = append(texts, c.a.ops[1:]...)
@@ -1368,9 +1368,9 @@ func hSQL(flags string) handler {
 			// commands too: their shell escapes run (.shell, .system).
 			switch {
 			case c.in.tainted():
-				b.add(Effect{Cap: CapNetCode, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs sqlite3 commands from the network or from decoded data (their .shell runs commands)"}, c.sp)
+				b.add(Effect{Cap: CapNetCode, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " commands from the network or from decoded data (their .shell runs commands)"}, c.sp)
 			case c.in.kind != streamNone && c.in.kind != streamText:
-				b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs the sqlite3 commands on its input, which guard cannot see (their .shell runs commands)"}, c.sp)
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs the " + c.prog + " commands on its input, which guard cannot see (their .shell runs commands)"}, c.sp)
 			}
 			files := c.a.values("-init")
 			for _, t := range texts {
@@ -1384,7 +1384,7 @@ func hSQL(flags string) handler {
 				if in := b.fileStream([]field{f}, c.st); in.kind == streamText {
 					texts = append(texts, staticField(in.text, c.sp))
 				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Program: c.prog, Target: f.display(), Msg: "runs sqlite3 commands from " + f.display() + ", which guard cannot read (their .shell runs commands)"}, c.sp)
+					b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Program: c.prog, Target: f.display(), Msg: "runs " + c.prog + " commands from " + f.display() + ", which guard cannot read (their .shell runs commands)"}, c.sp)
 				}
 			}
 		}
@@ -1407,6 +1407,7 @@ func hSQL(flags string) handler {
 // .once |CMD, .read |CMD, .import |CMD, psql \o |CMD, \g |CMD, mysql
 // pager CMD). sqlite3 .load loads native code guard cannot see.
 func (b *builder) clientEscapes(c *call, t field) {
+	b.clientFiles(c, t)
 	for _, line := range strings.Split(t.val, "\n") {
 		if m := re(`^\s*(?:\.shell|\.system|\\!|system|pager|\\P)\s+(.+)$`).FindStringSubmatch(line); m != nil {
 			b.text(m[1], c.st.clone(), stream{}, c.prog+" shell escape", span{t.pos, t.end})

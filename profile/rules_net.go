@@ -85,6 +85,7 @@ func networkTable() map[string]*spec {
 		"mysql":     {val: "-e -h -P -u -D --execute --host --port --user --database", rows: []row{{"db.connect", CapSend, "", "", "connects to a MySQL database"}}, fn: hSQL("-e --execute")},
 		"mariadb":   {val: "-e -h -P -u -D --execute", rows: []row{{"db.connect", CapSend, "", "", "connects to a MariaDB database"}}, fn: hSQL("-e --execute")},
 		"sqlite3":   {val: "-cmd -separator -init", rows: []row{{"db.sqlite", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd")},
+		"duckdb":    {val: "-cmd -c -s -separator -init -nullvalue", rows: []row{{"db.duckdb", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd -c -s")},
 		"mongo":     {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
 		"mongosh":   {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
 		"redis-cli": {val: "-h -p -a -n -u --user --pass", rows: []row{{"db.connect", CapSend, "", "", "connects to a Redis server"}}, fn: hSQL("")},

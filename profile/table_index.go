@@ -161,6 +161,7 @@ var tableNames = [...]string{
 	"dropdb",
 	"dropuser",
 	"du",
+	"duckdb",
 	"e2fsck",
 	"echo",
 	"ed",
@@ -852,6 +853,7 @@ var tableOf = [...]uint8{
 	8,  // dropdb
 	8,  // dropuser
 	0,  // du
+	1,  // duckdb
 	8,  // e2fsck
 	0,  // echo
 	7,  // ed
