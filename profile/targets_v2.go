@@ -276,7 +276,7 @@ func targetsTable() map[string]*spec {
 		"ffmpeg":      {val: "-i -f -c -c:v -c:a -codec -vf -af -filter_complex -b:v -b:a -r -s -t -ss -to -map -preset -crf -ar -ac -loglevel -v", rows: []row{{"fs.read", CapRead, "", "-i", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
 		"wkhtmltopdf": {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
 		// The shell's history builtin: -w and -a write the history file named.
-		"history": {rows: []row{{"fs.output", CapWrite, "-w|-a", "ops", "writes the shell history to"}, {"fs.read", CapRead, "-r|-n", "ops", "reads"}}},
+		"history": {fn: hHistory, rows: []row{{"fs.output", CapWrite, "-w|-a", "ops", "writes the shell history to"}, {"fs.read", CapRead, "-r|-n", "ops", "reads"}}},
 		"systemd-run": {val: "-u --unit -p --property --description --slice -E --setenv --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property -M --machine -H --host --uid --gid --nice --working-directory -d --service-type --path-property --socket-property", posix: true, fn: wrap(0), rows: []row{
 			{"sys.transient", CapSystem, "", "", "runs a command as a systemd service, outside this session and outside guard's sandbox"},
 			{"persist.timer", CapPersistence, "--on-active|--on-boot|--on-startup|--on-unit-active|--on-unit-inactive|--on-calendar|--on-clock-change", "", "schedules a command to run later (a systemd timer)"},
