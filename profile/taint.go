@@ -692,6 +692,12 @@ func (b *builder) extracted(c *call, archives []field, dir field) {
 // .bashrc or .ssh/authorized_keys. Only outside the workspace: inside it
 // the sandbox restores the protected paths.
 func (b *builder) extractAny(c *call, dir field) {
+	b.writeAnyName(c, dir, "fs.extract", "may extract any name into")
+}
+
+// writeAnyName prices a write of names this line does not show into dir
+// (see extractAny) under rule; verb says how.
+func (b *builder) writeAnyName(c *call, dir field, rule, verb string) {
 	if !dir.known {
 		return
 	}
@@ -702,7 +708,7 @@ func (b *builder) extractAny(c *call, dir field) {
 	switch b.ctx.Classify(d) {
 	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
 		for _, pat := range []string{"/*", "/.*"} {
-			b.pathEffect(CapWrite, "fs.extract", c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, "may extract any name into")
+			b.pathEffect(CapWrite, rule, c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, verb)
 		}
 	}
 }
