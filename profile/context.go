@@ -200,6 +200,15 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/aerc/accounts.conf", ".continue/config.json", ".continue/config.yaml", ".aider.conf.yml",
 		".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".config/lpass", ".local/share/lpass",
 		".config/tea", ".config/fastly", ".config/twilio-cli", ".expo/state.json", ".awsvault",
+		// Desktop messengers' sessions and cookies (a stolen session is the
+		// account), password managers' desktop vaults and keys, remote-
+		// desktop and FTP clients' saved passwords, Pidgin's plain-text
+		// passwords, Syncthing's device key, Teleport's client keys, AI
+		// coding tools' stored API keys.
+		".config/Slack", ".config/discord", ".config/Signal", ".local/share/TelegramDesktop", ".config/Element",
+		".config/Bitwarden", ".config/1Password", ".config/remmina", ".local/share/remmina", ".config/filezilla",
+		".purple", ".config/syncthing", ".local/state/syncthing", ".tsh", ".aider/oauth-keys.env",
+		".local/share/opencode/auth.json",
 	}
 })
 
@@ -215,7 +224,16 @@ var guardReadable = sync.OnceValue(func() []string {
 // secretAbs are secret locations outside the home directory.
 var secretAbs = sync.OnceValue(func() []string {
 	return []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab"}
+		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab",
+		// The password files' backup copies (same hashes), old hashes.
+		"/etc/shadow-", "/etc/gshadow-", "/var/backups/shadow.bak", "/var/backups/gshadow.bak", "/etc/security/opasswd",
+		// VPN, Wi-Fi and TLS private keys and shared secrets.
+		"/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/letsencrypt", "/etc/pki/tls/private",
+		"/etc/pki/CA/private", "/etc/openvpn", "/etc/ipsec.secrets", "/etc/ipsec.d/private", "/etc/ppp/chap-secrets",
+		"/etc/ppp/pap-secrets",
+		// Service passwords and cluster keys.
+		"/etc/mysql/debian.cnf", "/etc/sssd/sssd.conf", "/var/lib/samba/private", "/etc/kubernetes/pki",
+		"/var/lib/rancher/k3s/server/token", "/var/lib/rancher/k3s/server/tls", "/var/lib/kubelet/pki", "/var/lib/tailscale"}
 })
 
 // persistRel are files under home that run code at login, in new shells

@@ -42,12 +42,26 @@ var secretPatterns = sync.OnceValue(func() [][]string {
 	}
 })
 
+// namedSecretPatterns are secret files in shared directories, matched only
+// when a path names one: Kerberos ticket caches (FILE: type, the default)
+// and a user's container registry logins in the runtime directory. A glob
+// over /tmp is not taken for them (find /tmp -delete stays a temp delete).
+var namedSecretPatterns = sync.OnceValue(func() [][]string {
+	return [][]string{{"tmp", "krb5cc_*"}, {"run", "user", "*", "krb5cc*"}, {"run", "user", "*", "containers", "auth.json"}}
+})
+
 func matchSecretPattern(p string) bool {
-	if !strings.HasPrefix(p, "/proc/") {
-		return false
+	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/tmp/krb5cc") && !strings.HasPrefix(p, "/run/user/") {
+		return false // the patterns' first components, without a split
 	}
 	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for _, pat := range secretPatterns() {
+	return matchComps(secretPatterns(), comps) || matchComps(namedSecretPatterns(), comps)
+}
+
+// matchComps reports whether the path components comps lie at or under a
+// location one of the patterns names.
+func matchComps(pats [][]string, comps []string) bool {
+	for _, pat := range pats {
 		if len(comps) < len(pat) {
 			continue
 		}
