@@ -1015,6 +1015,12 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	}
 	abs, ok := b.ctx.Resolve(st.cwd, p)
 	if !ok {
+		// A relative path after cd to a place guard does not know
+		// (cd "$X" && cat .ssh/id_rsa) lies under some directory: what it
+		// could name there, it names, as $X/.ssh/id_rsa would.
+		if t, class, ok := b.worstCase(f, st); ok {
+			return t, class
+		}
 		return f.display(), ClassUnknown
 	}
 	if abs = st.follow(abs); strings.HasPrefix(abs, anyParts) {

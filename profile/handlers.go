@@ -550,6 +550,7 @@ func hAwk(b *builder, c *call) stream {
 	if !prog.known {
 		return b.dynamicCode(prog, c, "an awk program")
 	}
+	b.awkFiles(c, prog)
 	body := awkSystem().ReplaceAllStringFunc(prog.val, func(m string) string {
 		sub := awkSystem().FindStringSubmatch(m)
 		cmd := sub[1] + sub[2] + sub[3] // one of them matched
@@ -561,9 +562,6 @@ func hAwk(b *builder, c *call) stream {
 	// || is not a pipe).
 	if re(`\bsystem\s*\(|(^|[^|])\|&?\s*[A-Za-z_"($]`).MatchString(body) {
 		b.add(Effect{Cap: CapDynamic, Rule: "awk.runs-commands", Program: "awk", Msg: "runs an awk program that starts commands guard cannot see"}, c.sp)
-	}
-	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(body, -1) {
-		b.pathEffect(CapWrite, "awk.write", "awk", staticField(m[1], c.sp), c.st, c.sp, "writes")
 	}
 	return stream{kind: streamUnknown}
 }
@@ -1123,9 +1121,15 @@ func hSu(b *builder, c *call) stream {
 	return stream{}
 }
 
+// sshLocalCommands are the ssh options whose value ssh runs as a shell
+// command on this machine (lower-case: ssh's keys are case-insensitive).
+var sshLocalCommands = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
 // sshOptions reviews the -o options that run a command here, as ssh, scp
-// and sftp pass them to ssh: ProxyCommand and LocalCommand.
-func (b *builder) sshOptions(c *call) {
+// and sftp pass them to ssh: ProxyCommand, LocalCommand and
+// KnownHostsCommand. It returns the value of RemoteCommand, the command
+// ssh runs on the other machine when the line gives none, if any.
+func (b *builder) sshOptions(c *call) (remote []field) {
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue
@@ -1137,17 +1141,25 @@ func (b *builder) sshOptions(c *call) {
 			continue
 		}
 		k, v := val[:i], strings.TrimLeft(val[i:], "= \t")
-		if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
+		switch {
+		case sshLocalCommands[strings.ToLower(k)]:
 			b.text(v, c.st.clone(), stream{}, c.prog+" "+k, span{o.pos, o.end})
+		case strings.EqualFold(k, "RemoteCommand"):
+			remote = []field{{val: v, known: true, pos: o.pos, end: o.end}}
 		}
 	}
+	return remote
 }
 
-// hSSH: the remote command of ssh runs on another machine; guard reviews
-// it as shell text there. ProxyCommand and LocalCommand run here.
+// hSSH: the remote command of ssh (its operands after the host, else
+// -o RemoteCommand) runs on another machine; guard reviews it as shell
+// text there. ProxyCommand, LocalCommand and KnownHostsCommand run here.
 func hSSH(b *builder, c *call) stream {
-	b.sshOptions(c)
-	if len(c.a.rest) < 2 {
+	cmd := b.sshOptions(c)
+	if len(c.a.rest) >= 2 {
+		cmd = c.a.rest[1:]
+	}
+	if len(c.a.rest) == 0 || len(cmd) == 0 {
 		return stream{kind: streamNetwork}
 	}
 	// The remote command is reviewed against a remote view of the
@@ -1156,7 +1168,7 @@ func hSSH(b *builder, c *call) stream {
 	b.ctx = prev.remoteView()
 	defer func() { b.ctx = prev }()
 	remote := &call{prog: "ssh", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
-	b.shellText(c.a.rest[1:], remote, "ssh "+c.a.rest[0].display())
+	b.shellText(cmd, remote, "ssh "+c.a.rest[0].display())
 	return stream{kind: streamNetwork}
 }
 
