@@ -15,6 +15,21 @@ func hFc(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hSendEmail: git send-email runs its --to-cmd, --cc-cmd, --header-cmd
+// and --sendmail-cmd through the shell (with the patch file after them),
+// and an --smtp-server that is an absolute path as the sendmail program.
+func hSendEmail(b *builder, c *call) stream {
+	for _, f := range c.a.values("--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd") {
+		b.commandText(f, c, "git send-email")
+	}
+	for _, f := range c.a.values("--smtp-server") {
+		if !f.known || strings.HasPrefix(f.val, "/") {
+			b.exec([]field{f}, c.st.clone(), stream{}, "git send-email --smtp-server", c.sp)
+		}
+	}
+	return stream{}
+}
+
 // hHistory: history -s ARGS puts ARGS, joined by blanks, in the history
 // as one entry, for fc -s or fc -e - to run: it is code that may run.
 func hHistory(b *builder, c *call) stream {

@@ -55,7 +55,12 @@ func baseTable() map[string]*spec {
 		// Shell builtins and plain data tools: no effect beyond reading.
 		"echo": {fn: hEcho}, "printf": {fn: hEcho, val: "-v"}, "true": plain(), "false": plain(), ":": plain(),
 		"test": plain(), "[": plain(), "pwd": {fn: hPwd}, "which": plain(), "type": plain(), "whereis": plain(),
-		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
+		"uname": plain(), "whoami": plain(), "id": plain(),
+		// date -s and hostname NAME set the clock and the host name; date
+		// -f reads dates from a file (and prints the lines it cannot parse).
+		"date": {val: "-d -f -r -s --date --file --reference --set", filter: true, rows: []row{
+			{"fs.read", CapRead, "", "-f|--file", "reads dates from"}, {"sys.clock", CapSystem, "-s|--set", "", "sets the system clock"}}},
+		"hostname": {val: "-F --file", filter: true, rows: []row{{"sys.config", CapSystem, "op0", "", "sets the host name"}, {"sys.config", CapSystem, "-F|--file", "", "sets the host name"}}},
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
 		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
 		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "help": plain(),
@@ -233,6 +238,24 @@ func baseTable() map[string]*spec {
 		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
+		// More languages and math tools whose inline code can start
+		// programs and write files (gnuplot and octave system(), Prolog
+		// shell/1, Lua's os.execute).
+		"luajit":     {val: "-e -l -j -O", fn: hInterp("-e")},
+		"gnuplot":    {val: "-e -c", fn: hInterp("-e")},
+		"octave":     {val: "--eval -p --path", fn: hInterp("--eval")},
+		"octave-cli": {val: "--eval -p --path", fn: hInterp("--eval")},
+		"swipl":      {val: "-g -t -f -s -x -F -p", fn: hInterp("-g -t")},
+		"raku":       {val: "-e -I -M", fn: hInterp("-e")},
+		"rakudo":     {val: "-e -I -M", fn: hInterp("-e")},
+		"perl6":      {val: "-e -I -M", fn: hInterp("-e")},
+		"janet":      {val: "-e -l", fn: hInterp("-e")},
+		"fennel":     {val: "-e --eval", fn: hInterp("-e --eval")},
+		"hy":         {val: "-c -m", fn: hInterp("-c")},
+		"csi":        {val: "-e -p -P -eval -print", fn: hInterp("-e -p -P -eval -print")},
+		"gosh":       {val: "-e -u -l -I -A", fn: hInterp("-e")},
+		"maxima":     {val: "--batch-string -r --run-string -b --batch", fn: hInterp("--batch-string -r --run-string")},
+		"sage":       {val: "-c", fn: hInterp("-c")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.
 		"ipython":            {val: "-c -m", fn: hInterp("-c")},
@@ -246,8 +269,8 @@ func baseTable() map[string]*spec {
 		"groovy":             {val: "-e -cp --classpath", fn: hInterp("-e")},
 		"scala":              {val: "-e -cp -classpath", fn: hInterp("-e")},
 		"kotlin":             {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"clojure":            {val: "-e -M -X -T -A -Sdeps", fn: hInterp("-e")},
-		"clj":                {val: "-e -M -X -T -A -Sdeps", fn: hInterp("-e")},
+		"clojure":            {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
+		"clj":                {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
 		"bb":                 {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
 		"pwsh":               {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
 		"powershell":         {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},

@@ -325,7 +325,7 @@ func gitTable() map[string]*spec {
 			{"git.push-delete", CapPublish, "op~^:", "", "deletes a ref on the remote (:ref)"},
 			{"git.config-code", CapPersistence, "--receive-pack|--exec", "", "runs a custom receive-pack program"},
 		}},
-		"send-email":   whole("git.send-email", CapSend, "sends patches by email"),
+		"send-email":   {val: "--to --cc --bcc --from --subject --in-reply-to --to-cmd --cc-cmd --header-cmd --sendmail-cmd --smtp-server --smtp-server-port --smtp-user --smtp-pass --smtp-encryption --smtp-domain --identity --reply-to", fn: hSendEmail, rows: []row{{"git.send-email", CapSend, "", "", "sends patches by email"}}},
 		"request-pull": read(),
 		"lfs":          subs(read(), map[string]*spec{"push": whole("git.push", CapSend, "uploads large files to a remote"), "pull": fetch("downloads large files"), "fetch": fetch("downloads large files"), "install": whole("git.hooks", CapPersistence, "installs git hooks")}),
 		"config":       {val: "-f --file --type --default --blob", fn: hGitConfig},

@@ -125,6 +125,7 @@ var tableNames = [...]string{
 	"crush",
 	"cryptsetup",
 	"csh",
+	"csi",
 	"csplit",
 	"curl",
 	"cursor",
@@ -190,6 +191,7 @@ var tableNames = [...]string{
 	"false",
 	"fc",
 	"fdisk",
+	"fennel",
 	"ffmpeg",
 	"fgrep",
 	"figlet",
@@ -232,12 +234,14 @@ var tableNames = [...]string{
 	"glab",
 	"gmake",
 	"gnome-open",
+	"gnuplot",
 	"go",
 	"gofmt",
 	"goimports",
 	"golangci-lint",
 	"goose",
 	"gopass",
+	"gosh",
 	"gpg",
 	"gradle",
 	"gradlew",
@@ -274,6 +278,8 @@ var tableNames = [...]string{
 	"http.server",
 	"httpd",
 	"hush",
+	"hwclock",
+	"hy",
 	"hyperfine",
 	"ibmcloud",
 	"iconv",
@@ -295,6 +301,7 @@ var tableNames = [...]string{
 	"ipython",
 	"irb",
 	"isort",
+	"janet",
 	"java",
 	"javac",
 	"jest",
@@ -338,6 +345,7 @@ var tableNames = [...]string{
 	"lsof",
 	"ltrace",
 	"lua",
+	"luajit",
 	"lxc",
 	"lynx",
 	"m4",
@@ -350,6 +358,7 @@ var tableNames = [...]string{
 	"mapfile",
 	"mariadb",
 	"mawk",
+	"maxima",
 	"mc",
 	"md5sum",
 	"meson",
@@ -408,6 +417,8 @@ var tableNames = [...]string{
 	"objdump",
 	"oc",
 	"oci",
+	"octave",
+	"octave-cli",
 	"od",
 	"oksh",
 	"op",
@@ -429,6 +440,7 @@ var tableNames = [...]string{
 	"perf",
 	"perl",
 	"perl-rename",
+	"perl6",
 	"pg_restore",
 	"pgrep",
 	"php",
@@ -473,6 +485,8 @@ var tableNames = [...]string{
 	"qwen",
 	"racket",
 	"railway",
+	"raku",
+	"rakudo",
 	"rbash",
 	"rclone",
 	"read",
@@ -506,6 +520,7 @@ var tableNames = [...]string{
 	"rvim",
 	"s-nail",
 	"s3cmd",
+	"sage",
 	"say",
 	"sbcl",
 	"scala",
@@ -576,6 +591,7 @@ var tableNames = [...]string{
 	"swaks",
 	"swapoff",
 	"swapon",
+	"swipl",
 	"sysctl",
 	"systemctl",
 	"systemd-run",
@@ -817,6 +833,7 @@ var tableOf = [...]uint8{
 	10, // crush
 	2,  // cryptsetup
 	4,  // csh
+	0,  // csi
 	0,  // csplit
 	1,  // curl
 	3,  // cursor
@@ -882,6 +899,7 @@ var tableOf = [...]uint8{
 	0,  // false
 	4,  // fc
 	2,  // fdisk
+	0,  // fennel
 	7,  // ffmpeg
 	0,  // fgrep
 	4,  // figlet
@@ -924,12 +942,14 @@ var tableOf = [...]uint8{
 	1,  // glab
 	3,  // gmake
 	9,  // gnome-open
+	0,  // gnuplot
 	3,  // go
 	0,  // gofmt
 	3,  // goimports
 	3,  // golangci-lint
 	10, // goose
 	6,  // gopass
+	0,  // gosh
 	2,  // gpg
 	8,  // gradle
 	8,  // gradlew
@@ -966,6 +986,8 @@ var tableOf = [...]uint8{
 	3,  // http.server
 	1,  // httpd
 	4,  // hush
+	2,  // hwclock
+	0,  // hy
 	4,  // hyperfine
 	8,  // ibmcloud
 	0,  // iconv
@@ -987,6 +1009,7 @@ var tableOf = [...]uint8{
 	0,  // ipython
 	0,  // irb
 	3,  // isort
+	0,  // janet
 	3,  // java
 	3,  // javac
 	3,  // jest
@@ -1030,6 +1053,7 @@ var tableOf = [...]uint8{
 	0,  // lsof
 	4,  // ltrace
 	0,  // lua
+	0,  // luajit
 	8,  // lxc
 	5,  // lynx
 	4,  // m4
@@ -1042,6 +1066,7 @@ var tableOf = [...]uint8{
 	0,  // mapfile
 	1,  // mariadb
 	0,  // mawk
+	0,  // maxima
 	8,  // mc
 	0,  // md5sum
 	3,  // meson
@@ -1100,6 +1125,8 @@ var tableOf = [...]uint8{
 	4,  // objdump
 	1,  // oc
 	8,  // oci
+	0,  // octave
+	0,  // octave-cli
 	0,  // od
 	4,  // oksh
 	2,  // op
@@ -1121,6 +1148,7 @@ var tableOf = [...]uint8{
 	4,  // perf
 	0,  // perl
 	8,  // perl-rename
+	0,  // perl6
 	8,  // pg_restore
 	4,  // pgrep
 	0,  // php
@@ -1165,6 +1193,8 @@ var tableOf = [...]uint8{
 	10, // qwen
 	0,  // racket
 	8,  // railway
+	0,  // raku
+	0,  // rakudo
 	4,  // rbash
 	8,  // rclone
 	0,  // read
@@ -1198,6 +1228,7 @@ var tableOf = [...]uint8{
 	4,  // rvim
 	1,  // s-nail
 	8,  // s3cmd
+	0,  // sage
 	4,  // say
 	0,  // sbcl
 	0,  // scala
@@ -1268,6 +1299,7 @@ var tableOf = [...]uint8{
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon
+	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
 	7,  // systemd-run
