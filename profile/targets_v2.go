@@ -332,6 +332,7 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
+	b.envOptionCommand(name, val, st, at)
 	if writeVars[name] || strings.HasPrefix(name, "GIT_TRACE") {
 		// The program writes to the file the value names (git's traces
 		// take 1, 2 or a descriptor number too, and only an absolute
