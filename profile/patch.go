@@ -54,6 +54,16 @@ func hSplit(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hCopyLinks: cp -s and cp -l make links, as ln -s and ln do, so a later
+// write through the copy writes the original (cp -s ~/.bashrc x; echo >>
+// x); then the copy's own review.
+func hCopyLinks(b *builder, c *call) stream {
+	if c.a.has("-s", "--symbolic-link", "-l", "--link") {
+		hLn(b, c)
+	}
+	return hCopy(b, c)
+}
+
 // hGitApply: outside a repository git apply patches the files the patch
 // names under the current directory, like patch; in a repository whose
 // work tree is the home directory (a dotfiles repository) it does too.

@@ -359,6 +359,13 @@ func hGitConfig(b *builder, c *call) stream {
 	if reading || len(ops) <= 1 && !a.has("--unset", "--unset-all", "--add", "--replace-all", "--remove-section", "--rename-section") {
 		return stream{kind: streamText}
 	}
+	// -f FILE writes FILE in git's config format, wherever it is: into
+	// ~/.bashrc it is a line the shell runs.
+	for _, f := range a.values("-f", "--file") {
+		if !f.known || f.val != "-" {
+			b.pathEffect(CapWrite, "git.config-file", "git", f, c.st, c.sp, "writes git settings into")
+		}
+	}
 	key := ops[0]
 	if !key.known {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.display(), Msg: "sets a git setting whose name is not static"}, c.sp)

@@ -74,7 +74,7 @@ func networkTable() map[string]*spec {
 			"apply":   {rows: []row{{"tf.apply", CapSend, "", "", "changes real infrastructure"}, {"tf.apply-auto", CapPublish, "-auto-approve|--auto-approve", "", "changes real infrastructure without asking"}}},
 			"destroy": whole("tf.destroy", CapPublish, "destroys real infrastructure, which cannot be undone"),
 			"import":  send("tf.write", "changes infrastructure state"), "taint": send("tf.write", "changes infrastructure state"),
-			"state":    subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{"rm": send("tf.write", "changes infrastructure state"), "mv": send("tf.write", "changes infrastructure state"), "push": whole("tf.state-push", CapPublish, "overwrites remote infrastructure state")}),
+			"state":    subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{"rm": send("tf.write", "changes infrastructure state"), "mv": send("tf.write", "changes infrastructure state"), "push": whole("tf.state-push", CapPublish, "overwrites remote infrastructure state"), "pull": whole("secrets.token-print", CapSecrets, "prints the infrastructure's state, with the passwords and keys it holds")}),
 			"fmt":      {rows: []row{{"fs.format", CapWrite, "", "", "rewrites Terraform files in the workspace"}}},
 			"validate": plain(), "version": plain(),
 		}),

@@ -423,10 +423,19 @@ func secretsTable() map[string]*spec {
 // an access token.
 var tokenRows = sync.OnceValue(func() map[string][]row {
 	return map[string][]row{
-		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"}},
-		"az":     {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"}},
-		"aws":    {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
-		"ps":     {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"},
+			{"cloud.secrets", CapSecrets, "op0~^secrets$ any~^access$", "", "prints a secret from Google Secret Manager"}},
+		"az": {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"},
+			{"cloud.secrets", CapSecrets, "op0~^keyvault$ op1~^secret$ any~^(show|download|backup)$", "", "prints a secret from Azure Key Vault"}},
+		"aws": {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
+		"ps":  {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+		// Cloud secret stores read by the cloud's own CLI (aws's is in its
+		// table), a forge CLI's token, and the outputs and state of
+		// infrastructure tools, which hold its passwords in plain text.
+		"glab":      {{"gh.token", CapSecrets, "any~^(-t|--show-token)$", "", "prints your GitLab token"}},
+		"terraform": {{"secrets.token-print", CapSecrets, "op0~^output$ -json|-raw", "", "prints the infrastructure's outputs, sensitive ones included"}},
+		"tofu":      {{"secrets.token-print", CapSecrets, "op0~^output$ -json|-raw", "", "prints the infrastructure's outputs, sensitive ones included"}},
+		"heroku":    {{"secrets.token-print", CapSecrets, "op0~^config(:get)?$", "", "prints the app's config vars, which hold its secrets"}},
 	}
 })
 
