@@ -247,11 +247,20 @@ func ghSpec() *spec {
 			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
 			"delete-asset": destroy("deletes a release asset"),
 		}),
-		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
+		"api": {val: "-X -f -F -p -H -q --method --field --raw-field --header --jq --input --preview --hostname -t --template --cache", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
 			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
 			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
+			// The settings gh repo edit, gh secret set, gh ssh-key add and
+			// gh repo delete price at C, reached through the raw API: who
+			// has access (keys, collaborators, invitations), secrets,
+			// webhooks, branch protection, visibility and the repository
+			// itself. Any write there is C, as through the verbs.
+			{"gh.settings", CapPublish, "-X|--method=~^(POST|PUT|PATCH)$ op0~" + ghSettingsPath, "", "changes repository or account settings (access, keys, secrets, webhooks, protection, visibility) through the GitHub API"},
+			{"gh.settings", CapPublish, "!-X !--method -f|-F|--field|--raw-field|--input op0~" + ghSettingsPath, "", "changes repository or account settings (access, keys, secrets, webhooks, protection, visibility) through the GitHub API"},
+			{"gh.destroy", CapPublish, "op0~^graphql$ -f|-F|--field|--raw-field=~" + ghGraphQLDestroy, "", "deletes, archives or transfers through the GitHub GraphQL API"},
+			{"gh.settings", CapPublish, "op0~^graphql$ -f|-F|--field|--raw-field=~" + ghGraphQLSettings, "", "changes repository or account settings through the GitHub GraphQL API"},
 		}},
 		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
 			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
