@@ -124,8 +124,18 @@ func systemTable() map[string]*spec {
 	}
 }
 
+// pkgReadOnly are the verbs of the system package managers (apt, apt-get,
+// aptitude, yum, dnf, zypper, apk, snap, flatpak) that only query
+// (principle 8: any other verb is a state change, never A by default).
+const pkgReadOnly = `^(list|search|se|show|showsrc|showpkg|info|if|policy|madison|depends|rdepends|pkgnames|dump|dumpavail|stats|unmet|dotty|xvcg|help|version|moo|` +
+	`provides|whatprovides|what-provides|wp|repolist|repoquery|deplist|check-update|list-updates|lu|repos|lr|packages|pa|patches|products|` +
+	`find|connections|services|changes|tasks|aliases|known|remotes|remote-ls|remote-info|ps|permission-show|dot)$`
+
 func aptSpec() *spec {
-	return &spec{rows: []row{{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"}}}
+	return &spec{rows: []row{
+		{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"},
+		{"sys.packages", CapSystem, "ops !op0~" + pkgReadOnly, "", "runs a package manager verb that is not a known query: it may install, remove, download or change system packages"},
+	}}
 }
 
 func devTable() map[string]*spec {
