@@ -424,11 +424,23 @@ func secretsTable() map[string]*spec {
 var tokenRows = sync.OnceValue(func() map[string][]row {
 	return map[string][]row{
 		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"},
-			{"cloud.secrets", CapSecrets, "op0~^secrets$ any~^access$", "", "prints a secret from Google Secret Manager"}},
+			{"cloud.secrets", CapSecrets, "op0~^secrets$ any~^access$", "", "prints a secret from Google Secret Manager"},
+			// Who can access the cloud's resources, and credentials made
+			// for it: account settings (C), as npm owner add is.
+			{"cloud.access", CapPublish, "any~^(add-iam-policy-binding|set-iam-policy|remove-iam-policy-binding)$", "", "changes who can access Google Cloud resources"},
+			{"cloud.access", CapPublish, "op0~^iam$ any~^keys$ any~^(create|upload)$", "", "creates a credential for a Google Cloud service account"},
+			{"cloud.delete", CapPublish, "any~^(rm|rb|remove|purge)$", "", "deletes Google Cloud resources, which cannot be undone"}},
 		"az": {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"},
-			{"cloud.secrets", CapSecrets, "op0~^keyvault$ op1~^secret$ any~^(show|download|backup)$", "", "prints a secret from Azure Key Vault"}},
-		"aws": {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
-		"ps":  {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+			{"cloud.secrets", CapSecrets, "op0~^keyvault$ op1~^secret$ any~^(show|download|backup)$", "", "prints a secret from Azure Key Vault"},
+			{"cloud.access", CapPublish, "op0~^role$ op1~^assignment$ any~^(create|delete|update)$", "", "changes who can access Azure resources"},
+			{"cloud.access", CapPublish, "op0~^ad$ any~^(credential|create-for-rbac|owner)$", "", "creates or resets an Azure credential, or changes its owners"},
+			{"cloud.access", CapPublish, "op0~^keyvault$ any~^set-policy$", "", "changes who can read an Azure key vault"},
+			{"cloud.delete", CapPublish, "any~^(delete-batch|remove)$", "", "deletes Azure resources, which cannot be undone"}},
+		"aws": {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"},
+			{"cloud.access", CapPublish, "any~^(create-access-key|create-login-profile|update-login-profile|attach-(user|group|role)-policy|put-(user|group|role)-policy|add-user-to-group|update-assume-role-policy|create-policy-version|set-default-policy-version|create-service-specific-credential|upload-ssh-public-key|put-bucket-policy|put-bucket-acl|put-object-acl|delete-public-access-block|put-public-access-block|modify-image-attribute|modify-snapshot-attribute|authorize-security-group-ingress|put-key-policy|create-grant|add-permission|put-resource-policy)$", "", "changes who can access AWS resources, or creates a credential"}},
+		"kubectl": {{"k8s.access", CapPublish, "op0~^create$ op1~^(clusterrolebinding|rolebinding|clusterrole|role)$", "", "changes who can do what in the Kubernetes cluster"},
+			{"secrets.token-print", CapSecrets, "op0~^create$ op1~^token$", "", "prints a new Kubernetes service-account token"}},
+		"ps": {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
 		// Cloud secret stores read by the cloud's own CLI (aws's is in its
 		// table), a forge CLI's token, and the outputs and state of
 		// infrastructure tools, which hold its passwords in plain text.
