@@ -1162,14 +1162,29 @@ func hSSH(b *builder, c *call) stream {
 	if len(c.a.rest) == 0 || len(cmd) == 0 {
 		return stream{kind: streamNetwork}
 	}
-	// The remote command is reviewed against a remote view of the
-	// context: Build never writes to the context it was given.
+	b.remoteText(cmd, c, "ssh "+c.a.rest[0].display())
+	return stream{kind: streamNetwork}
+}
+
+// remoteText reviews a command line that runs on another machine (ssh's
+// remote command, a cloud VM's run-command) against a remote view of the
+// context: Build never writes to the context it was given.
+func (b *builder) remoteText(cmd []field, c *call, via string) {
 	prev := b.ctx
 	b.ctx = prev.remoteView()
 	defer func() { b.ctx = prev }()
-	remote := &call{prog: "ssh", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
-	b.shellText(cmd, remote, "ssh "+c.a.rest[0].display())
-	return stream{kind: streamNetwork}
+	remote := &call{prog: c.prog, st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+	b.shellText(cmd, remote, via)
+}
+
+// hCloudRemote: a cloud CLI's ways to run a command on a virtual machine —
+// gcloud compute ssh --command, az vm run-command invoke --scripts — are
+// reviewed as ssh's remote command is.
+func hCloudRemote(b *builder, c *call) stream {
+	for _, f := range c.a.values("--command", "--scripts") {
+		b.remoteText([]field{f}, c, c.prog+" remote command")
+	}
+	return stream{}
 }
 
 // hAnsible: ansible HOSTS -m shell|command|raw -a ARGS runs ARGS as a
