@@ -157,6 +157,10 @@ func (b *builder) initialState() *state {
 		v := v
 		st.vars[k] = &v
 	}
+	// bash sets IFS to blanks at start, whatever the environment says:
+	// ${IFS} is known (rm${IFS}-rf${IFS}/ is rm -rf /).
+	ifs := " \t\n"
+	st.vars["IFS"] = &ifs
 	if b.ctx.Home != "" {
 		h := b.ctx.Home
 		st.vars["HOME"] = &h
