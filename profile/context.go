@@ -433,6 +433,21 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		}
 		p = dir + "/" + p
 	}
+	if cp := path.Clean(p); cp == "/dev/stdin" || cp == "/dev/stdout" || cp == "/dev/stderr" || strings.HasPrefix(cp, "/dev/fd/") {
+		// The command's own descriptors, not guard's: following the links
+		// would price where guard's stderr goes (a pipe in /proc: C) and
+		// differ from run to run.
+		return cp, true
+	}
+	if r, ok, self := procSelf(dir, p); self {
+		if !ok || r == "" {
+			return r, ok
+		}
+		if !strings.HasPrefix(r, "/proc/") {
+			return c.Resolve(dir, r)
+		}
+		return r, true
+	}
 	if c.EvalSymlinks == nil {
 		return procRoot(path.Clean(p)), true
 	}
@@ -453,6 +468,35 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		}
 	}
 	return c.resolveExisting(cur), true
+}
+
+// procSelf handles /proc/self and /proc/thread-self, which name the
+// process that opens them — the command, not guard: resolving them in
+// guard would print guard's PID in the verdict (not the same twice) and
+// take guard's directory for the line's. /proc/self/cwd/P is P in dir,
+// the line's own directory (unknown when dir is ""); /proc/self/root is
+// left to procRoot; anything else stays as it is spelled. self is false
+// for other paths.
+func procSelf(dir, p string) (r string, ok, self bool) {
+	var comps []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" && s != "." {
+			comps = append(comps, s)
+		}
+	}
+	if len(comps) < 2 || comps[0] != "proc" || comps[1] != "self" && comps[1] != "thread-self" {
+		return "", false, false
+	}
+	switch {
+	case len(comps) >= 3 && comps[2] == "root":
+		return "", false, false // procRoot, as for any PID
+	case len(comps) >= 3 && comps[2] == "cwd":
+		if dir == "" {
+			return "", false, true
+		}
+		return strings.Join(append([]string{dir}, comps[3:]...), "/"), true, true
+	}
+	return path.Clean(p), true, true
 }
 
 // procRoot rewrites a path through a process's root link, /proc/PID/root
