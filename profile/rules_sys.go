@@ -202,6 +202,20 @@ func devTable() map[string]*spec {
 		t[m].val = "-f --file --makefile -C --directory -I --include-dir -o --old-file --assume-old -W --what-if --new-file --assume-new -E --eval"
 		t[m].fn = hMakefileText
 	}
+	// The options that point a runner at build files elsewhere
+	// (runnerOutside prices them), and the task runners that read a
+	// justfile or Taskfile as code.
+	t["cargo"].val = "--manifest-path --config -Z --target-dir -j --jobs --target -p --package --features -F --profile --bin --example --test --bench --color --lockfile-path"
+	// cargo --config KEY=VALUE names a program cargo runs for some keys
+	// (as RUSTC_WRAPPER does); --config FILE loads settings this line does
+	// not show. Global rows: they hold whatever the subcommand.
+	t["cargo"].global = []row{
+		{"pkg.config-code", CapDynamic, `--config=~(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]*\.(runner|linker)|host\.linker|credential-provider|global-credential-providers|doc\.browser)\s*=`, "", "sets a cargo setting that names a program cargo runs"},
+		{"pkg.config-code", CapDynamic, `--config=~^[^=]*$`, "", "loads cargo settings from a file this line does not show"},
+	}
+	t["tox"].val = "-c --conf -e --root --workdir"
+	t["just"] = &spec{val: "-f --justfile -d --working-directory --shell --shell-arg --set --dotenv-path --dotenv-filename --command", rows: []row{{"dev.build", CapExec, "", "", "runs the project's just recipes"}}}
+	t["task"] = &spec{val: "-t --taskfile -d --dir -o --output", rows: []row{{"dev.build", CapExec, "", "", "runs the project's Taskfile tasks"}}}
 	return t
 }
 

@@ -311,6 +311,7 @@ var tableNames = [...]string{
 	"jq",
 	"jshell",
 	"julia",
+	"just",
 	"kde-open",
 	"kexec",
 	"keyring",
@@ -598,6 +599,7 @@ var tableNames = [...]string{
 	"tac",
 	"tail",
 	"tar",
+	"task",
 	"taskset",
 	"tc",
 	"tclsh",
@@ -1019,6 +1021,7 @@ var tableOf = [...]uint8{
 	0,  // jq
 	0,  // jshell
 	0,  // julia
+	3,  // just
 	9,  // kde-open
 	2,  // kexec
 	6,  // keyring
@@ -1306,6 +1309,7 @@ var tableOf = [...]uint8{
 	0,  // tac
 	0,  // tail
 	0,  // tar
+	3,  // task
 	0,  // taskset
 	8,  // tc
 	0,  // tclsh
