@@ -15,6 +15,69 @@ func hFc(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hRead: read NAME… assigns from its input. When the input is text the
+// line shows (read x <<< 'a b'), the names get its first line split as
+// read splits it, so what they hold is reviewed where they are used
+// (read c <<< 'rm -rf ~'; $c); otherwise the values are unknown, tainted
+// by what the input was.
+func hRead(b *builder, c *call) stream {
+	names := append(c.a.values("-a"), c.a.ops...)
+	vals := readValues(c, len(names))
+	for i, f := range names {
+		var v *string
+		if vals != nil {
+			v = &vals[i]
+		}
+		b.builtinSet(c, f, v, c.in)
+	}
+	return stream{}
+}
+
+// readValues splits the first line of read's input for n names as read
+// does with the default IFS: a word each, the rest of the line to the
+// last (without -r, backslashes removed first; an escaped blank is not
+// kept apart, so such a line splits into more words than read makes).
+// nil when that is not known: input that is not text, options that
+// change how read reads (-a -d -n -N -u), or an IFS the line changed.
+func readValues(c *call, n int) []string {
+	if n == 0 || c.in.kind != streamText || c.in.tainted() || c.a.has("-a", "-d", "-n", "-N", "-u") {
+		return nil
+	}
+	if ifs := c.st.vars["IFS"]; ifs == nil || *ifs != " \t\n" {
+		return nil
+	}
+	line, _, _ := strings.Cut(c.in.text, "\n")
+	if !c.a.has("-r") && strings.Contains(line, `\`) {
+		// Without -r a backslash quotes the next character (and one at
+		// the end of a line joins the next line).
+		var out strings.Builder
+		text := c.in.text
+		for i := 0; i < len(text) && text[i] != '\n'; i++ {
+			if text[i] == '\\' && i+1 < len(text) {
+				i++
+				if text[i] == '\n' {
+					continue
+				}
+			}
+			out.WriteByte(text[i])
+		}
+		line = out.String()
+	}
+	vals := make([]string, n)
+	rest := strings.Trim(line, " \t")
+	for i := 0; i < n-1; i++ {
+		var w, r string
+		if j := strings.IndexAny(rest, " \t"); j >= 0 {
+			w, r = rest[:j], rest[j+1:]
+		} else {
+			w, r = rest, ""
+		}
+		vals[i], rest = w, strings.TrimLeft(r, " \t")
+	}
+	vals[n-1] = strings.TrimRight(rest, " \t")
+	return vals
+}
+
 // hSendEmail: git send-email runs its --to-cmd, --cc-cmd, --header-cmd
 // and --sendmail-cmd through the shell (with the patch file after them),
 // and an --smtp-server that is an absolute path as the sendmail program.

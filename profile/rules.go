@@ -67,12 +67,7 @@ func baseTable() map[string]*spec {
 		// man -P/--pager runs its pager as a command line (like MANPAGER).
 		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode -H --html", fn: hPagerOption("-P", "--pager", "-H", "--html")},
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
-		"read": {fn: func(b *builder, c *call) stream {
-			for _, f := range append(c.a.values("-a"), c.a.ops...) {
-				b.builtinSet(c, f, nil, c.in)
-			}
-			return stream{}
-		}, val: "-p -d -n -N -t -u -a"},
+		"read": {fn: hRead, val: "-p -d -n -N -t -u -a"},
 		// mapfile ARRAY fills ARRAY from its input; -C CALLBACK is code
 		// the shell evaluates every -c lines.
 		"mapfile": {fn: hMapfile, val: "-d -n -O -s -u -C -c"}, "readarray": {fn: hMapfile, val: "-d -n -O -s -u -C -c"},
