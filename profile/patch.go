@@ -1,5 +1,7 @@
 package profile
 
+import "strings"
+
 // hPatch: a patch names its own files, which the line does not show: with
 // no file operand, patch writes whatever the patch names under -d DIR or
 // the current directory. By principle 10 that may be any name there, so
@@ -62,6 +64,34 @@ func hCopyLinks(b *builder, c *call) stream {
 		hLn(b, c)
 	}
 	return hCopy(b, c)
+}
+
+// hSocat: socat's file addresses open local files, the other end being
+// the network or a program: FILE:, OPEN: and GOPEN: read the file (and
+// write it with creat, append, trunc or wronly), CREATE: writes it. So
+// socat TCP-LISTEN:80 FILE:~/.ssh/id_rsa serves a secret.
+func hSocat(b *builder, c *call) stream {
+	for _, f := range c.a.ops {
+		if !f.known {
+			continue
+		}
+		typ, rest, ok := strings.Cut(f.val, ":")
+		if !ok {
+			continue
+		}
+		name, opts, _ := strings.Cut(rest, ",")
+		target := field{val: name, known: true, pos: f.pos, end: f.end}
+		switch strings.ToUpper(typ) {
+		case "FILE", "OPEN", "GOPEN":
+			b.pathEffect(CapRead, "fs.read", c.prog, target, c.st, c.sp, "opens")
+			if re(`(^|,)(creat|append|trunc|wronly)\b`).MatchString(opts) {
+				b.pathEffect(CapWrite, "fs.write", c.prog, target, c.st, c.sp, "writes")
+			}
+		case "CREATE", "CREAT":
+			b.pathEffect(CapWrite, "fs.write", c.prog, target, c.st, c.sp, "writes")
+		}
+	}
+	return stream{kind: streamNetwork}
 }
 
 // hGitApply: outside a repository git apply patches the files the patch

@@ -30,7 +30,7 @@ func networkTable() map[string]*spec {
 		"nc":     {val: "-p -s -w -i -x -X -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network (netcat -e)"}}},
 		"ncat":   {val: "-p -s -w -i -e -c --exec --sh-exec", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (ncat)"}, {"net.exec-shell", CapNetCode, "-e|-c|--exec|--sh-exec", "", "serves a shell over the network"}}},
 		"netcat": {val: "-p -s -w -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network"}}},
-		"socat":  {out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
+		"socat":  {out: streamNetwork, fn: hSocat, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
 		// Mail senders: what they read goes to other people.
 		"mail": send("net.mail", "sends email"), "mailx": send("net.mail", "sends email"), "mutt": send("net.mail", "sends email"),
 		"sendmail": send("net.mail", "sends email"), "msmtp": send("net.mail", "sends email"), "ssmtp": send("net.mail", "sends email"),
