@@ -129,12 +129,15 @@ func systemTable() map[string]*spec {
 // (principle 8: any other verb is a state change, never A by default).
 const pkgReadOnly = `^(list|search|se|show|showsrc|showpkg|info|if|policy|madison|depends|rdepends|pkgnames|dump|dumpavail|stats|unmet|dotty|xvcg|help|version|moo|` +
 	`provides|whatprovides|what-provides|wp|repolist|repoquery|deplist|check-update|list-updates|lu|repos|lr|packages|pa|patches|products|` +
-	`find|connections|services|changes|tasks|aliases|known|remotes|remote-ls|remote-info|ps|permission-show|dot)$`
+	`find|connections|services|changes|tasks|aliases|known|remotes|remote-ls|remote-info|ps|permission-show|dot|history)$`
 
 func aptSpec() *spec {
 	return &spec{rows: []row{
 		{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"},
 		{"sys.packages", CapSystem, "ops !op0~" + pkgReadOnly, "", "runs a package manager verb that is not a known query: it may install, remove, download or change system packages"},
+		// history lists past transactions; its undo, redo, rollback and
+		// replay run them again or back.
+		{"sys.packages", CapSystem, "op0~^history$ any~^(undo|redo|rollback|replay|store)$", "", "undoes or repeats package transactions"},
 	}}
 }
 
