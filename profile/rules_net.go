@@ -250,7 +250,14 @@ func ghSpec() *spec {
 		"api": {val: "-X -f -F -p -H -q --method --field --raw-field --header --jq --input --preview --hostname -t --template --cache", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
 			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
-			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
+			{"gh.write", CapSend, "!-X !--method !op0~^graphql$ -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
+			// GraphQL takes every request as a POST with fields: a query
+			// reads, a mutation changes (a body guard cannot see may be
+			// one). A line with a word guard cannot see holds every -X
+			// term, so "!-X" rows do not apply to it: the rows above price
+			// it (an unknown endpoint or method, data computed on the line).
+			{"gh.write", CapSend, "!-X !--method op0~^graphql$ -f|-F|--field|--raw-field=~\\bmutation\\b", "", "changes data through the GitHub GraphQL API"},
+			{"gh.write", CapSend, "!-X !--method op0~^graphql$ --input", "", "sends a GraphQL request guard cannot read (it may change data)"},
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
 			// The settings gh repo edit, gh secret set, gh ssh-key add and
 			// gh repo delete price at C, reached through the raw API: who
