@@ -50,6 +50,13 @@ func (b *builder) arithEval(text string, st *state, via string, sp span, depth i
 		b.arithEval(sub, st, via, sp, depth+1, seen)
 	}
 	for _, name := range arithNames(text) {
+		if t, ok := st.taint[name]; ok && t.tainted() && !seen[name] {
+			// x=$(curl …); echo $((x)): the value is evaluated in turn,
+			// and it came from the network or from decoding.
+			seen[name] = true
+			b.arithTainted(field{raw: "$" + name, taint: t}, via, sp)
+			continue
+		}
 		if v := st.vars[name]; v != nil && !seen[name] && strings.ContainsAny(*v, "[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
 			seen[name] = true
 			b.arithEval(*v, st, via, sp, depth+1, seen)

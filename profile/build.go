@@ -157,6 +157,10 @@ func (b *builder) initialState() *state {
 		v := v
 		st.vars[k] = &v
 	}
+	// bash sets IFS to blanks at start, whatever the environment says:
+	// ${IFS} is known (rm${IFS}-rf${IFS}/ is rm -rf /).
+	ifs := " \t\n"
+	st.vars["IFS"] = &ifs
 	if b.ctx.Home != "" {
 		h := b.ctx.Home
 		st.vars["HOME"] = &h
@@ -489,6 +493,12 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	if cl := b.ctx.Classify(p); cl == ClassSecret || cl == ClassGuard {
 		// Never read credentials or guard's own state to review them
 		// (nor record a hash of them among the inputs).
+		return stream{kind: streamUnknown}
+	}
+	if p == "/proc" || p == "/sys" || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/sys/") {
+		// The kernel's files change between two reads: a review that
+		// hashed them would not be the same twice (principle 1), and an
+		// approval bound to them would never match.
 		return stream{kind: streamUnknown}
 	}
 	data, err := b.readFile(p)
@@ -864,7 +874,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	if promptVars()[name] && a.Value != nil {
 		at := span{a.Pos, a.Value.End}
 		if val != nil {
-			b.promptText(*val, st, at)
+			b.promptText(decodePrompt(*val), st, at)
 		} else {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
 		}
@@ -1021,6 +1031,12 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	}
 	abs, ok := b.ctx.Resolve(st.cwd, p)
 	if !ok {
+		// A relative path after cd to a place guard does not know
+		// (cd "$X" && cat .ssh/id_rsa) lies under some directory: what it
+		// could name there, it names, as $X/.ssh/id_rsa would.
+		if t, class, ok := b.worstCase(f, st); ok {
+			return t, class
+		}
 		return f.display(), ClassUnknown
 	}
 	if abs = st.follow(abs); strings.HasPrefix(abs, anyParts) {

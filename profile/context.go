@@ -200,6 +200,15 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/aerc/accounts.conf", ".continue/config.json", ".continue/config.yaml", ".aider.conf.yml",
 		".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".config/lpass", ".local/share/lpass",
 		".config/tea", ".config/fastly", ".config/twilio-cli", ".expo/state.json", ".awsvault",
+		// Desktop messengers' sessions and cookies (a stolen session is the
+		// account), password managers' desktop vaults and keys, remote-
+		// desktop and FTP clients' saved passwords, Pidgin's plain-text
+		// passwords, Syncthing's device key, Teleport's client keys, AI
+		// coding tools' stored API keys.
+		".config/Slack", ".config/discord", ".config/Signal", ".local/share/TelegramDesktop", ".config/Element",
+		".config/Bitwarden", ".config/1Password", ".config/remmina", ".local/share/remmina", ".config/filezilla",
+		".purple", ".config/syncthing", ".local/state/syncthing", ".tsh", ".aider/oauth-keys.env",
+		".local/share/opencode/auth.json",
 	}
 })
 
@@ -215,7 +224,16 @@ var guardReadable = sync.OnceValue(func() []string {
 // secretAbs are secret locations outside the home directory.
 var secretAbs = sync.OnceValue(func() []string {
 	return []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab"}
+		"/etc/ssh/ssh_host_dsa_key", "/run/secrets", "/var/run/secrets", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/krb5.keytab",
+		// The password files' backup copies (same hashes), old hashes.
+		"/etc/shadow-", "/etc/gshadow-", "/var/backups/shadow.bak", "/var/backups/gshadow.bak", "/etc/security/opasswd",
+		// VPN, Wi-Fi and TLS private keys and shared secrets.
+		"/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/letsencrypt", "/etc/pki/tls/private",
+		"/etc/pki/CA/private", "/etc/openvpn", "/etc/ipsec.secrets", "/etc/ipsec.d/private", "/etc/ppp/chap-secrets",
+		"/etc/ppp/pap-secrets",
+		// Service passwords and cluster keys.
+		"/etc/mysql/debian.cnf", "/etc/sssd/sssd.conf", "/var/lib/samba/private", "/etc/kubernetes/pki",
+		"/var/lib/rancher/k3s/server/token", "/var/lib/rancher/k3s/server/tls", "/var/lib/kubelet/pki", "/var/lib/tailscale"}
 })
 
 // persistRel are files under home that run code at login, in new shells
@@ -238,6 +256,37 @@ var persistRel = sync.OnceValue(func() []string {
 		".screenrc", ".vscode", ".vscode-server", ".cursor", ".vim", ".local/share/nvim", ".ipython", ".pythonrc",
 		".bash_aliases", ".oh-my-zsh", ".config/starship.toml", ".config/mimeapps.list", ".local/share/applications",
 		".config/pypoetry", ".config/uv", ".gradle/init.d", ".gradle/init.gradle", ".npm-init.js", ".config/kitty", ".wezterm.lua",
+		// Other shells' start-up files, and the drop-in directory and
+		// completion files that bash start-up sources (Fedora's .bashrc
+		// reads ~/.bashrc.d; bash-completion sources ~/.bash_completion
+		// and loads the per-command files on first completion).
+		".bashrc.d", ".bash_completion", ".local/share/bash-completion", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc",
+		".login", ".logout", ".yashrc", ".xonshrc", ".config/xonsh", ".config/nushell", ".config/powershell",
+		".config/elvish", ".elvish/rc.elv", ".config/ion",
+		// Graphical sessions: files the session sources or whose exec lines
+		// it runs at login, D-Bus services it starts on demand.
+		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart",
+		".config/openbox/autostart", ".config/i3", ".i3/config", ".config/sway", ".config/hypr",
+		".config/lxsession", ".local/share/dbus-1/services",
+		// Debuggers, REPLs and database shells that run their init file on
+		// start (gdb's shell and python, sqlite3 .shell, psql \!, R, irb).
+		".gdbinit", ".config/gdb", ".lldbinit", ".pdbrc", ".irbrc", ".pryrc", ".sqliterc", ".psqlrc", ".Rprofile",
+		".octaverc", ".julia/config", ".ghci", ".config/ghc", ".erlang", ".sbclrc", ".guile", ".perldb",
+		".jupyter", ".config/jupyter", ".mavenrc", ".lein/profiles.clj", ".sbt/1.0/plugins", ".sbt/1.0/global.sbt",
+		// Editors' XDG and vi-compatible init files (the legacy spellings
+		// are listed above), and terminals that start a configured program.
+		".config/emacs", ".doom.d", ".config/doom", ".spacemacs", ".config/vim", ".exrc", ".nexrc", ".gvimrc",
+		".config/micro", ".config/kak", ".config/wezterm", ".config/alacritty", ".config/foot", ".config/ghostty",
+		".hyper.js",
+		// Clients whose per-user config runs programs or sets what they
+		// write and send: curl and wget options (output, upload, askpass),
+		// less's key file (its #env section sets LESSOPEN), mailcap viewers,
+		// Mercurial and Subversion hooks and diff commands, mail filters
+		// and forwards that pipe mail to a program, mise's global hooks.
+		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
+		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
+		// Remote login authorization: who may log in as the user.
+		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
 	}
 })
 
@@ -384,11 +433,26 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		}
 		p = dir + "/" + p
 	}
+	if cp := path.Clean(p); cp == "/dev/stdin" || cp == "/dev/stdout" || cp == "/dev/stderr" || strings.HasPrefix(cp, "/dev/fd/") {
+		// The command's own descriptors, not guard's: following the links
+		// would price where guard's stderr goes (a pipe in /proc: C) and
+		// differ from run to run.
+		return cp, true
+	}
+	if r, ok, self := procSelf(dir, p); self {
+		if !ok || r == "" {
+			return r, ok
+		}
+		if !strings.HasPrefix(r, "/proc/") {
+			return c.Resolve(dir, r)
+		}
+		return r, true
+	}
 	if c.EvalSymlinks == nil {
-		return path.Clean(p), true
+		return procRoot(path.Clean(p)), true
 	}
 	if !hasDotDot(p) {
-		return c.resolveExisting(path.Clean(p)), true
+		return c.resolveExisting(procRoot(path.Clean(p))), true
 	}
 	// The kernel takes .. from where a symlink leads, not from its name:
 	// with src/l -> /tmp/x, src/l/../a.go is /tmp/a.go. Each .. climbs
@@ -400,10 +464,60 @@ func (c *Context) Resolve(dir, p string) (string, bool) {
 		case "..":
 			cur = path.Dir(c.resolveExisting(cur))
 		default:
-			cur = path.Join(cur, name)
+			cur = procRoot(path.Join(cur, name))
 		}
 	}
 	return c.resolveExisting(cur), true
+}
+
+// procSelf handles /proc/self and /proc/thread-self, which name the
+// process that opens them — the command, not guard: resolving them in
+// guard would print guard's PID in the verdict (not the same twice) and
+// take guard's directory for the line's. /proc/self/cwd/P is P in dir,
+// the line's own directory (unknown when dir is ""); /proc/self/root is
+// left to procRoot; anything else stays as it is spelled. self is false
+// for other paths.
+func procSelf(dir, p string) (r string, ok, self bool) {
+	var comps []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" && s != "." {
+			comps = append(comps, s)
+		}
+	}
+	if len(comps) < 2 || comps[0] != "proc" || comps[1] != "self" && comps[1] != "thread-self" {
+		return "", false, false
+	}
+	switch {
+	case len(comps) >= 3 && comps[2] == "root":
+		return "", false, false // procRoot, as for any PID
+	case len(comps) >= 3 && comps[2] == "cwd":
+		if dir == "" {
+			return "", false, true
+		}
+		return strings.Join(append([]string{dir}, comps[3:]...), "/"), true, true
+	}
+	return path.Clean(p), true, true
+}
+
+// procRoot rewrites a path through a process's root link, /proc/PID/root
+// or /proc/PID/task/TID/root, to the path it names from the root: every
+// process here shares the one root, whether or not the link can be read
+// by the analysing process (it cannot for another user's PID).
+func procRoot(p string) string {
+	if !strings.HasPrefix(p, "/proc/") {
+		return p
+	}
+	comps := strings.Split(p[1:], "/")
+	n := 0
+	switch {
+	case len(comps) >= 3 && comps[2] == "root":
+		n = 3
+	case len(comps) >= 5 && comps[2] == "task" && comps[4] == "root":
+		n = 5
+	default:
+		return p
+	}
+	return "/" + strings.Join(comps[n:], "/")
 }
 
 // hasDotDot reports whether p has a .. component.

@@ -114,6 +114,9 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: name.display(), Msg: fmt.Sprintf("runs a command whose name is not static (%s)", name.display())}, sp)
 		}
 		b.worstTargets(name.display(), argv[1:], st, sp)
+		// It may be any program, a shell too: arguments that are commands
+		// may run ($X -c 'rm -rf ~'), as for an unknown program.
+		b.argumentCommands(name.display(), argv[1:], st, in, sp)
 		b.record(name.display(), argv, via, sp)
 		return stream{kind: streamUnknown}
 	}
@@ -384,48 +387,64 @@ func (b *builder) runScript(prog, abs string, ok bool, argv []field, st *state, 
 	}
 	b.add(Effect{Cap: CapExec, Rule: "exec.path", Program: prog, Target: abs, Class: class, Msg: "runs " + describeTarget(abs, class)}, sp)
 	b.initScript(prog, abs, argv, st, sp)
-	return b.reviewScriptFile(abs, ok, st, in, "script "+path.Base(prog), sp, false)
+	out, reviewed := b.scriptFile(abs, ok, st, in, "script "+path.Base(prog), sp, false)
+	if !reviewed {
+		// A program guard could not review (a binary, another language,
+		// a file it cannot read) is as unknown as one without a row:
+		// arguments that are commands may run (principle 7), as they may
+		// for an unknown name on PATH.
+		b.argumentCommands(prog, argv[1:], st, in, sp)
+	}
+	return out
 }
 
 // reviewScriptFile reads a shell script and profiles its contents. source
 // runs it in the current shell.
 func (b *builder) reviewScriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) stream {
+	out, _ := b.scriptFile(abs, ok, st, in, via, sp, source)
+	return out
+}
+
+// scriptFile is reviewScriptFile; reviewed says whether guard read the
+// file as shell text and reviewed it (not for a binary, another
+// language, or a file it cannot read).
+func (b *builder) scriptFile(abs string, ok bool, st *state, in stream, via string, sp span, source bool) (out stream, reviewed bool) {
 	if w, written := st.written(abs); ok && written {
 		// Written earlier on this line: review what was written.
 		switch {
 		case w.tainted():
 			b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Target: abs, Msg: "runs a script written earlier on this line from the network or from decoded data"}, sp)
-			return stream{kind: streamUnknown}
+			return stream{kind: streamUnknown}, false
 		case w.kind == streamText:
 			inner := st
 			if !source {
 				inner = st.clone()
 			}
-			return b.text(w.text, inner, in, via, sp)
+			return b.text(w.text, inner, in, via, sp), true
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script written earlier on this line, whose contents guard cannot see"}, sp)
-		return stream{kind: streamUnknown}
+		return stream{kind: streamUnknown}, false
 	}
 	if !ok || b.ctx.ReadFile == nil || b.ctx.Remote {
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
-		return stream{kind: streamUnknown}
+		return stream{kind: streamUnknown}, false
 	}
 	data, err := b.readFile(abs)
 	if err != nil {
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script guard cannot read to review"}, sp)
-		return stream{kind: streamUnknown}
+		return stream{kind: streamUnknown}, false
 	}
 	text := string(data)
 	if !isShellScript(text) {
 		// Another interpreter (or a binary): it runs in the sandbox; guard
 		// does not review its language.
-		return stream{kind: streamUnknown}
+		return stream{kind: streamUnknown}, false
 	}
 	inner := st
 	if !source {
 		inner = st.clone()
 	}
-	return b.text(text, inner, in, via, sp)
+	return b.text(text, inner, in, via, sp), true
 }
 
 func isShellScript(text string) bool {

@@ -260,7 +260,7 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			if m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$`).FindStringSubmatch(p.Raw); m != nil {
 				// ${x@P} expands x's value as a prompt: its substitutions run.
 				if v := st.vars[m[1]]; v != nil {
-					b.promptText(*v, st, span{w.Pos, w.End})
+					b.promptText(decodePrompt(*v), st, span{w.Pos, w.End})
 				} else {
 					b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Target: p.Raw, Msg: "expands a value guard does not know as a prompt (" + p.Raw + "), running what it substitutes"}, span{w.Pos, w.End})
 				}

@@ -552,6 +552,7 @@ func hAwk(b *builder, c *call) stream {
 	if !prog.known {
 		return b.dynamicCode(prog, c, "an awk program")
 	}
+	b.awkFiles(c, prog)
 	body := awkSystem().ReplaceAllStringFunc(prog.val, func(m string) string {
 		sub := awkSystem().FindStringSubmatch(m)
 		cmd := sub[1] + sub[2] + sub[3] // one of them matched
@@ -563,9 +564,6 @@ func hAwk(b *builder, c *call) stream {
 	// || is not a pipe).
 	if re(`\bsystem\s*\(|(^|[^|])\|&?\s*[A-Za-z_"($]`).MatchString(body) {
 		b.add(Effect{Cap: CapDynamic, Rule: "awk.runs-commands", Program: "awk", Msg: "runs an awk program that starts commands guard cannot see"}, c.sp)
-	}
-	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(body, -1) {
-		b.pathEffect(CapWrite, "awk.write", "awk", staticField(m[1], c.sp), c.st, c.sp, "writes")
 	}
 	return stream{kind: streamUnknown}
 }
@@ -1125,9 +1123,15 @@ func hSu(b *builder, c *call) stream {
 	return stream{}
 }
 
+// sshLocalCommands are the ssh options whose value ssh runs as a shell
+// command on this machine (lower-case: ssh's keys are case-insensitive).
+var sshLocalCommands = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
 // sshOptions reviews the -o options that run a command here, as ssh, scp
-// and sftp pass them to ssh: ProxyCommand and LocalCommand.
-func (b *builder) sshOptions(c *call) {
+// and sftp pass them to ssh: ProxyCommand, LocalCommand and
+// KnownHostsCommand. It returns the value of RemoteCommand, the command
+// ssh runs on the other machine when the line gives none, if any.
+func (b *builder) sshOptions(c *call) (remote []field) {
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue
@@ -1139,27 +1143,50 @@ func (b *builder) sshOptions(c *call) {
 			continue
 		}
 		k, v := val[:i], strings.TrimLeft(val[i:], "= \t")
-		if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
+		switch {
+		case sshLocalCommands[strings.ToLower(k)]:
 			b.text(v, c.st.clone(), stream{}, c.prog+" "+k, span{o.pos, o.end})
+		case strings.EqualFold(k, "RemoteCommand"):
+			remote = []field{{val: v, known: true, pos: o.pos, end: o.end}}
 		}
 	}
+	return remote
 }
 
-// hSSH: the remote command of ssh runs on another machine; guard reviews
-// it as shell text there. ProxyCommand and LocalCommand run here.
+// hSSH: the remote command of ssh (its operands after the host, else
+// -o RemoteCommand) runs on another machine; guard reviews it as shell
+// text there. ProxyCommand, LocalCommand and KnownHostsCommand run here.
 func hSSH(b *builder, c *call) stream {
-	b.sshOptions(c)
-	if len(c.a.rest) < 2 {
+	cmd := b.sshOptions(c)
+	if len(c.a.rest) >= 2 {
+		cmd = c.a.rest[1:]
+	}
+	if len(c.a.rest) == 0 || len(cmd) == 0 {
 		return stream{kind: streamNetwork}
 	}
-	// The remote command is reviewed against a remote view of the
-	// context: Build never writes to the context it was given.
+	b.remoteText(cmd, c, "ssh "+c.a.rest[0].display())
+	return stream{kind: streamNetwork}
+}
+
+// remoteText reviews a command line that runs on another machine (ssh's
+// remote command, a cloud VM's run-command) against a remote view of the
+// context: Build never writes to the context it was given.
+func (b *builder) remoteText(cmd []field, c *call, via string) {
 	prev := b.ctx
 	b.ctx = prev.remoteView()
 	defer func() { b.ctx = prev }()
-	remote := &call{prog: "ssh", st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
-	b.shellText(c.a.rest[1:], remote, "ssh "+c.a.rest[0].display())
-	return stream{kind: streamNetwork}
+	remote := &call{prog: c.prog, st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+	b.shellText(cmd, remote, via)
+}
+
+// hCloudRemote: a cloud CLI's ways to run a command on a virtual machine —
+// gcloud compute ssh --command, az vm run-command invoke --scripts — are
+// reviewed as ssh's remote command is.
+func hCloudRemote(b *builder, c *call) stream {
+	for _, f := range c.a.values("--command", "--scripts") {
+		b.remoteText([]field{f}, c, c.prog+" remote command")
+	}
+	return stream{}
 }
 
 // hAnsible: ansible HOSTS -m shell|command|raw -a ARGS runs ARGS as a
@@ -1361,7 +1388,7 @@ func hSQL(flags string) handler {
 		switch c.prog {
 		case "redis-cli":
 			texts = append(texts, c.a.ops...)
-		case "sqlite3":
+		case "sqlite3", "duckdb":
 			// sqlite3 DB SQL…: the operands after the database are run.
 			if len(c.a.ops) > 1 {
 				texts = append(texts, c.a.ops[1:]...)
@@ -1370,9 +1397,9 @@ func hSQL(flags string) handler {
 			// commands too: their shell escapes run (.shell, .system).
 			switch {
 			case c.in.tainted():
-				b.add(Effect{Cap: CapNetCode, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs sqlite3 commands from the network or from decoded data (their .shell runs commands)"}, c.sp)
+				b.add(Effect{Cap: CapNetCode, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " commands from the network or from decoded data (their .shell runs commands)"}, c.sp)
 			case c.in.kind != streamNone && c.in.kind != streamText:
-				b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs the sqlite3 commands on its input, which guard cannot see (their .shell runs commands)"}, c.sp)
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: "runs the " + c.prog + " commands on its input, which guard cannot see (their .shell runs commands)"}, c.sp)
 			}
 			files := c.a.values("-init")
 			for _, t := range texts {
@@ -1386,7 +1413,7 @@ func hSQL(flags string) handler {
 				if in := b.fileStream([]field{f}, c.st); in.kind == streamText {
 					texts = append(texts, staticField(in.text, c.sp))
 				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Program: c.prog, Target: f.display(), Msg: "runs sqlite3 commands from " + f.display() + ", which guard cannot read (their .shell runs commands)"}, c.sp)
+					b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Program: c.prog, Target: f.display(), Msg: "runs " + c.prog + " commands from " + f.display() + ", which guard cannot read (their .shell runs commands)"}, c.sp)
 				}
 			}
 		}
@@ -1409,6 +1436,7 @@ func hSQL(flags string) handler {
 // .once |CMD, .read |CMD, .import |CMD, psql \o |CMD, \g |CMD, mysql
 // pager CMD). sqlite3 .load loads native code guard cannot see.
 func (b *builder) clientEscapes(c *call, t field) {
+	b.clientFiles(c, t)
 	for _, line := range strings.Split(t.val, "\n") {
 		if m := re(`^\s*(?:\.shell|\.system|\\!|system|pager|\\P)\s+(.+)$`).FindStringSubmatch(line); m != nil {
 			b.text(m[1], c.st.clone(), stream{}, c.prog+" shell escape", span{t.pos, t.end})

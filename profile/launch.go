@@ -588,6 +588,17 @@ func hEd(b *builder, c *call) stream {
 		for _, line := range strings.Split(c.in.text, "\n") {
 			if m := re(`^[\s0-9,.$';+-]*(?:[rweWE]\s*)?!(.+)$`).FindStringSubmatch(line); m != nil {
 				b.text(m[1], c.st.clone(), stream{}, "ed !", c.sp)
+				continue
+			}
+			// w/W/wq FILE write FILE, f FILE names the file a later w
+			// writes; r/e/E FILE read it.
+			if m := re(`^[\s0-9,.$';+-]*(wq|w|W|f|r|e|E)\s+(\S.*)$`).FindStringSubmatch(line); m != nil {
+				f := staticField(strings.TrimSpace(m[2]), c.sp)
+				if strings.ContainsAny(m[1], "wWf") {
+					b.pathEffect(CapWrite, "fs.write", c.prog, f, c.st, c.sp, "writes")
+				} else {
+					b.pathEffect(CapRead, "fs.read", c.prog, f, c.st, c.sp, "reads")
+				}
 			}
 		}
 		return stream{}

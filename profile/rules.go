@@ -55,19 +55,19 @@ func baseTable() map[string]*spec {
 		// Shell builtins and plain data tools: no effect beyond reading.
 		"echo": {fn: hEcho}, "printf": {fn: hEcho, val: "-v"}, "true": plain(), "false": plain(), ":": plain(),
 		"test": plain(), "[": plain(), "pwd": {fn: hPwd}, "which": plain(), "type": plain(), "whereis": plain(),
-		"date": plain(), "uname": plain(), "whoami": plain(), "id": plain(), "hostname": plain(),
+		"uname": plain(), "whoami": plain(), "id": plain(),
+		// date -s and hostname NAME set the clock and the host name; date
+		// -f reads dates from a file (and prints the lines it cannot parse).
+		"date": {val: "-d -f -r -s --date --file --reference --set", filter: true, rows: []row{
+			{"fs.read", CapRead, "", "-f|--file", "reads dates from"}, {"sys.clock", CapSystem, "-s|--set", "", "sets the system clock"}}},
+		"hostname": {val: "-F --file", filter: true, rows: []row{{"sys.config", CapSystem, "op0", "", "sets the host name"}, {"sys.config", CapSystem, "-F|--file", "", "sets the host name"}}},
 		"basename": plain(), "dirname": plain(), "seq": plain(), "sleep": plain(), "yes": plain(),
 		"nproc": plain(), "free": plain(), "uptime": plain(), "ps": {val: "-p -C -u -U -g -G -o -O -t -q -k --pid --ppid --sort --format --user --group", filter: true}, "top": plain(), "htop": plain(),
 		"df": plain(), "lsblk": plain(), "lscpu": plain(), "lsof": plain(), "help": plain(),
 		// man -P/--pager runs its pager as a command line (like MANPAGER).
 		"man": {filter: true, val: "-P --pager -M --manpath -L --locale -S -s --sections -m --systems -C --config-file -E --encoding -R --recode -H --html", fn: hPagerOption("-P", "--pager", "-H", "--html")},
 		"tty": plain(), "locale": plain(), "getconf": plain(), "expr": plain(), "bc": plain(), "clear": plain(),
-		"read": {fn: func(b *builder, c *call) stream {
-			for _, f := range append(c.a.values("-a"), c.a.ops...) {
-				b.builtinSet(c, f, nil, c.in)
-			}
-			return stream{}
-		}, val: "-p -d -n -N -t -u -a"},
+		"read": {fn: hRead, val: "-p -d -n -N -t -u -a"},
 		// mapfile ARRAY fills ARRAY from its input; -C CALLBACK is code
 		// the shell evaluates every -c lines.
 		"mapfile": {fn: hMapfile, val: "-d -n -O -s -u -C -c"}, "readarray": {fn: hMapfile, val: "-d -n -O -s -u -C -c"},
@@ -120,7 +120,7 @@ func baseTable() map[string]*spec {
 		"sponge":  {filter: false, rows: []row{{"fs.write", CapWrite, "", "ops", "writes its input to"}}},
 		"mkfifo":  {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "ops", "creates the pipe"}}},
 		"mknod":   {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "op0", "creates the node"}}},
-		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: intoDir(hCopy), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: intoDir(hCopyLinks), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"mv":      {val: "-t --target-directory -S --suffix", fn: intoDir(hCopy), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", fn: intoDir(func(*builder, *call) stream { return stream{} }), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
 		"ln":      {val: "-t --target-directory -S --suffix", fn: intoDir(hLn), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
@@ -130,9 +130,9 @@ func baseTable() map[string]*spec {
 		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
 		"nawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":   {val: "-p -i -o -d -r --input --output --directory", rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
-		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
-		"split":   {val: "-l -b -n -a --additional-suffix", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"patch":   {val: "-p -i -o -d -r --input --output --directory", fn: hPatch, rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
+		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
+		"split":   {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
 		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
 		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
 		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
@@ -233,6 +233,24 @@ func baseTable() map[string]*spec {
 		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
+		// More languages and math tools whose inline code can start
+		// programs and write files (gnuplot and octave system(), Prolog
+		// shell/1, Lua's os.execute).
+		"luajit":     {val: "-e -l -j -O", fn: hInterp("-e")},
+		"gnuplot":    {val: "-e -c", fn: hInterp("-e")},
+		"octave":     {val: "--eval -p --path", fn: hInterp("--eval")},
+		"octave-cli": {val: "--eval -p --path", fn: hInterp("--eval")},
+		"swipl":      {val: "-g -t -f -s -x -F -p", fn: hInterp("-g -t")},
+		"raku":       {val: "-e -I -M", fn: hInterp("-e")},
+		"rakudo":     {val: "-e -I -M", fn: hInterp("-e")},
+		"perl6":      {val: "-e -I -M", fn: hInterp("-e")},
+		"janet":      {val: "-e -l", fn: hInterp("-e")},
+		"fennel":     {val: "-e --eval", fn: hInterp("-e --eval")},
+		"hy":         {val: "-c -m", fn: hInterp("-c")},
+		"csi":        {val: "-e -p -P -eval -print", fn: hInterp("-e -p -P -eval -print")},
+		"gosh":       {val: "-e -u -l -I -A", fn: hInterp("-e")},
+		"maxima":     {val: "--batch-string -r --run-string -b --batch", fn: hInterp("--batch-string -r --run-string")},
+		"sage":       {val: "-c", fn: hInterp("-c")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.
 		"ipython":            {val: "-c -m", fn: hInterp("-c")},
@@ -246,8 +264,8 @@ func baseTable() map[string]*spec {
 		"groovy":             {val: "-e -cp --classpath", fn: hInterp("-e")},
 		"scala":              {val: "-e -cp -classpath", fn: hInterp("-e")},
 		"kotlin":             {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"clojure":            {val: "-e -M -X -T -A -Sdeps", fn: hInterp("-e")},
-		"clj":                {val: "-e -M -X -T -A -Sdeps", fn: hInterp("-e")},
+		"clojure":            {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
+		"clj":                {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
 		"bb":                 {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
 		"pwsh":               {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
 		"powershell":         {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},

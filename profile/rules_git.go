@@ -236,9 +236,9 @@ func gitTable() map[string]*spec {
 		"add":          write("stages changes"), "commit": {val: "-m -F -C -c --message --file --author --date --fixup --squash --trailer", rows: []row{{"git.write", CapWrite, "", "", "records a commit"}}},
 		"switch": {val: "-c -C --create --force-create", rows: []row{{"git.write", CapWrite, "", "", "switches branch"}, {"git.discard", CapDiscard, "--discard-changes|-f|--force|-C|--force-create", "", "switches branch, throwing away local changes or resetting a branch"}}},
 		"merge":  write("merges branches"), "cherry-pick": write("applies commits"), "revert": write("records a revert commit"),
-		"mv": write("moves files"), "init": {val: "--template --separate-git-dir -b --initial-branch --object-format --ref-format", rows: []row{{"git.template", CapPersistence, "--template", "", "copies hooks from a template directory this line does not show into the new repository"}, {"git.write", CapWrite, "", "ops.", "creates a repository in"}, {"git.write", CapWrite, "", "--separate-git-dir", "puts the repository's git directory in"}}}, "notes": write("changes notes"), "apply": {rows: []row{{"git.write", CapWrite, "", "", "applies a patch"}, {"fs.extract-anywhere", CapPersistence, "--unsafe-paths", "", "writes to the paths the patch names, outside the work tree too (a startup file, guard's own files)"}}},
+		"mv": write("moves files"), "init": {val: "--template --separate-git-dir -b --initial-branch --object-format --ref-format", rows: []row{{"git.template", CapPersistence, "--template", "", "copies hooks from a template directory this line does not show into the new repository"}, {"git.write", CapWrite, "", "ops.", "creates a repository in"}, {"git.write", CapWrite, "", "--separate-git-dir", "puts the repository's git directory in"}}}, "notes": write("changes notes"), "apply": {fn: hGitApply, rows: []row{{"git.write", CapWrite, "", "", "applies a patch"}, {"fs.extract-anywhere", CapPersistence, "--unsafe-paths", "", "writes to the paths the patch names, outside the work tree too (a startup file, guard's own files)"}}},
 		"am": write("applies patches"), "bisect": subs(write("checks out commits to bisect"), map[string]*spec{"run": {posix: true, fn: wrap(0)}}), "sparse-checkout": write("changes the checkout"),
-		"worktree":    subs(write("changes worktrees"), map[string]*spec{"list": read(), "add": {val: "-b -B --reason", rows: []row{{"git.write", CapWrite, "", "op0", "checks out a worktree into"}}}, "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}}}, "prune": write("prunes worktrees")}),
+		"worktree":    subs(write("changes worktrees"), map[string]*spec{"list": read(), "add": {val: "-b -B --reason", rows: []row{{"git.write", CapWrite, "", "op0", "checks out a worktree into"}}}, "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}, {"fs.delete", CapDelete, "", "op0", "deletes the worktree directory"}}}, "prune": write("prunes worktrees")}),
 		"tag":         {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
 		"gc":          {rows: []row{{"git.write", CapWrite, "", "", "packs the repository"}, {"git.discard", CapDiscard, "--prune", "", "deletes unreachable objects now: commits reset away and dropped stashes can no longer be recovered"}}},
 		"repack":      write("packs the repository"),
@@ -327,7 +327,7 @@ func gitTable() map[string]*spec {
 			{"git.push-delete", CapPublish, "op~^:", "", "deletes a ref on the remote (:ref)"},
 			{"git.config-code", CapPersistence, "--receive-pack|--exec", "", "runs a custom receive-pack program"},
 		}},
-		"send-email":   whole("git.send-email", CapSend, "sends patches by email"),
+		"send-email":   {val: "--to --cc --bcc --from --subject --in-reply-to --to-cmd --cc-cmd --header-cmd --sendmail-cmd --smtp-server --smtp-server-port --smtp-user --smtp-pass --smtp-encryption --smtp-domain --identity --reply-to", fn: hSendEmail, rows: []row{{"git.send-email", CapSend, "", "", "sends patches by email"}}},
 		"request-pull": read(),
 		"lfs":          subs(read(), map[string]*spec{"push": whole("git.push", CapSend, "uploads large files to a remote"), "pull": fetch("downloads large files"), "fetch": fetch("downloads large files"), "install": whole("git.hooks", CapPersistence, "installs git hooks")}),
 		"config":       {val: "-f --file --type --default --blob", fn: hGitConfig},
@@ -360,6 +360,13 @@ func hGitConfig(b *builder, c *call) stream {
 	}
 	if reading || len(ops) <= 1 && !a.has("--unset", "--unset-all", "--add", "--replace-all", "--remove-section", "--rename-section") {
 		return stream{kind: streamText}
+	}
+	// -f FILE writes FILE in git's config format, wherever it is: into
+	// ~/.bashrc it is a line the shell runs.
+	for _, f := range a.values("-f", "--file") {
+		if !f.known || f.val != "-" {
+			b.pathEffect(CapWrite, "git.config-file", "git", f, c.st, c.sp, "writes git settings into")
+		}
 	}
 	key := ops[0]
 	if !key.known {

@@ -19,7 +19,7 @@ func launchTable() map[string]*spec {
 		"compgen":  {val: "-A -G -W -F -C -X -P -S -o", fn: hCompletion},
 		"complete": {val: "-A -G -W -F -C -X -P -S -o", fn: hCompletion},
 		"bind":     {val: "-m -q -u -r -f -x", fn: hBind, rows: []row{{"fs.read", CapRead, "", "-f", "reads key bindings from"}}},
-		"fc": {val: "-e", rows: []row{
+		"fc": {val: "-e", fn: hFc, rows: []row{
 			{"exec.dynamic-code", CapDynamic, "!-l", "", "re-runs commands from the shell's history, which guard cannot see"},
 			{"exec.dynamic-code", CapDynamic, "-e", "", "runs an editor on commands from the history, then runs what it leaves"},
 		}},

@@ -30,7 +30,7 @@ func networkTable() map[string]*spec {
 		"nc":     {val: "-p -s -w -i -x -X -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network (netcat -e)"}}},
 		"ncat":   {val: "-p -s -w -i -e -c --exec --sh-exec", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (ncat)"}, {"net.exec-shell", CapNetCode, "-e|-c|--exec|--sh-exec", "", "serves a shell over the network"}}},
 		"netcat": {val: "-p -s -w -e -c", out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "opens a raw network connection (netcat)"}, {"net.exec-shell", CapNetCode, "-e|-c", "", "serves a shell over the network"}}},
-		"socat":  {out: streamNetwork, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
+		"socat":  {out: streamNetwork, fn: hSocat, rows: []row{{"net.socket", CapSend, "", "", "relays data over the network (socat)"}, {"net.exec-shell", CapNetCode, "any~(exec|system):", "", "connects a program to the network (socat EXEC/SYSTEM)"}}},
 		// Mail senders: what they read goes to other people.
 		"mail": send("net.mail", "sends email"), "mailx": send("net.mail", "sends email"), "mutt": send("net.mail", "sends email"),
 		"sendmail": send("net.mail", "sends email"), "msmtp": send("net.mail", "sends email"), "ssmtp": send("net.mail", "sends email"),
@@ -74,17 +74,18 @@ func networkTable() map[string]*spec {
 			"apply":   {rows: []row{{"tf.apply", CapSend, "", "", "changes real infrastructure"}, {"tf.apply-auto", CapPublish, "-auto-approve|--auto-approve", "", "changes real infrastructure without asking"}}},
 			"destroy": whole("tf.destroy", CapPublish, "destroys real infrastructure, which cannot be undone"),
 			"import":  send("tf.write", "changes infrastructure state"), "taint": send("tf.write", "changes infrastructure state"),
-			"state":    subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{"rm": send("tf.write", "changes infrastructure state"), "mv": send("tf.write", "changes infrastructure state"), "push": whole("tf.state-push", CapPublish, "overwrites remote infrastructure state")}),
+			"state":    subs(fetch("tf.read", "reads infrastructure state"), map[string]*spec{"rm": send("tf.write", "changes infrastructure state"), "mv": send("tf.write", "changes infrastructure state"), "push": whole("tf.state-push", CapPublish, "overwrites remote infrastructure state"), "pull": whole("secrets.token-print", CapSecrets, "prints the infrastructure's state, with the passwords and keys it holds")}),
 			"fmt":      {rows: []row{{"fs.format", CapWrite, "", "", "rewrites Terraform files in the workspace"}}},
 			"validate": plain(), "version": plain(),
 		}),
 		"aws":       later(awsSpec),
-		"gcloud":    {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Google Cloud"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|patch|apply|start|stop|resize)", "", "changes Google Cloud resources"}, {"cloud.delete", CapPublish, "any~^delete$|^destroy$", "", "deletes Google Cloud resources, which cannot be undone"}}},
-		"az":        {rows: []row{{"cloud.read", CapFetch, "", "", "talks to Azure"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|start|stop)$", "", "changes Azure resources"}, {"cloud.delete", CapPublish, "any~^delete$|^purge$", "", "deletes Azure resources, which cannot be undone"}}},
+		"gcloud":    {val: "--command", fn: hCloudRemote, rows: []row{{"cloud.read", CapFetch, "", "", "talks to Google Cloud"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|patch|apply|start|stop|resize)", "", "changes Google Cloud resources"}, {"cloud.delete", CapPublish, "any~^delete$|^destroy$", "", "deletes Google Cloud resources, which cannot be undone"}}},
+		"az":        {val: "--scripts", fn: hCloudRemote, rows: []row{{"cloud.read", CapFetch, "", "", "talks to Azure"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|start|stop)$", "", "changes Azure resources"}, {"cloud.delete", CapPublish, "any~^delete$|^purge$", "", "deletes Azure resources, which cannot be undone"}}},
 		"psql":      {val: "-c -f -h -p -U -d --command --file --host --port --username --dbname -v --set", rows: []row{{"db.connect", CapSend, "", "", "connects to a PostgreSQL database"}}, fn: hSQL("-c --command")},
 		"mysql":     {val: "-e -h -P -u -D --execute --host --port --user --database", rows: []row{{"db.connect", CapSend, "", "", "connects to a MySQL database"}}, fn: hSQL("-e --execute")},
 		"mariadb":   {val: "-e -h -P -u -D --execute", rows: []row{{"db.connect", CapSend, "", "", "connects to a MariaDB database"}}, fn: hSQL("-e --execute")},
 		"sqlite3":   {val: "-cmd -separator -init", rows: []row{{"db.sqlite", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd")},
+		"duckdb":    {val: "-cmd -c -s -separator -init -nullvalue", rows: []row{{"db.duckdb", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd -c -s")},
 		"mongo":     {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
 		"mongosh":   {val: "--eval --host --port -u -p", rows: []row{{"db.connect", CapSend, "", "", "connects to a MongoDB database"}}, fn: hSQL("--eval")},
 		"redis-cli": {val: "-h -p -a -n -u --user --pass", rows: []row{{"db.connect", CapSend, "", "", "connects to a Redis server"}}, fn: hSQL("")},
@@ -246,11 +247,27 @@ func ghSpec() *spec {
 			"delete":       destroy("deletes a GitHub release, which cannot be undone"),
 			"delete-asset": destroy("deletes a release asset"),
 		}),
-		"api": {val: "-X -f -F -H -q --method --field --raw-field --header --jq --input", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
+		"api": {val: "-X -f -F -p -H -q --method --field --raw-field --header --jq --input --preview --hostname -t --template --cache", fn: hQuerySending([]string{"-F", "--field"}, []string{"--input"}), out: streamNetwork, rows: []row{
 			{"net.query", CapQuery, "", "", "calls the GitHub API (read-only, with the network for this command only)"},
 			{"gh.write", CapSend, "-X|--method=~^(POST|PUT|PATCH)$", "", "changes data through the GitHub API"},
-			{"gh.write", CapSend, "!-X !--method -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
+			{"gh.write", CapSend, "!-X !--method !op0~^graphql$ -f|-F|--field|--raw-field|--input", "", "changes data through the GitHub API"},
+			// GraphQL takes every request as a POST with fields: a query
+			// reads, a mutation changes (a body guard cannot see may be
+			// one). A line with a word guard cannot see holds every -X
+			// term, so "!-X" rows do not apply to it: the rows above price
+			// it (an unknown endpoint or method, data computed on the line).
+			{"gh.write", CapSend, "!-X !--method op0~^graphql$ -f|-F|--field|--raw-field=~\\bmutation\\b", "", "changes data through the GitHub GraphQL API"},
+			{"gh.write", CapSend, "!-X !--method op0~^graphql$ --input", "", "sends a GraphQL request guard cannot read (it may change data)"},
 			{"gh.destroy", CapPublish, "-X|--method=~^DELETE$", "", "deletes data through the GitHub API"},
+			// The settings gh repo edit, gh secret set, gh ssh-key add and
+			// gh repo delete price at C, reached through the raw API: who
+			// has access (keys, collaborators, invitations), secrets,
+			// webhooks, branch protection, visibility and the repository
+			// itself. Any write there is C, as through the verbs.
+			{"gh.settings", CapPublish, "-X|--method=~^(POST|PUT|PATCH)$ op0~" + ghSettingsPath, "", "changes repository or account settings (access, keys, secrets, webhooks, protection, visibility) through the GitHub API"},
+			{"gh.settings", CapPublish, "!-X !--method -f|-F|--field|--raw-field|--input op0~" + ghSettingsPath, "", "changes repository or account settings (access, keys, secrets, webhooks, protection, visibility) through the GitHub API"},
+			{"gh.destroy", CapPublish, "op0~^graphql$ -f|-F|--field|--raw-field=~" + ghGraphQLDestroy, "", "deletes, archives or transfers through the GitHub GraphQL API"},
+			{"gh.settings", CapPublish, "op0~^graphql$ -f|-F|--field|--raw-field=~" + ghGraphQLSettings, "", "changes repository or account settings through the GitHub GraphQL API"},
 		}},
 		"auth": subs(send("changes GitHub authentication"), map[string]*spec{
 			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},

@@ -66,13 +66,16 @@ func systemTable() map[string]*spec {
 		"route":       {rows: []row{{"sys.network", CapSystem, "any~^(add|del)$", "", "changes network routes"}}},
 		"hostnamectl": {rows: []row{{"sys.config", CapSystem, "op0~^set-", "", "changes system settings"}}},
 		"timedatectl": {rows: []row{{"sys.config", CapSystem, "op0~^set-", "", "changes system settings"}}},
-		"chattr":      sys("sys.config", "changes file attributes (immutable, append-only)"),
-		"chroot":      whole("priv.chroot", CapPrivilege, "changes the root directory (needs root)"),
-		"setcap":      whole("priv.setcap", CapPrivilege, "grants kernel capabilities to a program"),
-		"setenforce":  sys("sys.config", "changes SELinux enforcement"),
-		"ldconfig":    sys("sys.config", "changes the dynamic linker's cache"),
-		"visudo":      whole("priv.sudoers", CapPrivilege, "edits sudo's rules"),
-		"useradd":     whole("priv.users", CapPrivilege, "adds a user account"), "userdel": whole("priv.users", CapPrivilege, "deletes a user account"),
+		// hwclock reads the hardware clock; these options set it or the
+		// system clock from it.
+		"hwclock":    {val: "--date -f --rtc --epoch --adjfile", rows: []row{{"sys.clock", CapSystem, "--set|-w|--systohc|-s|--hctosys|-a|--adjust|--systz|--setepoch", "", "sets the system or hardware clock"}}},
+		"chattr":     sys("sys.config", "changes file attributes (immutable, append-only)"),
+		"chroot":     whole("priv.chroot", CapPrivilege, "changes the root directory (needs root)"),
+		"setcap":     whole("priv.setcap", CapPrivilege, "grants kernel capabilities to a program"),
+		"setenforce": sys("sys.config", "changes SELinux enforcement"),
+		"ldconfig":   sys("sys.config", "changes the dynamic linker's cache"),
+		"visudo":     whole("priv.sudoers", CapPrivilege, "edits sudo's rules"),
+		"useradd":    whole("priv.users", CapPrivilege, "adds a user account"), "userdel": whole("priv.users", CapPrivilege, "deletes a user account"),
 		"usermod": whole("priv.users", CapPrivilege, "changes a user account"), "groupadd": whole("priv.users", CapPrivilege, "adds a group"),
 		"passwd": whole("priv.users", CapPrivilege, "changes a password"), "chpasswd": whole("priv.users", CapPrivilege, "changes passwords"),
 		"newgrp":  whole("priv.users", CapPrivilege, "switches group"),
@@ -121,8 +124,21 @@ func systemTable() map[string]*spec {
 	}
 }
 
+// pkgReadOnly are the verbs of the system package managers (apt, apt-get,
+// aptitude, yum, dnf, zypper, apk, snap, flatpak) that only query
+// (principle 8: any other verb is a state change, never A by default).
+const pkgReadOnly = `^(list|search|se|show|showsrc|showpkg|info|if|policy|madison|depends|rdepends|pkgnames|dump|dumpavail|stats|unmet|dotty|xvcg|help|version|moo|` +
+	`provides|whatprovides|what-provides|wp|repolist|repoquery|deplist|check-update|list-updates|lu|repos|lr|packages|pa|patches|products|` +
+	`find|connections|services|changes|tasks|aliases|known|remotes|remote-ls|remote-info|ps|permission-show|dot|history)$`
+
 func aptSpec() *spec {
-	return &spec{rows: []row{{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"}}}
+	return &spec{rows: []row{
+		{"sys.packages", CapSystem, "op0~^(install|remove|purge|upgrade|dist-upgrade|full-upgrade|autoremove|reinstall|erase|add|del|refresh|update|localinstall|groupinstall|build-dep)$", "", "installs, removes or updates system packages"},
+		{"sys.packages", CapSystem, "ops !op0~" + pkgReadOnly, "", "runs a package manager verb that is not a known query: it may install, remove, download or change system packages"},
+		// history lists past transactions; its undo, redo, rollback and
+		// replay run them again or back.
+		{"sys.packages", CapSystem, "op0~^history$ any~^(undo|redo|rollback|replay|store)$", "", "undoes or repeats package transactions"},
+	}}
 }
 
 func devTable() map[string]*spec {
@@ -189,6 +205,20 @@ func devTable() map[string]*spec {
 		t[m].val = "-f --file --makefile -C --directory -I --include-dir -o --old-file --assume-old -W --what-if --new-file --assume-new -E --eval"
 		t[m].fn = hMakefileText
 	}
+	// The options that point a runner at build files elsewhere
+	// (runnerOutside prices them), and the task runners that read a
+	// justfile or Taskfile as code.
+	t["cargo"].val = "--manifest-path --config -Z --target-dir -j --jobs --target -p --package --features -F --profile --bin --example --test --bench --color --lockfile-path"
+	// cargo --config KEY=VALUE names a program cargo runs for some keys
+	// (as RUSTC_WRAPPER does); --config FILE loads settings this line does
+	// not show. Global rows: they hold whatever the subcommand.
+	t["cargo"].global = []row{
+		{"pkg.config-code", CapDynamic, `--config=~(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]*\.(runner|linker)|host\.linker|credential-provider|global-credential-providers|doc\.browser)\s*=`, "", "sets a cargo setting that names a program cargo runs"},
+		{"pkg.config-code", CapDynamic, `--config=~^[^=]*$`, "", "loads cargo settings from a file this line does not show"},
+	}
+	t["tox"].val = "-c --conf -e --root --workdir"
+	t["just"] = &spec{val: "-f --justfile -d --working-directory --shell --shell-arg --set --dotenv-path --dotenv-filename --command", rows: []row{{"dev.build", CapExec, "", "", "runs the project's just recipes"}}}
+	t["task"] = &spec{val: "-t --taskfile -d --dir -o --output", rows: []row{{"dev.build", CapExec, "", "", "runs the project's Taskfile tasks"}}}
 	return t
 }
 

@@ -42,12 +42,26 @@ var secretPatterns = sync.OnceValue(func() [][]string {
 	}
 })
 
+// namedSecretPatterns are secret files in shared directories, matched only
+// when a path names one: Kerberos ticket caches (FILE: type, the default)
+// and a user's container registry logins in the runtime directory. A glob
+// over /tmp is not taken for them (find /tmp -delete stays a temp delete).
+var namedSecretPatterns = sync.OnceValue(func() [][]string {
+	return [][]string{{"tmp", "krb5cc_*"}, {"run", "user", "*", "krb5cc*"}, {"run", "user", "*", "containers", "auth.json"}}
+})
+
 func matchSecretPattern(p string) bool {
-	if !strings.HasPrefix(p, "/proc/") {
-		return false
+	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/tmp/krb5cc") && !strings.HasPrefix(p, "/run/user/") {
+		return false // the patterns' first components, without a split
 	}
 	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for _, pat := range secretPatterns() {
+	return matchComps(secretPatterns(), comps) || matchComps(namedSecretPatterns(), comps)
+}
+
+// matchComps reports whether the path components comps lie at or under a
+// location one of the patterns names.
+func matchComps(pats [][]string, comps []string) bool {
+	for _, pat := range pats {
 		if len(comps) < len(pat) {
 			continue
 		}
@@ -409,10 +423,31 @@ func secretsTable() map[string]*spec {
 // an access token.
 var tokenRows = sync.OnceValue(func() map[string][]row {
 	return map[string][]row{
-		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"}},
-		"az":     {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"}},
-		"aws":    {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"}},
-		"ps":     {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+		"gcloud": {{"secrets.token-print", CapSecrets, "any~^(print-access-token|print-identity-token|print-refresh-token|config-helper)$", "", "prints a Google Cloud access token"},
+			{"cloud.secrets", CapSecrets, "op0~^secrets$ any~^access$", "", "prints a secret from Google Secret Manager"},
+			// Who can access the cloud's resources, and credentials made
+			// for it: account settings (C), as npm owner add is.
+			{"cloud.access", CapPublish, "any~^(add-iam-policy-binding|set-iam-policy|remove-iam-policy-binding)$", "", "changes who can access Google Cloud resources"},
+			{"cloud.access", CapPublish, "op0~^iam$ any~^keys$ any~^(create|upload)$", "", "creates a credential for a Google Cloud service account"},
+			{"cloud.delete", CapPublish, "any~^(rm|rb|remove|purge)$", "", "deletes Google Cloud resources, which cannot be undone"}},
+		"az": {{"secrets.token-print", CapSecrets, "any~^get-access-token$|^--expose-token$", "", "prints an Azure access token"},
+			{"cloud.secrets", CapSecrets, "op0~^keyvault$ op1~^secret$ any~^(show|download|backup)$", "", "prints a secret from Azure Key Vault"},
+			{"cloud.access", CapPublish, "op0~^role$ op1~^assignment$ any~^(create|delete|update)$", "", "changes who can access Azure resources"},
+			{"cloud.access", CapPublish, "op0~^ad$ any~^(credential|create-for-rbac|owner)$", "", "creates or resets an Azure credential, or changes its owners"},
+			{"cloud.access", CapPublish, "op0~^keyvault$ any~^set-policy$", "", "changes who can read an Azure key vault"},
+			{"cloud.delete", CapPublish, "any~^(delete-batch|remove)$", "", "deletes Azure resources, which cannot be undone"}},
+		"aws": {{"secrets.token-print", CapSecrets, "any~^(export-credentials|get-authorization-token|get-login-password|get-session-token|assume-role)$", "", "prints AWS credentials"},
+			{"cloud.access", CapPublish, "any~^(create-access-key|create-login-profile|update-login-profile|attach-(user|group|role)-policy|put-(user|group|role)-policy|add-user-to-group|update-assume-role-policy|create-policy-version|set-default-policy-version|create-service-specific-credential|upload-ssh-public-key|put-bucket-policy|put-bucket-acl|put-object-acl|delete-public-access-block|put-public-access-block|modify-image-attribute|modify-snapshot-attribute|authorize-security-group-ingress|put-key-policy|create-grant|add-permission|put-resource-policy)$", "", "changes who can access AWS resources, or creates a credential"}},
+		"kubectl": {{"k8s.access", CapPublish, "op0~^create$ op1~^(clusterrolebinding|rolebinding|clusterrole|role)$", "", "changes who can do what in the Kubernetes cluster"},
+			{"secrets.token-print", CapSecrets, "op0~^create$ op1~^token$", "", "prints a new Kubernetes service-account token"}},
+		"ps": {{"secrets.proc-environ", CapSecrets, "op~^[a-zA-Z]*e[a-zA-Z]*$", "", "prints the environment of every process (ps e), which holds other programs' secrets"}},
+		// Cloud secret stores read by the cloud's own CLI (aws's is in its
+		// table), a forge CLI's token, and the outputs and state of
+		// infrastructure tools, which hold its passwords in plain text.
+		"glab":      {{"gh.token", CapSecrets, "any~^(-t|--show-token)$", "", "prints your GitLab token"}},
+		"terraform": {{"secrets.token-print", CapSecrets, "op0~^output$ -json|-raw", "", "prints the infrastructure's outputs, sensitive ones included"}},
+		"tofu":      {{"secrets.token-print", CapSecrets, "op0~^output$ -json|-raw", "", "prints the infrastructure's outputs, sensitive ones included"}},
+		"heroku":    {{"secrets.token-print", CapSecrets, "op0~^config(:get)?$", "", "prints the app's config vars, which hold its secrets"}},
 	}
 })
 

@@ -125,6 +125,7 @@ var tableNames = [...]string{
 	"crush",
 	"cryptsetup",
 	"csh",
+	"csi",
 	"csplit",
 	"curl",
 	"cursor",
@@ -161,6 +162,7 @@ var tableNames = [...]string{
 	"dropdb",
 	"dropuser",
 	"du",
+	"duckdb",
 	"e2fsck",
 	"echo",
 	"ed",
@@ -189,6 +191,7 @@ var tableNames = [...]string{
 	"false",
 	"fc",
 	"fdisk",
+	"fennel",
 	"ffmpeg",
 	"fgrep",
 	"figlet",
@@ -231,12 +234,14 @@ var tableNames = [...]string{
 	"glab",
 	"gmake",
 	"gnome-open",
+	"gnuplot",
 	"go",
 	"gofmt",
 	"goimports",
 	"golangci-lint",
 	"goose",
 	"gopass",
+	"gosh",
 	"gpg",
 	"gradle",
 	"gradlew",
@@ -273,6 +278,8 @@ var tableNames = [...]string{
 	"http.server",
 	"httpd",
 	"hush",
+	"hwclock",
+	"hy",
 	"hyperfine",
 	"ibmcloud",
 	"iconv",
@@ -294,6 +301,7 @@ var tableNames = [...]string{
 	"ipython",
 	"irb",
 	"isort",
+	"janet",
 	"java",
 	"javac",
 	"jest",
@@ -303,6 +311,7 @@ var tableNames = [...]string{
 	"jq",
 	"jshell",
 	"julia",
+	"just",
 	"kde-open",
 	"kexec",
 	"keyring",
@@ -337,6 +346,7 @@ var tableNames = [...]string{
 	"lsof",
 	"ltrace",
 	"lua",
+	"luajit",
 	"lxc",
 	"lynx",
 	"m4",
@@ -349,6 +359,7 @@ var tableNames = [...]string{
 	"mapfile",
 	"mariadb",
 	"mawk",
+	"maxima",
 	"mc",
 	"md5sum",
 	"meson",
@@ -407,6 +418,8 @@ var tableNames = [...]string{
 	"objdump",
 	"oc",
 	"oci",
+	"octave",
+	"octave-cli",
 	"od",
 	"oksh",
 	"op",
@@ -428,6 +441,7 @@ var tableNames = [...]string{
 	"perf",
 	"perl",
 	"perl-rename",
+	"perl6",
 	"pg_restore",
 	"pgrep",
 	"php",
@@ -472,6 +486,8 @@ var tableNames = [...]string{
 	"qwen",
 	"racket",
 	"railway",
+	"raku",
+	"rakudo",
 	"rbash",
 	"rclone",
 	"read",
@@ -505,6 +521,7 @@ var tableNames = [...]string{
 	"rvim",
 	"s-nail",
 	"s3cmd",
+	"sage",
 	"say",
 	"sbcl",
 	"scala",
@@ -575,12 +592,14 @@ var tableNames = [...]string{
 	"swaks",
 	"swapoff",
 	"swapon",
+	"swipl",
 	"sysctl",
 	"systemctl",
 	"systemd-run",
 	"tac",
 	"tail",
 	"tar",
+	"task",
 	"taskset",
 	"tc",
 	"tclsh",
@@ -816,6 +835,7 @@ var tableOf = [...]uint8{
 	10, // crush
 	2,  // cryptsetup
 	4,  // csh
+	0,  // csi
 	0,  // csplit
 	1,  // curl
 	3,  // cursor
@@ -852,6 +872,7 @@ var tableOf = [...]uint8{
 	8,  // dropdb
 	8,  // dropuser
 	0,  // du
+	1,  // duckdb
 	8,  // e2fsck
 	0,  // echo
 	7,  // ed
@@ -880,6 +901,7 @@ var tableOf = [...]uint8{
 	0,  // false
 	4,  // fc
 	2,  // fdisk
+	0,  // fennel
 	7,  // ffmpeg
 	0,  // fgrep
 	4,  // figlet
@@ -922,12 +944,14 @@ var tableOf = [...]uint8{
 	1,  // glab
 	3,  // gmake
 	9,  // gnome-open
+	0,  // gnuplot
 	3,  // go
 	0,  // gofmt
 	3,  // goimports
 	3,  // golangci-lint
 	10, // goose
 	6,  // gopass
+	0,  // gosh
 	2,  // gpg
 	8,  // gradle
 	8,  // gradlew
@@ -964,6 +988,8 @@ var tableOf = [...]uint8{
 	3,  // http.server
 	1,  // httpd
 	4,  // hush
+	2,  // hwclock
+	0,  // hy
 	4,  // hyperfine
 	8,  // ibmcloud
 	0,  // iconv
@@ -985,6 +1011,7 @@ var tableOf = [...]uint8{
 	0,  // ipython
 	0,  // irb
 	3,  // isort
+	0,  // janet
 	3,  // java
 	3,  // javac
 	3,  // jest
@@ -994,6 +1021,7 @@ var tableOf = [...]uint8{
 	0,  // jq
 	0,  // jshell
 	0,  // julia
+	3,  // just
 	9,  // kde-open
 	2,  // kexec
 	6,  // keyring
@@ -1028,6 +1056,7 @@ var tableOf = [...]uint8{
 	0,  // lsof
 	4,  // ltrace
 	0,  // lua
+	0,  // luajit
 	8,  // lxc
 	5,  // lynx
 	4,  // m4
@@ -1040,6 +1069,7 @@ var tableOf = [...]uint8{
 	0,  // mapfile
 	1,  // mariadb
 	0,  // mawk
+	0,  // maxima
 	8,  // mc
 	0,  // md5sum
 	3,  // meson
@@ -1098,6 +1128,8 @@ var tableOf = [...]uint8{
 	4,  // objdump
 	1,  // oc
 	8,  // oci
+	0,  // octave
+	0,  // octave-cli
 	0,  // od
 	4,  // oksh
 	2,  // op
@@ -1119,6 +1151,7 @@ var tableOf = [...]uint8{
 	4,  // perf
 	0,  // perl
 	8,  // perl-rename
+	0,  // perl6
 	8,  // pg_restore
 	4,  // pgrep
 	0,  // php
@@ -1163,6 +1196,8 @@ var tableOf = [...]uint8{
 	10, // qwen
 	0,  // racket
 	8,  // railway
+	0,  // raku
+	0,  // rakudo
 	4,  // rbash
 	8,  // rclone
 	0,  // read
@@ -1196,6 +1231,7 @@ var tableOf = [...]uint8{
 	4,  // rvim
 	1,  // s-nail
 	8,  // s3cmd
+	0,  // sage
 	4,  // say
 	0,  // sbcl
 	0,  // scala
@@ -1266,12 +1302,14 @@ var tableOf = [...]uint8{
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon
+	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
 	7,  // systemd-run
 	0,  // tac
 	0,  // tail
 	0,  // tar
+	3,  // task
 	0,  // taskset
 	8,  // tc
 	0,  // tclsh

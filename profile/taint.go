@@ -277,7 +277,7 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 		"npm": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc*"}, "pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml", "*.ts", "*.js"},
 		"cargo": {"Cargo.toml", "build.rs", "*.rs", "config.toml"}, "go": {"*.go", "go.mod"},
 		"pytest": {"*.py", "conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, "tox": {"tox.ini", "pyproject.toml", "*.py"}, "nox": {"noxfile.py"},
-		"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "*.rake"}, "gradle": {"*.gradle", "*.gradle.kts"}, "./gradlew": {"*.gradle", "*.gradle.kts", "gradlew"},
+		"just": {"justfile", "Justfile", ".justfile"}, "task": {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml"}, "rake": {"Rakefile", "*.rake"}, "gradle": {"*.gradle", "*.gradle.kts"}, "./gradlew": {"*.gradle", "*.gradle.kts", "gradlew"},
 		"mvn": {"pom.xml"}, "cmake": {"CMakeLists.txt", "*.cmake"}, "ninja": {"build.ninja"}, "meson": {"meson.build"}, "bazel": {"BUILD", "BUILD.bazel", "WORKSPACE", "*.bzl", "MODULE.bazel"},
 		"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
 		"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
@@ -285,18 +285,23 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 	}
 })
 
+// runnerShortFile are the short options that name the build file for the
+// runners whose letter means that (task -t, tox -c).
+var runnerShortFile = map[string]string{"task": "-t", "tox": "-c"}
+
 // runnerCheck reviews a build or test tool run after the same line wrote
 // one of the files it reads: unknown code at least B, C from the network.
 // runnerOutside: a build or test tool runs the build files of its
 // directory (-C, --dir, -f, or the cwd the line moved to): outside the
 // workspace they are code this review did not read, as a program run
-// there by path is (cd ~/other && make is B).
+// there by path is (cd ~/other && make is B). So are build files under
+// the system trees (make -C /etc).
 func (b *builder) runnerOutside(prog string, c *call) {
 	if b.ctx.Remote || !b.ctx.WorkspaceUsable() {
 		return
 	}
 	dir := c.st.cwd
-	for _, d := range c.a.values("-C", "--directory", "--dir", "-d", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile", "--justfile", "--taskfile") {
+	for _, d := range c.a.values("-C", "--directory", "--dir", "-d", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile", "--justfile", "--taskfile", "--working-directory", "--root", "--conf", runnerShortFile[prog]) {
 		if !d.known {
 			dir = ""
 			break
@@ -308,8 +313,14 @@ func (b *builder) runnerOutside(prog string, c *call) {
 	if dir == "" {
 		return
 	}
-	if cl := b.ctx.Classify(dir); cl == ClassOutside || cl == ClassHome {
+	switch cl := b.ctx.Classify(dir); cl {
+	case ClassOutside, ClassHome:
 		b.add(Effect{Cap: CapExec, Rule: "exec.runner-outside", Program: prog, Target: dir, Class: cl,
+			Msg: "runs the build files of " + describeTarget(dir, cl) + ", which this review did not read"}, c.sp)
+	case ClassSystem, ClassRoot:
+		// Running a system program is A; running the build files found
+		// in a system tree is code nobody reviewed (unanalysed: B).
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.runner-outside", Program: prog, Target: dir, Class: cl,
 			Msg: "runs the build files of " + describeTarget(dir, cl) + ", which this review did not read"}, c.sp)
 	}
 }
@@ -692,6 +703,12 @@ func (b *builder) extracted(c *call, archives []field, dir field) {
 // .bashrc or .ssh/authorized_keys. Only outside the workspace: inside it
 // the sandbox restores the protected paths.
 func (b *builder) extractAny(c *call, dir field) {
+	b.writeAnyName(c, dir, "fs.extract", "may extract any name into")
+}
+
+// writeAnyName prices a write of names this line does not show into dir
+// (see extractAny) under rule; verb says how.
+func (b *builder) writeAnyName(c *call, dir field, rule, verb string) {
 	if !dir.known {
 		return
 	}
@@ -702,7 +719,7 @@ func (b *builder) extractAny(c *call, dir field) {
 	switch b.ctx.Classify(d) {
 	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
 		for _, pat := range []string{"/*", "/.*"} {
-			b.pathEffect(CapWrite, "fs.extract", c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, "may extract any name into")
+			b.pathEffect(CapWrite, rule, c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, verb)
 		}
 	}
 }

@@ -276,7 +276,7 @@ func targetsTable() map[string]*spec {
 		"ffmpeg":      {val: "-i -f -c -c:v -c:a -codec -vf -af -filter_complex -b:v -b:a -r -s -t -ss -to -map -preset -crf -ar -ac -loglevel -v", rows: []row{{"fs.read", CapRead, "", "-i", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
 		"wkhtmltopdf": {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
 		// The shell's history builtin: -w and -a write the history file named.
-		"history": {rows: []row{{"fs.output", CapWrite, "-w|-a", "ops", "writes the shell history to"}, {"fs.read", CapRead, "-r|-n", "ops", "reads"}}},
+		"history": {fn: hHistory, rows: []row{{"fs.output", CapWrite, "-w|-a", "ops", "writes the shell history to"}, {"fs.read", CapRead, "-r|-n", "ops", "reads"}}},
 		"systemd-run": {val: "-u --unit -p --property --description --slice -E --setenv --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property -M --machine -H --host --uid --gid --nice --working-directory -d --service-type --path-property --socket-property", posix: true, fn: wrap(0), rows: []row{
 			{"sys.transient", CapSystem, "", "", "runs a command as a systemd service, outside this session and outside guard's sandbox"},
 			{"persist.timer", CapPersistence, "--on-active|--on-boot|--on-startup|--on-unit-active|--on-unit-inactive|--on-calendar|--on-clock-change", "", "schedules a command to run later (a systemd timer)"},
@@ -332,6 +332,7 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 // pager, an editor) or injects git configuration. It reports whether it
 // did; other sensitive variables keep their table row.
 func (b *builder) specialVar(name string, val *string, fs []field, st *state, at span) bool {
+	b.envOptionCommand(name, val, st, at)
 	if writeVars[name] || strings.HasPrefix(name, "GIT_TRACE") {
 		// The program writes to the file the value names (git's traces
 		// take 1, 2 or a descriptor number too, and only an absolute
