@@ -22,6 +22,7 @@ var tableNames = [...]string{
 	"amp",
 	"ansible",
 	"ansible-playbook",
+	"ansible-vault",
 	"apk",
 	"apropos",
 	"apt",
@@ -142,6 +143,7 @@ var tableNames = [...]string{
 	"df",
 	"diff",
 	"dig",
+	"direnv",
 	"dirname",
 	"dirs",
 	"dnf",
@@ -313,6 +315,7 @@ var tableNames = [...]string{
 	"julia",
 	"just",
 	"kde-open",
+	"keepassxc-cli",
 	"kexec",
 	"keyring",
 	"kill",
@@ -364,6 +367,7 @@ var tableNames = [...]string{
 	"md5sum",
 	"meson",
 	"micromamba",
+	"mise",
 	"mkdir",
 	"mkfifo",
 	"mkfs",
@@ -563,6 +567,7 @@ var tableNames = [...]string{
 	"sls",
 	"snap",
 	"socat",
+	"sops",
 	"sort",
 	"source",
 	"split",
@@ -595,6 +600,7 @@ var tableNames = [...]string{
 	"swipl",
 	"sysctl",
 	"systemctl",
+	"systemd-creds",
 	"systemd-run",
 	"tac",
 	"tail",
@@ -732,6 +738,7 @@ var tableOf = [...]uint8{
 	10, // amp
 	8,  // ansible
 	8,  // ansible-playbook
+	11, // ansible-vault
 	2,  // apk
 	4,  // apropos
 	2,  // apt
@@ -852,6 +859,7 @@ var tableOf = [...]uint8{
 	0,  // df
 	0,  // diff
 	5,  // dig
+	11, // direnv
 	0,  // dirname
 	0,  // dirs
 	2,  // dnf
@@ -1023,6 +1031,7 @@ var tableOf = [...]uint8{
 	0,  // julia
 	3,  // just
 	9,  // kde-open
+	11, // keepassxc-cli
 	2,  // kexec
 	6,  // keyring
 	2,  // kill
@@ -1074,6 +1083,7 @@ var tableOf = [...]uint8{
 	0,  // md5sum
 	3,  // meson
 	3,  // micromamba
+	11, // mise
 	0,  // mkdir
 	0,  // mkfifo
 	2,  // mkfs
@@ -1273,6 +1283,7 @@ var tableOf = [...]uint8{
 	8,  // sls
 	2,  // snap
 	1,  // socat
+	11, // sops
 	0,  // sort
 	0,  // source
 	0,  // split
@@ -1305,6 +1316,7 @@ var tableOf = [...]uint8{
 	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
+	11, // systemd-creds
 	7,  // systemd-run
 	0,  // tac
 	0,  // tail
