@@ -20,7 +20,8 @@ func programsTable() map[string]*spec {
 	decrypt := func(cond, msg string) *spec {
 		return &spec{rows: []row{{"secrets.decrypt", CapSecrets, cond, "", msg}}}
 	}
-	return map[string]*spec{
+	t := programsRunTable()
+	for k, v := range map[string]*spec{
 		// sops decrypts with your keys and prints (or hands to a command,
 		// or opens in an editor) the secrets a file holds: decrypt, -d,
 		// exec-env, exec-file, edit, and a file given alone (edit mode).
@@ -49,7 +50,10 @@ func programsTable() map[string]*spec {
 		"mise": {rows: []row{
 			{"persist.code-approval", CapPersistence, "op0~^trust$ !--untrust", "", "approves a directory's mise.toml (its env, hooks and tasks), which mise then runs on every cd into it, outside the sandbox"},
 		}},
+	} {
+		t[k] = v
 	}
+	return t
 }
 
 // programRows are rows added to programs that already have an entry: the
@@ -70,18 +74,8 @@ var programRows = sync.OnceValue(func() map[string][]row {
 // the rows of programRows and the handlers of the options that run
 // programs. It runs from finalize.
 func extendPrograms(t map[string]*spec) {
-	for k, rs := range programRows() {
-		s := t[k]
-		if s == nil || s.lazy != nil {
-			continue
-		}
-		s.rows = append(s.rows, rs...)
-		for _, r := range rs {
-			if strings.HasPrefix(r.on, "-") {
-				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
-			}
-		}
-	}
+	addRows(t, programRows())
+	extendRun(t)
 	if s := t["gpg"]; s != nil {
 		s.val += " " + strings.Join(gpgProgramOptions, " ") + " --photo-viewer --exec-path --list-options --homedir -r --recipient -u --local-user --default-key --keyserver --keyserver-options"
 		s.fn = chain(s.fn, hGpgPrograms)

@@ -69,6 +69,7 @@ var tableNames = [...]string{
 	"bwrap",
 	"bzip2",
 	"c++filt",
+	"cProfile",
 	"caffeinate",
 	"capsh",
 	"cargo",
@@ -109,6 +110,7 @@ var tableNames = [...]string{
 	"comm",
 	"command",
 	"compgen",
+	"compileall",
 	"complete",
 	"compopt",
 	"composer",
@@ -192,6 +194,8 @@ var tableNames = [...]string{
 	"fallocate",
 	"false",
 	"fc",
+	"fd",
+	"fdfind",
 	"fdisk",
 	"fennel",
 	"ffmpeg",
@@ -213,8 +217,10 @@ var tableNames = [...]string{
 	"free",
 	"fsck",
 	"ftp",
+	"ftplib",
 	"fusermount",
 	"fusermount3",
+	"fzf",
 	"g++",
 	"gawk",
 	"gcc",
@@ -244,6 +250,7 @@ var tableNames = [...]string{
 	"goose",
 	"gopass",
 	"gosh",
+	"gotty",
 	"gpg",
 	"gradle",
 	"gradlew",
@@ -270,6 +277,7 @@ var tableNames = [...]string{
 	"help",
 	"heroku",
 	"hexdump",
+	"hg",
 	"history",
 	"host",
 	"hostname",
@@ -312,6 +320,7 @@ var tableNames = [...]string{
 	"journalctl",
 	"jq",
 	"jshell",
+	"json.tool",
 	"julia",
 	"just",
 	"kde-open",
@@ -326,6 +335,7 @@ var tableNames = [...]string{
 	"ksh93",
 	"kubectl",
 	"kwallet-query",
+	"latexmk",
 	"launchctl",
 	"ld.so",
 	"ldconfig",
@@ -375,6 +385,7 @@ var tableNames = [...]string{
 	"mksh",
 	"mkswap",
 	"mktemp",
+	"mlr",
 	"mocha",
 	"modprobe",
 	"mongo",
@@ -456,6 +467,7 @@ var tableNames = [...]string{
 	"pipx",
 	"pkexec",
 	"pkill",
+	"pm2",
 	"pnpm",
 	"pnpx",
 	"podman",
@@ -480,6 +492,7 @@ var tableNames = [...]string{
 	"pushd",
 	"pwd",
 	"pwsh",
+	"pydoc",
 	"pylint",
 	"pypy3",
 	"pytest",
@@ -533,6 +546,7 @@ var tableNames = [...]string{
 	"screen",
 	"script",
 	"scw",
+	"sdiff",
 	"secret-tool",
 	"security",
 	"sed",
@@ -605,6 +619,7 @@ var tableNames = [...]string{
 	"tac",
 	"tail",
 	"tar",
+	"tarfile",
 	"task",
 	"taskset",
 	"tc",
@@ -632,6 +647,8 @@ var tableNames = [...]string{
 	"toybox",
 	"tr",
 	"trap",
+	"trash",
+	"trash-put",
 	"tree",
 	"true",
 	"truncate",
@@ -640,6 +657,7 @@ var tableNames = [...]string{
 	"tsocks",
 	"tsx",
 	"tty",
+	"ttyd",
 	"tune2fs",
 	"twine",
 	"type",
@@ -667,6 +685,7 @@ var tableNames = [...]string{
 	"uvx",
 	"valgrind",
 	"vault",
+	"venv",
 	"vercel",
 	"vi",
 	"view",
@@ -680,6 +699,8 @@ var tableNames = [...]string{
 	"wall",
 	"watch",
 	"wc",
+	"webbrowser",
+	"websocketd",
 	"wget",
 	"whatis",
 	"whereis",
@@ -717,6 +738,7 @@ var tableNames = [...]string{
 	"yum",
 	"zcat",
 	"zip",
+	"zipfile",
 	"zsh",
 	"zypper",
 }
@@ -785,6 +807,7 @@ var tableOf = [...]uint8{
 	4,  // bwrap
 	0,  // bzip2
 	4,  // c++filt
+	11, // cProfile
 	0,  // caffeinate
 	4,  // capsh
 	3,  // cargo
@@ -825,6 +848,7 @@ var tableOf = [...]uint8{
 	0,  // comm
 	4,  // command
 	4,  // compgen
+	11, // compileall
 	4,  // complete
 	4,  // compopt
 	1,  // composer
@@ -908,6 +932,8 @@ var tableOf = [...]uint8{
 	7,  // fallocate
 	0,  // false
 	4,  // fc
+	11, // fd
+	11, // fdfind
 	2,  // fdisk
 	0,  // fennel
 	7,  // ffmpeg
@@ -929,8 +955,10 @@ var tableOf = [...]uint8{
 	0,  // free
 	8,  // fsck
 	1,  // ftp
+	11, // ftplib
 	2,  // fusermount
 	2,  // fusermount3
+	11, // fzf
 	3,  // g++
 	0,  // gawk
 	3,  // gcc
@@ -960,6 +988,7 @@ var tableOf = [...]uint8{
 	10, // goose
 	6,  // gopass
 	0,  // gosh
+	11, // gotty
 	2,  // gpg
 	8,  // gradle
 	8,  // gradlew
@@ -986,6 +1015,7 @@ var tableOf = [...]uint8{
 	0,  // help
 	8,  // heroku
 	0,  // hexdump
+	11, // hg
 	7,  // history
 	5,  // host
 	0,  // hostname
@@ -1028,6 +1058,7 @@ var tableOf = [...]uint8{
 	8,  // journalctl
 	0,  // jq
 	0,  // jshell
+	11, // json.tool
 	0,  // julia
 	3,  // just
 	9,  // kde-open
@@ -1042,6 +1073,7 @@ var tableOf = [...]uint8{
 	4,  // ksh93
 	1,  // kubectl
 	6,  // kwallet-query
+	11, // latexmk
 	2,  // launchctl
 	4,  // ld.so
 	2,  // ldconfig
@@ -1091,6 +1123,7 @@ var tableOf = [...]uint8{
 	4,  // mksh
 	2,  // mkswap
 	4,  // mktemp
+	11, // mlr
 	3,  // mocha
 	2,  // modprobe
 	1,  // mongo
@@ -1172,6 +1205,7 @@ var tableOf = [...]uint8{
 	1,  // pipx
 	0,  // pkexec
 	2,  // pkill
+	11, // pm2
 	1,  // pnpm
 	1,  // pnpx
 	1,  // podman
@@ -1196,6 +1230,7 @@ var tableOf = [...]uint8{
 	0,  // pushd
 	0,  // pwd
 	0,  // pwsh
+	11, // pydoc
 	3,  // pylint
 	0,  // pypy3
 	3,  // pytest
@@ -1249,6 +1284,7 @@ var tableOf = [...]uint8{
 	2,  // screen
 	4,  // script
 	8,  // scw
+	11, // sdiff
 	2,  // secret-tool
 	2,  // security
 	0,  // sed
@@ -1321,6 +1357,7 @@ var tableOf = [...]uint8{
 	0,  // tac
 	0,  // tail
 	0,  // tar
+	11, // tarfile
 	3,  // task
 	0,  // taskset
 	8,  // tc
@@ -1348,6 +1385,8 @@ var tableOf = [...]uint8{
 	4,  // toybox
 	0,  // tr
 	4,  // trap
+	11, // trash
+	11, // trash-put
 	0,  // tree
 	0,  // true
 	0,  // truncate
@@ -1356,6 +1395,7 @@ var tableOf = [...]uint8{
 	5,  // tsocks
 	0,  // tsx
 	0,  // tty
+	11, // ttyd
 	8,  // tune2fs
 	1,  // twine
 	0,  // type
@@ -1383,6 +1423,7 @@ var tableOf = [...]uint8{
 	5,  // uvx
 	4,  // valgrind
 	2,  // vault
+	11, // venv
 	8,  // vercel
 	4,  // vi
 	4,  // view
@@ -1396,6 +1437,8 @@ var tableOf = [...]uint8{
 	2,  // wall
 	0,  // watch
 	0,  // wc
+	11, // webbrowser
+	11, // websocketd
 	1,  // wget
 	4,  // whatis
 	0,  // whereis
@@ -1433,6 +1476,7 @@ var tableOf = [...]uint8{
 	2,  // yum
 	0,  // zcat
 	0,  // zip
+	11, // zipfile
 	4,  // zsh
 	2,  // zypper
 }

@@ -1,0 +1,529 @@
+package profile
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Session 7, programs (second part): programs that run the files they
+// find or the keys pressed (fd -x/-X, rg --pre, fzf --bind), namespace and
+// server launchers (ip netns exec, ttyd), python's standard modules run
+// with -m, data tools whose language runs commands or reads files (mlr,
+// yq load), document tools' filters, trash and process managers, and git
+// commands that check files out into a work tree outside the workspace.
+
+// programsRunTable: programs new to the tables (merged into programsTable).
+func programsRunTable() map[string]*spec {
+	serve := func(val string) *spec {
+		return &spec{val: val, posix: true, fn: wrap(0), rows: []row{{"net.serve", CapSend, "", "", "serves a program to the network: whoever connects runs it"}}}
+	}
+	return programsRunEntries(serve)
+}
+
+// fdVal are fd's options that take a value.
+const fdVal = "-e --extension -t --type -E --exclude -d --max-depth --min-depth --exact-depth -S --size --changed-within --changed-before --newer --older -o --owner -j --threads --base-directory --search-path --max-results --color -c --format --and --ignore-file --path-separator --batch-size"
+
+func programsRunEntries(serve func(string) *spec) map[string]*spec {
+	return map[string]*spec{
+		"fd":     {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
+		"fdfind": {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
+		"fzf":    {val: "--preview --bind --query -q --filter -f --delimiter -d --nth -n --with-nth --height --layout --prompt --header --preview-window --expect --tiebreak --color --history --walker --walker-root --walker-skip --with-shell --listen --listen-unsafe", fn: hFzf},
+		"mlr":    {fn: hMiller},
+		"ttyd":   serve("-p --port -i --interface -c --credential -u --uid -g --gid -s --signal -I --index -b --base-path -P --ping-interval -t --client-option -T --terminal-type -m --max-clients -O --check-origin -w --cwd"),
+		"gotty":  serve("-p --port -a --address -c --credential -w --permit-write --title-format --ws-origin --term"),
+		"websocketd": {val: "--port --address --staticdir --cgidir --dir --maxforks --header --loglevel", posix: true, fn: wrap(0), rows: []row{
+			{"net.serve", CapSend, "", "", "serves a program to the network: whoever connects runs it"}}},
+		// trash-cli moves files to the trash: gone from where they were.
+		"trash-put": {rows: []row{{"fs.delete", CapDelete, "", "ops", "moves to the trash"}}},
+		"trash":     {rows: []row{{"fs.delete", CapDelete, "", "ops", "moves to the trash"}}},
+		"pm2": {rows: []row{
+			{"persist.service", CapPersistence, "op0~^(startup|unstartup)$", "", "installs (or removes) a boot service that starts pm2's processes at every boot"},
+			{"proc.daemon", CapProcess, "!op0~^(list|ls|l|status|jlist|prettylist|logs|log|show|info|describe|desc|monit|env|ping|--version|-v|-V|--help|-h|help)$ ops", "", "starts, stops or changes processes that pm2 keeps running in the background"},
+		}},
+		// python3 -m MODULE: the standard modules with a command line.
+		"zipfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
+		"tarfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
+		"venv":       {val: "--prompt", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
+		"compileall": {val: "-d -s -p -x -i -r -j -o -e --invalidation-mode", rows: []row{{"fs.write", CapWrite, "", "ops", "writes compiled files under"}}},
+		"cProfile":   {val: "-o -s -m", fn: hPyProfile, rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
+		"json.tool":  {val: "--indent", rows: []row{{"fs.output", CapWrite, "", "op1", "writes"}}},
+		"webbrowser": whole("desktop.open", CapDesktop, "opens a web page in the browser, outside guard's sandbox"),
+		"ftplib":     whole("net.fetch", CapFetch, "connects to an FTP server"),
+		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
+		"sdiff":      {val: "-o --output -w --width -I --ignore-matching-lines --diff-program --tabsize", fn: hProgramOption("--diff-program"), rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"hg":         hgSpec(),
+		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}}},
+	}
+}
+
+// runRows are rows added to programs that already have an entry.
+var runRows = sync.OnceValue(func() map[string][]row {
+	return map[string][]row{
+		"tar":   {{"fs.output", CapWrite, "", "--index-file|-g|--listed-incremental|--volno-file", "writes"}},
+		"rsync": {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"}},
+		"gio": {
+			{"fs.delete", CapDelete, "op0~^(remove|rm|trash)$", "ops1", "deletes"},
+			{"fs.write", CapWrite, "op0~^(copy|move|save|mkdir|rename)$", "last", "writes"},
+		},
+		// gsettings set …custom-keybinding… command 'CMD' and dconf write
+		// …/command: a command the desktop runs on a key press.
+		"gsettings": {{"desktop.default-app", CapPersistence, "op0~^set$ op~^(command|exec)$", "", "sets a command the desktop runs later (a keyboard shortcut, the default terminal)"}},
+		"dconf":     {{"desktop.default-app", CapPersistence, "op0~^write$ op~/(command|exec)$", "", "sets a command the desktop runs later (a keyboard shortcut, the default terminal)"}},
+	}
+})
+
+// extendRun is extendPrograms' second half.
+func extendRun(t map[string]*spec) {
+	addRows(t, runRows())
+	if s := t["ip"]; s != nil {
+		s.fn = chain(s.fn, hIPExec)
+	}
+	if s := t["rg"]; s != nil {
+		s.val += " --pre --pre-glob"
+		s.fn = chain(s.fn, hRgPre)
+	}
+	if s := t["nano"]; s != nil {
+		s.val += " -s --speller -o --operatingdir -Y --syntax -T --tabsize -r --fill"
+		s.fn = chain(s.fn, func(b *builder, c *call) stream {
+			for _, f := range c.a.values("-s", "--speller") {
+				b.commandText(f, c, "nano --speller")
+			}
+			return stream{}
+		})
+	}
+	if s := t["pandoc"]; s != nil {
+		s.val += " -F --filter -L --lua-filter"
+		s.fn = chain(chain(s.fn, hProgramOption("--filter", "-F")), func(b *builder, c *call) stream {
+			for _, f := range c.a.values("--lua-filter", "-L") {
+				b.exec([]field{staticField("lua", c.sp), f}, c.st.clone(), stream{}, "pandoc --lua-filter", c.sp)
+			}
+			return stream{}
+		})
+	}
+	if s := t["curl"]; s != nil {
+		s.val += " --variable"
+		s.fn = chain(s.fn, hCurlVariable)
+	}
+	if s := t["yq"]; s != nil {
+		s.fn = chain(s.fn, hYqLoad)
+	}
+}
+
+// addRows appends rows to the entries of t they name, and adds the
+// options they select to the entries' options with a value.
+func addRows(t map[string]*spec, m map[string][]row) {
+	for k, rs := range m {
+		s := t[k]
+		if s == nil || s.lazy != nil {
+			continue
+		}
+		s.rows = append(s.rows, rs...)
+		for _, r := range rs {
+			if strings.HasPrefix(r.on, "-") {
+				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
+			}
+		}
+	}
+}
+
+// representative is a file inside dir, standing for the files a program
+// finds there and hands to a command: what it could name, it names.
+func representative(dir field) field {
+	g := dir
+	g.val = strings.TrimSuffix(dir.val, "/") + "/x"
+	return g
+}
+
+// hFdExec: fd -x CMD… \; runs CMD for every file found, fd -X CMD… for
+// all of them at once; {} and its variants stand for the files, and
+// without one fd appends them. The files lie under the search paths
+// (operands after the pattern, --search-path, else the current
+// directory): CMD is reviewed with a file there.
+func hFdExec(b *builder, c *call) stream {
+	var cmds [][]field
+	var rest []field
+	for i := 0; i < len(c.fs); i++ {
+		f := c.fs[i]
+		if f.known && (f.val == "-x" || f.val == "--exec" || f.val == "-X" || f.val == "--exec-batch") {
+			j := i + 1
+			for j < len(c.fs) && !(c.fs[j].known && c.fs[j].val == ";") {
+				j++
+			}
+			cmds = append(cmds, c.fs[i+1:j])
+			i = j
+			continue
+		}
+		rest = append(rest, f)
+	}
+	if len(cmds) == 0 {
+		return stream{}
+	}
+	a := parseArgs(rest, fdVal, false)
+	dirs := a.values("--search-path", "--base-directory")
+	if len(a.ops) > 1 {
+		dirs = append(dirs, a.ops[1:]...)
+	}
+	if len(dirs) == 0 {
+		dirs = []field{staticField(".", c.sp)}
+	}
+	for _, cmd := range cmds {
+		if len(cmd) == 0 {
+			continue
+		}
+		for _, d := range dirs {
+			b.exec(withFile(cmd, representative(d)), c.st.clone(), stream{}, c.prog+" -x", c.sp)
+		}
+	}
+	return stream{}
+}
+
+// withFile puts file where cmd has a placeholder ({}, {/}, {//}, {.},
+// {/.}), or after it when it has none.
+func withFile(cmd []field, file field) []field {
+	out := make([]field, 0, len(cmd)+1)
+	placed := false
+	for _, w := range cmd {
+		if w.known && strings.Contains(w.val, "{") && strings.Contains(w.val, "}") {
+			g := w
+			for _, ph := range []string{"{//}", "{/.}", "{/}", "{.}", "{}"} {
+				g.val = strings.ReplaceAll(g.val, ph, file.val)
+			}
+			placed = placed || g.val != w.val
+			out = append(out, g)
+			continue
+		}
+		out = append(out, w)
+	}
+	if !placed {
+		out = append(out, file)
+	}
+	return out
+}
+
+// hRgPre: rg --pre COMMAND runs COMMAND with each file it searches as the
+// only argument (the files under the operands after the pattern, or the
+// current directory).
+func hRgPre(b *builder, c *call) stream {
+	pres := c.a.values("--pre")
+	if len(pres) == 0 {
+		return stream{}
+	}
+	pre := pres[len(pres)-1]
+	if !pre.known {
+		return b.dynamicCode(pre, c, "rg --pre")
+	}
+	if pre.val == "" {
+		return stream{} // --pre '' turns it off
+	}
+	dirs := []field{staticField(".", c.sp)}
+	if len(c.a.ops) > 1 && !c.a.has("-e", "--regexp", "-f", "--file") {
+		dirs = c.a.ops[1:]
+	} else if len(c.a.ops) > 0 && c.a.has("-e", "--regexp", "-f", "--file") {
+		dirs = c.a.ops
+	}
+	for _, d := range dirs {
+		b.exec([]field{pre, representative(d)}, c.st.clone(), stream{}, "rg --pre", c.sp)
+	}
+	return stream{}
+}
+
+// fzfAction finds the actions of an fzf --bind that run a command:
+// execute, execute-silent, become, reload, reload-sync, preview,
+// change-preview, transform* and their bracket or delimiter forms.
+var fzfAction = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[,+:])(execute-silent|execute|become|reload-sync|reload|change-preview|preview|transform[a-z-]*|bg-transform[a-z-]*)([(\[{<~!@#$%^&*;/|:])`)
+})
+
+// hFzf: fzf runs --preview and the command actions of --bind through the
+// shell (FZF with --with-shell).
+func hFzf(b *builder, c *call) stream {
+	for _, f := range c.a.values("--preview") {
+		b.commandText(f, c, "fzf --preview")
+	}
+	for _, f := range c.a.values("--bind") {
+		if !f.known {
+			b.dynamicCode(f, c, "fzf --bind")
+			continue
+		}
+		s := f.val
+		for _, m := range fzfAction().FindAllStringSubmatchIndex(s, -1) {
+			open := s[m[4]]
+			body := s[m[1]:]
+			if open == ':' {
+				// execute:CMD runs to the end of the binding.
+			} else {
+				closer := map[byte]byte{'(': ')', '[': ']', '{': '}', '<': '>'}[open]
+				if closer == 0 {
+					closer = open
+				}
+				if i := strings.IndexByte(body, closer); i >= 0 {
+					body = body[:i]
+				}
+			}
+			g := f
+			g.val = body
+			b.commandText(g, c, "fzf --bind "+s[m[2]:m[3]])
+		}
+	}
+	return stream{}
+}
+
+// millerCalls are the functions of Miller's DSL that run commands, and
+// its redirected output statements, which write the file they name.
+var (
+	millerSystem   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(system|exec)\s*\(\s*("((?:[^"\\]|\\.)*)")?`) })
+	millerRedirect = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(tee|emit1|emitp|emitf|emit|print|printn|eprint|eprintn|dump|edump)\s*(>>|>|\|)\s*("((?:[^"\\]|\\.)*)")?`)
+	})
+)
+
+// hMiller: mlr put/filter expressions (and -f/-s files) are a language
+// whose system() and exec() run commands, and whose tee/emit/print/dump
+// statements write to a file or pipe to a command.
+func hMiller(b *builder, c *call) stream {
+	for _, f := range c.fs {
+		if !f.known {
+			continue
+		}
+		for _, m := range millerSystem().FindAllStringSubmatchIndex(f.val, -1) {
+			if m[6] >= 0 {
+				g := f
+				g.val = f.val[m[6]:m[7]]
+				b.commandText(g, c, "mlr "+f.val[m[2]:m[3]]+"()")
+				if f.val[m[2]:m[3]] == "exec" {
+					b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: shorten(f.val), Msg: "runs a program with arguments from a Miller expression, which guard does not review"}, c.sp)
+				}
+				continue
+			}
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: shorten(f.val), Msg: "runs a command built by a Miller expression, which guard cannot review"}, c.sp)
+		}
+		for _, m := range millerRedirect().FindAllStringSubmatchIndex(f.val, -1) {
+			op := f.val[m[4]:m[5]]
+			if m[8] < 0 {
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Target: shorten(f.val), Msg: "writes to a file or command named by a Miller expression, which guard cannot review"}, c.sp)
+				continue
+			}
+			g := f
+			g.val = f.val[m[8]:m[9]]
+			if op == "|" {
+				b.commandText(g, c, "mlr "+f.val[m[2]:m[3]]+" |")
+				continue
+			}
+			b.pathEffect(CapWrite, "fs.output", c.prog, g, c.st, c.sp, "writes")
+		}
+	}
+	return stream{}
+}
+
+// yqLoad finds yq's load functions (load, load_str, load_xml, load_props,
+// load_base64…), which read the file they name.
+var yqLoad = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bload(?:_[a-z0-9]+)?\s*\(\s*("((?:[^"\\]|\\.)*)")?`)
+})
+
+func hYqLoad(b *builder, c *call) stream {
+	for _, f := range c.fs {
+		if !f.known {
+			continue
+		}
+		for _, m := range yqLoad().FindAllStringSubmatchIndex(f.val, -1) {
+			if m[4] < 0 {
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-target", Program: c.prog, Target: shorten(f.val), Msg: "reads a file named by a yq expression, which guard cannot resolve"}, c.sp)
+				continue
+			}
+			g := f
+			g.val = f.val[m[4]:m[5]]
+			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "reads")
+		}
+	}
+	return stream{}
+}
+
+// hIPExec: ip netns exec NAME CMD… and ip vrf exec NAME CMD… run CMD (in
+// another network namespace or VRF); iproute2 takes any prefix of exec.
+func hIPExec(b *builder, c *call) stream {
+	ops := c.a.ops
+	if len(ops) < 3 || !ops[0].known || !ops[1].known {
+		return stream{}
+	}
+	obj, verb := ops[0].val, ops[1].val
+	isObj := (len(obj) >= 3 && strings.HasPrefix("netns", obj)) || obj == "vrf"
+	if !isObj || verb == "" || !strings.HasPrefix("exec", verb) {
+		return stream{}
+	}
+	idx := indexOf(c.fs, ops[1])
+	if idx+2 >= len(c.fs) {
+		return stream{}
+	}
+	return b.exec(c.fs[idx+2:], c.st, c.in, "ip "+obj+" exec", c.sp)
+}
+
+// hPyProfile: python -m cProfile [-o FILE] SCRIPT ARGS runs SCRIPT as
+// python would.
+func hPyProfile(b *builder, c *call) stream {
+	if len(c.a.ops) == 0 || !c.a.ops[0].known {
+		return stream{}
+	}
+	idx := indexOf(c.fs, c.a.ops[0])
+	if mods := c.a.values("-m"); len(mods) > 0 {
+		return b.exec(append([]field{staticField("python3", c.sp), staticField("-m", c.sp), mods[0]}, c.fs[idx:]...), c.st, c.in, "cProfile", c.sp)
+	}
+	return b.exec(append([]field{staticField("python3", c.sp)}, c.fs[idx:]...), c.st, c.in, "cProfile", c.sp)
+}
+
+// gitWritesWorkTree reports whether git SUB with these arguments writes
+// files of the work tree (checks them out, merges into them, deletes
+// them), not only the index or refs.
+func gitWritesWorkTree(sub string, a args) bool {
+	op0 := ""
+	if len(a.ops) > 0 && a.ops[0].known {
+		op0 = a.ops[0].val
+	}
+	switch sub {
+	case "checkout", "switch", "merge", "pull", "cherry-pick", "revert", "rebase", "am", "checkout-index", "sparse-checkout", "mv":
+		return true
+	case "restore":
+		return !a.has("--staged", "-S") || a.has("--worktree", "-W")
+	case "reset":
+		return a.has("--hard", "--merge", "--keep")
+	case "read-tree":
+		return a.has("-u", "--reset")
+	case "rm":
+		return !a.has("--cached")
+	case "stash":
+		return op0 != "list" && op0 != "show" && op0 != "create" && op0 != "store"
+	case "bisect":
+		return op0 != "log" && op0 != "visualize" && op0 != "view" && op0 != "terms"
+	}
+	return false
+}
+
+// addGitWorkTree: a command that writes the work tree writes, by
+// principle 10, any name in it — into a work tree outside the workspace
+// (git --work-tree=$HOME checkout -f, git -C ~ reset --hard) that may be
+// .bashrc. Refs under refs/guard are guard's own checkpoints.
+func addGitWorkTree(t map[string]*spec) {
+	for sub, s := range t {
+		s = s.ready()
+		if s == nil {
+			continue
+		}
+		prev, name := s.fn, sub
+		s.fn = func(b *builder, c *call) stream {
+			var out stream
+			if prev != nil {
+				out = prev(b, c)
+			}
+			if gitWritesWorkTree(name, c.a) {
+				b.writeAnyName(c, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
+			}
+			return out
+		}
+	}
+	for _, sub := range []string{"update-ref", "symbolic-ref", "reflog", "tag", "branch", "notes", "replace", "pack-refs"} {
+		if s := t[sub].ready(); s != nil {
+			s.rows = append(s.rows, row{"guard.self", CapSelf, "op~^refs/guard(/|$)", "", "changes guard's checkpoint refs (guard's own state, what guard undo restores)"})
+		}
+	}
+}
+
+// hLatexmk: -e CODE and -r FILE are Perl latexmk runs; -pdflatex=CMD and
+// the other program options are command lines it runs for each build.
+func hLatexmk(b *builder, c *call) stream {
+	for _, f := range c.a.values("-e") {
+		if f.taint.tainted() {
+			b.dynamicCode(f, c, "latexmk -e")
+			continue
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(f.display()), Msg: "runs inline Perl code given to latexmk, which guard does not review"}, c.sp)
+	}
+	for _, f := range c.a.values("-r") {
+		b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: f.display(), Msg: "loads Perl settings from " + f.display() + ", code this line does not show"}, c.sp)
+	}
+	for _, f := range c.a.values("-pdflatex", "-latex", "-lualatex", "-xelatex", "-bibtex", "-biber", "-makeindex", "-dvipdf", "-dvips", "-ps2pdf") {
+		b.commandText(f, c, "latexmk program")
+	}
+	return stream{}
+}
+
+// hCurlVariable: curl --variable NAME@FILE reads FILE into a variable that
+// --expand-* options put in what curl sends.
+func hCurlVariable(b *builder, c *call) stream {
+	for _, f := range c.a.values("--variable") {
+		if !f.known {
+			continue
+		}
+		if _, file, ok := strings.Cut(f.val, "@"); ok && file != "-" && file != "" {
+			g := f
+			g.val = file
+			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "reads (to send)")
+		}
+	}
+	return stream{}
+}
+
+// hgSpec: Mercurial, allow-listed as git is (principle 8): the verbs that
+// only read, the ones that change the working copy, the network verbs,
+// and --config keys that run commands (hooks, aliases, ssh, editor,
+// extensions), as git -c does.
+func hgSpec() *spec {
+	plainVerbs := "status st log diff cat annotate blame summary sum id identify heads branches tags files locate manifest paths root version help grep showconfig parents tip verify bookmarks add addremove commit ci copy cp forget mv rename remove rm resolve shelve unshelve branch bookmark tag init archive export bundle import update up checkout co merge graft amend"
+	subsMap := map[string]*spec{}
+	for _, v := range strings.Fields(plainVerbs) {
+		subsMap[v] = plain()
+	}
+	for _, v := range []string{"update", "up", "checkout", "co"} {
+		subsMap[v] = &spec{rows: []row{{"hg.discard", CapDiscard, "-C|--clean", "", "discards uncommitted changes"}}}
+	}
+	for _, v := range []string{"revert", "purge", "strip", "histedit", "rebase", "rollback", "uncommit", "prune"} {
+		subsMap[v] = whole("hg.discard", CapDiscard, "discards uncommitted work or rewrites local history")
+	}
+	for _, v := range []string{"pull", "clone", "incoming", "in", "outgoing", "out", "fetch"} {
+		subsMap[v] = whole("hg.fetch", CapFetch, "reaches a Mercurial server")
+	}
+	subsMap["push"] = whole("hg.push", CapSend, "pushes to a Mercurial server, visible to others")
+	subsMap["serve"] = whole("net.serve", CapSend, "serves the repository over the network")
+	subsMap["config"] = &spec{rows: []row{{"pkg.config-code", CapPersistence, "-e|--edit|-u|--user|-l|--local|-g|--global", "", "edits Mercurial's settings, where hooks and aliases run commands"}}}
+	subsMap["*"] = unknownSub("hg")
+	// --config comes before the verb: every verb reviews it.
+	for _, v := range subsMap {
+		v.fn = chain(v.fn, hHgConfig)
+	}
+	s := subs(&spec{val: hgVal, fn: hHgConfig}, subsMap)
+	s.global = []row{{"git.config-code", CapPersistence, `--config=~^(hooks|alias|extensions|ui\.(ssh|editor|merge|remotecmd)|pager\.|merge-tools|extdiff|diff-tools|hostsecurity)`, "", "runs hg with a setting that makes it run other commands"}}
+	return s
+}
+
+// hgVal are hg's global options that take a value.
+const hgVal = "--config -R --repository --cwd --encoding --color --pager -e --ssh --remotecmd"
+
+// hHgConfig reviews what hg's --config hooks and aliases run (a ! alias
+// and a hook that is not python: are shell command lines), and --ssh.
+func hHgConfig(b *builder, c *call) stream {
+	a := parseArgs(c.args, hgVal, false)
+	for _, kv := range a.values("--config") {
+		if !kv.known {
+			b.dynamicCode(kv, c, "hg --config")
+			continue
+		}
+		key, val, _ := strings.Cut(kv.val, "=")
+		key = strings.ToLower(key)
+		g := kv
+		switch {
+		case strings.HasPrefix(key, "hooks.") && !strings.HasPrefix(val, "python:"):
+			g.val = val
+		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+			g.val = val[1:]
+		case key == "ui.ssh" || key == "ui.editor" || strings.HasPrefix(key, "pager."):
+			g.val = val
+		default:
+			continue
+		}
+		b.commandText(g, c, "hg "+key)
+	}
+	for _, f := range a.values("-e", "--ssh") {
+		b.commandText(f, c, "hg --ssh")
+	}
+	return stream{}
+}
