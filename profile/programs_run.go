@@ -53,6 +53,15 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
 		"sdiff":      {val: "-o --output -w --width -I --ignore-matching-lines --diff-program --tabsize", fn: hProgramOption("--diff-program"), rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
 		"hg":         hgSpec(),
+		// Extractors: every name in the archive lands in the directory.
+		"dpkg-deb":   {fn: hExtractInto("-x|--extract|-X|--vextract|-R|--raw-extract|-e|--control", 1)},
+		"unar":       {val: "-o -output-directory -e -encoding -p -password", fn: hExtractInto("", -1, "-o", "-output-directory")},
+		"cabextract": {val: "-d --directory -F --filter -e --encoding", fn: hExtractInto("", -1, "-d", "--directory")},
+		"unsquashfs": {val: "-d -dest -e -ef -p -processors", fn: hExtractInto("", -1, "-d", "-dest")},
+		// yt-dlp downloads (B), writes -o and under -P, runs --exec, and
+		// reads your browser's cookies or ~/.netrc when told to.
+		"yt-dlp":     ytdlp(),
+		"youtube-dl": ytdlp(),
 		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}}},
 	}
 }
@@ -76,6 +85,7 @@ var runRows = sync.OnceValue(func() map[string][]row {
 // extendRun is extendPrograms' second half.
 func extendRun(t map[string]*spec) {
 	addRows(t, runRows())
+	extendDownloads(t)
 	if s := t["ip"]; s != nil {
 		s.fn = chain(s.fn, hIPExec)
 	}
@@ -526,4 +536,147 @@ func hHgConfig(b *builder, c *call) stream {
 		b.commandText(f, c, "hg --ssh")
 	}
 	return stream{}
+}
+
+func ytdlp() *spec {
+	return &spec{val: "-o --output -P --paths --exec --exec-before-download --cookies --cookies-from-browser --external-downloader --downloader --external-downloader-args --downloader-args -a --batch-file --config-location --config-locations -f --format --netrc-location",
+		fn: chain(downloadDirs("-P", "--paths"), func(b *builder, c *call) stream {
+			for _, f := range c.a.values("--exec", "--exec-before-download") {
+				b.commandText(f, c, c.prog+" --exec")
+			}
+			hProgramOption("--external-downloader", "--downloader")(b, c)
+			return stream{}
+		}),
+		rows: []row{
+			{"net.fetch", CapFetch, "", "", "downloads from the network"},
+			{"net.download", CapWrite, "", "-o|--output", "downloads into"},
+			{"secrets.browser-cookies", CapSecrets, "--cookies-from-browser|-n|--netrc|--netrc-location", "", "reads your browser's cookies or your .netrc (logins)"},
+		}}
+}
+
+// onBuilt applies f to an entry once it is built: at once for an entry
+// built with its table, on first use for a lazy one (gh, aws, kubectl).
+func onBuilt(s *spec, f func(*spec)) {
+	if s == nil {
+		return
+	}
+	if s.lazy == nil {
+		f(s)
+		return
+	}
+	build := s.lazy.build
+	s.lazy.build = func() *spec {
+		b := build()
+		f(b)
+		return b
+	}
+}
+
+// hRemoteDest: a copy whose sources include a remote path (host:path,
+// s3://, gs://, remote:path, pod:path) and whose destination is local
+// writes there what the network sent: a file, or any name in a directory
+// (a directory copy, or a destination ending in /). skip operands are the
+// tool's verbs, which must match verb.
+func hRemoteDest(skip int, verb string, remote func(string) bool, dirCopy string) handler {
+	return func(b *builder, c *call) stream {
+		ops := c.a.ops
+		if len(ops) < skip+2 || skip > 0 && !c.a.holds("op"+string(rune('0'+skip-1))+"~"+verb) {
+			return stream{}
+		}
+		dest := ops[len(ops)-1]
+		if !dest.known || remote(dest.val) {
+			return stream{}
+		}
+		fromRemote := false
+		for _, f := range ops[skip : len(ops)-1] {
+			fromRemote = fromRemote || !f.known || remote(f.val)
+		}
+		if !fromRemote {
+			return stream{}
+		}
+		if strings.HasSuffix(dest.val, "/") || dirCopy != "" && c.a.holds("op"+string(rune('0'+skip-1))+"~"+dirCopy) {
+			b.writeInto(c, dest)
+			return stream{}
+		}
+		b.pathEffect(CapWrite, "net.download", c.prog, dest, c.st, c.sp, "downloads into")
+		return stream{}
+	}
+}
+
+// remoteHostPath is scp's and rsync's host:path.
+var remoteHostPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^/]*[^/\\]:`) })
+
+func isHostPath(v string) bool { return remoteHostPath().MatchString(v) }
+
+func isPodPath(v string) bool {
+	return strings.Contains(v, ":") && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, ".") && !strings.HasPrefix(v, "~")
+}
+
+// writeInto prices a download into directory d: the directory itself
+// (a startup directory such as ~/.config/autostart is persistence), and
+// any name in it.
+func (b *builder) writeInto(c *call, d field) {
+	b.pathEffect(CapWrite, "net.download", c.prog, d, c.st, c.sp, "downloads into")
+	b.writeAnyName(c, d, "net.download", "may download any name into")
+}
+
+// downloadDirs: options that name the directory a download writes any
+// name into (the server chooses the names).
+func downloadDirs(opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		for _, d := range c.a.values(opts...) {
+			b.writeInto(c, d)
+		}
+		return stream{}
+	}
+}
+
+// extendDownloads adds the local destinations of downloads and remote
+// copies to the entries of t.
+func extendDownloads(t map[string]*spec) {
+	if s := t["scp"]; s != nil {
+		s.fn = chain(s.fn, hRemoteDest(0, "", isHostPath, ""))
+	}
+	if s := t["gsutil"]; s != nil {
+		s.fn = chain(s.fn, hRemoteDest(1, "^(cp|mv|rsync)$", func(v string) bool { return strings.HasPrefix(v, "gs://") }, "^rsync$"))
+	}
+	if s := t["rclone"]; s != nil {
+		s.fn = chain(s.fn, hRemoteDest(1, "^(copy|copyto|move|moveto|sync|bisync)$", func(v string) bool { return isHostPath(v) && !strings.HasPrefix(v, "/") }, "^(copy|move|sync|bisync)$"))
+	}
+	onBuilt(t["aws"], func(s *spec) {
+		s.fn = chain(s.fn, hRemoteDest(2, "^(cp|mv|sync)$", func(v string) bool { return strings.HasPrefix(v, "s3://") }, "^sync$"))
+	})
+	onBuilt(t["kubectl"], func(s *spec) {
+		s.subs["cp"] = &spec{val: "-c --container --retries", fn: hRemoteDest(0, "", isPodPath, ""), rows: []row{{"k8s.write", CapSend, "", "", "copies files to or from a pod"}}}
+	})
+	onBuilt(t["gh"], func(s *spec) {
+		if r := s.subs["release"]; r != nil {
+			r.subs["download"] = &spec{val: "-O --output -D --dir -p --pattern -A --archive -R --repo", fn: downloadDirs("-D", "--dir"), rows: []row{
+				{"gh.read", CapFetch, "", "", "reads from GitHub"}, {"net.download", CapWrite, "", "-O|--output", "downloads into"}}}
+		}
+		if r := s.subs["run"]; r != nil {
+			r.subs["download"] = &spec{val: "-D --dir -n --name -p --pattern -R --repo", fn: downloadDirs("-D", "--dir"), rows: []row{{"gh.read", CapFetch, "", "", "reads from GitHub"}}}
+		}
+	})
+	if s := t["curl"]; s != nil {
+		s.fn = chain(s.fn, downloadDirs("--output-dir"))
+	}
+	if s := t["aria2c"]; s != nil {
+		s.fn = chain(s.fn, func(b *builder, c *call) stream {
+			dirs, outs := c.a.values("-d", "--dir"), c.a.values("-o", "--out")
+			for _, d := range dirs {
+				if len(outs) == 0 || !outs[0].known || !d.known {
+					b.writeInto(c, d)
+					continue
+				}
+				g := d
+				g.val = strings.TrimSuffix(d.val, "/") + "/" + outs[0].val
+				b.pathEffect(CapWrite, "net.download", c.prog, g, c.st, c.sp, "downloads into")
+			}
+			return stream{}
+		})
+	}
+	if s := t["dpkg"]; s != nil {
+		s.fn = chain(s.fn, hExtractInto("-x|--extract|-X|--vextract", 1))
+	}
 }

@@ -70,6 +70,7 @@ var tableNames = [...]string{
 	"bzip2",
 	"c++filt",
 	"cProfile",
+	"cabextract",
 	"caffeinate",
 	"capsh",
 	"cargo",
@@ -161,6 +162,7 @@ var tableNames = [...]string{
 	"doctl",
 	"doppler",
 	"dpkg",
+	"dpkg-deb",
 	"dpkg-query",
 	"drill",
 	"dropdb",
@@ -667,12 +669,14 @@ var tableNames = [...]string{
 	"umount",
 	"unalias",
 	"uname",
+	"unar",
 	"unbuffer",
 	"uniq",
 	"unlink",
 	"unrar",
 	"unset",
 	"unshare",
+	"unsquashfs",
 	"unzip",
 	"update-alternatives",
 	"update-desktop-database",
@@ -734,7 +738,9 @@ var tableNames = [...]string{
 	"yash",
 	"ydotool",
 	"yes",
+	"youtube-dl",
 	"yq",
+	"yt-dlp",
 	"yum",
 	"zcat",
 	"zip",
@@ -808,6 +814,7 @@ var tableOf = [...]uint8{
 	0,  // bzip2
 	4,  // c++filt
 	11, // cProfile
+	11, // cabextract
 	0,  // caffeinate
 	4,  // capsh
 	3,  // cargo
@@ -899,6 +906,7 @@ var tableOf = [...]uint8{
 	8,  // doctl
 	6,  // doppler
 	2,  // dpkg
+	11, // dpkg-deb
 	4,  // dpkg-query
 	5,  // drill
 	8,  // dropdb
@@ -1405,12 +1413,14 @@ var tableOf = [...]uint8{
 	2,  // umount
 	0,  // unalias
 	0,  // uname
+	11, // unar
 	0,  // unbuffer
 	7,  // uniq
 	0,  // unlink
 	7,  // unrar
 	0,  // unset
 	4,  // unshare
+	11, // unsquashfs
 	0,  // unzip
 	8,  // update-alternatives
 	7,  // update-desktop-database
@@ -1472,7 +1482,9 @@ var tableOf = [...]uint8{
 	4,  // yash
 	2,  // ydotool
 	0,  // yes
+	11, // youtube-dl
 	0,  // yq
+	11, // yt-dlp
 	2,  // yum
 	0,  // zcat
 	0,  // zip
