@@ -36,6 +36,7 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 			{"net.serve", CapSend, "", "", "serves a program to the network: whoever connects runs it"}}},
 		// trash-cli moves files to the trash: gone from where they were.
 		"trash-put": {rows: []row{{"fs.delete", CapDelete, "", "ops", "moves to the trash"}}},
+		"rbw":       {rows: []row{{"secrets.pass", CapSecrets, "!op0~^(help|config|list|ls|--help|-h|--version|-V|stop-agent)$ ops", "", "reads or changes passwords in your Bitwarden vault"}}},
 		"trash":     {rows: []row{{"fs.delete", CapDelete, "", "ops", "moves to the trash"}}},
 		"pm2": {rows: []row{
 			{"persist.service", CapPersistence, "op0~^(startup|unstartup)$", "", "installs (or removes) a boot service that starts pm2's processes at every boot"},
@@ -78,7 +79,16 @@ var runRows = sync.OnceValue(func() map[string][]row {
 		// gsettings set …custom-keybinding… command 'CMD' and dconf write
 		// …/command: a command the desktop runs on a key press.
 		"gsettings": {{"desktop.default-app", CapPersistence, "op0~^set$ op~^(command|exec)$", "", "sets a command the desktop runs later (a keyboard shortcut, the default terminal)"}},
-		"dconf":     {{"desktop.default-app", CapPersistence, "op0~^write$ op~/(command|exec)$", "", "sets a command the desktop runs later (a keyboard shortcut, the default terminal)"}},
+		// Secrets and temporary credentials that cloud and infrastructure
+		// CLIs print, beyond the ones tokenRows lists.
+		"aws": {{"cloud.secrets", CapSecrets, "any~^(get-parameters|get-parameters-by-path|batch-get-secret-value|decrypt|generate-data-key|get-instance-access-details|admin-initiate-auth|initiate-auth|get-credentials-for-identity|get-open-id-token|get-federation-token|assume-role-with-web-identity|assume-role-with-saml|get-role-credentials)$", "", "prints AWS secrets, keys or temporary credentials"}},
+		"az": {{"cloud.secrets", CapSecrets, "any~^(keys|credential|credentials)$ any~^(list|show|renew)$", "", "prints Azure access keys or registry credentials"},
+			{"cloud.secrets", CapSecrets, "any~^(show-connection-string|list-keys|list-connection-strings|list-publishing-credentials|list-publishing-profiles)$", "", "prints Azure access keys or connection strings"}},
+		"gcloud": {{"cloud.secrets", CapSecrets, "op0~^kms$ any~^decrypt$", "", "decrypts data with a Google Cloud KMS key"}},
+		"pulumi": {{"secrets.token-print", CapSecrets, "--show-secrets", "", "prints the stack's secrets in clear"}},
+		"doctl":  {{"secrets.token-print", CapSecrets, "op0~^auth$ any~^token$", "", "prints your DigitalOcean token"}},
+		"glab":   {{"gh.token", CapSecrets, "op0~^auth$ op1~^token$", "", "prints your GitLab token"}},
+		"dconf":  {{"desktop.default-app", CapPersistence, "op0~^write$ op~/(command|exec)$", "", "sets a command the desktop runs later (a keyboard shortcut, the default terminal)"}},
 	}
 })
 
@@ -125,9 +135,10 @@ func extendRun(t map[string]*spec) {
 func addRows(t map[string]*spec, m map[string][]row) {
 	for k, rs := range m {
 		s := t[k]
-		if s == nil || s.lazy != nil {
+		if s == nil {
 			continue
 		}
+		// A lazy entry adds these rows and options to what it builds.
 		s.rows = append(s.rows, rs...)
 		for _, r := range rs {
 			if strings.HasPrefix(r.on, "-") {
@@ -429,6 +440,12 @@ func addGitWorkTree(t map[string]*spec) {
 				b.writeAnyName(c, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
 			}
 			return out
+		}
+	}
+	// git's credential helpers run as git credential-NAME get|store|erase.
+	for _, h := range []string{"credential-libsecret", "credential-osxkeychain", "credential-manager", "credential-manager-core", "credential-gnome-keyring", "credential-netrc", "credential-oauth", "credential-wincred", "credential-desktop"} {
+		if t[h] == nil {
+			t[h] = whole("secrets.git-credential", CapSecrets, "reads or changes stored git credentials")
 		}
 	}
 	for _, sub := range []string{"update-ref", "symbolic-ref", "reflog", "tag", "branch", "notes", "replace", "pack-refs"} {

@@ -508,6 +508,7 @@ var tableNames = [...]string{
 	"raku",
 	"rakudo",
 	"rbash",
+	"rbw",
 	"rclone",
 	"read",
 	"readarray",
@@ -1252,6 +1253,7 @@ var tableOf = [...]uint8{
 	0,  // raku
 	0,  // rakudo
 	4,  // rbash
+	11, // rbw
 	8,  // rclone
 	0,  // read
 	0,  // readarray
