@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -54,6 +55,12 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
 		"sdiff":      {val: "-o --output -w --width -I --ignore-matching-lines --diff-program --tabsize", fn: hProgramOption("--diff-program"), rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
 		"hg":         hgSpec(),
+		// Compressors and converters: the file they write.
+		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
+		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"lz4":       {rows: []row{{"fs.output", CapWrite, "!-m !--multiple", "op1", "writes"}}},
+		"qpdf":      {rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
+		"pdftotext": {val: "-f -l -r -x -y -W -H -enc -eol -opw -upw", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
 		// Extractors: every name in the archive lands in the directory.
 		"dpkg-deb":   {fn: hExtractInto("-x|--extract|-X|--vextract|-R|--raw-extract|-e|--control", 1)},
 		"unar":       {val: "-o -output-directory -e -encoding -p -password", fn: hExtractInto("", -1, "-o", "-output-directory")},
@@ -70,8 +77,13 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 // runRows are rows added to programs that already have an entry.
 var runRows = sync.OnceValue(func() map[string][]row {
 	return map[string][]row{
-		"tar":   {{"fs.output", CapWrite, "", "--index-file|-g|--listed-incremental|--volno-file", "writes"}},
-		"rsync": {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"}},
+		"tar": {{"fs.output", CapWrite, "", "--index-file|-g|--listed-incremental|--volno-file", "writes"}},
+		// Log files of pagers, multiplexers and clients.
+		"less":   {{"fs.output", CapWrite, "", "-o|-O|--log-file|--LOG-FILE", "writes its log to"}},
+		"screen": {{"fs.output", CapWrite, "", "-Logfile", "writes its log to"}},
+		"ssh":    {{"fs.output", CapWrite, "", "-E", "writes its log to"}},
+		"info":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+		"rsync":  {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"}},
 		"gio": {
 			{"fs.delete", CapDelete, "op0~^(remove|rm|trash)$", "ops1", "deletes"},
 			{"fs.write", CapWrite, "op0~^(copy|move|save|mkdir|rename)$", "last", "writes"},
@@ -569,6 +581,54 @@ func ytdlp() *spec {
 			{"net.download", CapWrite, "", "-o|--output", "downloads into"},
 			{"secrets.browser-cookies", CapSecrets, "--cookies-from-browser|-n|--netrc|--netrc-location", "", "reads your browser's cookies or your .netrc (logins)"},
 		}}
+}
+
+// vimFileCmd is an ex command that names a file: the writers (w, w!, w >>,
+// wq, x, saveas, update) and the readers (r, e, split, view, source…).
+// "w !cmd" (a space, then !) pipes to a command instead: not matched.
+var vimFileCmd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(w|wr|wri|writ|write|wq|x|xi|xit|exi|exit|sav|saveas|up|upd|update|r|re|rea|read|e|ed|edi|edit|sp|split|vs|vsplit|tabe|tabedit|sv|sview|vie|view|new|vne|vnew|so|sou|source)(!?)\s*(>>)?\s*([^!|\s][^|]*?)\s*$`)
+})
+
+var vimQuit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(q|qa|qall|quit|quita|quitall|wq|wqa|x|xa|xit|cq)!?$`)
+})
+
+// vimFiles prices the files an editor's ex commands (vim -c, +CMD, ex -c)
+// write and read: :w! ~/.bashrc writes it, :r ~/.ssh/id_rsa reads it. It
+// reports whether every command of v was a file command or a quit, so
+// the caller does not take w! for a shell escape.
+func (b *builder) vimFiles(v string, f field, c *call) bool {
+	all := true
+	for _, part := range strings.Split(v, "|") {
+		part = strings.TrimLeft(strings.TrimSpace(part), ": ")
+		if vimQuit().MatchString(part) {
+			continue
+		}
+		m := vimFileCmd().FindStringSubmatch(part)
+		if m == nil {
+			all = false
+			continue
+		}
+		g := f
+		g.val = m[4]
+		// vim expands ~ and $HOME in file names itself.
+		if rest, ok := strings.CutPrefix(g.val, "~/"); ok && b.ctx.Home != "" {
+			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
+		} else if rest, ok := strings.CutPrefix(g.val, "$HOME/"); ok && b.ctx.Home != "" {
+			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
+		}
+		switch m[1] {
+		case "r", "re", "rea", "read", "e", "ed", "edi", "edit", "sp", "split", "vs", "vsplit", "tabe", "tabedit", "sv", "sview", "vie", "view", "new", "vne", "vnew":
+			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "reads")
+		case "so", "sou", "source":
+			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "runs the editor script")
+			b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: g.val, Msg: fmt.Sprintf("runs a %s script, which guard does not review", c.prog)}, c.sp)
+		default:
+			b.pathEffect(CapWrite, "fs.write", c.prog, g, c.st, c.sp, "writes")
+		}
+	}
+	return all
 }
 
 // onBuilt applies f to an entry once it is built: at once for an entry

@@ -58,6 +58,7 @@ var tableNames = [...]string{
 	"bpftool",
 	"break",
 	"brew",
+	"brotli",
 	"bsdtar",
 	"builtin",
 	"bun",
@@ -364,6 +365,7 @@ var tableNames = [...]string{
 	"luajit",
 	"lxc",
 	"lynx",
+	"lz4",
 	"m4",
 	"magick",
 	"mail",
@@ -454,6 +456,7 @@ var tableNames = [...]string{
 	"paste",
 	"patch",
 	"pbcopy",
+	"pdftotext",
 	"pdksh",
 	"perf",
 	"perl",
@@ -502,6 +505,7 @@ var tableNames = [...]string{
 	"python2",
 	"python3",
 	"qdbus",
+	"qpdf",
 	"qwen",
 	"racket",
 	"railway",
@@ -747,6 +751,7 @@ var tableNames = [...]string{
 	"zip",
 	"zipfile",
 	"zsh",
+	"zstd",
 	"zypper",
 }
 
@@ -803,6 +808,7 @@ var tableOf = [...]uint8{
 	2,  // bpftool
 	0,  // break
 	1,  // brew
+	11, // brotli
 	0,  // bsdtar
 	0,  // builtin
 	1,  // bun
@@ -1109,6 +1115,7 @@ var tableOf = [...]uint8{
 	0,  // luajit
 	8,  // lxc
 	5,  // lynx
+	11, // lz4
 	4,  // m4
 	7,  // magick
 	1,  // mail
@@ -1199,6 +1206,7 @@ var tableOf = [...]uint8{
 	0,  // paste
 	0,  // patch
 	9,  // pbcopy
+	11, // pdftotext
 	4,  // pdksh
 	4,  // perf
 	0,  // perl
@@ -1247,6 +1255,7 @@ var tableOf = [...]uint8{
 	0,  // python2
 	0,  // python3
 	8,  // qdbus
+	11, // qpdf
 	10, // qwen
 	0,  // racket
 	8,  // railway
@@ -1492,5 +1501,6 @@ var tableOf = [...]uint8{
 	0,  // zip
 	11, // zipfile
 	4,  // zsh
+	11, // zstd
 	2,  // zypper
 }
