@@ -55,6 +55,20 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
 		"sdiff":      {val: "-o --output -w --width -I --ignore-matching-lines --diff-program --tabsize", fn: hProgramOption("--diff-program"), rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
 		"hg":         hgSpec(),
+		// Terminals' remote control: kitty @, wezterm cli and zellij run
+		// and action start commands or type into a terminal that is
+		// already running, outside guard's sandbox (as tmux send-keys
+		// and new-window do). gnome-terminal asks its server, which
+		// runs the command outside the sandbox too.
+		"kitty":          kittySpec(),
+		"kitten":         kittySpec(),
+		"wezterm":        {val: "--config-file --config -n --skip-config --cwd --class --workspace --position --domain", fn: hAfterDashes, rows: []row{{"inject.terminal", CapInject, "op0~^cli$ !op1~^(list|list-clients|get-pane-direction|--help|-h|help)$", "", "controls a running WezTerm (types text or starts commands in it), outside guard's sandbox"}}},
+		"zellij":         {val: "-s --session -l --layout -c --config --config-dir -d --data-dir --max-panes", rows: []row{{"inject.terminal", CapInject, "op0~^(run|r|action|ac|edit|e|pipe|plugin)$", "", "starts commands or types into a running zellij session, outside guard's sandbox"}, {"proc.signal", CapProcess, "op0~^(kill-session|k|kill-all-sessions|ka|delete-session|d|delete-all-sessions|da)$", "", "ends zellij sessions"}}},
+		"gnome-terminal": {val: "--window-with-profile --tab-with-profile --profile --title -t --working-directory --geometry --zoom --class --name --role", fn: hAfterDashes, rows: []row{{"inject.terminal", CapInject, "", "", "opens a terminal through the desktop's terminal server, which runs it outside guard's sandbox"}}},
+		"copyq": {rows: []row{
+			{"desktop.clipboard", CapDesktop, "ops !op0~^(help|version|--help|--version|-h|-v)$", "", "reads or changes the clipboard history (CopyQ)"},
+			{"inject.desktop-server", CapInject, "op0~^(eval|-e|action|exec|source|script|execute)$", "", "runs a script or command in the CopyQ server, outside guard's sandbox"}}},
+		"gtk-launch": whole("desktop.open", CapDesktop, "starts an application through the desktop, outside guard's sandbox"),
 		// Compressors and converters: the file they write.
 		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
 		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
@@ -629,6 +643,55 @@ func (b *builder) vimFiles(v string, f field, c *call) bool {
 		}
 	}
 	return all
+}
+
+// kittySpec: kitty @ VERB (and kitten @ VERB) controls a running kitty;
+// only ls and get-colors read. kitty CMD starts a new kitty running CMD.
+func kittySpec() *spec {
+	return &spec{val: "-c --config -o --override --class --name -T --title -d --directory --session --listen-on --start-as --instance-group --to --password --password-file --password-env", posix: true,
+		fn: func(b *builder, c *call) stream {
+			rest := c.a.rest
+			if len(rest) == 0 {
+				return stream{}
+			}
+			if !rest[0].known || rest[0].val != "@" {
+				return wrap(0)(b, c)
+			}
+			// kitty @ [--to X] VERB …: the verb is the first word that is
+			// not an option or an option's value.
+			verb := ""
+			for i := 1; i < len(rest); i++ {
+				f := rest[i]
+				if !f.known {
+					break
+				}
+				if f.val == "--to" || f.val == "--password" || f.val == "--password-file" || f.val == "--password-env" {
+					i++
+					continue
+				}
+				if !strings.HasPrefix(f.val, "-") {
+					verb = f.val
+					break
+				}
+			}
+			switch verb {
+			case "ls", "get-colors", "help":
+				return stream{}
+			}
+			b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Target: verb, Msg: "controls a running kitty (types text or starts commands in it), outside guard's sandbox"}, c.sp)
+			return stream{}
+		}}
+}
+
+// hAfterDashes reviews the command after a "--" (gnome-terminal -- CMD,
+// wezterm start -- CMD).
+func hAfterDashes(b *builder, c *call) stream {
+	for i, f := range c.fs {
+		if f.known && f.val == "--" && i+1 < len(c.fs) {
+			return b.exec(c.fs[i+1:], c.st.clone(), c.in, c.prog+" --", c.sp)
+		}
+	}
+	return stream{}
 }
 
 // onBuilt applies f to an entry once it is built: at once for an entry

@@ -121,6 +121,7 @@ var tableNames = [...]string{
 	"continue",
 	"convert",
 	"copilot",
+	"copyq",
 	"coreutils",
 	"cowsay",
 	"cp",
@@ -245,6 +246,7 @@ var tableNames = [...]string{
 	"glab",
 	"gmake",
 	"gnome-open",
+	"gnome-terminal",
 	"gnuplot",
 	"go",
 	"gofmt",
@@ -263,6 +265,7 @@ var tableNames = [...]string{
 	"groupadd",
 	"gsettings",
 	"gsutil",
+	"gtk-launch",
 	"guard",
 	"guard-sandbox-exec",
 	"guard-sh",
@@ -333,6 +336,8 @@ var tableNames = [...]string{
 	"kill",
 	"killall",
 	"killall5",
+	"kitten",
+	"kitty",
 	"kotlin",
 	"ksh",
 	"ksh93",
@@ -710,6 +715,7 @@ var tableNames = [...]string{
 	"wc",
 	"webbrowser",
 	"websocketd",
+	"wezterm",
 	"wget",
 	"whatis",
 	"whereis",
@@ -748,6 +754,7 @@ var tableNames = [...]string{
 	"yt-dlp",
 	"yum",
 	"zcat",
+	"zellij",
 	"zip",
 	"zipfile",
 	"zsh",
@@ -871,6 +878,7 @@ var tableOf = [...]uint8{
 	0,  // continue
 	7,  // convert
 	10, // copilot
+	11, // copyq
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
@@ -995,6 +1003,7 @@ var tableOf = [...]uint8{
 	1,  // glab
 	3,  // gmake
 	9,  // gnome-open
+	11, // gnome-terminal
 	0,  // gnuplot
 	3,  // go
 	0,  // gofmt
@@ -1013,6 +1022,7 @@ var tableOf = [...]uint8{
 	2,  // groupadd
 	9,  // gsettings
 	8,  // gsutil
+	11, // gtk-launch
 	0,  // guard
 	0,  // guard-sandbox-exec
 	0,  // guard-sh
@@ -1083,6 +1093,8 @@ var tableOf = [...]uint8{
 	2,  // kill
 	2,  // killall
 	2,  // killall5
+	11, // kitten
+	11, // kitty
 	0,  // kotlin
 	4,  // ksh
 	4,  // ksh93
@@ -1460,6 +1472,7 @@ var tableOf = [...]uint8{
 	0,  // wc
 	11, // webbrowser
 	11, // websocketd
+	11, // wezterm
 	1,  // wget
 	4,  // whatis
 	0,  // whereis
@@ -1498,6 +1511,7 @@ var tableOf = [...]uint8{
 	11, // yt-dlp
 	2,  // yum
 	0,  // zcat
+	11, // zellij
 	0,  // zip
 	11, // zipfile
 	4,  // zsh
