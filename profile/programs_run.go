@@ -151,6 +151,9 @@ func extendRun(t map[string]*spec) {
 		s.val += " --variable"
 		s.fn = chain(s.fn, hCurlVariable)
 	}
+	if s := t["java"]; s != nil {
+		s.fn = chain(s.fn, hJavaAgents)
+	}
 	if s := t["yq"]; s != nil {
 		s.fn = chain(s.fn, hYqLoad)
 	}
@@ -643,6 +646,33 @@ func (b *builder) vimFiles(v string, f field, c *call) bool {
 		}
 	}
 	return all
+}
+
+// hJavaAgents: java -javaagent:JAR and -agentpath:LIB load code into the
+// JVM before the program: from outside the workspace and the temp dirs
+// that is code this line does not show (as JAVA_TOOL_OPTIONS is).
+func hJavaAgents(b *builder, c *call) stream {
+	for _, f := range c.fs {
+		if !f.known {
+			continue
+		}
+		v, ok := strings.CutPrefix(f.val, "-javaagent:")
+		if !ok {
+			v, ok = strings.CutPrefix(f.val, "-agentpath:")
+		}
+		if !ok {
+			continue
+		}
+		v, _, _ = strings.Cut(v, "=")
+		g := f
+		g.val = v
+		switch t, class := b.classify(g, c.st); class {
+		case ClassWorkspace, ClassTemp, ClassSensitive:
+		default:
+			b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "loads code into the JVM from " + describeTarget(t, class) + ", which this line does not show"}, c.sp)
+		}
+	}
+	return stream{}
 }
 
 // kittySpec: kitty @ VERB (and kitten @ VERB) controls a running kitty;
