@@ -54,7 +54,7 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"ftplib":     whole("net.fetch", CapFetch, "connects to an FTP server"),
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
 		"sdiff":      {val: "-o --output -w --width -I --ignore-matching-lines --diff-program --tabsize", fn: hProgramOption("--diff-program"), rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
-		"hg":         hgSpec(),
+		"hg":         later(hgSpec),
 		// Terminals' remote control: kitty @, wezterm cli and zellij run
 		// and action start commands or type into a terminal that is
 		// already running, outside guard's sandbox (as tmux send-keys
