@@ -412,7 +412,7 @@ func (b *builder) loadsFrom(c *call) {
 			}
 			f.val = val
 		}
-		if !f.known || !strings.Contains(f.val, "/") {
+		if !f.known || !strings.Contains(f.val, "/") && f.val != ".." && !strings.HasPrefix(f.val, "~") {
 			continue // a module by name, from the interpreter's own paths
 		}
 		switch t, class := b.classify(f, c.st); class {

@@ -399,6 +399,9 @@ func hVim(b *builder, c *call) stream {
 			continue
 		}
 		v := strings.TrimLeft(f.val, ": ")
+		if b.vimFiles(v, f, c) {
+			continue
+		}
 		if m := vimBang().FindStringSubmatch(v); m != nil {
 			b.text(m[1], c.st.clone(), stream{}, c.prog+" :!", span{f.pos, f.end})
 			continue

@@ -299,11 +299,11 @@ func tableFuncs() [numTables]func() map[string]*spec {
 	return [numTables]func() map[string]*spec{
 		baseTable, networkTable, systemTable, devTable, launchTable,
 		taintTable, secretsTable, targetsTable, allowTable, desktopTable,
-		agentTable,
+		agentTable, programsTable,
 	}
 }
 
-const numTables = 11
+const numTables = 12
 
 // table builds the whole command table: every program, as lookupSpec
 // finds it one by one.
@@ -345,6 +345,7 @@ func finalize(t map[string]*spec) {
 		}
 	}
 	extendLaunch(t)
+	extendPrograms(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last

@@ -97,6 +97,7 @@ func gitSubTable() map[string]*spec {
 		addGitBuiltins(gitSubsMap)
 		addGitProgramOptions(gitSubsMap)
 		addGitExtURLs(gitSubsMap)
+		addGitWorkTree(gitSubsMap)
 	})
 	return gitSubsMap
 }

@@ -282,7 +282,11 @@ func ghSpec() *spec {
 		"ssh-key":   subs(fetch(), map[string]*spec{"add": whole("gh.ssh-key", CapPersistence, "adds an SSH key to your GitHub account"), "delete": destroy("deletes an SSH key from your GitHub account")}),
 		"extension": subs(fetch(), map[string]*spec{"install": whole("gh.extension", CapFetch, "downloads and installs code that gh will run")}),
 		"search":    q(), "status": q(), "cache": subs(send("changes Actions caches"), map[string]*spec{"list": q()}), "ruleset": subs(fetch(), map[string]*spec{"list": q(), "view": q()}),
-		"alias": subs(fetch(), map[string]*spec{"list": plain(), "set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)")}),
+		"alias": subs(fetch(), map[string]*spec{"list": plain(), "set": whole("gh.alias", CapPersistence, "defines a gh alias (code gh runs later)"), "import": whole("gh.alias", CapPersistence, "defines gh aliases from a file (code gh runs later)")}),
+		// gh config set editor|pager|browser names a program gh runs later.
+		"config": subs(fetch(), map[string]*spec{"get": plain(), "list": plain(), "clear-cache": plain(), "set": {rows: []row{
+			{"gh.config-code", CapPersistence, "op0~^(editor|pager|browser)$", "", "sets a program gh runs later (its editor, pager or browser)"},
+			{"gh.read", CapFetch, "", "", "changes gh's settings"}}}}),
 	})
 	// --web opens a browser on any subcommand (gh pr view 1 --web).
 	gh.global = []row{{"desktop.open", CapDesktop, "-w|--web", "", "opens a web browser"}}

@@ -22,6 +22,7 @@ var tableNames = [...]string{
 	"amp",
 	"ansible",
 	"ansible-playbook",
+	"ansible-vault",
 	"apk",
 	"apropos",
 	"apt",
@@ -57,6 +58,7 @@ var tableNames = [...]string{
 	"bpftool",
 	"break",
 	"brew",
+	"brotli",
 	"bsdtar",
 	"builtin",
 	"bun",
@@ -68,6 +70,8 @@ var tableNames = [...]string{
 	"bwrap",
 	"bzip2",
 	"c++filt",
+	"cProfile",
+	"cabextract",
 	"caffeinate",
 	"capsh",
 	"cargo",
@@ -108,6 +112,7 @@ var tableNames = [...]string{
 	"comm",
 	"command",
 	"compgen",
+	"compileall",
 	"complete",
 	"compopt",
 	"composer",
@@ -116,6 +121,7 @@ var tableNames = [...]string{
 	"continue",
 	"convert",
 	"copilot",
+	"copyq",
 	"coreutils",
 	"cowsay",
 	"cp",
@@ -142,6 +148,7 @@ var tableNames = [...]string{
 	"df",
 	"diff",
 	"dig",
+	"direnv",
 	"dirname",
 	"dirs",
 	"dnf",
@@ -157,6 +164,7 @@ var tableNames = [...]string{
 	"doctl",
 	"doppler",
 	"dpkg",
+	"dpkg-deb",
 	"dpkg-query",
 	"drill",
 	"dropdb",
@@ -190,6 +198,8 @@ var tableNames = [...]string{
 	"fallocate",
 	"false",
 	"fc",
+	"fd",
+	"fdfind",
 	"fdisk",
 	"fennel",
 	"ffmpeg",
@@ -211,8 +221,10 @@ var tableNames = [...]string{
 	"free",
 	"fsck",
 	"ftp",
+	"ftplib",
 	"fusermount",
 	"fusermount3",
+	"fzf",
 	"g++",
 	"gawk",
 	"gcc",
@@ -234,6 +246,7 @@ var tableNames = [...]string{
 	"glab",
 	"gmake",
 	"gnome-open",
+	"gnome-terminal",
 	"gnuplot",
 	"go",
 	"gofmt",
@@ -242,6 +255,7 @@ var tableNames = [...]string{
 	"goose",
 	"gopass",
 	"gosh",
+	"gotty",
 	"gpg",
 	"gradle",
 	"gradlew",
@@ -251,6 +265,7 @@ var tableNames = [...]string{
 	"groupadd",
 	"gsettings",
 	"gsutil",
+	"gtk-launch",
 	"guard",
 	"guard-sandbox-exec",
 	"guard-sh",
@@ -268,6 +283,7 @@ var tableNames = [...]string{
 	"help",
 	"heroku",
 	"hexdump",
+	"hg",
 	"history",
 	"host",
 	"hostname",
@@ -310,19 +326,24 @@ var tableNames = [...]string{
 	"journalctl",
 	"jq",
 	"jshell",
+	"json.tool",
 	"julia",
 	"just",
 	"kde-open",
+	"keepassxc-cli",
 	"kexec",
 	"keyring",
 	"kill",
 	"killall",
 	"killall5",
+	"kitten",
+	"kitty",
 	"kotlin",
 	"ksh",
 	"ksh93",
 	"kubectl",
 	"kwallet-query",
+	"latexmk",
 	"launchctl",
 	"ld.so",
 	"ldconfig",
@@ -349,6 +370,7 @@ var tableNames = [...]string{
 	"luajit",
 	"lxc",
 	"lynx",
+	"lz4",
 	"m4",
 	"magick",
 	"mail",
@@ -364,6 +386,7 @@ var tableNames = [...]string{
 	"md5sum",
 	"meson",
 	"micromamba",
+	"mise",
 	"mkdir",
 	"mkfifo",
 	"mkfs",
@@ -371,6 +394,7 @@ var tableNames = [...]string{
 	"mksh",
 	"mkswap",
 	"mktemp",
+	"mlr",
 	"mocha",
 	"modprobe",
 	"mongo",
@@ -437,6 +461,7 @@ var tableNames = [...]string{
 	"paste",
 	"patch",
 	"pbcopy",
+	"pdftotext",
 	"pdksh",
 	"perf",
 	"perl",
@@ -452,6 +477,7 @@ var tableNames = [...]string{
 	"pipx",
 	"pkexec",
 	"pkill",
+	"pm2",
 	"pnpm",
 	"pnpx",
 	"podman",
@@ -476,6 +502,7 @@ var tableNames = [...]string{
 	"pushd",
 	"pwd",
 	"pwsh",
+	"pydoc",
 	"pylint",
 	"pypy3",
 	"pytest",
@@ -483,12 +510,14 @@ var tableNames = [...]string{
 	"python2",
 	"python3",
 	"qdbus",
+	"qpdf",
 	"qwen",
 	"racket",
 	"railway",
 	"raku",
 	"rakudo",
 	"rbash",
+	"rbw",
 	"rclone",
 	"read",
 	"readarray",
@@ -529,6 +558,7 @@ var tableNames = [...]string{
 	"screen",
 	"script",
 	"scw",
+	"sdiff",
 	"secret-tool",
 	"security",
 	"sed",
@@ -563,6 +593,7 @@ var tableNames = [...]string{
 	"sls",
 	"snap",
 	"socat",
+	"sops",
 	"sort",
 	"source",
 	"split",
@@ -595,10 +626,12 @@ var tableNames = [...]string{
 	"swipl",
 	"sysctl",
 	"systemctl",
+	"systemd-creds",
 	"systemd-run",
 	"tac",
 	"tail",
 	"tar",
+	"tarfile",
 	"task",
 	"taskset",
 	"tc",
@@ -626,6 +659,8 @@ var tableNames = [...]string{
 	"toybox",
 	"tr",
 	"trap",
+	"trash",
+	"trash-put",
 	"tree",
 	"true",
 	"truncate",
@@ -634,6 +669,7 @@ var tableNames = [...]string{
 	"tsocks",
 	"tsx",
 	"tty",
+	"ttyd",
 	"tune2fs",
 	"twine",
 	"type",
@@ -643,12 +679,14 @@ var tableNames = [...]string{
 	"umount",
 	"unalias",
 	"uname",
+	"unar",
 	"unbuffer",
 	"uniq",
 	"unlink",
 	"unrar",
 	"unset",
 	"unshare",
+	"unsquashfs",
 	"unzip",
 	"update-alternatives",
 	"update-desktop-database",
@@ -661,6 +699,7 @@ var tableNames = [...]string{
 	"uvx",
 	"valgrind",
 	"vault",
+	"venv",
 	"vercel",
 	"vi",
 	"view",
@@ -674,6 +713,9 @@ var tableNames = [...]string{
 	"wall",
 	"watch",
 	"wc",
+	"webbrowser",
+	"websocketd",
+	"wezterm",
 	"wget",
 	"whatis",
 	"whereis",
@@ -707,11 +749,16 @@ var tableNames = [...]string{
 	"yash",
 	"ydotool",
 	"yes",
+	"youtube-dl",
 	"yq",
+	"yt-dlp",
 	"yum",
 	"zcat",
+	"zellij",
 	"zip",
+	"zipfile",
 	"zsh",
+	"zstd",
 	"zypper",
 }
 
@@ -732,6 +779,7 @@ var tableOf = [...]uint8{
 	10, // amp
 	8,  // ansible
 	8,  // ansible-playbook
+	11, // ansible-vault
 	2,  // apk
 	4,  // apropos
 	2,  // apt
@@ -767,6 +815,7 @@ var tableOf = [...]uint8{
 	2,  // bpftool
 	0,  // break
 	1,  // brew
+	11, // brotli
 	0,  // bsdtar
 	0,  // builtin
 	1,  // bun
@@ -778,6 +827,8 @@ var tableOf = [...]uint8{
 	4,  // bwrap
 	0,  // bzip2
 	4,  // c++filt
+	11, // cProfile
+	11, // cabextract
 	0,  // caffeinate
 	4,  // capsh
 	3,  // cargo
@@ -818,6 +869,7 @@ var tableOf = [...]uint8{
 	0,  // comm
 	4,  // command
 	4,  // compgen
+	11, // compileall
 	4,  // complete
 	4,  // compopt
 	1,  // composer
@@ -826,6 +878,7 @@ var tableOf = [...]uint8{
 	0,  // continue
 	7,  // convert
 	10, // copilot
+	11, // copyq
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
@@ -852,6 +905,7 @@ var tableOf = [...]uint8{
 	0,  // df
 	0,  // diff
 	5,  // dig
+	11, // direnv
 	0,  // dirname
 	0,  // dirs
 	2,  // dnf
@@ -867,6 +921,7 @@ var tableOf = [...]uint8{
 	8,  // doctl
 	6,  // doppler
 	2,  // dpkg
+	11, // dpkg-deb
 	4,  // dpkg-query
 	5,  // drill
 	8,  // dropdb
@@ -900,6 +955,8 @@ var tableOf = [...]uint8{
 	7,  // fallocate
 	0,  // false
 	4,  // fc
+	11, // fd
+	11, // fdfind
 	2,  // fdisk
 	0,  // fennel
 	7,  // ffmpeg
@@ -921,8 +978,10 @@ var tableOf = [...]uint8{
 	0,  // free
 	8,  // fsck
 	1,  // ftp
+	11, // ftplib
 	2,  // fusermount
 	2,  // fusermount3
+	11, // fzf
 	3,  // g++
 	0,  // gawk
 	3,  // gcc
@@ -944,6 +1003,7 @@ var tableOf = [...]uint8{
 	1,  // glab
 	3,  // gmake
 	9,  // gnome-open
+	11, // gnome-terminal
 	0,  // gnuplot
 	3,  // go
 	0,  // gofmt
@@ -952,6 +1012,7 @@ var tableOf = [...]uint8{
 	10, // goose
 	6,  // gopass
 	0,  // gosh
+	11, // gotty
 	2,  // gpg
 	8,  // gradle
 	8,  // gradlew
@@ -961,6 +1022,7 @@ var tableOf = [...]uint8{
 	2,  // groupadd
 	9,  // gsettings
 	8,  // gsutil
+	11, // gtk-launch
 	0,  // guard
 	0,  // guard-sandbox-exec
 	0,  // guard-sh
@@ -978,6 +1040,7 @@ var tableOf = [...]uint8{
 	0,  // help
 	8,  // heroku
 	0,  // hexdump
+	11, // hg
 	7,  // history
 	5,  // host
 	0,  // hostname
@@ -1020,19 +1083,24 @@ var tableOf = [...]uint8{
 	8,  // journalctl
 	0,  // jq
 	0,  // jshell
+	11, // json.tool
 	0,  // julia
 	3,  // just
 	9,  // kde-open
+	11, // keepassxc-cli
 	2,  // kexec
 	6,  // keyring
 	2,  // kill
 	2,  // killall
 	2,  // killall5
+	11, // kitten
+	11, // kitty
 	0,  // kotlin
 	4,  // ksh
 	4,  // ksh93
 	1,  // kubectl
 	6,  // kwallet-query
+	11, // latexmk
 	2,  // launchctl
 	4,  // ld.so
 	2,  // ldconfig
@@ -1059,6 +1127,7 @@ var tableOf = [...]uint8{
 	0,  // luajit
 	8,  // lxc
 	5,  // lynx
+	11, // lz4
 	4,  // m4
 	7,  // magick
 	1,  // mail
@@ -1074,6 +1143,7 @@ var tableOf = [...]uint8{
 	0,  // md5sum
 	3,  // meson
 	3,  // micromamba
+	11, // mise
 	0,  // mkdir
 	0,  // mkfifo
 	2,  // mkfs
@@ -1081,6 +1151,7 @@ var tableOf = [...]uint8{
 	4,  // mksh
 	2,  // mkswap
 	4,  // mktemp
+	11, // mlr
 	3,  // mocha
 	2,  // modprobe
 	1,  // mongo
@@ -1147,6 +1218,7 @@ var tableOf = [...]uint8{
 	0,  // paste
 	0,  // patch
 	9,  // pbcopy
+	11, // pdftotext
 	4,  // pdksh
 	4,  // perf
 	0,  // perl
@@ -1162,6 +1234,7 @@ var tableOf = [...]uint8{
 	1,  // pipx
 	0,  // pkexec
 	2,  // pkill
+	11, // pm2
 	1,  // pnpm
 	1,  // pnpx
 	1,  // podman
@@ -1186,6 +1259,7 @@ var tableOf = [...]uint8{
 	0,  // pushd
 	0,  // pwd
 	0,  // pwsh
+	11, // pydoc
 	3,  // pylint
 	0,  // pypy3
 	3,  // pytest
@@ -1193,12 +1267,14 @@ var tableOf = [...]uint8{
 	0,  // python2
 	0,  // python3
 	8,  // qdbus
+	11, // qpdf
 	10, // qwen
 	0,  // racket
 	8,  // railway
 	0,  // raku
 	0,  // rakudo
 	4,  // rbash
+	11, // rbw
 	8,  // rclone
 	0,  // read
 	0,  // readarray
@@ -1239,6 +1315,7 @@ var tableOf = [...]uint8{
 	2,  // screen
 	4,  // script
 	8,  // scw
+	11, // sdiff
 	2,  // secret-tool
 	2,  // security
 	0,  // sed
@@ -1273,6 +1350,7 @@ var tableOf = [...]uint8{
 	8,  // sls
 	2,  // snap
 	1,  // socat
+	11, // sops
 	0,  // sort
 	0,  // source
 	0,  // split
@@ -1305,10 +1383,12 @@ var tableOf = [...]uint8{
 	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
+	11, // systemd-creds
 	7,  // systemd-run
 	0,  // tac
 	0,  // tail
 	0,  // tar
+	11, // tarfile
 	3,  // task
 	0,  // taskset
 	8,  // tc
@@ -1336,6 +1416,8 @@ var tableOf = [...]uint8{
 	4,  // toybox
 	0,  // tr
 	4,  // trap
+	11, // trash
+	11, // trash-put
 	0,  // tree
 	0,  // true
 	0,  // truncate
@@ -1344,6 +1426,7 @@ var tableOf = [...]uint8{
 	5,  // tsocks
 	0,  // tsx
 	0,  // tty
+	11, // ttyd
 	8,  // tune2fs
 	1,  // twine
 	0,  // type
@@ -1353,12 +1436,14 @@ var tableOf = [...]uint8{
 	2,  // umount
 	0,  // unalias
 	0,  // uname
+	11, // unar
 	0,  // unbuffer
 	7,  // uniq
 	0,  // unlink
 	7,  // unrar
 	0,  // unset
 	4,  // unshare
+	11, // unsquashfs
 	0,  // unzip
 	8,  // update-alternatives
 	7,  // update-desktop-database
@@ -1371,6 +1456,7 @@ var tableOf = [...]uint8{
 	5,  // uvx
 	4,  // valgrind
 	2,  // vault
+	11, // venv
 	8,  // vercel
 	4,  // vi
 	4,  // view
@@ -1384,6 +1470,9 @@ var tableOf = [...]uint8{
 	2,  // wall
 	0,  // watch
 	0,  // wc
+	11, // webbrowser
+	11, // websocketd
+	11, // wezterm
 	1,  // wget
 	4,  // whatis
 	0,  // whereis
@@ -1417,10 +1506,15 @@ var tableOf = [...]uint8{
 	4,  // yash
 	2,  // ydotool
 	0,  // yes
+	11, // youtube-dl
 	0,  // yq
+	11, // yt-dlp
 	2,  // yum
 	0,  // zcat
+	11, // zellij
 	0,  // zip
+	11, // zipfile
 	4,  // zsh
+	11, // zstd
 	2,  // zypper
 }

@@ -311,6 +311,10 @@ func (b *builder) runnerOutside(prog string, c *call) {
 		}
 	}
 	if dir == "" {
+		// cd "$X" && make, make -C "$X": build files in a directory this
+		// line does not name, which the review cannot have read.
+		b.add(Effect{Cap: CapExec, Rule: "exec.runner-outside", Program: prog, Class: ClassUnknown,
+			Msg: "runs the build files of a directory guard cannot resolve, which this review did not read"}, c.sp)
 		return
 	}
 	switch cl := b.ctx.Classify(dir); cl {
@@ -421,6 +425,7 @@ func hMakefileText(b *builder, c *call) stream {
 		}
 		b.reviewCodeVar(name, &val, c.st, span{f.pos, f.end})
 	}
+	b.makeShellFlags(c)
 	for _, f := range c.a.values("--eval", "-E") {
 		if !f.known {
 			b.dynamicCode(f, c, c.prog+" --eval")
@@ -468,6 +473,7 @@ func (b *builder) writtenCode(base, text string, c *call) {
 			cmds = append(cmds, pkg.Scripts[n])
 		}
 	case strings.EqualFold(base, "makefile") || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
+		b.makeFunctions(text, c)
 		for _, line := range strings.Split(text, "\n") {
 			if r, ok := strings.CutPrefix(line, "\t"); ok {
 				r = strings.TrimLeft(r, "@-+ ")

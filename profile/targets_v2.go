@@ -480,7 +480,10 @@ func (b *builder) envAssigns(fs []field, st *state, sp span) {
 // toolConfig is a package tool's config subcommand: reading is A, any
 // other verb chooses what runs later.
 func toolConfig() *spec {
-	return subs(&spec{fn: hToolConfig}, map[string]*spec{"get": plain(), "list": plain(), "ls": plain(), "show": plain(), "debug": plain()})
+	// get of a stored credential (npm's //host/:_authToken, yarn's
+	// npmAuthToken, pip's index password) prints it.
+	get := &spec{rows: []row{{"secrets.token-print", CapSecrets, "op~(auth|token|passw|secret|credential)", "", "prints a credential stored in the tool's settings"}}}
+	return subs(&spec{fn: hToolConfig}, map[string]*spec{"get": get, "list": plain(), "ls": plain(), "show": plain(), "debug": plain()})
 }
 
 // condaSpec: conda, mamba and micromamba. init edits your shell's startup
