@@ -531,9 +531,11 @@ func joinStream(fs []field) stream {
 
 func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	var opts []string
+	var optFields []field
 	for _, w := range d.Opts {
 		for _, f := range b.fields(w, st, sp) {
 			opts = append(opts, f.val)
+			optFields = append(optFields, f)
 			if !f.known {
 				b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: d.Variant, Msg: d.Variant + " of a name that is not static"}, sp)
 			}
@@ -552,7 +554,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 	}
 	nameref, integer := false, false
-	for _, o := range opts {
+	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
 			nameref = true
 		}
@@ -565,8 +567,12 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			}
 		}
 		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
-			// A quoted NAME[SUB]=VALUE: bash evaluates SUB.
+			// A quoted NAME[SUB]=VALUE: bash evaluates SUB, and
+			// assigns VALUE as NAME=VALUE would.
 			b.nameCode(o, st, d.Variant+" variable name", sp)
+			if !nameref {
+				b.declAssign(optFields[i], st, sp)
+			}
 		}
 	}
 	for _, a := range d.Assigns {
@@ -590,8 +596,15 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 func (b *builder) nameref(a *parse.Assign, st *state, sp span) {
 	target := ""
 	if a.Value != nil {
-		if fs := b.assignFields(a.Value, st, sp); len(fs) == 1 && fs[0].known {
+		fs := b.assignFields(a.Value, st, sp)
+		if len(fs) == 1 && fs[0].known {
 			target = fs[0].val
+			// A reference to an array element: bash evaluates the
+			// subscript each time the reference is used.
+			b.nameCode(target, st, "a reference (declare -n)", sp)
+		}
+		for _, f := range fs {
+			b.arithTainted(f, "a reference (declare -n)", sp)
 		}
 	}
 	if target == "" {
@@ -806,19 +819,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				b.arithTainted(f, name+"=", sp)
 			}
 		}
-		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
-			// Reviewed by its value (targets_v2.go).
-		} else if sv, ok := sensitiveVars()[name]; ok {
-			at := span{a.Pos, a.Value.End}
-			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, at)
-			if sv.code {
-				if val != nil {
-					b.text(*val, st.clone(), stream{}, name, at)
-				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, at)
-				}
-			}
-		}
+		b.varEffects(indexedName(name, a.Index), val, fs, st, span{a.Pos, a.Value.End})
 		if len(a.Index) > 0 {
 			// NAME[INDEX]=VALUE: $NAME is element 0, so only NAME[0]
 			// sets it; another static index leaves it as it was, and an
@@ -864,20 +865,13 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to an array of commands (bash runs each)"}, sp)
 			}
 		}
+		b.arrayTable(a, name, elems, st, sp)
 	} else {
 		v := ""
 		if old != nil {
 			v = *old
 		}
 		val = &v
-	}
-	if promptVars()[name] && a.Value != nil {
-		at := span{a.Pos, a.Value.End}
-		if val != nil {
-			b.promptText(decodePrompt(*val), st, at)
-		} else {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
-		}
 	}
 	rest := a.Array
 	if a.IsArray {
@@ -916,6 +910,13 @@ func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
 		}
 		b.arithTainted(field{raw: "(input)", taint: in}, c.prog+" "+n, c.sp)
 	}
+	// read PS4, printf -v BASH_ENV, mapfile PROMPT_COMMAND set what
+	// NAME=VALUE would.
+	from := field{raw: "(input)", known: val != nil, taint: in, pos: name.pos, end: name.end}
+	if val != nil {
+		from.val = *val
+	}
+	b.varEffects(name.val, val, []field{from}, c.st, c.sp)
 	c.st.setTainted(name.val, val, in)
 }
 

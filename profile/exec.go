@@ -160,7 +160,12 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		}
 		nf := name
 		nf.val = p
-		return b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp)
+		// bash runs the path from its table as it is: the program's own
+		// name is not looked up again (hash -p /bin/ls ls; ls ran
+		// into guard's call limit).
+		inner := st.clone()
+		inner.hashed = nil
+		return b.exec(append([]field{nf}, argv[1:]...), inner, in, via, sp)
 	}
 	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
 		// Dashed git helpers: git-reset is git reset.
