@@ -41,6 +41,7 @@ func hShell(b *builder, c *call) stream {
 		// noexec: the shell only checks the syntax.
 		return stream{}
 	}
+	c = b.startupFile(c)
 	rest := c.a.rest
 	if c.a.has("-c") {
 		if len(rest) == 0 {
