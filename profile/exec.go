@@ -180,7 +180,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
 	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
-	if runnerInputs()[prog] != nil {
+	if runnerInputs()[prog] != nil && !helpOnly(s, c) {
 		c.a = parseArgs(c.fs, s.val, s.posix)
 		b.runnerOutside(prog, c)
 		b.runnerCheck(prog, c)

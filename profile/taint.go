@@ -311,6 +311,11 @@ func (b *builder) runnerOutside(prog string, c *call) {
 		}
 	}
 	if dir == "" {
+		// cd "$X" && make, make -C "$X": a directory guard cannot
+		// resolve may be anywhere (principle 10), so its build files
+		// are code this review did not read.
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.runner-outside", Program: prog, Target: "(unknown directory)",
+			Msg: "runs the build files of a directory the line does not show, which this review did not read"}, c.sp)
 		return
 	}
 	switch cl := b.ctx.Classify(dir); cl {
