@@ -99,6 +99,9 @@ type state struct {
 	// read -a, mapfile or unset sets another and the elements are
 	// unknown again.
 	arrays map[string]arrayVal
+	// cases are the variables declared -l, -u or -c: bash converts
+	// every value assigned to them (caseattr.go).
+	cases map[string]byte
 }
 
 type arrayVal struct {
@@ -181,7 +184,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -237,6 +240,7 @@ func mentionsVar(text, name string) bool {
 }
 
 func (s *state) set(name string, v *string) {
+	v = s.convertCase(name, v)
 	s.vars[name] = v
 	delete(s.taint, name)
 	delete(s.globs, name)
@@ -566,6 +570,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 				delete(st.ints, a.Name)
 			}
 		}
+		st.declareCase(o, d.Assigns)
 		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
 			// A quoted NAME[SUB]=VALUE: bash evaluates SUB, and
 			// assigns VALUE as NAME=VALUE would.
@@ -799,7 +804,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			taint = worse(taint, f.taint)
 		}
 		if len(fs) == 1 && fs[0].known {
-			v := fs[0].val
+			v := *st.convertCase(name, &fs[0].val)
 			switch old := st.vars[name]; {
 			case !a.Append:
 				val = &v
