@@ -102,6 +102,11 @@ type state struct {
 	// cases are the variables declared -l, -u or -c: bash converts
 	// every value assigned to them (caseattr.go).
 	cases map[string]byte
+	// stdinShell is set while the shell reads its commands from its
+	// stdin (TEXT | bash, sh <<< TEXT): exec < FILE makes it read the
+	// rest from FILE (stdinshell.go). A subshell or a new shell does
+	// not (clone leaves it unset).
+	stdinShell bool
 }
 
 type arrayVal struct {
@@ -359,6 +364,7 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			written = append(written, paths...)
 		}
 	}
+	b.execStdin(s, st, in, sp)
 	switch c := s.Cmd.(type) {
 	case *parse.Call:
 		out = b.call(c, st, in, via, sp)
