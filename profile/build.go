@@ -107,6 +107,9 @@ type state struct {
 	// rest from FILE (stdinshell.go). A subshell or a new shell does
 	// not (clone leaves it unset).
 	stdinShell bool
+	// dirs is bash's directory stack below the current directory
+	// (pushd, popd; dirstack.go), "" for an entry guard does not know.
+	dirs []string
 }
 
 type arrayVal struct {
@@ -189,7 +192,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs)}
 }
 
 // cloneMap is maps.Clone that never returns nil.

@@ -129,6 +129,11 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	b.lookalikes(argv, sp)
 	prog := name.val
+	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") {
+		// bash looks a function up by the whole word, slashes and all:
+		// /bin/ls() { …; }; /bin/ls calls the function, not /bin/ls.
+		return b.callFunc(prog, body, argv, st, in, via, sp)
+	}
 	if strings.Contains(prog, "/") {
 		abs, ok := b.ctx.Resolve(st.cwd, prog)
 		if t := st.follow(abs); ok && t != abs && !strings.HasPrefix(t, anyParts) {

@@ -43,38 +43,19 @@ func (b *builder) cdTarget(st *state, dir string) string {
 	return ""
 }
 
-// hCd changes the directory for the rest of the line (cd, pushd).
+// hCd changes the directory for the rest of the line.
 func hCd(b *builder, c *call) stream {
-	if old := c.st.cwd; old != "" {
-		c.st.vars["OLDPWD"] = &old
-	} else {
-		c.st.vars["OLDPWD"] = nil
-	}
+	dir := ""
 	switch {
 	case len(c.a.ops) == 0:
 		if v := c.st.vars["HOME"]; v != nil {
-			c.st.cwd = *v
-		} else {
-			c.st.cwd = ""
+			dir = *v
 		}
 	case !c.a.ops[0].known || c.a.ops[0].val == "-":
-		c.st.cwd = ""
 	default:
-		c.st.cwd = b.cdTarget(c.st, c.a.ops[0].val)
+		dir = b.cdTarget(c.st, c.a.ops[0].val)
 	}
-	if c.st.cwd != "" {
-		v := c.st.cwd
-		c.st.vars["PWD"] = &v
-	} else {
-		c.st.vars["PWD"] = nil
-	}
-	return stream{}
-}
-
-// hPopd returns to a directory guard did not track.
-func hPopd(b *builder, c *call) stream {
-	c.st.cwd = ""
-	c.st.vars["PWD"] = nil
+	chdir(c.st, dir)
 	return stream{}
 }
 

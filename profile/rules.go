@@ -89,7 +89,7 @@ func baseTable() map[string]*spec {
 			return stream{}
 		}},
 		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": plain(),
-		"cd": {fn: hCd}, "pushd": {fn: hCd}, "popd": {fn: hPopd}, "dirs": plain(),
+		"cd": {fn: hCd}, "pushd": {fn: hPushd}, "popd": {fn: hPopd}, "dirs": {fn: hDirs},
 
 		// Readers.
 		"cat": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hCat}, "less": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hLess}, "more": reader("fs.read", ""),
