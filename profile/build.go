@@ -403,6 +403,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		for _, w := range c.Words {
 			if c.Kind == "arith" || c.Kind == "let" {
 				b.arithWord(w, st, c.Kind, sp)
+				if c.Kind == "let" {
+					b.letSubscripts(w, st, sp)
+				}
 				continue
 			}
 			b.fields(w, st, sp)
