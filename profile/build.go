@@ -110,6 +110,9 @@ type state struct {
 	// dirs is bash's directory stack below the current directory
 	// (pushd, popd; dirstack.go), "" for an entry guard does not know.
 	dirs []string
+	// shopts are the bash options shopt -s/-u set on the line that the
+	// review follows (shopt.go).
+	shopts map[string]bool
 }
 
 type arrayVal struct {
@@ -192,7 +195,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts}
 }
 
 // cloneMap is maps.Clone that never returns nil.

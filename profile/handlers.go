@@ -36,6 +36,9 @@ func (b *builder) cdTarget(st *state, dir string) string {
 			}
 		}
 	}
+	if p, ok := b.cdableVar(st, dir); ok {
+		return p
+	}
 	// cd is logical (bash's default cd -L): .. drops the name before it.
 	if p, ok := b.ctx.Resolve(st.cwd, path.Clean(dir)); ok {
 		return p

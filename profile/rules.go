@@ -78,7 +78,7 @@ func baseTable() map[string]*spec {
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  plain(),
 		"enable":   {val: "-f", rows: []row{{"exec.dynamic-code", CapDynamic, "-f", "", "loads a shared library into the shell (enable -f): native code guard cannot review"}}},
-		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": {val: "-p"}, "jobs": plain(),
+		"hash":     plain(), "shopt": {fn: hShopt}, "ulimit": plain(), "umask": plain(), "wait": {val: "-p"}, "jobs": plain(),
 		"trap": {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
 		"unset": {fn: func(b *builder, c *call) stream {
 			for _, f := range c.a.ops {

@@ -181,6 +181,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	if !f.known {
 		v = unresolvedPart().ReplaceAllString(v, anyParts)
 	}
+	if f.glob {
+		v = extglobAsStar(v)
+	}
 	if !strings.HasPrefix(v, "/") {
 		if st.cwd == "" || strings.HasPrefix(v, anyParts) {
 			v = anyParts + "/" + v
@@ -219,8 +222,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			pat = append([]string{"**"}, pat[3:]...)
 		}
 	}
+	fold, dot := st.globOpts()
 	for _, cand := range b.ctx.candidates() {
-		if couldName(pat, cand.comps) {
+		if couldNameUnder(pat, cand.comps, fold, dot) {
 			return f.display(), cand.class, true
 		}
 	}
