@@ -113,6 +113,9 @@ type state struct {
 	// shopts are the bash options shopt -s/-u set on the line that the
 	// review follows (shopt.go).
 	shopts map[string]bool
+	// aliases are alias NAME=BODY definitions made on the line
+	// (aliases.go); copied on write.
+	aliases map[string]string
 }
 
 type arrayVal struct {
@@ -195,7 +198,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases}
 }
 
 // cloneMap is maps.Clone that never returns nil.

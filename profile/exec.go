@@ -129,6 +129,9 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	b.lookalikes(argv, sp)
 	prog := name.val
+	if body, ok := st.aliases[prog]; ok && !name.exp {
+		return b.runAlias(body, argv, st, in, via, sp)
+	}
 	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") {
 		// bash looks a function up by the whole word, slashes and all:
 		// /bin/ls() { …; }; /bin/ls calls the function, not /bin/ls.

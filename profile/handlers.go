@@ -1631,8 +1631,9 @@ func hAlias(b *builder, c *call) stream {
 		if !f.known {
 			continue
 		}
-		if _, body, ok := strings.Cut(f.val, "="); ok && body != "" {
+		if name, body, ok := strings.Cut(f.val, "="); ok && body != "" {
 			b.text(body, c.st.clone(), stream{}, "alias", c.sp)
+			c.st.defineAlias(name, body)
 		}
 	}
 	return stream{}

@@ -96,6 +96,9 @@ func (b *builder) commandTable(table string, key, val *string, fs []field, st *s
 		b.add(Effect{Cap: CapEnvHijack, Rule: "shell.alias", Target: target, Msg: "defines an alias (BASH_ALIASES), changing what a command name runs in this shell"}, at)
 		if val != nil {
 			b.text(*val, st.clone(), stream{}, "alias", at)
+			if key != nil {
+				st.defineAlias(*key, *val)
+			}
 		} else {
 			b.unknownCodeVar(table, fs, "an alias body that is not static", at)
 		}
