@@ -116,6 +116,8 @@ type state struct {
 	// aliases are alias NAME=BODY definitions made on the line
 	// (aliases.go); copied on write.
 	aliases map[string]string
+	// pathDirs are the directories the line put on PATH (linepath.go).
+	pathDirs []string
 }
 
 type arrayVal struct {
@@ -198,7 +200,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -1190,6 +1192,9 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 	// What cmd runs (bash -c, a function, eval, a builtin) sees the
 	// assigned values and their taint; the shell has its own back after.
 	defer st.shadow(env, c.Assigns)()
+	if env.pathDirs != nil {
+		st.pathDirs = env.pathDirs // PATH=DIR cmd: cmd is looked up there (kept after: the worse)
+	}
 	return b.exec(argv, st, in, via, sp)
 }
 

@@ -175,6 +175,10 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		inner.hashed = nil
 		return b.exec(append([]field{nf}, argv[1:]...), inner, in, via, sp)
 	}
+	if abs, ok := b.onLinePath(prog, st); ok {
+		// A directory the line put on PATH holds prog (linepath.go).
+		return b.runScript(abs, abs, true, argv, st, in, via, sp)
+	}
 	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
 		// Dashed git helpers: git-reset is git reset.
 		sub := staticField(strings.TrimPrefix(prog, "git-"), span{name.pos, name.end})

@@ -351,7 +351,12 @@ func hSource(b *builder, c *call) stream {
 	if len(c.a.ops) == 0 {
 		return stream{}
 	}
-	return b.scriptOperand(c.a.ops[0], c, true)
+	f := c.a.ops[0]
+	if abs, ok := b.onLinePath(f.val, c.st); ok && f.known {
+		// source NAME looks in PATH first (bash's sourcepath).
+		f.val = abs
+	}
+	return b.scriptOperand(f, c, true)
 }
 
 // hEval: eval joins its arguments and runs them as shell text.

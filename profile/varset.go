@@ -31,6 +31,9 @@ func (b *builder) varEffects(name string, val *string, fs []field, st *state, at
 		// Another element: priced as the variable itself (element 0 is
 		// its value, and bash runs every element of PROMPT_COMMAND).
 	}
+	if base == "PATH" {
+		st.setPathDirs(val, fs)
+	}
 	if b.specialVar(base, val, fs, st, at) {
 		// Reviewed by its value (targets_v2.go).
 	} else if sv, ok := sensitiveVars()[base]; ok {
