@@ -395,8 +395,14 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 	case *parse.Pipeline:
 		cur := in
-		for _, x := range c.Stmts {
-			cur = b.stmt(x, st.clone(), cur, via)
+		for i, x := range c.Stmts {
+			inner := st.clone()
+			if i == len(c.Stmts)-1 && st.shopts["lastpipe"] {
+				// shopt -s lastpipe: the last command runs in this shell
+				// (echo 'rm -rf ~' | read c; $c).
+				inner = st
+			}
+			cur = b.stmt(x, inner, cur, via)
 		}
 		out = cur
 	case *parse.FuncDecl:

@@ -12,7 +12,7 @@ import (
 // pattern or a cd is reviewed as it would then resolve (principle 10).
 
 // shoptTracked are the options the review follows.
-var shoptTracked = []string{"nocaseglob", "dotglob", "cdable_vars"}
+var shoptTracked = []string{"nocaseglob", "dotglob", "cdable_vars", "lastpipe"}
 
 // hShopt: shopt -s NAME… / -u NAME…; a name guard cannot see may be any
 // of them (taken as on). -o works on set's options, which these are not.
