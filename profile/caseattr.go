@@ -64,3 +64,27 @@ func (s *state) convertCase(name string, v *string) *string {
 	}
 	return &out
 }
+
+// expandParam is the value of a parameter expansion whose variables the
+// line knows, as bash computes it (parse.ExpandParam); ok is false when
+// it has nested substitutions or arithmetic, names a variable guard does
+// not know (or one that is tainted, a glob or a nameref), or uses an
+// operator guard does not evaluate.
+func (s *state) expandParam(p parse.Part) (string, bool) {
+	if len(p.Nested) > 0 || len(p.Arith) > 0 {
+		return "", false
+	}
+	return parse.ExpandParam(p.Raw, func(name string) (string, bool) {
+		if _, ref := s.refs[name]; ref || s.globs[name] || s.taint[name].tainted() {
+			return "", false
+		}
+		if _, arr := s.arrays[name]; arr {
+			return "", false
+		}
+		v := s.vars[name]
+		if v == nil {
+			return "", false
+		}
+		return *v, true
+	})
+}
