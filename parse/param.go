@@ -26,11 +26,13 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		return "", false
 	}
 	var ws []*syntax.Word
-	err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Words(strings.NewReader(raw), func(w *syntax.Word) bool {
+	for w, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).WordsSeq(strings.NewReader(raw)) {
+		if err != nil || len(ws) > 1 {
+			return "", false
+		}
 		ws = append(ws, w)
-		return true
-	})
-	if err != nil || len(ws) != 1 || len(ws[0].Parts) != 1 {
+	}
+	if len(ws) != 1 || len(ws[0].Parts) != 1 {
 		return "", false
 	}
 	w := ws[0]
