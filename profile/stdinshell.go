@@ -32,10 +32,7 @@ func (b *builder) execStdin(s *parse.Stmt, st *state, in stream, sp span) {
 		return
 	}
 	c, ok := s.Cmd.(*parse.Call)
-	if !ok || len(c.Args) != 1 {
-		return
-	}
-	if v, ok := c.Args[0].Value(); !ok || v != "exec" {
+	if !ok || !bareExec(c.Args) {
 		return
 	}
 	var last *parse.Redirect
@@ -71,6 +68,25 @@ func (b *builder) execStdin(s *parse.Stmt, st *state, in stream, sp span) {
 	default:
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: "exec", Msg: fmt.Sprintf("makes the shell read the rest of its commands from %s, which guard cannot see", redirDisplay(last))}, sp)
 	}
+}
+
+// bareExec: exec with no command, also as command exec or builtin exec.
+func bareExec(args []*parse.Word) bool {
+	var words []string
+	for _, w := range args {
+		v, ok := w.Value()
+		if !ok {
+			return false
+		}
+		words = append(words, v)
+	}
+	switch len(words) {
+	case 1:
+		return words[0] == "exec"
+	case 2:
+		return (words[0] == "command" || words[0] == "builtin") && words[1] == "exec"
+	}
+	return false
 }
 
 // redirDisplay is a redirection's target as the line spells it.
