@@ -99,6 +99,25 @@ type state struct {
 	// read -a, mapfile or unset sets another and the elements are
 	// unknown again.
 	arrays map[string]arrayVal
+	// cases are the variables declared -l, -u or -c: bash converts
+	// every value assigned to them (caseattr.go).
+	cases map[string]byte
+	// stdinShell is set while the shell reads its commands from its
+	// stdin (TEXT | bash, sh <<< TEXT): exec < FILE makes it read the
+	// rest from FILE (stdinshell.go). A subshell or a new shell does
+	// not (clone leaves it unset).
+	stdinShell bool
+	// dirs is bash's directory stack below the current directory
+	// (pushd, popd; dirstack.go), "" for an entry guard does not know.
+	dirs []string
+	// shopts are the bash options shopt -s/-u set on the line that the
+	// review follows (shopt.go).
+	shopts map[string]bool
+	// aliases are alias NAME=BODY definitions made on the line
+	// (aliases.go); copied on write.
+	aliases map[string]string
+	// pathDirs are the directories the line put on PATH (linepath.go).
+	pathDirs []string
 }
 
 type arrayVal struct {
@@ -181,7 +200,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -237,6 +256,7 @@ func mentionsVar(text, name string) bool {
 }
 
 func (s *state) set(name string, v *string) {
+	v = s.convertCase(name, v)
 	s.vars[name] = v
 	delete(s.taint, name)
 	delete(s.globs, name)
@@ -355,6 +375,7 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			written = append(written, paths...)
 		}
 	}
+	b.execStdin(s, st, in, sp)
 	switch c := s.Cmd.(type) {
 	case *parse.Call:
 		out = b.call(c, st, in, via, sp)
@@ -374,8 +395,14 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 	case *parse.Pipeline:
 		cur := in
-		for _, x := range c.Stmts {
-			cur = b.stmt(x, st.clone(), cur, via)
+		for i, x := range c.Stmts {
+			inner := st.clone()
+			if i == len(c.Stmts)-1 && st.shopts["lastpipe"] {
+				// shopt -s lastpipe: the last command runs in this shell
+				// (echo 'rm -rf ~' | read c; $c).
+				inner = st
+			}
+			cur = b.stmt(x, inner, cur, via)
 		}
 		out = cur
 	case *parse.FuncDecl:
@@ -390,6 +417,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		for _, w := range c.Words {
 			if c.Kind == "arith" || c.Kind == "let" {
 				b.arithWord(w, st, c.Kind, sp)
+				if c.Kind == "let" {
+					b.letSubscripts(w, st, sp)
+				}
 				continue
 			}
 			b.fields(w, st, sp)
@@ -531,9 +561,11 @@ func joinStream(fs []field) stream {
 
 func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	var opts []string
+	var optFields []field
 	for _, w := range d.Opts {
 		for _, f := range b.fields(w, st, sp) {
 			opts = append(opts, f.val)
+			optFields = append(optFields, f)
 			if !f.known {
 				b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: d.Variant, Msg: d.Variant + " of a name that is not static"}, sp)
 			}
@@ -552,7 +584,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 	}
 	nameref, integer := false, false
-	for _, o := range opts {
+	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
 			nameref = true
 		}
@@ -564,9 +596,14 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 				delete(st.ints, a.Name)
 			}
 		}
+		st.declareCase(o, d.Assigns)
 		if !strings.HasPrefix(o, "-") && !strings.HasPrefix(o, "+") {
-			// A quoted NAME[SUB]=VALUE: bash evaluates SUB.
+			// A quoted NAME[SUB]=VALUE: bash evaluates SUB, and
+			// assigns VALUE as NAME=VALUE would.
 			b.nameCode(o, st, d.Variant+" variable name", sp)
+			if !nameref {
+				b.declAssign(optFields[i], st, sp)
+			}
 		}
 	}
 	for _, a := range d.Assigns {
@@ -590,8 +627,15 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 func (b *builder) nameref(a *parse.Assign, st *state, sp span) {
 	target := ""
 	if a.Value != nil {
-		if fs := b.assignFields(a.Value, st, sp); len(fs) == 1 && fs[0].known {
+		fs := b.assignFields(a.Value, st, sp)
+		if len(fs) == 1 && fs[0].known {
 			target = fs[0].val
+			// A reference to an array element: bash evaluates the
+			// subscript each time the reference is used.
+			b.nameCode(target, st, "a reference (declare -n)", sp)
+		}
+		for _, f := range fs {
+			b.arithTainted(f, "a reference (declare -n)", sp)
 		}
 	}
 	if target == "" {
@@ -786,7 +830,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			taint = worse(taint, f.taint)
 		}
 		if len(fs) == 1 && fs[0].known {
-			v := fs[0].val
+			v := *st.convertCase(name, &fs[0].val)
 			switch old := st.vars[name]; {
 			case !a.Append:
 				val = &v
@@ -806,19 +850,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				b.arithTainted(f, name+"=", sp)
 			}
 		}
-		if b.specialVar(name, val, fs, st, span{a.Pos, a.Value.End}) {
-			// Reviewed by its value (targets_v2.go).
-		} else if sv, ok := sensitiveVars()[name]; ok {
-			at := span{a.Pos, a.Value.End}
-			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, at)
-			if sv.code {
-				if val != nil {
-					b.text(*val, st.clone(), stream{}, name, at)
-				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, at)
-				}
-			}
-		}
+		b.varEffects(indexedName(name, a.Index), val, fs, st, span{a.Pos, a.Value.End})
 		if len(a.Index) > 0 {
 			// NAME[INDEX]=VALUE: $NAME is element 0, so only NAME[0]
 			// sets it; another static index leaves it as it was, and an
@@ -864,20 +896,13 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to an array of commands (bash runs each)"}, sp)
 			}
 		}
+		b.arrayTable(a, name, elems, st, sp)
 	} else {
 		v := ""
 		if old != nil {
 			v = *old
 		}
 		val = &v
-	}
-	if promptVars()[name] && a.Value != nil {
-		at := span{a.Pos, a.Value.End}
-		if val != nil {
-			b.promptText(decodePrompt(*val), st, at)
-		} else {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a prompt that is not static; the shell expands it (and runs its substitutions) later"}, at)
-		}
 	}
 	rest := a.Array
 	if a.IsArray {
@@ -916,6 +941,13 @@ func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
 		}
 		b.arithTainted(field{raw: "(input)", taint: in}, c.prog+" "+n, c.sp)
 	}
+	// read PS4, printf -v BASH_ENV, mapfile PROMPT_COMMAND set what
+	// NAME=VALUE would.
+	from := field{raw: "(input)", known: val != nil, taint: in, pos: name.pos, end: name.end}
+	if val != nil {
+		from.val = *val
+	}
+	b.varEffects(name.val, val, []field{from}, c.st, c.sp)
 	c.st.setTainted(name.val, val, in)
 }
 
@@ -1166,6 +1198,9 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 	// What cmd runs (bash -c, a function, eval, a builtin) sees the
 	// assigned values and their taint; the shell has its own back after.
 	defer st.shadow(env, c.Assigns)()
+	if env.pathDirs != nil {
+		st.pathDirs = env.pathDirs // PATH=DIR cmd: cmd is looked up there (kept after: the worse)
+	}
 	return b.exec(argv, st, in, via, sp)
 }
 

@@ -129,6 +129,14 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	b.lookalikes(argv, sp)
 	prog := name.val
+	if body, ok := st.aliases[prog]; ok && !name.exp {
+		return b.runAlias(body, argv, st, in, via, sp)
+	}
+	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") {
+		// bash looks a function up by the whole word, slashes and all:
+		// /bin/ls() { …; }; /bin/ls calls the function, not /bin/ls.
+		return b.callFunc(prog, body, argv, st, in, via, sp)
+	}
 	if strings.Contains(prog, "/") {
 		abs, ok := b.ctx.Resolve(st.cwd, prog)
 		if t := st.follow(abs); ok && t != abs && !strings.HasPrefix(t, anyParts) {
@@ -160,7 +168,16 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		}
 		nf := name
 		nf.val = p
-		return b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp)
+		// bash runs the path from its table as it is: the program's own
+		// name is not looked up again (hash -p /bin/ls ls; ls ran
+		// into guard's call limit).
+		inner := st.clone()
+		inner.hashed = nil
+		return b.exec(append([]field{nf}, argv[1:]...), inner, in, via, sp)
+	}
+	if abs, ok := b.onLinePath(prog, st); ok {
+		// A directory the line put on PATH holds prog (linepath.go).
+		return b.runScript(abs, abs, true, argv, st, in, via, sp)
 	}
 	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
 		// Dashed git helpers: git-reset is git reset.
@@ -175,7 +192,7 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
 	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
-	if runnerInputs()[prog] != nil {
+	if runnerInputs()[prog] != nil && !helpOnly(s, c) {
 		c.a = parseArgs(c.fs, s.val, s.posix)
 		b.runnerOutside(prog, c)
 		b.runnerCheck(prog, c)

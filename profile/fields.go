@@ -257,6 +257,13 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			for _, a := range p.Arith {
 				b.arithWord(a, st, p.Raw, span{w.Pos, w.End})
 			}
+			b.indirectName(p.Raw, st, span{w.Pos, w.End})
+			if v, ok := st.expandParam(p); ok {
+				// ${x,,}, ${x@E}, ${x#pat} of known values: what bash
+				// makes of them (x=RM; eval "${x,,} -rf /" is rm).
+				appendText(v, p.Quoted)
+				continue
+			}
 			if m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$`).FindStringSubmatch(p.Raw); m != nil {
 				// ${x@P} expands x's value as a prompt: its substitutions run.
 				if v := st.vars[m[1]]; v != nil {

@@ -36,6 +36,9 @@ func (b *builder) cdTarget(st *state, dir string) string {
 			}
 		}
 	}
+	if p, ok := b.cdableVar(st, dir); ok {
+		return p
+	}
 	// cd is logical (bash's default cd -L): .. drops the name before it.
 	if p, ok := b.ctx.Resolve(st.cwd, path.Clean(dir)); ok {
 		return p
@@ -43,38 +46,19 @@ func (b *builder) cdTarget(st *state, dir string) string {
 	return ""
 }
 
-// hCd changes the directory for the rest of the line (cd, pushd).
+// hCd changes the directory for the rest of the line.
 func hCd(b *builder, c *call) stream {
-	if old := c.st.cwd; old != "" {
-		c.st.vars["OLDPWD"] = &old
-	} else {
-		c.st.vars["OLDPWD"] = nil
-	}
+	dir := ""
 	switch {
 	case len(c.a.ops) == 0:
 		if v := c.st.vars["HOME"]; v != nil {
-			c.st.cwd = *v
-		} else {
-			c.st.cwd = ""
+			dir = *v
 		}
 	case !c.a.ops[0].known || c.a.ops[0].val == "-":
-		c.st.cwd = ""
 	default:
-		c.st.cwd = b.cdTarget(c.st, c.a.ops[0].val)
+		dir = b.cdTarget(c.st, c.a.ops[0].val)
 	}
-	if c.st.cwd != "" {
-		v := c.st.cwd
-		c.st.vars["PWD"] = &v
-	} else {
-		c.st.vars["PWD"] = nil
-	}
-	return stream{}
-}
-
-// hPopd returns to a directory guard did not track.
-func hPopd(b *builder, c *call) stream {
-	c.st.cwd = ""
-	c.st.vars["PWD"] = nil
+	chdir(c.st, dir)
 	return stream{}
 }
 
@@ -367,7 +351,12 @@ func hSource(b *builder, c *call) stream {
 	if len(c.a.ops) == 0 {
 		return stream{}
 	}
-	return b.scriptOperand(c.a.ops[0], c, true)
+	f := c.a.ops[0]
+	if abs, ok := b.onLinePath(f.val, c.st); ok && f.known {
+		// source NAME looks in PATH first (bash's sourcepath).
+		f.val = abs
+	}
+	return b.scriptOperand(f, c, true)
 }
 
 // hEval: eval joins its arguments and runs them as shell text.
@@ -1647,8 +1636,9 @@ func hAlias(b *builder, c *call) stream {
 		if !f.known {
 			continue
 		}
-		if _, body, ok := strings.Cut(f.val, "="); ok && body != "" {
+		if name, body, ok := strings.Cut(f.val, "="); ok && body != "" {
 			b.text(body, c.st.clone(), stream{}, "alias", c.sp)
+			c.st.defineAlias(name, body)
 		}
 	}
 	return stream{}

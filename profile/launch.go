@@ -41,6 +41,7 @@ func hShell(b *builder, c *call) stream {
 		// noexec: the shell only checks the syntax.
 		return stream{}
 	}
+	c = b.startupFile(c)
 	rest := c.a.rest
 	if c.a.has("-c") {
 		if len(rest) == 0 {
@@ -60,7 +61,7 @@ func hShell(b *builder, c *call) stream {
 		withArgs.st.setArgs(rest)
 		return b.scriptOperand(rest[0], &withArgs, false)
 	}
-	return b.stdinCode(c, c.prog+" reading stdin")
+	return b.shellStdin(c, c.prog+" reading stdin")
 }
 
 // shellVal are the options of a POSIX shell that take a value.

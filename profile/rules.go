@@ -76,9 +76,9 @@ func baseTable() map[string]*spec {
 		"set":      {fn: hSet, rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
 		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
-		"unalias":  plain(),
+		"unalias":  {fn: hUnalias},
 		"enable":   {val: "-f", rows: []row{{"exec.dynamic-code", CapDynamic, "-f", "", "loads a shared library into the shell (enable -f): native code guard cannot review"}}},
-		"hash":     plain(), "shopt": plain(), "ulimit": plain(), "umask": plain(), "wait": plain(), "jobs": plain(),
+		"hash":     plain(), "shopt": {fn: hShopt}, "ulimit": plain(), "umask": plain(), "wait": {val: "-p"}, "jobs": plain(),
 		"trap": {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
 		"unset": {fn: func(b *builder, c *call) stream {
 			for _, f := range c.a.ops {
@@ -89,7 +89,7 @@ func baseTable() map[string]*spec {
 			return stream{}
 		}},
 		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": plain(),
-		"cd": {fn: hCd}, "pushd": {fn: hCd}, "popd": {fn: hPopd}, "dirs": plain(),
+		"cd": {fn: hCd}, "pushd": {fn: hPushd}, "popd": {fn: hPopd}, "dirs": {fn: hDirs},
 
 		// Readers.
 		"cat": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hCat}, "less": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: hLess}, "more": reader("fs.read", ""),

@@ -90,7 +90,7 @@ type candidate struct {
 // first, for matching patterns against.
 func (c *Context) candidates() []candidate {
 	c.candOnce.Do(func() {
-		key := c.Home + "\x00" + c.ConfigDir + "\x00" + c.StateDir
+		key := c.Home + "\x00" + c.ConfigDir + "\x00" + c.StateDir + "\x00" + c.Workspace
 		if v, ok := candCache.Load(key); ok {
 			c.cands = v.([]candidate)
 			return
@@ -130,6 +130,23 @@ func (c *Context) candidates() []candidate {
 		for _, s := range persistAbs() {
 			add(s, ClassPersistence)
 		}
+		// The workspace's own dot files that agents, editors and git run
+		// (.git/hooks, .git/config, .envrc, .vscode/tasks.json…), and
+		// the hooks and configs of the repositories git keeps inside
+		// .git: cp x .gi?/hooks/pre-commit may write a hook. Only a
+		// pattern that spells the leading dot reaches them (bash's * skips
+		// dot files); the plain names (lefthook.yml, mise.toml) are left
+		// out, so *.yml and rm -rf * keep their price.
+		if c.hasWorkspace() {
+			for _, r := range workspacePersist() {
+				if strings.HasPrefix(r, ".") {
+					add(path.Join(c.Workspace, r), ClassPersistence)
+				}
+			}
+			for _, r := range []string{".git/modules/*/hooks", ".git/modules/*/config", ".git/worktrees/*/config.worktree"} {
+				add(path.Join(c.Workspace, r), ClassPersistence)
+			}
+		}
 	})
 	return c.cands
 }
@@ -163,6 +180,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	v := f.val
 	if !f.known {
 		v = unresolvedPart().ReplaceAllString(v, anyParts)
+	}
+	if f.glob {
+		v = extglobAsStar(v)
 	}
 	if !strings.HasPrefix(v, "/") {
 		if st.cwd == "" || strings.HasPrefix(v, anyParts) {
@@ -202,8 +222,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			pat = append([]string{"**"}, pat[3:]...)
 		}
 	}
+	fold, dot := st.globOpts()
 	for _, cand := range b.ctx.candidates() {
-		if couldName(pat, cand.comps) {
+		if couldNameUnder(pat, cand.comps, fold, dot) {
 			return f.display(), cand.class, true
 		}
 	}

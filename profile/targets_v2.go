@@ -462,18 +462,7 @@ func (b *builder) envAssigns(fs []field, st *state, sp span) {
 			}
 			continue
 		}
-		if b.specialVar(name, val, []field{f}, st, sp) {
-			continue
-		}
-		if sv, ok := sensitiveVars()[name]; ok {
-			b.add(Effect{Cap: sv.cap, Rule: sv.rule, Target: name, Msg: sv.msg}, sp)
-			switch {
-			case sv.code && val != nil:
-				b.text(v, st.clone(), stream{}, name, sp)
-			case sv.code:
-				b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: name, Msg: name + " is set to a command that is not static"}, sp)
-			}
-		}
+		b.varEffects(name, val, []field{f}, st, sp)
 	}
 }
 

@@ -1,0 +1,121 @@
+package parse
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ExpandParam evaluates one parameter expansion, raw as the line spells
+// it (${x,,}, ${x@E}, ${x#*/}, ${x/a/b}, ${x:-y}), the way bash would,
+// given the values of the variables it names. ok is false when that
+// cannot be done exactly: raw is not a single ${…}, it names a variable
+// lookup does not know or a special parameter, it indirects (${!x}),
+// assigns (${x:=y}), fails (${x:?}), slices or indexes (arithmetic), holds
+// a substitution, or uses an operator other than the case, escape, quote,
+// pattern and default ones. lookup reports a variable's value and
+// whether it is known.
+func ExpandParam(raw string, lookup func(name string) (string, bool)) (val string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			val, ok = "", false
+		}
+	}()
+	if !strings.HasPrefix(raw, "${") || !strings.HasSuffix(raw, "}") {
+		return "", false
+	}
+	var ws []*syntax.Word
+	for w, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).WordsSeq(strings.NewReader(raw)) {
+		if err != nil || len(ws) > 1 {
+			return "", false
+		}
+		ws = append(ws, w)
+	}
+	if len(ws) != 1 || len(ws[0].Parts) != 1 {
+		return "", false
+	}
+	w := ws[0]
+	top, isParam := w.Parts[0].(*syntax.ParamExp)
+	if !isParam {
+		return "", false
+	}
+	env := knownEnv{}
+	good := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if !good {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ExtGlob:
+			good = false
+		case *syntax.ParamExp:
+			if !simpleParamOp(x) || x.Param == nil || !syntax.ValidName(x.Param.Value) {
+				good = false
+				return false
+			}
+			v, known := lookup(x.Param.Value)
+			if !known {
+				good = false
+				return false
+			}
+			env[x.Param.Value] = v
+		}
+		return true
+	})
+	if !good || top.Param == nil {
+		return "", false
+	}
+	cfg := &expand.Config{Env: env}
+	out, err := expand.Literal(cfg, w)
+	if err != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// simpleParamOp: the operators ExpandParam evaluates. Case changes
+// (^ ^^ , ,,), the @E @U @u @L transformations (not @Q: bash and
+// mvdan/sh quote differently), # ## % %%
+// patterns, / // /# /% replacements and the default and alternative
+// values (- :- + :+).
+func simpleParamOp(x *syntax.ParamExp) bool {
+	if x.Excl || x.Length || x.Width || x.IsSet || x.Index != nil || x.Slice != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
+		return false
+	}
+	if x.Exp != nil {
+		switch x.Exp.Op {
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix,
+			syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll,
+			syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		case syntax.OtherParamOps:
+			switch x.Exp.Word.Lit() {
+			case "E", "U", "u", "L":
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// knownEnv is an expand.Environ of the variables ExpandParam was told.
+type knownEnv map[string]string
+
+func (e knownEnv) Get(name string) expand.Variable {
+	v, ok := e[name]
+	if !ok {
+		return expand.Variable{}
+	}
+	return expand.Variable{Set: true, Kind: expand.String, Str: v}
+}
+
+func (e knownEnv) Each(f func(name string, vr expand.Variable) bool) {
+	for k := range e {
+		if !f(k, e.Get(k)) {
+			return
+		}
+	}
+}
