@@ -373,14 +373,18 @@ func (b *builder) worstTargets(prog string, args []field, st *state, sp span) {
 }
 
 // secretArgs: arguments of a program guard does not know (or a script's
-// arguments) that name secret or guard files count as reads of them.
+// arguments) that name secret or guard files count as reads of them, and
+// those that name a start-up file or a device as writes: a program guard
+// cannot describe may write what it is given (principle 10: the worst it
+// could be), and writing those is C as `echo x > ~/.bashrc` is.
 func (b *builder) secretArgs(prog string, fs []field, st *state, sp span) {
 	for _, f := range fs {
 		if !f.known {
 			continue
 		}
 		v := f.val
-		if i := strings.IndexByte(v, '='); i >= 0 && strings.HasPrefix(v, "-") {
+		if i := strings.IndexByte(v, '='); i > 0 && optionName(v[:i]) {
+			// --out=FILE, of=FILE, PREFIX=DIR: the value is the path.
 			v = v[i+1:]
 		}
 		if strings.HasPrefix(v, "-") {
@@ -388,10 +392,28 @@ func (b *builder) secretArgs(prog string, fs []field, st *state, sp span) {
 		}
 		g := f
 		g.val = v
-		if t, cl := b.classify(g, st); cl == ClassSecret || cl == ClassGuard {
+		switch t, cl := b.classify(g, st); cl {
+		case ClassSecret, ClassGuard:
 			b.add(Effect{Cap: CapRead, Rule: "exec.program-reads", Program: prog, Target: t, Class: cl, Msg: "passes " + describeTarget(t, cl)}, sp)
+		case ClassPersistence, ClassDevice:
+			b.add(Effect{Cap: CapWrite, Rule: "exec.program-writes", Program: prog, Target: t, Class: cl, Msg: "passes " + describeTarget(t, cl) + ", which a program guard cannot describe may write"}, sp)
 		}
 	}
+}
+
+// optionName reports whether s, the text before an argument's first =,
+// names an option or a setting (-o, --out, of, PREFIX), not a path.
+func optionName(s string) bool {
+	s = strings.TrimLeft(s, "-")
+	if s == "" || !(s[0] == '_' || s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
 }
 
 // runScript runs a program named by path: a script in the workspace is

@@ -15,7 +15,7 @@ var handlerRules = sync.OnceValue(func() []string {
 		"env.bash-func", "env.code-dynamic", "env.code-flags", "env.less-command", "env.print-all", "env.split-dynamic",
 		"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand", "exec.dynamic-target", "exec.runner-outside",
 		"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
-		"exec.program-reads", "exec.script", "exec.script-unreadable", "exec.stdin-code",
+		"exec.program-reads", "exec.program-writes", "exec.script", "exec.script-unreadable", "exec.stdin-code",
 		"find.delete", "find.dynamic", "find.read", "find.write", "fs.extract", "fs.extract-anywhere", "interp.load-outside",
 		"git.clean", "git.config-code", "git.config-dynamic", "git.config-edit", "git.config-file", "git.config-global",
 		"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
