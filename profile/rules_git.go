@@ -369,6 +369,12 @@ func hGitConfig(b *builder, c *call) stream {
 			b.pathEffect(CapWrite, "git.config-file", "git", f, c.st, c.sp, "writes git settings into")
 		}
 	}
+	if len(ops) == 0 {
+		// A section or setting change without its name (git config
+		// --remove-section, or an abbreviation of it): worst case.
+		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Msg: "changes git settings it does not name"}, c.sp)
+		return stream{}
+	}
 	key := ops[0]
 	if !key.known {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.display(), Msg: "sets a git setting whose name is not static"}, c.sp)
