@@ -97,6 +97,11 @@ func baseTable() map[string]*spec {
 		"ls": reader("fs.read", "-I -w --hide --ignore --color --format --sort --time-style"), "stat": reader("fs.read", "-c --format --printf"),
 		"file": reader("fs.read", "-m -f"), "diff": reader("fs.read", "-U -C -x -X --label"), "cmp": reader("fs.read", ""),
 		"sort": {val: "-k -t -S -T -o --output --compress-program", fn: hProgramOption("--compress-program"), filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.write", CapWrite, "", "-o|--output", "writes"}}},
+		// xmllint: --shell reads a command language from stdin whose
+		// write and save commands write any file.
+		"xmllint": {val: "-o --output --xpath --path --encode --maxmem --pattern --schema --relaxng --dtdvalid --dtdvalidfpi --schematron --pretty --xmlout", filter: true, rows: []row{
+			{"fs.read", CapRead, "", "ops", "reads"}, {"fs.write", CapWrite, "", "-o|--output", "writes"},
+			{"exec.dynamic-code", CapDynamic, "--shell", "", "runs xmllint's shell, whose commands (read from its input) can write any file"}}},
 		"uniq": reader("fs.read", "-f -s -w"), "cut": reader("fs.read", "-d -f -b -c"), "tr": plain(), "jq": readerAfterPattern("fs.read", "--arg --argjson --slurpfile --rawfile --indent -L"),
 		"yq": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops1", "reads"}, {"fs.edit-in-place", CapWrite, "-i|--inplace", "ops1", "edits in place"}}}, "xxd": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-r", "--revert")},
 		"od": reader("fs.read", "-A -t -N -j -w"), "hexdump": reader("fs.read", "-n -s -e"), "strings": reader("fs.read", "-n"),

@@ -740,6 +740,7 @@ var tableNames = [...]string{
 	"xdotool",
 	"xfs_repair",
 	"xh",
+	"xmllint",
 	"xsel",
 	"xte",
 	"xvfb-run",
@@ -1497,6 +1498,7 @@ var tableOf = [...]uint8{
 	2,  // xdotool
 	8,  // xfs_repair
 	5,  // xh
+	0,  // xmllint
 	9,  // xsel
 	2,  // xte
 	0,  // xvfb-run
