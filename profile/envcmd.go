@@ -15,6 +15,8 @@ var envOptionCommands = map[string][2]string{
 	"LESS":        {"less ", " /dev/null"},
 	"VIMINIT":     {"vim -c ", " /dev/null"},
 	"EXINIT":      {"ex -c ", " /dev/null"},
+	// fzf's default options: --bind actions run commands.
+	"FZF_DEFAULT_OPTS": {"fzf ", ""},
 }
 
 // envOptionCommand reviews a static value of an envOptionCommands

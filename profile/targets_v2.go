@@ -181,6 +181,8 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		// connection, cargo's compiler wrappers.
 		"GH_PAGER": true, "GH_BROWSER": true, "GH_EDITOR": true, "AWS_PAGER": true, "KUBECTL_EXTERNAL_DIFF": true,
 		"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
+		// fzf runs it through the shell to list its input.
+		"FZF_DEFAULT_COMMAND": true,
 	}
 })
 
