@@ -2,7 +2,6 @@ package profile
 
 import (
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -337,18 +336,7 @@ func finalize(t map[string]*spec) {
 			s.rows = append(s.rows, rs...)
 		}
 	}
-	for k, rs := range outputRows() {
-		s := t[k]
-		if s == nil {
-			continue
-		}
-		s.rows = append(s.rows, rs...)
-		for _, r := range rs {
-			if strings.HasPrefix(r.on, "-") {
-				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
-			}
-		}
-	}
+	addRows(t, outputRows())
 	extendLaunch(t)
 	extendPrograms(t)
 }
