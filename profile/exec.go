@@ -349,10 +349,11 @@ func (b *builder) rows(s *spec, c *call) {
 
 // unknownProgram: guard has no table row for it. It runs in the sandbox
 // (workspace writes, no network); arguments that name secret or guard
-// files still count as reads of them.
+// files still count as reads of them, start-up files, hooks and devices
+// as writes (handedPaths).
 func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, sp span) stream {
 	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
-	b.secretArgs(prog, fs, st, sp)
+	b.handedPaths(prog, fs, st, sp)
 	b.argumentCommands(prog, fs, st, in, sp)
 	return stream{kind: streamUnknown}
 }
@@ -372,12 +373,12 @@ func (b *builder) worstTargets(prog string, args []field, st *state, sp span) {
 	}
 }
 
-// secretArgs: arguments of a program guard does not know (or a script's
+// handedPaths: arguments of a program guard does not know (or a script's
 // arguments) that name secret or guard files count as reads of them, and
 // those that name a start-up file or a device as writes: a program guard
 // cannot describe may write what it is given (principle 10: the worst it
 // could be), and writing those is C as `echo x > ~/.bashrc` is.
-func (b *builder) secretArgs(prog string, fs []field, st *state, sp span) {
+func (b *builder) handedPaths(prog string, fs []field, st *state, sp span) {
 	for _, f := range fs {
 		if !f.known {
 			continue

@@ -461,7 +461,7 @@ func hInterp(codeFlags string) handler {
 			t, class := b.classify(f, c.st)
 			b.add(Effect{Cap: CapExec, Rule: "interp.script", Program: c.prog, Target: t, Class: class, Msg: "runs the " + c.prog + " script " + describeTarget(t, class)}, c.sp)
 			// Its arguments may name files it will read: secrets count.
-			b.secretArgs(c.prog, c.a.ops[1:], c.st, c.sp)
+			b.handedPaths(c.prog, c.a.ops[1:], c.st, c.sp)
 			return stream{kind: streamUnknown}
 		}
 		switch c.in.kind {
