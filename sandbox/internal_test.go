@@ -871,6 +871,23 @@ func TestStartOtherWay(t *testing.T) {
 	t.Run("Speculate", TestSpeculate)
 	t.Run("SpeculateHandOff", TestSpeculateHandOff)
 	t.Run("SpeculateUnprepared", TestSpeculateUnprepared)
+	t.Run("LaunchedOnReturn", func(t *testing.T) {
+		// Started from the caller's goroutine, the helper is launched
+		// when Start returns; from a goroutine of its own, once launched
+		// (either way) it is the same helper.
+		h := Start(context.Background(), "/bin/true", Stdio{})
+		defer h.Close()
+		if !startAsync() {
+			select {
+			case <-h.launching:
+			default:
+				t.Error("Start returned before launching its helper")
+			}
+		}
+		if l, err := h.launched(); err != nil || l == nil {
+			t.Errorf("launched: %v, %v", l, err)
+		}
+	})
 	t.Run("CloseWhileForking", func(t *testing.T) {
 		kids := SortedChildren(t)
 		h := Start(context.Background(), "/bin/true", Stdio{})
