@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/guard-sh/guard/internal/hostexec"
 )
 
 // refPrefix is the private namespace that keeps checkpoint trees alive
@@ -38,6 +40,10 @@ var gitFlags = []string{
 type repo struct {
 	gitDir string // absolute
 	work   string // absolute, the workspace
+	// gitPath is the git guard runs, found (as path, its PATH) only through
+	// directories no sandboxed command can write (internal/hostexec):
+	// guard runs it unconfined.
+	gitPath, path string
 }
 
 // errNoRepo: the workspace is not in git (it has no .git); guard falls
@@ -93,7 +99,9 @@ func openRepo(ws string) (*repo, error) {
 	if err != nil {
 		return nil, errNoRepo
 	}
-	if _, err := exec.LookPath("git"); err != nil {
+	path := hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(os.Getenv("HOME"), ws))
+	git, err := hostexec.Look("git", path)
+	if err != nil {
 		return nil, errBadRepo
 	}
 	gitDir := dotgit
@@ -113,7 +121,7 @@ func openRepo(ws string) (*repo, error) {
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
 		return nil, errBadRepo
 	}
-	return &repo{gitDir: gitDir, work: ws}, nil
+	return &repo{gitDir: gitDir, work: ws, gitPath: git, path: path}, nil
 }
 
 // command is git on r with GIT_DIR and GIT_WORK_TREE set explicitly,
@@ -121,9 +129,9 @@ func openRepo(ws string) (*repo, error) {
 // index). extra adds environment entries.
 func (r *repo) command(index string, extra []string, args ...string) *exec.Cmd {
 	counters.gitRuns.Add(1)
-	cmd := exec.Command("git", append(append([]string(nil), gitFlags...), args...)...)
+	cmd := exec.Command(r.gitPath, append(append([]string(nil), gitFlags...), args...)...)
 	cmd.Dir = r.work
-	env := append(baseEnv(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
+	env := append(hostexec.Env(baseEnv(), r.path), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
 	if index != "" {
 		env = append(env, "GIT_INDEX_FILE="+index)
 	}

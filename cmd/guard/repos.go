@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/guard-sh/guard/checkpoint"
+	"github.com/guard-sh/guard/internal/hostexec"
 	"github.com/guard-sh/guard/profile"
 )
 
@@ -50,7 +51,7 @@ func disarmRepos(ws string, rcs []checkpoint.RepoChange) []string {
 		}
 		for _, f := range files {
 			p := filepath.Join(gd, filepath.FromSlash(f))
-			if why := repoCode(p, f); why != "" {
+			if why := repoCode(ws, p, f); why != "" {
 				out = append(out, moveAside(p, why))
 			}
 		}
@@ -60,7 +61,7 @@ func disarmRepos(ws string, rcs []checkpoint.RepoChange) []string {
 
 // repoCode says why the file f (relative to .git) at p is code git runs
 // or follows, "" if it is not.
-func repoCode(p, f string) string {
+func repoCode(ws, p, f string) string {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return ""
@@ -74,7 +75,7 @@ func repoCode(p, f string) string {
 		}
 		return ""
 	}
-	keys, err := gitConfigKeys(p)
+	keys, err := gitConfigKeys(ws, p)
 	if err != nil {
 		// git cannot read it: neither can guard tell it is harmless.
 		return "a config git cannot read (" + err.Error() + ")"
@@ -93,9 +94,16 @@ func repoCode(p, f string) string {
 
 // gitConfigKeys lists the keys and values of the config file p, as git
 // reads it (git config --file reads that file alone and runs nothing).
-func gitConfigKeys(p string) ([][2]string, error) {
-	cmd := exec.Command("git", "config", "--file", p, "--no-includes", "--list", "-z")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}
+// The git is found only where a command run in workspace ws could not
+// have planted one (internal/hostexec): guard runs it unconfined.
+func gitConfigKeys(ws, p string) ([][2]string, error) {
+	path := hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(os.Getenv("HOME"), ws))
+	git, err := hostexec.Look("git", path)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(git, "config", "--file", p, "--no-includes", "--list", "-z")
+	cmd.Env = []string{"PATH=" + path, "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	out, err := cmd.Output()
