@@ -14,7 +14,7 @@ import (
 // failed: this process does not try again.
 var noUserns atomic.Bool
 
-// namespaced starts the helper in a mount namespace of its own, and,
+// namespaced starts the helper in mount and IPC namespaces of its own, and,
 // unless guard runs as root, in a user namespace of its own too, where
 // the user keeps its ids (each is mapped to itself) and has
 // CAP_SYS_ADMIN: the helper covers the unix sockets with it
@@ -26,7 +26,11 @@ var noUserns atomic.Bool
 func namespaced(cmd *exec.Cmd) {
 	uid, gid := os.Geteuid(), os.Getegid()
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWNS
+	// An IPC namespace too: System V shared memory, semaphores and
+	// message queues are named by numbers, not paths, so Landlock never
+	// sees them; in guard's namespace the command could read and write
+	// the segments of the user's other processes (TestAttackSysVIPC).
+	a.Cloneflags |= syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC
 	if uid != 0 {
 		a.Cloneflags |= syscall.CLONE_NEWUSER
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}

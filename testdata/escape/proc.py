@@ -51,6 +51,32 @@ def attempt(op, args):
         s.settimeout(2)
         s.sendto(b"pwned", MSG_FASTOPEN, ("127.0.0.1", int(args[0])))
         s.close()
+    elif op == "sysv-shm":
+        # Read, then overwrite, a System V shared memory segment of a
+        # process outside the sandbox (same user): not a file, so
+        # Landlock never sees it.
+        libc.shmat.restype = ctypes.c_void_p
+        shmid = check(libc.shmget(int(args[0]), 0, 0))
+        addr = libc.shmat(shmid, None, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            check(-1)
+        print(ctypes.string_at(addr, len(args[1])).decode(errors="replace"))
+        ctypes.memmove(addr, args[1].encode(), len(args[1]))
+    elif op == "sysv-msg":
+        # Send into a System V message queue a process outside reads.
+        qid = check(libc.msgget(int(args[0]), 0))
+        body = args[1].encode()
+        msg = ctypes.create_string_buffer(8 + len(body))
+        ctypes.memmove(ctypes.addressof(msg), (1).to_bytes(8, "little"), 8)
+        ctypes.memmove(ctypes.addressof(msg) + 8, body, len(body))
+        check(libc.msgsnd(qid, msg, len(body), 0o4000))  # IPC_NOWAIT
+    elif op == "mqueue":
+        # Send into a POSIX message queue (mq_open: /dev/mqueue of the
+        # IPC namespace, not a path the command names).
+        rt = ctypes.CDLL("librt.so.1", use_errno=True)
+        q = check(rt.mq_open(args[0].encode(), os.O_WRONLY | os.O_NONBLOCK))
+        body = args[1].encode()
+        check(rt.mq_send(q, body, len(body), 0))
     else:
         print("proc.py: unknown op " + op, file=sys.stderr)
         sys.exit(2)
