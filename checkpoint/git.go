@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/guard-sh/guard/internal/hostexec"
+	"github.com/guard-sh/guard/internal/safefile"
 )
 
 // refPrefix is the private namespace that keeps checkpoint trees alive
@@ -35,6 +38,23 @@ var gitFlags = []string{
 	"-c", "core.splitIndex=false",
 	"-c", "index.sparse=false",
 }
+
+// Limits on the files of the repository guard reads itself, never
+// blocking on a FIFO (internal/safefile): a .git or commondir file names
+// a directory; the user's index is copied whole.
+const (
+	maxGitFile   = 64 << 10
+	maxIndexFile = 2 << 30
+)
+
+// GitTimeout bounds each git guard runs (see repo.command). A checkpoint
+// of 10,000 files takes git tens of milliseconds; one it cannot finish
+// in this time is not taken. Tests shorten it.
+var GitTimeout = 30 * time.Second
+
+// errGitTimeout: a git guard ran was killed at GitTimeout. Nothing falls
+// back to another git then (it would wait as long again).
+var errGitTimeout = errors.New("did not finish in time (a FIFO, a lock or a huge file in the work tree?); killed")
 
 // repo is a git repository whose work tree is exactly the workspace.
 type repo struct {
@@ -106,7 +126,7 @@ func openRepo(ws string) (*repo, error) {
 	}
 	gitDir := dotgit
 	if st.Mode().IsRegular() {
-		data, err := os.ReadFile(dotgit)
+		data, err := safefile.Read(dotgit, maxGitFile)
 		line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 		if err != nil || !ok || strings.ContainsAny(line, "\n") {
 			return nil, errBadRepo
@@ -127,9 +147,22 @@ func openRepo(ws string) (*repo, error) {
 // command is git on r with GIT_DIR and GIT_WORK_TREE set explicitly,
 // and GIT_INDEX_FILE when index is not "" (guard never uses the user's
 // index). extra adds environment entries.
+//
+// Every git guard runs is killed GitTimeout after it starts: it runs
+// unconfined on a work tree the command just wrote, and a FIFO where git
+// reads (a .gitignore, .gitattributes, info/exclude) would keep it, and
+// guard, waiting for a writer that is gone. The checkpoint then fails
+// (no undo for that command) instead of guard hanging after the run.
 func (r *repo) command(index string, extra []string, args ...string) *exec.Cmd {
 	counters.gitRuns.Add(1)
-	cmd := exec.Command(r.gitPath, append(append([]string(nil), gitFlags...), args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)
+	cmd := exec.CommandContext(ctx, r.gitPath, append(append([]string(nil), gitFlags...), args...)...)
+	cmd.Cancel = func() error {
+		cancel()
+		return cmd.Process.Kill()
+	}
+	// A killed git's children (a clean filter) may hold its pipes.
+	cmd.WaitDelay = time.Second
 	cmd.Dir = r.work
 	env := append(hostexec.Env(baseEnv(), r.path), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
 	if index != "" {
@@ -153,7 +186,11 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	start := time.Now()
 	out, err := cmd.Output()
+	if err != nil && time.Since(start) >= GitTimeout {
+		return out, fmt.Errorf("git %s: %w", args[0], errGitTimeout)
+	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
@@ -172,7 +209,7 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 // copyIndex copies the user's index to dst; a missing index (a fresh
 // repository) leaves dst absent and git starts from an empty one.
 func copyIndex(src, dst string) error {
-	data, err := os.ReadFile(src)
+	data, err := safefile.Read(src, maxIndexFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

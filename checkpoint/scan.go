@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/guard-sh/guard/internal/safefile"
 	"golang.org/x/sys/unix"
@@ -160,7 +161,7 @@ func (r *repo) config() (gitConfig, error) {
 // name it.
 func (r *repo) sourceFiles(c gitConfig) []string {
 	common := r.gitDir
-	if data, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
+	if data, err := safefile.Read(filepath.Join(r.gitDir, "commondir"), maxGitFile); err == nil {
 		d := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(r.gitDir, d)
@@ -237,6 +238,9 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 		return snapshotResult{}, fmt.Errorf("lock guard's index: %w", err)
 	}
 	res, err := r.fastSnapshot(idx, prev)
+	if errors.Is(err, errGitTimeout) {
+		return snapshotResult{}, err
+	}
 	if err != nil {
 		// Not sure, or an error: git add -A decides, and the record,
 		// which may no longer match the index, goes; so does an index
@@ -837,7 +841,8 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 // git is asked about the others. It returns the directories to read next.
 func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]string, full bool) ([]dirStat, error) {
 	abs := filepath.Join(w.r.work, filepath.FromSlash(d.Rel))
-	f, err := os.Open(abs)
+	// O_DIRECTORY: never a FIFO the command left where a directory was.
+	f, err := os.OpenFile(abs, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil // gone since: its entries show as deleted
 	}
@@ -950,9 +955,10 @@ func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]st
 // ignoreCheck is a running `git check-ignore --stdin`: it answers about
 // one directory's names at a time.
 type ignoreCheck struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Reader
+	start time.Time // GitTimeout after it, git is killed
 }
 
 func (r *repo) checkIgnore(index string) (*ignoreCheck, error) {
@@ -971,7 +977,7 @@ func (r *repo) checkIgnore(index string) (*ignoreCheck, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("git check-ignore: %w", err)
 	}
-	return &ignoreCheck{cmd: cmd, in: in, out: bufio.NewReader(out)}, nil
+	return &ignoreCheck{cmd: cmd, in: in, out: bufio.NewReader(out), start: time.Now()}, nil
 }
 
 // query reports for each path whether git ignores it. A pattern that
@@ -996,6 +1002,9 @@ func (c *ignoreCheck) query(paths []string) ([]bool, error) {
 		var f [4]string
 		for j := range f {
 			s, err := c.out.ReadString(0)
+			if err != nil && time.Since(c.start) >= GitTimeout {
+				return nil, fmt.Errorf("git check-ignore: %w", errGitTimeout)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("git check-ignore: %w", err)
 			}

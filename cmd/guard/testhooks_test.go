@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"github.com/guard-sh/guard/approval"
+	"github.com/guard-sh/guard/checkpoint"
 	"github.com/guard-sh/guard/internal/dirs"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -22,6 +24,9 @@ const (
 	// envKeepTypeAhead keeps input typed before a prompt: testscript's
 	// ttyin writes every answer at once, before the first question.
 	envKeepTypeAhead = "GUARD_TEST_KEEP_TYPEAHEAD"
+	// envGitTimeout shortens the time guard gives each git it runs
+	// (checkpoint.GitTimeout): scripts that stall git wait less.
+	envGitTimeout = "GUARD_TEST_GIT_TIMEOUT"
 )
 
 func init() {
@@ -33,6 +38,9 @@ func init() {
 	}
 	if os.Getenv(envKeepTypeAhead) != "" {
 		flushTypeAhead = false
+	}
+	if d, err := time.ParseDuration(os.Getenv(envGitTimeout)); err == nil {
+		checkpoint.GitTimeout = d
 	}
 	hookTestHook = func() {
 		if os.Getenv(envHookTestPanic) != "" {
