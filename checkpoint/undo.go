@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Op is what undo does to one path.
@@ -40,6 +42,10 @@ func (a Action) forced() bool { return a.Conflict != conflictBackup && a.Conflic
 
 // runs reports whether Apply carries out a.
 func (a Action) runs(force bool) bool { return a.Conflict == "" || (force && a.forced()) }
+
+// beforeChange, when set (tests), runs just before Apply changes the
+// workspace for an action, after its last check.
+var beforeChange func(Action)
 
 // Plan is what undoing a checkpoint would do. It changes nothing.
 type Plan struct {
@@ -169,15 +175,31 @@ func (cp *Checkpoint) abs(rel string) string {
 // when it did them all, marks the checkpoint undone.
 func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, error) {
 	cp := p.cp
+	// Every change undo makes itself goes through the workspace as an
+	// os.Root: each name is resolved beneath it, one component at a
+	// time, so a directory swapped for a symlink to elsewhere between
+	// the check below and the write (a command of another guard run,
+	// still running) is refused instead of followed.
+	root, err := os.OpenRoot(cp.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("open the workspace: %w", err)
+	}
+	defer root.Close()
 	// Checked again here: the workspace may have changed since the plan.
-	runs := func(a Action) bool { return a.runs(force) && !symlinkAbove(cp.Workspace, a.Path) }
+	runs := func(a Action) bool {
+		ok := a.runs(force) && !symlinkAbove(cp.Workspace, a.Path)
+		if ok && beforeChange != nil {
+			beforeChange(a)
+		}
+		return ok
+	}
 	var done, restore []Action
 	var removedDirs []string
 	// Directories first, then removals, then restores: a file the
 	// command replaced by a directory (or the reverse) comes back.
 	for _, a := range p.Actions {
 		if a.Op == OpMkdir && runs(a) {
-			if err := mkdirMode(cp, a.Path); err != nil {
+			if err := mkdirMode(root, cp, a.Path); err != nil {
 				return done, err
 			}
 			done = append(done, a)
@@ -187,7 +209,7 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		if a.Op != OpRemove || !runs(a) {
 			continue
 		}
-		if err := os.RemoveAll(cp.abs(a.Path)); err != nil {
+		if err := root.RemoveAll(filepath.FromSlash(a.Path)); err != nil {
 			return done, fmt.Errorf("remove %s: %w", a.Path, err)
 		}
 		removedDirs = append(removedDirs, pathDir(a.Path))
@@ -203,7 +225,7 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 			continue
 		}
 		if e, ok := backups[a.Path]; ok {
-			if err := restoreBackup(cp, e); err != nil {
+			if err := restoreBackup(root, cp, e); err != nil {
 				return done, err
 			}
 			done = append(done, a)
@@ -219,8 +241,8 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		}
 		for _, p := range fromGit {
 			// checkout-index will not replace a directory by a file.
-			if st, err := os.Lstat(cp.abs(p)); err == nil && st.IsDir() {
-				if err := os.RemoveAll(cp.abs(p)); err != nil {
+			if st, err := root.Lstat(filepath.FromSlash(p)); err == nil && st.IsDir() {
+				if err := root.RemoveAll(filepath.FromSlash(p)); err != nil {
 					return done, err
 				}
 			}
@@ -231,12 +253,12 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 			return done, fmt.Errorf("restore from checkpoint: %w", err)
 		}
 		done = append(done, restore...)
-		if err := removeCreatedDirs(r, cp, removedDirs); err != nil {
+		if err := removeCreatedDirs(root, r, cp, removedDirs); err != nil {
 			return done, err
 		}
 	} else if len(removedDirs) > 0 && cp.GitDir != "" {
 		if r, err := openRepo(cp.Workspace); err == nil {
-			if err := removeCreatedDirs(r, cp, removedDirs); err != nil {
+			if err := removeCreatedDirs(root, r, cp, removedDirs); err != nil {
 				return done, err
 			}
 		}
@@ -259,7 +281,7 @@ func pathDir(rel string) string {
 
 // removeCreatedDirs removes the now-empty directories the command created
 // (absent from the before tree and not recorded as removed dirs).
-func removeCreatedDirs(r *repo, cp *Checkpoint, dirs []string) error {
+func removeCreatedDirs(root *os.Root, r *repo, cp *Checkpoint, dirs []string) error {
 	before, err := r.dirs(cp.Before)
 	if err != nil {
 		return err
@@ -272,7 +294,7 @@ func removeCreatedDirs(r *repo, cp *Checkpoint, dirs []string) error {
 			if before[d] {
 				break
 			}
-			if err := os.Remove(cp.abs(d)); err != nil {
+			if err := root.Remove(filepath.FromSlash(d)); err != nil {
 				break // not empty, or gone: leave it
 			}
 		}
@@ -283,41 +305,52 @@ func removeCreatedDirs(r *repo, cp *Checkpoint, dirs []string) error {
 // mkdirMode recreates a removed directory with its old permissions; a
 // file in its place (forced) goes. Its parents are not symlinks
 // (symlinkAbove), and neither is it.
-func mkdirMode(cp *Checkpoint, rel string) error {
-	p := cp.abs(rel)
-	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
-		if err := os.Remove(p); err != nil {
+func mkdirMode(root *os.Root, cp *Checkpoint, rel string) error {
+	p := filepath.FromSlash(rel)
+	if st, err := root.Lstat(p); err == nil && st.Mode().IsRegular() {
+		if err := root.Remove(p); err != nil {
 			return fmt.Errorf("recreate %s: %w", rel, err)
 		}
 	}
 	for _, e := range cp.Dirs {
 		if e.Rel == rel {
-			if err := os.MkdirAll(p, 0o755); err != nil {
+			if err := root.MkdirAll(p, 0o755); err != nil {
 				return fmt.Errorf("recreate %s: %w", rel, err)
 			}
-			if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+			if st, err := root.Lstat(p); err != nil || !st.IsDir() {
 				return fmt.Errorf("recreate %s: not a directory", rel)
 			}
-			return os.Chmod(p, e.Mode.Perm())
+			return root.Chmod(p, e.Mode.Perm())
 		}
 	}
 	return nil
 }
 
-// restoreBackup links a backed-up file back into the workspace.
-func restoreBackup(cp *Checkpoint, e entry) error {
-	to := cp.abs(e.Rel)
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+// restoreBackup links a backed-up file back into the workspace, through
+// root: the link is made in the directory root resolves, never in one a
+// symlink leads to outside the workspace.
+func restoreBackup(root *os.Root, cp *Checkpoint, e entry) error {
+	to := filepath.FromSlash(e.Rel)
+	parent := filepath.Dir(to)
+	if err := root.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("restore %s: %w", e.Rel, err)
 	}
-	if err := os.RemoveAll(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := root.RemoveAll(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("restore %s: %w", e.Rel, err)
 	}
-	var err error
+	d, err := root.Open(parent)
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", e.Rel, err)
+	}
+	defer d.Close()
+	if st, err := d.Stat(); err != nil || !st.IsDir() {
+		return fmt.Errorf("restore %s: %s is not a directory", e.Rel, parent)
+	}
+	base := filepath.Base(to)
 	if e.Link != "" {
-		err = os.Symlink(e.Link, to)
+		err = unix.Symlinkat(e.Link, int(d.Fd()), base)
 	} else {
-		err = os.Link(filepath.Join(cp.BackupDir, filepath.FromSlash(e.Rel)), to)
+		err = unix.Linkat(unix.AT_FDCWD, filepath.Join(cp.BackupDir, to), int(d.Fd()), base, 0)
 	}
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", e.Rel, err)

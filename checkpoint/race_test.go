@@ -1,0 +1,92 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestUndoRaceThroughSymlink: undo checks that no directory above a path
+// is a symlink, then writes. Between the two, a command of another guard
+// run (an agent runs several at once) swaps a directory of the workspace
+// for a symlink to elsewhere; undo, unconfined, then wrote, linked,
+// made directories and removed files outside the workspace. The swap is
+// made at that very moment through the test seam beforeChange; undo must
+// leave the directory outside as it was, whatever it reports.
+func TestUndoRaceThroughSymlink(t *testing.T) {
+	swap := func(t *testing.T, ws, rel, outside string) {
+		t.Cleanup(func() { beforeChange = nil })
+		beforeChange = func(Action) {
+			p := filepath.Join(ws, rel)
+			os.RemoveAll(p)
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
+			beforeChange = nil
+		}
+	}
+	applyRaced := func(t *testing.T, st string, cp *Checkpoint) {
+		p, err := PlanUndo(st, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Conflicts() != 0 {
+			t.Fatalf("conflicts before the race: %+v", p.Actions)
+		}
+		done, err := p.Apply(st, false, t0)
+		t.Logf("done %v, err %v", done, err)
+	}
+
+	t.Run("restore a backup into a swapped directory", func(t *testing.T) {
+		st := env(t)
+		ws, outside := t.TempDir(), t.TempDir()
+		write(t, ws, map[string]string{"data/x.desktop": "[Desktop Entry]\nExec=evil\n", "data/keep": "k"})
+		target := filepath.Join(ws, "data", "x.desktop")
+		cp := command(t, st, ws, "00000000000000e1", []Target{{Path: target}}, func() { os.Remove(target) })
+		swap(t, ws, "data", outside)
+		applyRaced(t, st, cp)
+		if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+			t.Errorf("undo linked into the directory outside: %v", ents)
+		}
+	})
+
+	t.Run("remove a created file through a swapped directory", func(t *testing.T) {
+		st := env(t)
+		ws, outside := newRepo(t), t.TempDir()
+		cp := command(t, st, ws, "00000000000000e2", nil, func() { write(t, ws, map[string]string{"gen/new.txt": "x"}) })
+		write(t, outside, map[string]string{"new.txt": "keep me"})
+		swap(t, ws, "gen", outside)
+		applyRaced(t, st, cp)
+		if b, err := os.ReadFile(filepath.Join(outside, "new.txt")); err != nil || string(b) != "keep me" {
+			t.Errorf("undo removed a file outside the workspace: %q %v", b, err)
+		}
+	})
+
+	t.Run("recreate directories under a swapped directory", func(t *testing.T) {
+		st := env(t)
+		ws, outside := t.TempDir(), t.TempDir()
+		write(t, ws, map[string]string{"data/a.csv": "1\n"})
+		os.MkdirAll(filepath.Join(ws, "data", "empty", "deeper"), 0o700)
+		data := filepath.Join(ws, "data")
+		cp := command(t, st, ws, "00000000000000e3", []Target{{Path: data}}, func() { os.RemoveAll(data) })
+		swap(t, ws, "data", outside)
+		applyRaced(t, st, cp)
+		if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+			t.Errorf("undo made entries in the directory outside: %v", ents)
+		}
+	})
+
+	t.Run("control: without a race undo restores", func(t *testing.T) {
+		st := env(t)
+		ws := t.TempDir()
+		write(t, ws, map[string]string{"data/x.desktop": "X\n"})
+		target := filepath.Join(ws, "data", "x.desktop")
+		cp := command(t, st, ws, "00000000000000e4", []Target{{Path: target}}, func() { os.Remove(target) })
+		if _, done := undo(t, st, cp, false); len(done) != 1 {
+			t.Fatalf("done = %v", done)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "X\n" {
+			t.Errorf("restored %q", b)
+		}
+	})
+}
