@@ -137,6 +137,14 @@ func rootOnly(rel string, _ bool) (bool, bool) { return rel == ".", false }
 type snapshot struct {
 	taken time.Time
 	roots []protectedRoot
+	// cutoff: other runs were live when it was taken, the oldest since
+	// cutoff (zero: none). An entry whose status changed since then may
+	// hold what another run's command made: changed, it is never
+	// recreated from this snapshot (restore).
+	cutoff time.Time
+	// reg is the run's registration (runs.go), released with the
+	// snapshot.
+	reg *registration
 }
 
 type protectedRoot struct {
@@ -152,8 +160,8 @@ type protectedRoot struct {
 // budget is what is left of maxKeepTotal.
 type budget struct{ left int64 }
 
-func takeSnapshot(res *resolver, roots []protectRoot) *snapshot {
-	s := &snapshot{taken: time.Now()}
+func takeSnapshot(res *resolver, roots []protectRoot, cutoff time.Time) *snapshot {
+	s := &snapshot{taken: time.Now(), cutoff: cutoff}
 	b := &budget{left: maxKeepTotal}
 	for _, r := range roots {
 		pr := protectedRoot{path: r.path, parent: res.canonical(filepath.Dir(r.path)), filter: r.filter}
@@ -170,6 +178,7 @@ func takeSnapshot(res *resolver, roots []protectRoot) *snapshot {
 
 // close releases the descriptors the snapshot holds.
 func (s *snapshot) close() {
+	s.reg.release()
 	for _, r := range s.roots {
 		if r.keep != nil {
 			r.keep.Close()
@@ -305,6 +314,7 @@ const maxPasses = 3
 // started must be gone.
 func (s *snapshot) check() []Violation {
 	var out []Violation
+	overlapped := !s.cutoff.IsZero() || s.reg.overlapped()
 	for _, r := range s.roots {
 		if r.keep != nil {
 			if v, ok := r.reclaim(); ok {
@@ -312,9 +322,15 @@ func (s *snapshot) check() []Violation {
 			}
 			continue
 		}
+		if overlapped && guardKept(r.path) {
+			// Other runs were live: what changed here is likely their
+			// checkpoints, which guard writes before and after their
+			// commands. Left as it is (see guardKeptDirs).
+			continue
+		}
 		for pass := 0; pass < maxPasses; pass++ {
 			now := scan(r.path, r.filter, nil)
-			vs := r.restore(now, s.taken)
+			vs := r.restore(now, s.taken, s.cutoff)
 			out = append(out, vs...)
 			if !hasBad(now) {
 				break
@@ -322,6 +338,26 @@ func (s *snapshot) check() []Violation {
 		}
 	}
 	return out
+}
+
+// guardKeptDirs are the protected directories of a git dir that guard
+// itself writes for every run that takes a checkpoint (the checkpoint
+// package's refs and hard-link backups; profile/context.go protects
+// them). While other runs are live, a run leaves them as they are: it
+// would remove the refs of their checkpoints and move guard's index ref
+// aside. A command of a concurrent run can then delete checkpoint refs
+// there, which only costs those checkpoints their undo (their objects
+// may go at the next git gc).
+var guardKeptDirs = []string{"refs/guard", "guard-checkpoints"}
+
+// guardKept reports whether p is one of guardKeptDirs in a git dir.
+func guardKept(p string) bool {
+	for _, d := range guardKeptDirs {
+		if strings.HasSuffix(p, "/.git/"+d) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasBad(m map[string]node) bool {
@@ -387,7 +423,7 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 	return v, true
 }
 
-func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation {
+func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []Violation {
 	var out []Violation
 	// Restoring writes as guard, unconfined: never through a parent
 	// directory the command may have swapped for a symlink.
@@ -441,6 +477,19 @@ func (r protectedRoot) restore(now map[string]node, taken time.Time) []Violation
 			v.RestoreErr = dirErr.Error()
 		case was.bad:
 			v.RestoreErr = "it could not be read before the run either"
+		case !cutoff.IsZero() && !time.Unix(was.ctime.Unix()).Before(cutoff):
+			// What the snapshot holds may be another run's command's
+			// (that run has restored it since): never recreated. What
+			// is there now is moved aside, not used under this name.
+			v.RestoreErr = "it changed while another guard run was running, so what it held before is not known: not recreated"
+			if present {
+				aside := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
+				if err := os.Rename(p, aside); err != nil {
+					v.RestoreErr += "; could not be moved aside: " + err.Error()
+				} else {
+					v.RestoreErr += "; the current one was moved to " + aside
+				}
+			}
 		case was.mode.IsRegular() && !was.kept:
 			// Never read: too large to keep. Move the changed file aside
 			// so what the command wrote is not used under this name.

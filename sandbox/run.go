@@ -503,6 +503,7 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 // the run is over, even on error) and takes the snapshot of the
 // protected paths, filling res's grants and dropped variables.
 func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *confine.Plan, tmp string, snap *snapshot, err error) {
+	var reg *registration
 	env := s.Env
 	if env == nil {
 		env = os.Environ()
@@ -543,7 +544,17 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	if len(p.Cover) > maxSockets {
 		return nil, tmp, nil, fmt.Errorf("%d unix sockets to cover, more than %d", len(p.Cover), maxSockets)
 	}
-	snap = takeSnapshot(s.res, protectRoots(s, gs.grants.Write))
+	roots := protectRoots(s, gs.grants.Write)
+	var cutoff time.Time
+	if len(roots) > 0 && s.Runs != "" {
+		// Registered before the snapshot, until the check is done
+		// (runs.go): other runs' commands may be changing these paths.
+		if reg, cutoff, err = register(s.Runs); err != nil {
+			return nil, tmp, nil, fmt.Errorf("register the run in %s: %w", s.Runs, err)
+		}
+	}
+	snap = takeSnapshot(s.res, roots, cutoff)
+	snap.reg = reg
 	return p, tmp, snap, nil
 }
 

@@ -60,6 +60,12 @@ type Spec struct {
 	// Require makes Run fail, before anything runs, when the kernel
 	// cannot enforce everything guard relies on (--require-sandbox).
 	Require bool
+	// Runs is a directory, hidden from commands (in guard's state),
+	// where runs that may change protected paths register while they
+	// run (runs.go), so that a run started while another's command is
+	// running never restores what that command planted. Empty: no
+	// registry, every snapshot is taken as the state before the run.
+	Runs string
 	// Env is the environment to filter and pass on; nil means
 	// os.Environ().
 	Env []string

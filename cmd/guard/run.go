@@ -474,10 +474,16 @@ func guessSpec(ctx *profile.Context, o *runOptions) sandbox.Spec {
 // sandboxSpec is the sandbox sb of a run in ctx, with the variables
 // keep (a policy's grants) passed on besides --keep-env's.
 func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []string) sandbox.Spec {
+	runs := ""
+	if ctx.StateDir != "" {
+		// Hidden from commands with the rest of guard's state.
+		runs = filepath.Join(ctx.StateDir, "runs")
+	}
 	return sandbox.Spec{
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
+		Runs: runs,
 	}
 }
 
