@@ -391,9 +391,15 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		return v, true
 	}
 	v := Violation{Path: r.path, Change: "replaced"}
-	if canonical(filepath.Dir(r.path)) != r.parent {
-		v.RestoreErr = "its parent directory was replaced"
+	root, err := r.openParent()
+	if err != nil {
+		v.RestoreErr = err.Error()
 		return v, true
+	}
+	defer root.Close()
+	base := filepath.Base(r.path)
+	if beforeRestore != nil {
+		beforeRestore(r.path)
 	}
 	cur, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.keep.Fd()))
 	var cst unix.Stat_t
@@ -401,21 +407,29 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		// Gone: remove the replacement so nothing the command planted is
 		// used; the protected entries in it are recreated from the
 		// snapshot.
-		if err := removeAll(r.path); err != nil {
+		if err := removeAllIn(root, base); err != nil {
 			v.RestoreErr = err.Error()
 			return v, true
 		}
 		v.RestoreErr = "the original was deleted; only the protected files in it were recreated"
-		if err := os.Mkdir(r.path, was.mode.Perm()); err != nil {
+		if err := root.Mkdir(base, was.mode.Perm()); err != nil {
 			v.RestoreErr = err.Error()
 		}
 		return v, true
 	}
-	if err := removeAll(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		v.RestoreErr = err.Error()
 		return v, true
 	}
-	if err := os.Rename(cur, r.path); err != nil {
+	// Into the parent the root holds, by descriptor: the original comes
+	// from wherever the command moved it.
+	dir, err := root.Open(".")
+	if err != nil {
+		v.RestoreErr = err.Error()
+		return v, true
+	}
+	defer dir.Close()
+	if err := unix.Renameat(unix.AT_FDCWD, cur, int(dir.Fd()), base); err != nil {
 		v.RestoreErr = err.Error()
 		return v, true
 	}
@@ -425,9 +439,36 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 
 func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []Violation {
 	var out []Violation
-	// Restoring writes as guard, unconfined: never through a parent
-	// directory the command may have swapped for a symlink.
-	parentMoved := canonical(filepath.Dir(r.path)) != r.parent
+	// Restoring writes as guard, unconfined: only through the parent
+	// directory of the snapshot, never through a symlink (restore.go).
+	root, rootErr := r.openParent()
+	if root != nil {
+		defer root.Close()
+	}
+	top, err := r.name(r.path)
+	if rootErr == nil && err != nil {
+		rootErr = err
+	}
+	// change runs f on p's name in root, or says why it cannot.
+	change := func(p string, f func(name string) error) error {
+		if rootErr != nil {
+			return rootErr
+		}
+		name, err := r.name(p)
+		if err != nil {
+			return err
+		}
+		if beforeRestore != nil {
+			beforeRestore(p)
+		}
+		return f(name)
+	}
+	aside := func(p string) (string, error) {
+		to := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
+		return to, change(p, func(name string) error {
+			return root.Rename(name, filepath.Join(filepath.Dir(name), filepath.Base(to)))
+		})
+	}
 
 	// Entries that appeared: remove them, deepest first. They are never
 	// read.
@@ -440,9 +481,7 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 	slices.SortFunc(created, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
 	for _, p := range created {
 		v := Violation{Path: p, Change: "created"}
-		if parentMoved {
-			v.RestoreErr = "its parent directory was replaced"
-		} else if err := removeAll(p); err != nil {
+		if err := change(p, func(name string) error { return removeAllIn(root, name) }); err != nil {
 			v.RestoreErr = err.Error()
 		} else {
 			v.Restored = true
@@ -459,20 +498,15 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 	for _, p := range old {
 		was := r.entries[p]
 		is, present := now[p]
-		change := "removed"
+		what := "removed"
 		if present {
-			if change = was.compare(is, p, taken); change == "" {
+			if what = was.compare(is, p, taken); what == "" {
 				continue
 			}
 		}
-		v := Violation{Path: p, Change: change}
-		var dirErr error
-		if !parentMoved {
-			dirErr = r.realDirs(p)
-		}
+		v := Violation{Path: p, Change: what}
+		dirErr := change(p, func(name string) error { return realDirsIn(root, top, name) })
 		switch {
-		case parentMoved:
-			v.RestoreErr = "its parent directory was replaced"
 		case dirErr != nil:
 			v.RestoreErr = dirErr.Error()
 		case was.bad:
@@ -483,25 +517,23 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 			// is there now is moved aside, not used under this name.
 			v.RestoreErr = "it changed while another guard run was running, so what it held before is not known: not recreated"
 			if present {
-				aside := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
-				if err := os.Rename(p, aside); err != nil {
+				if to, err := aside(p); err != nil {
 					v.RestoreErr += "; could not be moved aside: " + err.Error()
 				} else {
-					v.RestoreErr += "; the current one was moved to " + aside
+					v.RestoreErr += "; the current one was moved to " + to
 				}
 			}
 		case was.mode.IsRegular() && !was.kept:
 			// Never read: too large to keep. Move the changed file aside
 			// so what the command wrote is not used under this name.
-			aside := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
-			if err := os.Rename(p, aside); err != nil && present {
+			if to, err := aside(p); err != nil && present {
 				v.RestoreErr = "too large to keep a copy, and could not be moved aside: " + err.Error()
 			} else {
-				v.RestoreErr = "too large to keep a copy; the changed file was moved to " + aside
+				v.RestoreErr = "too large to keep a copy; the changed file was moved to " + to
 			}
 		default:
 			sameType := present && !is.bad && is.mode.Type() == was.mode.Type() && (!was.mode.IsDir() || is.ino == was.ino)
-			if err := put(p, was, sameType); err != nil {
+			if err := change(p, func(name string) error { return putIn(root, name, was, sameType) }); err != nil {
 				v.RestoreErr = err.Error()
 			} else {
 				v.Restored = true
@@ -510,93 +542,6 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		out = append(out, v)
 	}
 	return out
-}
-
-// realDirs makes every directory from the root down to p's parent a
-// real directory again. Restoring writes as guard, unconfined, and a
-// filter may record a file without the directories above it (gitCode:
-// modules/sub/config, not modules/sub): swapped for a symlink
-// (modules/sub -> ~/.kube), such a directory would lead the restore
-// outside the grants. A non-directory there is removed and replaced by
-// an empty directory; a missing one is left to fail the restore.
-func (r protectedRoot) realDirs(p string) error {
-	if p == r.path {
-		return nil
-	}
-	rel, err := filepath.Rel(r.path, filepath.Dir(p))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return fmt.Errorf("%s is outside %s", p, r.path)
-	}
-	dir := r.path
-	for _, name := range strings.Split(rel, "/") {
-		dir = filepath.Join(dir, name)
-		var st unix.Stat_t
-		err := unix.Lstat(dir, &st)
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			continue
-		}
-		if err := removeAll(dir); err != nil {
-			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
-		}
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return fmt.Errorf("%s, above it, was replaced: %w", dir, err)
-		}
-	}
-	return nil
-}
-
-// put recreates p as n. With sameType the entry is fixed in place.
-func put(p string, n node, sameType bool) error {
-	if !sameType {
-		if err := removeAll(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	switch {
-	case n.mode.IsDir():
-		if err := os.Mkdir(p, n.mode.Perm()); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	case n.mode.IsRegular():
-		// Write a sibling and rename it over p: p may be a hard link
-		// the command planted, whose other names must not change (and
-		// the rename breaks the link).
-		tmp, err := os.CreateTemp(filepath.Dir(p), ".guard-restore-*")
-		if err != nil {
-			return err
-		}
-		_, werr := tmp.Write(n.data)
-		cerr := tmp.Close()
-		if err := cmp.Or(werr, cerr); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), p); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-	case n.mode.Type() == fs.ModeSymlink:
-		if sameType {
-			os.Remove(p)
-		}
-		if err := os.Symlink(n.target, p); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("cannot recreate a %v", n.mode.Type())
-	}
-	if n.mode.Type() != fs.ModeSymlink {
-		if err := os.Chmod(p, n.mode&chmodBits); err != nil {
-			return err
-		}
-	}
-	if os.Geteuid() == 0 {
-		os.Lchown(p, n.uid, n.gid)
-	}
-	return nil
 }
 
 // removeAll removes a tree the command may have made unreadable or

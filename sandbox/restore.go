@@ -1,0 +1,178 @@
+package sandbox
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Restoring writes as guard, unconfined, in trees other runs' commands
+// may be writing at that moment (an agent runs several at once): a
+// directory swapped for a symlink between guard's look and its write
+// would lead the write, or a removal, outside. So every change goes
+// through the protected root's parent directory, found again as it was
+// at the snapshot (its device and inode) and opened as an os.Root: each
+// name below it is resolved one component at a time, and a symlink that
+// leads out of it is refused, whenever it appears.
+
+// beforeRestore, when set (tests), runs just before each change the
+// restore makes, with the path it is about to change.
+var beforeRestore func(p string)
+
+// errParentReplaced: the parent directory is not the one of the
+// snapshot.
+var errParentReplaced = errors.New("its parent directory was replaced")
+
+// openParent opens r's parent directory as an os.Root, if it is still
+// the directory the snapshot saw there: the same real path, which the
+// root's own descriptor names (a symlink swapped in for it, or for a
+// directory above it, between the look and the open shows there).
+func (r protectedRoot) openParent() (*os.Root, error) {
+	if canonical(filepath.Dir(r.path)) != r.parent {
+		return nil, errParentReplaced
+	}
+	root, err := os.OpenRoot(r.parent)
+	if err != nil {
+		return nil, err
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", d.Fd()))
+	d.Close()
+	if err != nil || real != r.parent {
+		root.Close()
+		return nil, errParentReplaced
+	}
+	return root, nil
+}
+
+// name is p (r.path or a path below it) relative to r's parent.
+func (r protectedRoot) name(p string) (string, error) {
+	rel, err := filepath.Rel(filepath.Dir(r.path), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is outside %s", p, filepath.Dir(r.path))
+	}
+	return rel, nil
+}
+
+// removeAllIn removes the tree name in root, one the command may have
+// made unreadable or read-only.
+func removeAllIn(root *os.Root, name string) error {
+	if err := root.RemoveAll(name); err == nil {
+		return nil
+	}
+	root.Chmod(name, 0o700)
+	fs.WalkDir(root.FS(), name, func(q string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			root.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return root.RemoveAll(name)
+}
+
+// realDirsIn makes every directory from top down to name's parent a
+// real directory again (see restore): a filter may record a file
+// without the directories above it (gitCode: modules/sub/config, not
+// modules/sub). A non-directory there is removed and replaced by an
+// empty directory; a missing one is left to fail the restore.
+func realDirsIn(root *os.Root, top, name string) error {
+	if name == top {
+		return nil
+	}
+	rel, err := filepath.Rel(top, filepath.Dir(name))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is outside %s", name, top)
+	}
+	dir := top
+	for _, c := range strings.Split(rel, "/") {
+		if c == "." {
+			continue
+		}
+		dir = filepath.Join(dir, c)
+		st, err := root.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err == nil && st.IsDir() {
+			continue
+		}
+		if err := removeAllIn(root, dir); err != nil {
+			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
+		}
+		if err := root.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("%s, above it, was replaced: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// putIn recreates name in root as n. With sameType the entry is fixed
+// in place.
+func putIn(root *os.Root, name string, n node, sameType bool) error {
+	if !sameType {
+		if err := removeAllIn(root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	switch {
+	case n.mode.IsDir():
+		if err := root.Mkdir(name, n.mode.Perm()); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	case n.mode.IsRegular():
+		// Write a sibling and rename it over name: name may be a hard
+		// link the command planted, whose other names must not change
+		// (and the rename breaks the link).
+		var nonce [8]byte
+		rand.Read(nonce[:])
+		tmp := filepath.Join(filepath.Dir(name), ".guard-restore-"+hex.EncodeToString(nonce[:]))
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return err
+		}
+		_, werr := f.Write(n.data)
+		cerr := f.Close()
+		if err := cmp.Or(werr, cerr); err != nil {
+			root.Remove(tmp)
+			return err
+		}
+		if err := root.Rename(tmp, name); err != nil {
+			root.Remove(tmp)
+			return err
+		}
+	case n.mode.Type() == fs.ModeSymlink:
+		if sameType {
+			root.Remove(name)
+		}
+		if err := root.Symlink(n.target, name); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("cannot recreate a %v", n.mode.Type())
+	}
+	if n.mode.Type() != fs.ModeSymlink {
+		// Lstat first: root.Chmod follows a symlink (within the root).
+		if st, err := root.Lstat(name); err != nil || st.Mode().Type() != n.mode.Type() {
+			return fmt.Errorf("%s changed while it was restored", name)
+		}
+		if err := root.Chmod(name, n.mode&chmodBits); err != nil {
+			return err
+		}
+	}
+	if os.Geteuid() == 0 {
+		root.Lchown(name, n.uid, n.gid)
+	}
+	return nil
+}
