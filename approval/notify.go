@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/guard-sh/guard/internal/hostexec"
 )
 
 // Notifications says where to announce a queued request.
@@ -71,14 +74,25 @@ func Notify(ctx context.Context, req Request, to Notifications) error {
 	return errors.Join(errs...)
 }
 
+// hostProgram finds the program name guard runs itself, unconfined,
+// only in PATH directories no sandboxed command could have written (the
+// request's workspace, the temp dirs, the tool caches: internal/hostexec),
+// and returns it with the environment to run it with (that PATH).
+func hostProgram(name, workspace string) (string, []string, error) {
+	list := hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(os.Getenv("HOME"), workspace))
+	path, err := hostexec.Look(name, list)
+	return path, hostexec.Env(os.Environ(), list), err
+}
+
 func notifyDesktop(ctx context.Context, req Request) error {
-	path, err := exec.LookPath("notify-send")
+	path, env, err := hostProgram("notify-send", req.Workspace)
 	if err != nil {
 		return nil
 	}
 	title := fmt.Sprintf("guard: approval needed (%v)", req.Level)
 	body := fmt.Sprintf("%s\n%s\nguard approve %s", oneLine(req.Command, 200), oneLine(req.Explanation, 300), req.ID)
 	cmd := exec.CommandContext(ctx, path, "--app-name=guard", "--", title, body)
+	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("notify-send: %w: %s", err, bytes.TrimSpace(out))
 	}
@@ -96,9 +110,9 @@ func postWebhook(ctx context.Context, rawURL string, req Request) error {
 	if err != nil {
 		return err
 	}
-	curl, err := exec.LookPath("curl")
+	curl, env, err := hostProgram("curl", req.Workspace)
 	if err != nil {
-		return fmt.Errorf("webhook to %s: guard posts webhooks with curl, which is not on PATH: install curl", u.Host)
+		return fmt.Errorf("webhook to %s: guard posts webhooks with curl, which is not on PATH (outside the workspace, the temp dirs and the tool caches): install curl", u.Host)
 	}
 	body, err := json.Marshal(WebhookPayload{
 		Event: "approval_requested", ID: req.ID, Level: req.Level.String(),
@@ -121,6 +135,7 @@ func postWebhook(ctx context.Context, rawURL string, req Request) error {
 		cmd.Args = append(cmd.Args, "--max-time", strconv.FormatFloat(max(time.Until(deadline).Seconds(), 0.001), 'f', 3, 64))
 	}
 	cmd.Stdin = strings.NewReader(config)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

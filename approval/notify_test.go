@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guard-sh/guard/internal/testwork"
 	"github.com/guard-sh/guard/review"
 )
 
@@ -121,7 +122,7 @@ func TestNotifyWebhookCurl(t *testing.T) {
 	}
 
 	// The URL is not in curl's arguments.
-	bin := t.TempDir()
+	bin := hostBin(t)
 	args := filepath.Join(t.TempDir(), "args")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + args + "\nwhile IFS= read -r l; do printf '%s\\n' \"$l\"; done > " + args + ".stdin\nprintf 204\n"
 	if err := os.WriteFile(filepath.Join(bin, "curl"), []byte(script), 0o755); err != nil {
@@ -162,8 +163,45 @@ func TestCurlQuote(t *testing.T) {
 	}
 }
 
+// hostBin is a directory for fake programs that guard may run: outside
+// the temp dirs (guard never runs a program found there) and, with HOME
+// moved to a temp dir, outside the home's caches.
+func hostBin(t *testing.T) string {
+	t.Helper()
+	bin := testwork.Dir(t, "guard-approval-bin-")
+	t.Setenv("HOME", t.TempDir())
+	return bin
+}
+
+// TestNotifyPlantedProgram: a sandboxed command can write the workspace;
+// a notify-send it planted in a workspace directory on PATH (an
+// activated .venv/bin) ahead of the real one is never what guard runs,
+// unconfined, when it announces a request.
+func TestNotifyPlantedProgram(t *testing.T) {
+	real := hostBin(t)
+	ws := t.TempDir()
+	planted := filepath.Join(ws, ".venv", "bin")
+	os.MkdirAll(planted, 0o755)
+	mark := filepath.Join(t.TempDir(), "planted-ran")
+	os.WriteFile(filepath.Join(planted, "notify-send"), []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755)
+	out := filepath.Join(t.TempDir(), "real-ran")
+	os.WriteFile(filepath.Join(real, "notify-send"), []byte("#!/bin/sh\ntouch "+out+"\n"), 0o755)
+	t.Setenv("PATH", planted+":"+real+":/usr/bin:/bin")
+	req := request(key, review.B)
+	req.Workspace = ws
+	if err := Notify(context.Background(), req, Notifications{Desktop: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("guard ran the notify-send planted in the workspace")
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the real notify-send did not run: %v", err)
+	}
+}
+
 func TestNotifyDesktop(t *testing.T) {
-	bin := t.TempDir()
+	bin := hostBin(t)
 	out := filepath.Join(t.TempDir(), "args")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + out + "\n"
 	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
