@@ -13,6 +13,9 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/guard-sh/guard/internal/rootdir"
+	"golang.org/x/sys/unix"
 )
 
 // Checkpoint is the record of one command: the workspace before and after
@@ -129,7 +132,7 @@ func Begin(o Options) (*Checkpoint, error) {
 	}
 	if len(cp.Backups) > 0 {
 		cp.BackupDir = filepath.Join(root, o.ID, "files")
-		if err := link(o.Workspace, cp.BackupDir, cp.Backups); err != nil {
+		if err := link(o.Workspace, cp); err != nil {
 			return nil, err
 		}
 		// Written now so that Prune finds the backups if the command
@@ -143,26 +146,74 @@ func Begin(o Options) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// link hard-links every file in es from ws into dst (symlinks are
-// copied as symlinks).
-func link(ws, dst string, es []entry) error {
-	made := map[string]bool{}
-	for _, e := range es {
-		to := filepath.Join(dst, filepath.FromSlash(e.Rel))
-		if d := filepath.Dir(to); !made[d] {
-			if err := os.MkdirAll(d, 0o700); err != nil {
-				return fmt.Errorf("backup: %w", err)
+// beforeLink, when set (tests), runs as link begins: after the survey
+// chose the files to back up.
+var beforeLink func()
+
+// link hard-links every backup of cp from ws into cp.BackupDir
+// (symlinks are copied as symlinks), through os.Root on both sides
+// (backupdir.go).
+func link(ws string, cp *Checkpoint) error {
+	if beforeLink != nil {
+		beforeLink()
+	}
+	src, err := rootdir.Open(ws)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer src.Close()
+	// The holder of the backup root: guard's state dir (made on a first
+	// run) or the git dir, which exists.
+	if err := os.MkdirAll(filepath.Dir(filepath.Dir(filepath.Dir(cp.BackupDir))), 0o700); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	dst, base, err := cp.backupArea()
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer dst.Close()
+	// The directory last opened on each side: backups come a
+	// directory at a time.
+	var from, to *os.File
+	var fromName, toName string
+	defer func() {
+		for _, f := range []*os.File{from, to} {
+			if f != nil {
+				f.Close()
 			}
-			made[d] = true
 		}
-		var err error
+	}()
+	open := func(root *os.Root, f **os.File, cur *string, name string) error {
+		if *f != nil && *cur == name {
+			return nil
+		}
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
+		d, err := dirAt(root, name)
+		if err != nil {
+			return err
+		}
+		*f, *cur = d, name
+		return nil
+	}
+	for _, e := range cp.Backups {
+		rel := filepath.FromSlash(e.Rel)
+		dir, name := filepath.Join(base, filepath.Dir(rel)), filepath.Base(rel)
+		if err := dst.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+		if err := open(dst, &to, &toName, dir); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
 		if e.Link != "" {
-			err = os.Symlink(e.Link, to)
-		} else {
-			err = os.Link(filepath.Join(ws, filepath.FromSlash(e.Rel)), to)
+			err = unix.Symlinkat(e.Link, int(to.Fd()), name)
+		} else if err = open(src, &from, &fromName, filepath.Dir(rel)); err == nil {
+			err = linkAt(from, name, to)
 		}
 		if err != nil {
-			return fmt.Errorf("backup: %w", err)
+			return fmt.Errorf("backup %s: %w", e.Rel, err)
 		}
 	}
 	return nil
@@ -278,7 +329,10 @@ func (cp *Checkpoint) remove(stateDir string) error {
 		}
 	}
 	if cp.BackupDir != "" {
-		os.RemoveAll(filepath.Dir(cp.BackupDir))
+		if root, rel, err := cp.backupArea(); err == nil {
+			root.RemoveAll(filepath.Dir(rel))
+			root.Close()
+		}
 	}
 	return os.RemoveAll(dir(stateDir, cp.ID))
 }

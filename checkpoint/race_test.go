@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestUndoRaceThroughSymlink: undo checks that no directory above a path
@@ -73,6 +75,36 @@ func TestUndoRaceThroughSymlink(t *testing.T) {
 		applyRaced(t, st, cp)
 		if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 			t.Errorf("undo made entries in the directory outside: %v", ents)
+		}
+	})
+
+	t.Run("back up through a swapped directory", func(t *testing.T) {
+		// Between the survey (which chose data/key to back up) and the
+		// link, data becomes a symlink to a directory outside holding a
+		// file of that name (a key): guard linked the key into the
+		// backup, and undo would put it in the workspace.
+		st := env(t)
+		ws, outside := t.TempDir(), t.TempDir()
+		write(t, ws, map[string]string{"data/key": "not a secret\n"})
+		write(t, outside, map[string]string{"key": "SECRET\n"})
+		data := filepath.Join(ws, "data")
+		t.Cleanup(func() { beforeLink = nil })
+		beforeLink = func() {
+			beforeLink = nil
+			os.RemoveAll(data)
+			os.Symlink(outside, data)
+		}
+		cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000e5", Command: "test", Time: t0, Deletes: []Target{{Path: data}}, Budget: DefaultBudget})
+		t.Logf("Begin: %v", err)
+		var ost unix.Stat_t
+		if err := unix.Stat(filepath.Join(outside, "key"), &ost); err != nil {
+			t.Fatal(err)
+		}
+		if ost.Nlink != 1 {
+			t.Errorf("the file outside got a hard link (%d names): guard backed it up", ost.Nlink)
+		}
+		if err == nil {
+			cp.Discard(st)
 		}
 	})
 

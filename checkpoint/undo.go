@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guard-sh/guard/internal/rootdir"
 	"golang.org/x/sys/unix"
 )
 
@@ -109,6 +110,15 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 			p.Actions = append(p.Actions, a)
 		}
 	}
+	var area *os.Root
+	var areaBase string
+	if cp.BackupDir != "" {
+		// A backup area that cannot be opened as it was leaves every
+		// backup "missing or changed" below.
+		if area, areaBase, _ = cp.backupArea(); area != nil {
+			defer area.Close()
+		}
+	}
 	for _, e := range cp.Backups {
 		if !e.Gone {
 			continue
@@ -118,8 +128,12 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 			a.Conflict = "created again since the command ran"
 		}
 		if e.Link == "" {
-			st, err := os.Lstat(filepath.Join(cp.BackupDir, filepath.FromSlash(e.Rel)))
-			if err != nil || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
+			var st os.FileInfo
+			err := errors.New("no backup area")
+			if area != nil {
+				st, err = area.Lstat(filepath.Join(areaBase, filepath.FromSlash(e.Rel)))
+			}
+			if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
 				a.Conflict = conflictBackup
 			}
 		}
@@ -180,7 +194,7 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 	// time, so a directory swapped for a symlink to elsewhere between
 	// the check below and the write (a command of another guard run,
 	// still running) is refused instead of followed.
-	root, err := os.OpenRoot(cp.Workspace)
+	root, err := rootdir.Open(cp.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
@@ -219,13 +233,22 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 	for _, e := range cp.Backups {
 		backups[e.Rel] = e
 	}
+	var area *os.Root
+	var areaBase string
+	if cp.BackupDir != "" {
+		area, areaBase, err = cp.backupArea()
+		if err != nil {
+			return done, fmt.Errorf("open the backups: %w", err)
+		}
+		defer area.Close()
+	}
 	var fromGit []string
 	for _, a := range p.Actions {
 		if a.Op != OpRestore || !runs(a) {
 			continue
 		}
 		if e, ok := backups[a.Path]; ok {
-			if err := restoreBackup(root, cp, e); err != nil {
+			if err := restoreBackup(root, area, areaBase, e); err != nil {
 				return done, err
 			}
 			done = append(done, a)
@@ -329,7 +352,7 @@ func mkdirMode(root *os.Root, cp *Checkpoint, rel string) error {
 // restoreBackup links a backed-up file back into the workspace, through
 // root: the link is made in the directory root resolves, never in one a
 // symlink leads to outside the workspace.
-func restoreBackup(root *os.Root, cp *Checkpoint, e entry) error {
+func restoreBackup(root, area *os.Root, areaBase string, e entry) error {
 	to := filepath.FromSlash(e.Rel)
 	parent := filepath.Dir(to)
 	if err := root.MkdirAll(parent, 0o755); err != nil {
@@ -350,7 +373,13 @@ func restoreBackup(root *os.Root, cp *Checkpoint, e entry) error {
 	if e.Link != "" {
 		err = unix.Symlinkat(e.Link, int(d.Fd()), base)
 	} else {
-		err = unix.Linkat(unix.AT_FDCWD, filepath.Join(cp.BackupDir, to), int(d.Fd()), base, 0)
+		var from *os.File
+		if area == nil {
+			err = errors.New("no backup area")
+		} else if from, err = dirAt(area, filepath.Join(areaBase, parent)); err == nil {
+			err = linkAt(from, base, d)
+			from.Close()
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", e.Rel, err)
