@@ -199,6 +199,9 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
 	defer root.Close()
+	if err := p.verifyObjects(force); err != nil {
+		return nil, err
+	}
 	// Checked again here: the workspace may have changed since the plan.
 	runs := func(a Action) bool {
 		ok := a.runs(force) && !symlinkAbove(cp.Workspace, a.Path)
@@ -293,6 +296,38 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 	t := now.UTC()
 	cp.Undone = &t
 	return done, cp.save(stateDir)
+}
+
+// verifyObjects checks, before Apply changes anything, the objects of
+// the repository that the paths it restores from git come from (see
+// verify.go): a store that does not match the checkpoint's before tree
+// restores nothing.
+func (p *Plan) verifyObjects(force bool) error {
+	cp := p.cp
+	if cp.GitDir == "" {
+		return nil
+	}
+	backedUp := map[string]bool{}
+	for _, e := range cp.Backups {
+		backedUp[e.Rel] = true
+	}
+	var paths []string
+	for _, a := range p.Actions {
+		if a.Op == OpRestore && a.runs(force) && !backedUp[a.Path] {
+			paths = append(paths, a.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	r, err := openRepo(cp.Workspace)
+	if err != nil {
+		return fmt.Errorf("open repository: %w", err)
+	}
+	if err := r.verify(cp.Before, paths); err != nil {
+		return fmt.Errorf("nothing was undone: %w", err)
+	}
+	return nil
 }
 
 func pathDir(rel string) string {

@@ -159,6 +159,12 @@ func runUndo(s *streams, o *undoOptions) error {
 	if rerr := appendAudit(log, rec); rerr != nil {
 		fmt.Fprintf(s.err, "guard: error: %v\n", rerr)
 	}
+	if errors.Is(err, checkpoint.ErrObjects) {
+		return failf([]string{
+			"a command changed the repository's object store (.git/objects) since the checkpoint: what guard would restore is not what it recorded",
+			"'git fsck' shows the damaged objects; restore the files from another clone or a backup",
+		}, "undo %s: %v", cp.ID, err)
+	}
 	if err != nil {
 		return failf([]string{"what was put back stays; run 'guard undo --list' to see the checkpoint"}, "undo %s: %v", cp.ID, err)
 	}

@@ -1,0 +1,172 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The object store is the workspace's: every command that may write the
+// workspace may write .git/objects, and git does not check that a
+// stored object still holds what its name (the hash of its content)
+// says when it reads it. A command could so replace what a later undo
+// restores (a file's blob, or a tree that names other blobs). Undo
+// checks, before it changes anything, every object it will restore from:
+// from the before tree guard recorded (its id is in guard's state,
+// which commands cannot reach) down to each blob, each object's content
+// must hash to its id.
+
+// ErrObjects: the object store does not hold what the checkpoint
+// recorded; undo changed nothing.
+var ErrObjects = errors.New("the repository's objects do not match the checkpoint (changed since guard recorded it)")
+
+// verify checks the objects the paths (workspace-relative, slash
+// separated) are restored from in tree.
+func (r *repo) verify(tree string, paths []string) error {
+	cmd := r.command("", nil, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	defer func() {
+		in.Close()
+		cmd.Wait()
+	}()
+	v := &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}
+	for _, p := range paths {
+		if err := v.path(tree, p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// treeEntry is one entry of a tree object.
+type treeEntry struct {
+	mode string
+	oid  string
+}
+
+// verifier asks one git cat-file --batch for objects and checks them.
+type verifier struct {
+	in    io.Writer
+	out   *bufio.Reader
+	trees map[string]map[string]treeEntry // checked trees, by id
+}
+
+// path checks every tree from root down to p and the object p names.
+func (v *verifier) path(root, p string) error {
+	oid := root
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		entries, err := v.tree(oid)
+		if err != nil {
+			return err
+		}
+		e, ok := entries[name]
+		if !ok {
+			return fmt.Errorf("%w: not in the recorded tree", ErrObjects)
+		}
+		if i < len(parts)-1 {
+			if e.mode != "40000" {
+				return fmt.Errorf("%w: %s is not a directory there", ErrObjects, name)
+			}
+			oid = e.oid
+			continue
+		}
+		switch e.mode {
+		case "160000":
+			return nil // a submodule's commit: nothing of it is restored
+		case "40000":
+			return fmt.Errorf("%w: a directory where a file was", ErrObjects)
+		}
+		_, err = v.object(e.oid, "blob", nil)
+		return err
+	}
+	return nil
+}
+
+// tree returns the entries of tree oid, checked.
+func (v *verifier) tree(oid string) (map[string]treeEntry, error) {
+	if t, ok := v.trees[oid]; ok {
+		return t, nil
+	}
+	var buf bytes.Buffer
+	if _, err := v.object(oid, "tree", &buf); err != nil {
+		return nil, err
+	}
+	size := len(oid) / 2
+	t := map[string]treeEntry{}
+	b := buf.Bytes()
+	for len(b) > 0 {
+		sp := bytes.IndexByte(b, ' ')
+		nul := bytes.IndexByte(b, 0)
+		if sp < 0 || nul < sp || len(b) < nul+1+size {
+			return nil, fmt.Errorf("%w: tree %s is malformed", ErrObjects, oid)
+		}
+		t[string(b[sp+1:nul])] = treeEntry{mode: string(b[:sp]), oid: hex.EncodeToString(b[nul+1 : nul+1+size])}
+		b = b[nul+1+size:]
+	}
+	v.trees[oid] = t
+	return t, nil
+}
+
+// object reads object oid, of type want, copying its content to keep
+// (nil: none), and checks that the content hashes to oid.
+func (v *verifier) object(oid, want string, keep io.Writer) (int64, error) {
+	var h hash.Hash
+	switch len(oid) {
+	case 40:
+		h = sha1.New()
+	case 64:
+		h = sha256.New()
+	default:
+		return 0, fmt.Errorf("bad object id %q", oid)
+	}
+	if _, err := io.WriteString(v.in, oid+"\n"); err != nil {
+		return 0, fmt.Errorf("git cat-file: %w", err)
+	}
+	head, err := v.out.ReadString('\n')
+	if err != nil {
+		return 0, fmt.Errorf("git cat-file: %w", err)
+	}
+	f := strings.Fields(head)
+	if len(f) != 3 || f[0] != oid {
+		return 0, fmt.Errorf("%w: object %s: %s", ErrObjects, oid, strings.TrimSpace(head))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || size < 0 {
+		return 0, fmt.Errorf("git cat-file: bad size in %q", head)
+	}
+	// The object id is the hash of "TYPE SIZE\0" and the content.
+	fmt.Fprintf(h, "%s %d\x00", f[1], size)
+	w := io.Writer(h)
+	if keep != nil {
+		w = io.MultiWriter(h, keep)
+	}
+	if _, err := io.CopyN(w, v.out, size); err != nil {
+		return 0, fmt.Errorf("git cat-file: %w", err)
+	}
+	if _, err := v.out.Discard(1); err != nil { // the newline after it
+		return 0, fmt.Errorf("git cat-file: %w", err)
+	}
+	if f[1] != want || hex.EncodeToString(h.Sum(nil)) != oid {
+		return 0, fmt.Errorf("%w: object %s", ErrObjects, oid)
+	}
+	return size, nil
+}

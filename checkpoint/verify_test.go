@@ -1,0 +1,79 @@
+package checkpoint
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// poison replaces the stored content of loose object oid in ws by
+// content of type typ, keeping its name (what a command that may write
+// the workspace can do to .git/objects).
+func poison(t *testing.T, ws, oid, typ string, content []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	z := zlib.NewWriter(&b)
+	fmt.Fprintf(z, "%s %d\x00", typ, len(content))
+	z.Write(content)
+	z.Close()
+	p := filepath.Join(ws, ".git", "objects", oid[:2], oid[2:])
+	os.Remove(p)
+	if err := os.WriteFile(p, b.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUndoChecksObjects: undo restores nothing from an object store whose
+// objects no longer hash to their names — a blob's content replaced, or
+// a tree that names another blob — and changes nothing in the workspace.
+func TestUndoChecksObjects(t *testing.T) {
+	for _, what := range []string{"blob", "tree"} {
+		t.Run(what, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			src := filepath.Join(ws, "src")
+			cp := command(t, st, ws, "00000000000000f1", []Target{{Path: src}}, func() { os.RemoveAll(src) })
+			switch what {
+			case "blob":
+				oid := strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:src/main.go"))
+				poison(t, ws, oid, "blob", []byte("package main // the attacker's\n"))
+			case "tree":
+				// src's tree in the before tree, rewritten to name README.md's blob as main.go.
+				oid := strings.TrimSpace(run(t, ws, "rev-parse", cp.Before+":src"))
+				var tree bytes.Buffer
+				for _, l := range strings.Split(strings.TrimSpace(run(t, ws, "ls-tree", cp.Before+":src")), "\n") {
+					meta, name, _ := strings.Cut(l, "\t")
+					f := strings.Fields(meta)
+					id := f[2]
+					if name == "main.go" {
+						id = strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:README.md"))
+					}
+					mode := strings.TrimPrefix(f[0], "0")
+					raw := make([]byte, 20)
+					fmt.Sscanf(id, "%x", &raw)
+					fmt.Fprintf(&tree, "%s %s\x00%s", mode, name, raw)
+				}
+				poison(t, ws, oid, "tree", tree.Bytes())
+			}
+			p, err := PlanUndo(st, cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done, err := p.Apply(st, false, t0)
+			if !errors.Is(err, ErrObjects) {
+				t.Errorf("Apply = %v, want ErrObjects", err)
+			}
+			if len(done) != 0 {
+				t.Errorf("done %v", done)
+			}
+			if _, err := os.Lstat(src); !os.IsNotExist(err) {
+				t.Errorf("the workspace changed: %v", err)
+			}
+		})
+	}
+}
