@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/guard-sh/guard/internal/rootdir"
@@ -222,10 +223,29 @@ func link(ws string, cp *Checkpoint) error {
 // Finish records the workspace after the command and what it changed.
 // A command that changed nothing leaves no checkpoint (changed is false).
 func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
+	var area *os.Root
+	var areaBase string
+	if len(cp.Backups) > 0 {
+		if area, areaBase, err = cp.backupArea(); err != nil {
+			return false, fmt.Errorf("checkpoint after: backups: %w", err)
+		}
+		defer area.Close()
+	}
 	for i, e := range cp.Backups {
 		if _, err := os.Lstat(filepath.Join(cp.Workspace, filepath.FromSlash(e.Rel))); errors.Is(err, fs.ErrNotExist) {
 			cp.Backups[i].Gone = true
 			cp.Changes = append(cp.Changes, Change{Kind: "deleted", Path: e.Rel})
+			// The backup's change time now, after the delete (which
+			// changed its link count): a backup a later command writes
+			// in place, whatever size and mtime it leaves, changes it.
+			if e.Link == "" {
+				if st, err := area.Lstat(filepath.Join(areaBase, filepath.FromSlash(e.Rel))); err == nil {
+					if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+						cp.Backups[i].CTime = time.Unix(sys.Ctim.Unix()).UnixNano()
+						cp.Backups[i].Ino = sys.Ino
+					}
+				}
+			}
 		}
 	}
 	for i, e := range cp.Dirs {

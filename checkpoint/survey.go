@@ -94,8 +94,13 @@ type entry struct {
 	Mode  fs.FileMode `json:"mode"`
 	Size  int64       `json:"size,omitempty"`
 	MTime int64       `json:"mtime_ns,omitempty"` // to see a backup changed in place
-	Link  string      `json:"link,omitempty"`     // a symlink's target
-	Gone  bool        `json:"gone,omitempty"`     // absent after the command
+	// CTime and Ino are the backup's change time and inode once the
+	// command deleted the file (Finish): a backup written in place since
+	// has another change time, whatever size and mtime it was left with.
+	CTime int64  `json:"ctime_ns,omitempty"`
+	Ino   uint64 `json:"ino,omitempty"`
+	Link  string `json:"link,omitempty"` // a symlink's target
+	Gone  bool   `json:"gone,omitempty"` // absent after the command
 
 	foreign bool // owned by another user
 }

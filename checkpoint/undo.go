@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/guard-sh/guard/internal/rootdir"
@@ -133,7 +134,7 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 			if area != nil {
 				st, err = area.Lstat(filepath.Join(areaBase, filepath.FromSlash(e.Rel)))
 			}
-			if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
+			if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime || !sameChange(st, e) {
 				a.Conflict = conflictBackup
 			}
 		}
@@ -158,6 +159,17 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Path < p.Actions[j].Path })
 	return p, nil
+}
+
+// sameChange reports whether the backup st still has the change time and
+// inode Finish recorded for e (a checkpoint from before they were
+// recorded has neither).
+func sameChange(st fs.FileInfo, e entry) bool {
+	if e.CTime == 0 {
+		return true
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && sys.Ino == e.Ino && time.Unix(sys.Ctim.Unix()).UnixNano() == e.CTime
 }
 
 // symlinkAbove reports whether a directory between ws and rel is a

@@ -77,3 +77,39 @@ func TestUndoChecksObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupWrittenAfter: a hard-link backup in the git dir
+// (.git/guard-checkpoints, used when guard's state is on another file
+// system) can be written by any later command. One written in place
+// with its size and modification time put back is never restored: its
+// change time is not the one Finish recorded.
+func TestBackupWrittenAfter(t *testing.T) {
+	st := env(t)
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"data/run.sh": "#!/bin/sh\necho the user's\n", "data/keep": "k"})
+	data := filepath.Join(ws, "data")
+	cp := command(t, st, ws, "00000000000000f2", []Target{{Path: data}}, func() { os.RemoveAll(data) })
+	b := filepath.Join(cp.BackupDir, "data", "run.sh")
+	fi, err := os.Stat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := []byte("#!/bin/sh\necho attacker\n")
+	evil = append(evil, bytes.Repeat([]byte("#"), int(fi.Size())-len(evil))...)
+	if err := os.WriteFile(b, evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(b, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	p, done := undo(t, st, cp, true)
+	if p.Conflicts() != 1 {
+		t.Errorf("plan = %+v", p.Actions)
+	}
+	if got, _ := os.ReadFile(filepath.Join(data, "run.sh")); bytes.Contains(got, []byte("attacker")) {
+		t.Errorf("undo restored the backup written after the command: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(data, "keep")); string(got) != "k" {
+		t.Errorf("the intact backup was not restored (done %v)", done)
+	}
+}
