@@ -11,6 +11,7 @@ import (
 
 	"github.com/guard-sh/guard/checkpoint"
 	"github.com/guard-sh/guard/internal/hostexec"
+	"github.com/guard-sh/guard/internal/rootdir"
 	"github.com/guard-sh/guard/profile"
 )
 
@@ -27,6 +28,18 @@ const disarmed = ".guard-disabled"
 // returns one line per file moved, or that could not be.
 func disarmRepos(ws string, rcs []checkpoint.RepoChange) []string {
 	var out []string
+	if len(rcs) == 0 {
+		return nil
+	}
+	// Moved aside through the workspace as an os.Root: a directory
+	// swapped for a symlink meanwhile (another guard run's command) never
+	// leads the rename outside the workspace.
+	root, err := rootdir.Open(ws)
+	if err != nil {
+		return []string{fmt.Sprintf("%s: the repositories the command changed could not be checked; could not move it aside: %v", ws, err)}
+	}
+	defer root.Close()
+	moveAside := func(p, why string) string { return moveAsideIn(root, ws, p, why) }
 	for _, rc := range rcs {
 		gd := filepath.Join(ws, filepath.FromSlash(rc.Path), ".git")
 		fi, err := os.Lstat(gd)
@@ -125,10 +138,15 @@ func gitConfigKeys(ws, p string) ([][2]string, error) {
 	return kvs, nil
 }
 
-// moveAside renames p to p.guard-disabled and says so.
-func moveAside(p, why string) string {
+// moveAsideIn renames p (in ws, opened as root) to p.guard-disabled and
+// says so.
+func moveAsideIn(root *os.Root, ws, p, why string) string {
 	dst := p + disarmed
-	if err := os.Rename(p, dst); err != nil {
+	rel, err := filepath.Rel(ws, p)
+	if err == nil {
+		err = root.Rename(rel, rel+disarmed)
+	}
+	if err != nil {
 		return fmt.Sprintf("%s: %s; could not move it aside: %v", p, why, err)
 	}
 	return fmt.Sprintf("%s: %s; moved to %s", p, why, filepath.Base(dst))
