@@ -111,11 +111,11 @@ func decideCheckpointed(s *streams, e *decision.Engine, a, uncovered *assessment
 	}
 	if cerr == nil || uncovered == nil {
 		if cerr != nil && len(a.Input.Recoverable) > 0 {
-			fmt.Fprintf(s.err, "guard: warning: no checkpoint, this command cannot be undone: %v\n", cerr)
+			fmt.Fprintf(s.err, "guard: warning: no checkpoint, this command cannot be undone: %s\n", printable(cerr.Error(), false))
 		}
 		return a, cp, decided, nil
 	}
-	fmt.Fprintf(s.err, "guard: warning: no checkpoint (%v): the delete cannot be undone, so it needs your consent\n", cerr)
+	fmt.Fprintf(s.err, "guard: warning: no checkpoint (%s): the delete cannot be undone, so it needs your consent\n", printable(cerr.Error(), false))
 	if cp != nil {
 		cp.Discard(e.Dirs().State)
 	}
@@ -167,7 +167,7 @@ func finishCheckpoint(s *streams, e *decision.Engine, a *assessment, cp *checkpo
 	}
 	changed, err := cp.Finish(e.Dirs().State)
 	if err != nil {
-		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %v\n", cp.ID, err)
+		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %s\n", cp.ID, printable(err.Error(), false))
 		return nil
 	}
 	lines := disarmRepos(cp.Workspace, cp.Repos)
