@@ -36,6 +36,19 @@ try:
         os.utime(p, (0, 0))
     elif op == "xattr":
         os.setxattr(p, "user.guard", b"pwned")
+    elif op == "unseal-chmod":
+        # Undo the seal first: a user and mount namespace of the
+        # command's own (it is root there), then mount_setattr(2) to
+        # clear the read-only flag of every mount, then chmod.
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000 | 0x00020000) != 0:  # CLONE_NEWUSER|CLONE_NEWNS
+            raise OSError(ctypes.get_errno(), "unshare")
+        attr = (ctypes.c_uint64 * 4)(0, 1, 0, 0)  # attr_set 0, attr_clr MOUNT_ATTR_RDONLY
+        libc.syscall.restype = ctypes.c_long
+        if libc.syscall(442, -100, b"/", 0x8000 | 0x100, attr, 32) != 0:  # AT_RECURSIVE|AT_SYMLINK_NOFOLLOW
+            raise OSError(ctypes.get_errno(), "mount_setattr")
+        os.chmod(p, 0o777)
 except OSError as e:
     print(e.strerror)
     sys.exit(1)
@@ -103,7 +116,7 @@ func TestAttackMetadata(t *testing.T) {
 	}
 	for _, spec := range []sandbox.Spec{f.spec(), func() sandbox.Spec { s := f.spec(); s.Write = false; return s }()} {
 		for _, p := range targets {
-			for _, op := range []string{"chmod", "utime", "xattr", "chown"} {
+			for _, op := range []string{"chmod", "utime", "xattr", "chown", "unseal-chmod"} {
 				o := run(t, spec, "python3", "-c", metaAttack, op, p)
 				if o.res.ExitCode == 0 {
 					t.Errorf("%s %s (write %v): allowed", op, p, spec.Write)
