@@ -26,8 +26,9 @@ type Violation struct {
 	// Change is "created", "removed", "modified", "mode changed",
 	// "linked" (its link count changed: a hard link to it was made or
 	// removed), "replaced" (its type or identity changed, e.g. a file
-	// became a symlink or .git was swapped) or "unreadable" (guard could
-	// not check it, so it was restored from the snapshot).
+	// became a symlink or .git was swapped), "unreadable" (guard could
+	// not check it, so it was restored from the snapshot) or "flooded"
+	// (more entries than guard records: removed whole and recreated).
 	Change string `json:"change"`
 	// Restored reports whether the original state was put back.
 	Restored bool `json:"restored"`
@@ -53,8 +54,13 @@ func (v Violation) String() string {
 const (
 	maxKeepFile  = 1 << 20
 	maxKeepTotal = 32 << 20
-	maxEntries   = 100000 // per protected root
 )
+
+// maxEntries bounds what a scan records per protected root, and so the
+// check's memory: a command that floods a protected directory with
+// millions of entries (a hook among them) must not make guard run out of
+// memory before it restores anything. Tests lower it.
+var maxEntries = 100000
 
 // recentCtime: a file whose status changed this close to the snapshot
 // is compared by content at the check, since a change in the same clock
@@ -152,6 +158,9 @@ type protectedRoot struct {
 	parent  string // canonical parent directory at snapshot time
 	filter  filter
 	entries map[string]node // absent root: empty map
+	// over: the root held more than maxEntries entries at the snapshot;
+	// entries is not all of it.
+	over bool
 	// keep is an O_PATH descriptor on a protected directory (.git), so
 	// that guard finds it again wherever the command moved it.
 	keep *os.File
@@ -165,7 +174,7 @@ func takeSnapshot(res *resolver, roots []protectRoot, cutoff time.Time) *snapsho
 	b := &budget{left: maxKeepTotal}
 	for _, r := range roots {
 		pr := protectedRoot{path: r.path, parent: res.canonical(filepath.Dir(r.path)), filter: r.filter}
-		pr.entries = scan(r.path, r.filter, b)
+		pr.entries, pr.over = scan(r.path, r.filter, b)
 		if r.identity {
 			if f, err := os.OpenFile(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY, 0); err == nil {
 				pr.keep = f
@@ -188,13 +197,14 @@ func (s *snapshot) close() {
 
 // scan records p and what filter selects beneath it, without following
 // symbolic links and without failing: what cannot be examined is
-// recorded as bad. With b nil no file content is read.
-func scan(p string, f filter, b *budget) map[string]node {
-	entries := map[string]node{}
+// recorded as bad. With b nil no file content is read. Past maxEntries
+// it stops and reports over: what it recorded is not all there is.
+func scan(p string, f filter, b *budget) (entries map[string]node, over bool) {
+	entries = map[string]node{}
 	var walk func(path, rel string)
 	walk = func(path, rel string) {
-		if len(entries) >= maxEntries {
-			entries[path] = node{bad: true}
+		if over || len(entries) >= maxEntries {
+			over = true
 			return
 		}
 		var st unix.Stat_t
@@ -222,7 +232,11 @@ func scan(p string, f filter, b *budget) map[string]node {
 		if !n.mode.IsDir() || !descend {
 			return
 		}
-		names, err := readNames(path)
+		names, err := readNames(path, maxEntries-len(entries))
+		if errors.Is(err, errTooMany) {
+			over = true
+			return
+		}
 		if err != nil {
 			n.bad = true
 			entries[path] = n
@@ -233,7 +247,7 @@ func scan(p string, f filter, b *budget) map[string]node {
 		}
 	}
 	walk(p, ".")
-	return entries
+	return entries, over
 }
 
 func statNode(st *unix.Stat_t) node {
@@ -273,16 +287,33 @@ func statNode(st *unix.Stat_t) node {
 	return n
 }
 
-// readNames lists a directory, sorted.
-func readNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
+// errTooMany: a directory holds more names than a scan may record.
+var errTooMany = errors.New("too many entries")
+
+// readNames lists a directory, sorted; more than limit names is
+// errTooMany (read a batch at a time: never all of a huge directory).
+func readNames(dir string, limit int) ([]string, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	var names []string
+	for {
+		batch, err := f.Readdirnames(1024)
+		names = append(names, batch...)
+		if len(names) > limit {
+			return nil, errTooMany
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	slices.Sort(names)
-	return names, err
+	return names, nil
 }
 
 // readBounded reads a regular file of the given size without following
@@ -328,8 +359,18 @@ func (s *snapshot) check() []Violation {
 			// commands. Left as it is (see guardKeptDirs).
 			continue
 		}
+		if r.over {
+			// The snapshot is not all of it: what it missed would look
+			// created. Reported, never changed.
+			out = append(out, r.flooded())
+			continue
+		}
 		for pass := 0; pass < maxPasses; pass++ {
-			now := scan(r.path, r.filter, nil)
+			now, over := scan(r.path, r.filter, nil)
+			if over {
+				out = append(out, r.flooded())
+				break
+			}
 			vs := r.restore(now, s.taken, s.cutoff)
 			out = append(out, vs...)
 			if !hasBad(now) {

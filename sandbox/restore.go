@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/guard-sh/guard/internal/rootdir"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,20 +41,12 @@ func (r protectedRoot) openParent() (*os.Root, error) {
 	if canonical(filepath.Dir(r.path)) != r.parent {
 		return nil, errParentReplaced
 	}
-	root, err := os.OpenRoot(r.parent)
-	if err != nil {
-		return nil, err
-	}
-	d, err := root.Open(".")
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", d.Fd()))
-	d.Close()
-	if err != nil || real != r.parent {
-		root.Close()
+	root, err := rootdir.Open(r.parent)
+	if errors.Is(err, rootdir.ErrMoved) {
 		return nil, errParentReplaced
+	}
+	if err != nil {
+		return nil, err
 	}
 	return root, nil
 }
@@ -175,4 +169,60 @@ func putIn(root *os.Root, name string, n node, sameType bool) error {
 		root.Lchown(name, n.uid, n.gid)
 	}
 	return nil
+}
+
+// flooded restores a protected root the command filled with more
+// entries than a scan records (maxEntries): guard cannot tell them
+// apart without reading them all, so the root is removed whole and
+// recreated from the snapshot. A root that held more than that before
+// the run already cannot be: it is reported, not restored.
+func (r protectedRoot) flooded() Violation {
+	if r.over {
+		return Violation{Path: r.path, Change: "unreadable",
+			RestoreErr: fmt.Sprintf("it held more than %d entries before the run, so guard did not check it", maxEntries)}
+	}
+	v := Violation{Path: r.path, Change: "flooded"}
+	root, err := r.openParent()
+	if err != nil {
+		v.RestoreErr = err.Error()
+		return v
+	}
+	defer root.Close()
+	top, err := r.name(r.path)
+	if err != nil {
+		v.RestoreErr = err.Error()
+		return v
+	}
+	if beforeRestore != nil {
+		beforeRestore(r.path)
+	}
+	if err := removeAllIn(root, top); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.RestoreErr = "could not be removed: " + err.Error()
+		return v
+	}
+	ps := make([]string, 0, len(r.entries))
+	for p := range r.entries {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) })
+	var lost []string
+	for _, p := range ps {
+		was := r.entries[p]
+		name, err := r.name(p)
+		if err == nil && (was.bad || was.mode.IsRegular() && !was.kept) {
+			err = errors.New("not kept")
+		}
+		if err == nil {
+			err = putIn(root, name, was, false)
+		}
+		if err != nil {
+			lost = append(lost, p)
+		}
+	}
+	if len(lost) > 0 {
+		v.RestoreErr = fmt.Sprintf("removed; %d of its entries could not be recreated (the first: %s)", len(lost), lost[0])
+		return v
+	}
+	v.Restored = true
+	return v
 }

@@ -1,11 +1,71 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 )
+
+// TestFloodedProtectedDir: a command fills a protected directory with
+// more entries than a scan records, a hook among them, so that guard's
+// check would need memory without bound (before, every name was kept:
+// enough of them and guard died before restoring anything). The check
+// records at most maxEntries, and restores the directory whole from
+// the snapshot: the hook is gone, the user's files are back.
+func TestFloodedProtectedDir(t *testing.T) {
+	old := maxEntries
+	maxEntries = 40
+	t.Cleanup(func() { maxEntries = old })
+	hooks := filepath.Join(t.TempDir(), "ws", ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	os.WriteFile(filepath.Join(hooks, "post-merge"), []byte("#!/bin/sh\necho the user's\n"), 0o755)
+	os.WriteFile(filepath.Join(hooks, "pre-commit.sample"), []byte("#!/bin/sh\n"), 0o644)
+	s := takeSnapshot(newResolver(), []protectRoot{{path: hooks, filter: everything}}, time.Time{})
+	defer s.close()
+	os.Mkdir(filepath.Join(hooks, "flood"), 0o755)
+	for i := range 3 * maxEntries {
+		os.WriteFile(filepath.Join(hooks, "flood", fmt.Sprintf("f%04d", i)), nil, 0o644)
+	}
+	os.WriteFile(filepath.Join(hooks, "pre-commit"), []byte("#!/bin/sh\necho pwned\n"), 0o755)
+	if m, over := scan(hooks, everything, nil); !over || len(m) > maxEntries {
+		t.Errorf("scan recorded %d entries (over %v), want at most %d and over", len(m), over, maxEntries)
+	}
+	vs := s.check()
+	if len(vs) != 1 || vs[0].Change != "flooded" || !vs[0].Restored {
+		t.Errorf("violations %v, want one flooded, restored", vs)
+	}
+	if _, err := os.Lstat(filepath.Join(hooks, "pre-commit")); !os.IsNotExist(err) {
+		t.Errorf("the planted hook survived: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(hooks, "post-merge")); string(b) != "#!/bin/sh\necho the user's\n" {
+		t.Errorf("post-merge = %q", b)
+	}
+	if fi, err := os.Stat(filepath.Join(hooks, "post-merge")); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("post-merge mode: %v %v", fi, err)
+	}
+
+	// Over the bound before the run already: the snapshot is not all of
+	// it, so nothing there is taken for created and removed; it is
+	// reported unchecked.
+	if err := os.Mkdir(filepath.Join(hooks, "flood"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * maxEntries {
+		os.WriteFile(filepath.Join(hooks, "flood", fmt.Sprintf("f%04d", i)), nil, 0o644)
+	}
+	s = takeSnapshot(newResolver(), []protectRoot{{path: hooks, filter: everything}}, time.Time{})
+	defer s.close()
+	os.RemoveAll(filepath.Join(hooks, "flood", "f0000"))
+	vs = s.check()
+	if len(vs) != 1 || vs[0].Change != "unreadable" || vs[0].Restored {
+		t.Errorf("violations %v, want one unreadable, not restored", vs)
+	}
+	if _, err := os.Lstat(filepath.Join(hooks, "flood", "f0079")); err != nil {
+		t.Errorf("an entry the snapshot did not record was removed: %v", err)
+	}
+}
 
 // TestRestoreRaceThroughSymlink: the check looks at a protected
 // directory, then removes what the command created in it and puts back
