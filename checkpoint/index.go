@@ -60,6 +60,11 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 		return nil, errIndexFormat
 	}
 	n := int(binary.BigEndian.Uint32(data[8:12]))
+	// The count comes from the file (the user's index, which commands
+	// can write): no more entries than the smallest entry fits.
+	if n > (len(body)-12)/(40+hashLen+3) {
+		return nil, errIndexFormat
+	}
 	es := make([]ientry, 0, n)
 	// One string for every path of a v2/v3 index, sliced (no copy each).
 	str := ""

@@ -113,3 +113,33 @@ func TestBackupWrittenAfter(t *testing.T) {
 		t.Errorf("the intact backup was not restored (done %v)", done)
 	}
 }
+
+// TestParseIndexHostile: the user's index is seeded into guard's when
+// guard has none (a repository's first checkpoint), and commands, or a
+// repository that arrives as an archive, can write it. A count of
+// entries the file cannot hold is a format error (guard falls back to
+// git add -A), not an allocation of billions of entries, and no crafted
+// index makes the parser panic.
+func TestParseIndexHostile(t *testing.T) {
+	head := func(n uint32) []byte {
+		b := []byte("DIRC\x00\x00\x00\x02")
+		return append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	cases := map[string][]byte{
+		"4 billion entries": append(head(0xffffffff), make([]byte, 20)...),
+		"one entry, cut":    append(append(head(1), make([]byte, 30)...), make([]byte, 20)...),
+		"extension too big": append(append(head(0), []byte("TREE\xff\xff\xff\xff")...), make([]byte, 20)...),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("parseIndex panicked: %v", r)
+				}
+			}()
+			if _, err := parseIndex(data, 20); !errors.Is(err, errIndexFormat) {
+				t.Errorf("parseIndex = %v, want errIndexFormat", err)
+			}
+		})
+	}
+}
