@@ -143,3 +143,12 @@ func TestParseIndexHostile(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseIndex: no input makes parseIndex panic.
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00" + strings.Repeat("\x00", 20)))
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 80)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parseIndex(data, 20)
+	})
+}
