@@ -237,12 +237,12 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 	// where user namespaces allow one.
 	c := doctorCheck{Name: "mount namespace", OK: env.userns == nil, Optional: true}
 	if c.OK {
-		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network"
+		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
 		if sup.ABI < 9 {
 			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent) covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
 	} else {
-		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, and the code in ~/.cache is writable", env.userns)
+		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, the code in ~/.cache is writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
 	}
 	sec.Checks = append(sec.Checks, c)
 	sec.Notes = env.limits()
