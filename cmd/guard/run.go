@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/hostexec"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/pin"
 	"github.com/guard-sh/guard/profile"
@@ -378,7 +380,13 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		switch res.ExitCode {
 		case exitNotFound:
 			rec.Decision = audit.NotFound
-			out = &exitError{code: exitNotFound, err: fmt.Errorf("%s: command not found", argv[0]), hints: []string{"check the spelling, or that the program is on PATH"}}
+			hints := []string{"check the spelling, or that the program is on PATH"}
+			if spec.Env != nil {
+				if p, err := exec.LookPath(argv[0]); err == nil && !strings.Contains(argv[0], "/") {
+					hints = []string{fmt.Sprintf("%s is %s, in a directory sandboxed commands can write (the workspace, a temp dir, a cache); a run that may read a secret, reach a daemon or write outside the workspace never runs a program from there: run it by its path to have it reviewed as the workspace's own program", argv[0], p)}
+				}
+			}
+			out = &exitError{code: exitNotFound, err: fmt.Errorf("%s: command not found", argv[0]), hints: hints}
 		case exitNotRun:
 			rec.Decision = audit.Failed
 			out = &exitError{code: exitNotRun, err: fmt.Errorf("%s: %v", argv[0], err)}
@@ -479,11 +487,20 @@ func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []
 		// Hidden from commands with the rest of guard's state.
 		runs = filepath.Join(ctx.StateDir, "runs")
 	}
+	var env []string // nil: guard's own environment
+	if len(sb.Reveal) > 0 || sb.Daemons || len(sb.ExtraWrite) > 0 {
+		// A run granted more than any writing command gets (a secret
+		// revealed, the daemons, a write outside the workspace) finds
+		// its programs only in PATH directories no sandboxed command can
+		// write: a gh an earlier command planted in an activated
+		// .venv/bin would get gh's token and the network.
+		env = hostexec.Env(os.Environ(), hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(ctx.Home, ctx.Workspace)))
+	}
 	return sandbox.Spec{
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
-		Runs: runs,
+		Runs: runs, Env: env,
 	}
 }
 
