@@ -58,6 +58,20 @@ func TestRunsRegistry(t *testing.T) {
 	}
 }
 
+// BenchmarkRegister is what the registry adds to a writing run: register
+// before the snapshot, look for overlaps at the check, release.
+func BenchmarkRegister(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "runs")
+	for b.Loop() {
+		reg, _, err := register(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reg.overlapped()
+		reg.release()
+	}
+}
+
 // TestRestoreUntrusted: an entry of a snapshot taken while another run
 // was live, changed since that run began, is never recreated; what is
 // there now is moved aside. Entries older than the cutoff are restored
