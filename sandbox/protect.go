@@ -482,16 +482,22 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 	var out []Violation
 	// Restoring writes as guard, unconfined: only through the parent
 	// directory of the snapshot, never through a symlink (restore.go).
-	root, rootErr := r.openParent()
-	if root != nil {
-		defer root.Close()
-	}
-	top, err := r.name(r.path)
-	if rootErr == nil && err != nil {
-		rootErr = err
-	}
+	// Opened at the first change (most checks change nothing).
+	var root *os.Root
+	var rootErr error
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
+	top, topErr := r.name(r.path)
 	// change runs f on p's name in root, or says why it cannot.
 	change := func(p string, f func(name string) error) error {
+		if root == nil && rootErr == nil {
+			if rootErr = topErr; rootErr == nil {
+				root, rootErr = r.openParent()
+			}
+		}
 		if rootErr != nil {
 			return rootErr
 		}
