@@ -88,6 +88,12 @@ func PlanUndo(stateDir string, cp *Checkpoint) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the workspace now: %w", err)
 		}
+		// The trees the diffs below read, checked first (verify.go): a
+		// tree a command rewrote in .git/objects could hide a change
+		// made since (undo would overwrite it) or name paths to remove.
+		if err := r.verifyTrees(cp.Before, cp.After, now.tree); err != nil {
+			return nil, fmt.Errorf("nothing can be undone: %w", err)
+		}
 		since, err := r.diff(cp.After, now.tree)
 		if err != nil {
 			return nil, err

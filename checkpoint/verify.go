@@ -31,29 +31,74 @@ var ErrObjects = errors.New("the repository's objects do not match the checkpoin
 // verify checks the objects the paths (workspace-relative, slash
 // separated) are restored from in tree.
 func (r *repo) verify(tree string, paths []string) error {
-	cmd := r.command("", nil, "cat-file", "--batch")
-	in, err := cmd.StdinPipe()
+	v, done, err := r.verifier()
 	if err != nil {
 		return err
 	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %w", err)
-	}
-	defer func() {
-		in.Close()
-		cmd.Wait()
-	}()
-	v := &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}
+	defer done()
 	for _, p := range paths {
 		if err := v.path(tree, p); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// verifyTrees checks every tree object under each of trees (not the
+// blobs): what git diff-tree reads to tell undo which paths the command
+// changed and which changed since.
+func (r *repo) verifyTrees(trees ...string) error {
+	v, done, err := r.verifier()
+	if err != nil {
+		return err
+	}
+	defer done()
+	var walk func(oid string) error
+	walk = func(oid string) error {
+		if _, ok := v.trees[oid]; ok {
+			return nil
+		}
+		entries, err := v.tree(oid)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.mode == "40000" {
+				if err := walk(e.oid); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, t := range trees {
+		if err := walk(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifier starts one git cat-file --batch for checking objects; done
+// ends it.
+func (r *repo) verifier() (v *verifier, done func(), err error) {
+	cmd := r.command("", nil, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("git cat-file: %w", err)
+	}
+	done = func() {
+		in.Close()
+		cmd.Wait()
+	}
+	return &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}, done, nil
 }
 
 // treeEntry is one entry of a tree object.

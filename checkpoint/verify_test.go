@@ -32,7 +32,7 @@ func poison(t *testing.T, ws, oid, typ string, content []byte) {
 // objects no longer hash to their names — a blob's content replaced, or
 // a tree that names another blob — and changes nothing in the workspace.
 func TestUndoChecksObjects(t *testing.T) {
-	for _, what := range []string{"blob", "tree"} {
+	for _, what := range []string{"blob", "tree", "after tree"} {
 		t.Run(what, func(t *testing.T) {
 			st := env(t)
 			ws := newRepo(t)
@@ -59,14 +59,31 @@ func TestUndoChecksObjects(t *testing.T) {
 					fmt.Fprintf(&tree, "%s %s\x00%s", mode, name, raw)
 				}
 				poison(t, ws, oid, "tree", tree.Bytes())
+			case "after tree":
+				// The tree after the command, which tells undo what it
+				// changed: rewritten to hold one entry more.
+				var tree bytes.Buffer
+				raw := make([]byte, 20)
+				fmt.Sscanf(strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:README.md")), "%x", &raw)
+				for _, l := range strings.Split(strings.TrimSpace(run(t, ws, "ls-tree", cp.After)), "\n") {
+					meta, name, _ := strings.Cut(l, "\t")
+					f := strings.Fields(meta)
+					id := make([]byte, 20)
+					fmt.Sscanf(f[2], "%x", &id)
+					fmt.Fprintf(&tree, "%s %s\x00%s", strings.TrimPrefix(f[0], "0"), name, id)
+				}
+				fmt.Fprintf(&tree, "100644 zzz-planted\x00%s", raw)
+				poison(t, ws, cp.After, "tree", tree.Bytes())
 			}
+			// Refused by the plan (a tree the diffs read) or by Apply
+			// (what it restores from), before anything changes.
+			var done []Action
 			p, err := PlanUndo(st, cp)
-			if err != nil {
-				t.Fatal(err)
+			if err == nil {
+				done, err = p.Apply(st, false, t0)
 			}
-			done, err := p.Apply(st, false, t0)
 			if !errors.Is(err, ErrObjects) {
-				t.Errorf("Apply = %v, want ErrObjects", err)
+				t.Errorf("undo = %v, want ErrObjects", err)
 			}
 			if len(done) != 0 {
 				t.Errorf("done %v", done)

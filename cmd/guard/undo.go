@@ -14,6 +14,12 @@ import (
 	"github.com/guard-sh/guard/checkpoint"
 )
 
+// objectsHints follow checkpoint.ErrObjects: undo changed nothing.
+var objectsHints = []string{
+	"a command changed the repository's object store (.git/objects) since the checkpoint: what guard would restore is not what it recorded",
+	"'git fsck' shows the damaged objects; restore the files from another clone or a backup",
+}
+
 // undoOptions are the flags of `guard undo` and `guard checkpoints`.
 type undoOptions struct {
 	id        string
@@ -121,6 +127,9 @@ func runUndo(s *streams, o *undoOptions) error {
 		return err
 	}
 	plan, err := checkpoint.PlanUndo(state, cp)
+	if errors.Is(err, checkpoint.ErrObjects) {
+		return failf(objectsHints, "undo %s: %v", cp.ID, err)
+	}
 	if err != nil {
 		return failf([]string{"run 'guard undo --list' to see the checkpoints"}, "%v", err)
 	}
@@ -160,10 +169,7 @@ func runUndo(s *streams, o *undoOptions) error {
 		fmt.Fprintf(s.err, "guard: error: %v\n", rerr)
 	}
 	if errors.Is(err, checkpoint.ErrObjects) {
-		return failf([]string{
-			"a command changed the repository's object store (.git/objects) since the checkpoint: what guard would restore is not what it recorded",
-			"'git fsck' shows the damaged objects; restore the files from another clone or a backup",
-		}, "undo %s: %v", cp.ID, err)
+		return failf(objectsHints, "undo %s: %v", cp.ID, err)
 	}
 	if err != nil {
 		return failf([]string{"what was put back stays; run 'guard undo --list' to see the checkpoint"}, "undo %s: %v", cp.ID, err)
