@@ -1552,12 +1552,31 @@ func undoListOnly(args []field) bool {
 // is reviewed by the file's contents.
 func hCat(b *builder, c *call) stream {
 	if len(c.a.ops) == 0 {
+		if c.in.kind == streamText {
+			if t, ok := filterText("cat", c.fs, c.in.text); ok {
+				return stream{kind: streamText, text: t}
+			}
+			return stream{kind: streamUnknown}
+		}
 		return c.in
 	}
+	out := stream{kind: streamUnknown}
 	if len(c.a.ops) == 1 {
-		return b.fileStream(c.a.ops, c.st)
+		out = b.fileStream(c.a.ops, c.st)
+	} else {
+		// Several files: their text joined is not computed, but a
+		// file the line downloaded or decoded keeps its taint.
+		for _, f := range c.a.ops {
+			if s := b.fileStream([]field{f}, c.st); s.tainted() {
+				out = worse(out, s)
+			}
+		}
 	}
-	return stream{kind: streamUnknown}
+	if out.kind == streamText && (len(c.a.flags) > 1 || len(c.a.flags) == 1 && !c.a.has("-u")) {
+		// -n, -v, -A and the rest change the text they print.
+		out = stream{kind: streamUnknown}
+	}
+	return out
 }
 
 // hCurl: data options that name files (-d @file, -F name=@file or <file)

@@ -70,9 +70,9 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 			{"inject.desktop-server", CapInject, "op0~^(eval|-e|action|exec|source|script|execute)$", "", "runs a script or command in the CopyQ server, outside guard's sandbox"}}},
 		"gtk-launch": whole("desktop.open", CapDesktop, "starts an application through the desktop, outside guard's sandbox"),
 		// Compressors and converters: the file they write.
-		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
-		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
-		"lz4":       {rows: []row{{"fs.output", CapWrite, "!-m !--multiple", "op1", "writes"}}},
+		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}, filter: true, fn: decoder("-d", "--decompress")},
+		"lz4":       {rows: []row{{"fs.output", CapWrite, "!-m !--multiple", "op1", "writes"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
 		"qpdf":      {rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
 		"pdftotext": {val: "-f -l -r -x -y -W -H -enc -eol -opw -upw", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
 		// Extractors: every name in the archive lands in the directory.

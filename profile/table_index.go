@@ -44,6 +44,7 @@ var tableNames = [...]string{
 	"base32",
 	"base64",
 	"basename",
+	"basenc",
 	"bash",
 	"bat",
 	"batch",
@@ -64,10 +65,12 @@ var tableNames = [...]string{
 	"bun",
 	"bundle",
 	"bunx",
+	"bunzip2",
 	"busctl",
 	"busybox",
 	"bw",
 	"bwrap",
+	"bzcat",
 	"bzip2",
 	"c++filt",
 	"cProfile",
@@ -371,6 +374,9 @@ var tableNames = [...]string{
 	"lxc",
 	"lynx",
 	"lz4",
+	"lz4cat",
+	"lzcat",
+	"lzma",
 	"m4",
 	"magick",
 	"mail",
@@ -681,13 +687,18 @@ var tableNames = [...]string{
 	"uname",
 	"unar",
 	"unbuffer",
+	"uncompress",
 	"uniq",
 	"unlink",
+	"unlz4",
+	"unlzma",
 	"unrar",
 	"unset",
 	"unshare",
 	"unsquashfs",
+	"unxz",
 	"unzip",
+	"unzstd",
 	"update-alternatives",
 	"update-desktop-database",
 	"update-rc.d",
@@ -695,6 +706,7 @@ var tableNames = [...]string{
 	"useradd",
 	"userdel",
 	"usermod",
+	"uudecode",
 	"uv",
 	"uvx",
 	"valgrind",
@@ -746,6 +758,7 @@ var tableNames = [...]string{
 	"xvfb-run",
 	"xxd",
 	"xz",
+	"xzcat",
 	"yarn",
 	"yash",
 	"ydotool",
@@ -760,6 +773,7 @@ var tableNames = [...]string{
 	"zipfile",
 	"zsh",
 	"zstd",
+	"zstdcat",
 	"zypper",
 }
 
@@ -802,6 +816,7 @@ var tableOf = [...]uint8{
 	0,  // base32
 	0,  // base64
 	0,  // basename
+	0,  // basenc
 	4,  // bash
 	0,  // bat
 	2,  // batch
@@ -822,10 +837,12 @@ var tableOf = [...]uint8{
 	1,  // bun
 	1,  // bundle
 	5,  // bunx
+	0,  // bunzip2
 	8,  // busctl
 	4,  // busybox
 	6,  // bw
 	4,  // bwrap
+	0,  // bzcat
 	0,  // bzip2
 	4,  // c++filt
 	11, // cProfile
@@ -1129,6 +1146,9 @@ var tableOf = [...]uint8{
 	8,  // lxc
 	5,  // lynx
 	11, // lz4
+	0,  // lz4cat
+	0,  // lzcat
+	0,  // lzma
 	4,  // m4
 	7,  // magick
 	1,  // mail
@@ -1439,13 +1459,18 @@ var tableOf = [...]uint8{
 	0,  // uname
 	11, // unar
 	0,  // unbuffer
+	0,  // uncompress
 	7,  // uniq
 	0,  // unlink
+	0,  // unlz4
+	0,  // unlzma
 	7,  // unrar
 	0,  // unset
 	4,  // unshare
 	11, // unsquashfs
+	0,  // unxz
 	0,  // unzip
+	0,  // unzstd
 	8,  // update-alternatives
 	7,  // update-desktop-database
 	2,  // update-rc.d
@@ -1453,6 +1478,7 @@ var tableOf = [...]uint8{
 	2,  // useradd
 	2,  // userdel
 	2,  // usermod
+	0,  // uudecode
 	1,  // uv
 	5,  // uvx
 	4,  // valgrind
@@ -1504,6 +1530,7 @@ var tableOf = [...]uint8{
 	0,  // xvfb-run
 	0,  // xxd
 	0,  // xz
+	0,  // xzcat
 	1,  // yarn
 	4,  // yash
 	2,  // ydotool
@@ -1518,5 +1545,6 @@ var tableOf = [...]uint8{
 	11, // zipfile
 	4,  // zsh
 	11, // zstd
+	0,  // zstdcat
 	2,  // zypper
 }
