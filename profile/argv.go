@@ -98,9 +98,12 @@ func parseArgs(fs []field, val string, posix bool) args {
 	return a
 }
 
-// minAbbrev is the shortest long option taken for an abbreviation:
-// "--" and three letters.
-const minAbbrev = 5
+// minAbbrev is the shortest long option taken for an abbreviation: "--"
+// and one letter. getopt_long takes any unambiguous prefix, so sed --i
+// is sed --in-place and env --s is env --split-string. A prefix that is
+// ambiguous for the program is refused by it; for guard it stands for
+// every option it could be (the worst of them).
+const minAbbrev = 3
 
 // expandLong: getopt_long, git's parse-options, tar and others accept any
 // unambiguous prefix of a long option (git push --forc is --force). A long

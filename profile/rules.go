@@ -134,7 +134,7 @@ func baseTable() map[string]*spec {
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", fn: intoDir(func(*builder, *call) stream { return stream{} }), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
 		"ln":      {val: "-t --target-directory -S --suffix", fn: intoDir(hLn), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":     {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
+		"sed":     {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
 		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
 		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
@@ -239,7 +239,7 @@ func baseTable() map[string]*spec {
 		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader", fn: hInterp("-e -p --eval --print")},
 
-		"perl": {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"perl": {val: "-e -E -M -I", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
 		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
