@@ -192,11 +192,52 @@ func (a args) holds(cond string) bool {
 	for _, t := range strings.Fields(cond) {
 		neg := strings.HasPrefix(t, "!")
 		t = strings.TrimPrefix(t, "!")
+		if neg && a.unseen(t) {
+			// A word guard cannot see may be this option or operand,
+			// or not: the row may apply either way (cp x $D/.bashrc
+			// writes the last operand unless $D is -t DIR).
+			continue
+		}
 		if a.term(t) == neg {
 			return false
 		}
 	}
 	return true
+}
+
+// unseen reports whether term t holds only because of a word guard
+// cannot see: an option that is not given but may be that word, an
+// operand at an index that is that word.
+func (a args) unseen(t string) bool {
+	if !a.dyn {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(t, "-"):
+		names, _, hasExpr := strings.Cut(t, "=~")
+		unknownValue := false
+		for _, n := range strings.Split(names, "|") {
+			vs, ok := a.flag(n)
+			if !ok {
+				continue
+			}
+			if !hasExpr {
+				return false
+			}
+			for _, v := range vs {
+				if !v.known {
+					unknownValue = true
+				} else if re(t[strings.Index(t, "=~")+2:]).MatchString(v.val) {
+					return false
+				}
+			}
+		}
+		return !hasExpr || unknownValue
+	case len(t) > 3 && t[:2] == "op" && t[2] >= '0' && t[2] <= '9' && t[3] == '~':
+		i := int(t[2] - '0')
+		return i < len(a.ops) && !a.ops[i].known
+	}
+	return false
 }
 
 func (a args) term(t string) bool {
