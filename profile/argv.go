@@ -214,30 +214,38 @@ func (a args) unseen(t string) bool {
 	}
 	switch {
 	case strings.HasPrefix(t, "-"):
-		names, _, hasExpr := strings.Cut(t, "=~")
-		unknownValue := false
-		for _, n := range strings.Split(names, "|") {
-			vs, ok := a.flag(n)
-			if !ok {
-				continue
-			}
-			if !hasExpr {
-				return false
-			}
-			for _, v := range vs {
-				if !v.known {
-					unknownValue = true
-				} else if re(t[strings.Index(t, "=~")+2:]).MatchString(v.val) {
-					return false
-				}
-			}
-		}
-		return !hasExpr || unknownValue
+		given, maybe := a.option(t)
+		return !given && maybe
 	case len(t) > 3 && t[:2] == "op" && t[2] >= '0' && t[2] <= '9' && t[3] == '~':
 		i := int(t[2] - '0')
 		return i < len(a.ops) && !a.ops[i].known
 	}
 	return false
+}
+
+// option evaluates an option term, -a|--b or -a|--b=~REGEX: given, one
+// of the options is there (with a value that matches); maybe, none is,
+// but a word guard cannot see may make it so (a value that is not
+// static, or an argument that may be the option itself).
+func (a args) option(t string) (given, maybe bool) {
+	names, expr, hasExpr := strings.Cut(t, "=~")
+	for _, n := range strings.Split(names, "|") {
+		vs, ok := a.flag(n)
+		if !ok {
+			continue
+		}
+		if !hasExpr {
+			return true, false
+		}
+		for _, v := range vs {
+			if !v.known {
+				maybe = true
+			} else if re(expr).MatchString(v.val) {
+				return true, false
+			}
+		}
+	}
+	return false, maybe || a.dyn && !hasExpr
 }
 
 func (a args) term(t string) bool {
@@ -270,23 +278,8 @@ func (a args) term(t string) bool {
 		i := int(name[2] - '0')
 		return i < len(a.ops) && (!a.ops[i].known || r.MatchString(a.ops[i].val))
 	case strings.HasPrefix(t, "-"):
-		names, expr, hasExpr := strings.Cut(t, "=~")
-		for _, n := range strings.Split(names, "|") {
-			vs, ok := a.flag(n)
-			if !ok {
-				continue
-			}
-			if !hasExpr {
-				return true
-			}
-			for _, v := range vs {
-				if !v.known || re(expr).MatchString(v.val) {
-					return true
-				}
-			}
-		}
-		// An argument guard cannot see may be this very option.
-		return a.dyn && !hasExpr
+		given, maybe := a.option(t)
+		return given || maybe
 	}
 	return false
 }
