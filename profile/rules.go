@@ -233,10 +233,10 @@ func baseTable() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python2": {val: "-c -m -W", fn: hInterp("-c")},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
+		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
+		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
+		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: setupPy()},
+		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: setupPy()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader", fn: hInterp("-e -p --eval --print")},
 
 		"perl": {val: "-e -E -M -I", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
@@ -403,6 +403,14 @@ func lastTable(prog string) int {
 
 // decoder marks a program's output as decoded data when a decode option
 // is present (base64 -d, xxd -r): piping that into a shell is C.
+// setupPy: python setup.py install (or develop) installs the package
+// into Python's site-packages, outside the workspace, and setuptools
+// downloads what it depends on; build, test and sdist stay in the
+// workspace.
+func setupPy() []row {
+	return []row{{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"}}
+}
+
 // decompressed is a reader whose output is always decoded data (zcat,
 // bzcat): a shell reading it runs code nobody saw (principle 4).
 func decompressed() *spec {
