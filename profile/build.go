@@ -1082,7 +1082,14 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {
-		shown = path.Join(abs, path.Base(f.val))
+		// The pattern from its first directory with a pattern
+		// character on (~/.local/lib/python3*/site-packages/x.pth,
+		// not ~/.local/lib/x.pth).
+		rest := f.val
+		if i := strings.IndexAny(rest, "*?["); i >= 0 {
+			rest = rest[strings.LastIndex(rest[:i], "/")+1:]
+		}
+		shown = path.Join(abs, rest)
 		if globDir(f.val) == f.val || strings.HasSuffix(f.val, "/") {
 			shown = abs
 		}

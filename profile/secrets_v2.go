@@ -122,7 +122,7 @@ func (c *Context) candidates() []candidate {
 		// Python start-up hooks in any site-packages (an unresolved
 		// prefix, a *.pth name).
 		for _, d := range []string{"site-packages", "dist-packages"} {
-			c.cands = append(c.cands, candidate{comps: []string{"*", d, "*.pth"}, class: ClassPersistence})
+			c.cands = append(c.cands, candidate{comps: []string{"**", d, "*.pth"}, class: ClassPersistence})
 		}
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
@@ -248,6 +248,11 @@ func nameMatch(pat, loc []string, lit bool) bool {
 	}
 	if pat[0] == "**" {
 		return nameMatch(pat[1:], loc, lit) || nameMatch(pat, loc[1:], lit)
+	}
+	if loc[0] == "**" {
+		// A location under any directory (**/site-packages/*.pth):
+		// any number of the word's components lead to it.
+		return nameMatch(pat, loc[1:], lit) || nameMatch(pat[1:], loc, lit)
 	}
 	if !componentMatch(pat[0], loc[0]) {
 		return false
