@@ -1150,6 +1150,15 @@ func hSSH(b *builder, c *call) stream {
 	if len(c.a.rest) >= 2 {
 		cmd = c.a.rest[1:]
 	}
+	if len(c.a.rest) > 0 && len(cmd) == 0 && c.in.kind != streamNone && !c.a.has("-N", "-n", "-s", "-W") {
+		// No remote command: the remote login shell reads its commands
+		// from ssh's input (echo 'rm -rf ~' | ssh host).
+		prev := b.ctx
+		b.ctx = prev.remoteView()
+		remote := &call{prog: c.prog, st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+		b.stdinCode(remote, "ssh "+c.a.rest[0].display())
+		b.ctx = prev
+	}
 	if len(c.a.rest) == 0 || len(cmd) == 0 {
 		return stream{kind: streamNetwork}
 	}

@@ -345,6 +345,7 @@ func finalize(t map[string]*spec) {
 	addRows(t, outputRows())
 	extendLaunch(t)
 	extendPrograms(t)
+	extendStdinLangs(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last

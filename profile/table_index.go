@@ -144,6 +144,7 @@ var tableNames = [...]string{
 	"date",
 	"dbus-run-session",
 	"dbus-send",
+	"dc",
 	"dconf",
 	"dd",
 	"delv",
@@ -352,6 +353,7 @@ var tableNames = [...]string{
 	"ldconfig",
 	"ldd",
 	"less",
+	"lftp",
 	"lighttpd",
 	"linode-cli",
 	"lksh",
@@ -597,6 +599,7 @@ var tableNames = [...]string{
 	"size",
 	"sleep",
 	"sls",
+	"smbclient",
 	"snap",
 	"socat",
 	"sops",
@@ -916,6 +919,7 @@ var tableOf = [...]uint8{
 	0,  // date
 	4,  // dbus-run-session
 	8,  // dbus-send
+	11, // dc
 	9,  // dconf
 	0,  // dd
 	5,  // delv
@@ -1124,6 +1128,7 @@ var tableOf = [...]uint8{
 	2,  // ldconfig
 	4,  // ldd
 	0,  // less
+	11, // lftp
 	1,  // lighttpd
 	8,  // linode-cli
 	4,  // lksh
@@ -1369,6 +1374,7 @@ var tableOf = [...]uint8{
 	4,  // size
 	0,  // sleep
 	8,  // sls
+	11, // smbclient
 	2,  // snap
 	1,  // socat
 	11, // sops
