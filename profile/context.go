@@ -209,6 +209,13 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/Bitwarden", ".config/1Password", ".config/remmina", ".local/share/remmina", ".config/filezilla",
 		".purple", ".config/syncthing", ".local/state/syncthing", ".tsh", ".aider/oauth-keys.env",
 		".local/share/opencode/auth.json",
+		// Session 8: API keys and tokens more CLIs keep in plain files —
+		// time tracking, tunnels, data science and warehouses, Alibaba,
+		// Tencent, IBM and Exoscale clouds, LLM command-line clients and
+		// another coding agent's OAuth login.
+		".wakatime.cfg", ".ngrok2", ".kaggle/kaggle.json", ".snowflake/config.toml", ".snowflake/connections.toml",
+		".aliyun", ".tccli", ".bluemix", ".config/exoscale", ".config/io.datasette.llm/keys.json",
+		".config/aichat/config.yaml", ".config/shell_gpt/.sgptrc", ".config/mods/mods.yml", ".qwen/oauth_creds.json",
 	}
 })
 
@@ -283,6 +290,15 @@ var persistRel = sync.OnceValue(func() []string {
 		// less's key file (its #env section sets LESSOPEN), mailcap viewers,
 		// Mercurial and Subversion hooks and diff commands, mail filters
 		// and forwards that pipe mail to a program, mise's global hooks.
+		// Session 8: more agents' and editors' settings whose MCP servers,
+		// extensions, tasks or hooks are commands they start: Claude
+		// Desktop, Goose, Qwen Code, opencode, Amp, Crush, Copilot CLI,
+		// Zed, Cursor, VSCodium and VS Code's user MCP file.
+		".config/Claude/claude_desktop_config.json", ".config/goose/config.yaml", ".qwen/settings.json",
+		".config/opencode", ".config/amp/settings.json", ".config/crush", ".copilot/mcp-config.json",
+		".config/zed/settings.json", ".config/zed/tasks.json", ".config/Cursor/User/settings.json",
+		".config/Cursor/User/tasks.json", ".config/VSCodium/User/settings.json", ".config/VSCodium/User/tasks.json",
+		".config/Code/User/mcp.json", ".config/Code - Insiders/User/settings.json", ".config/Code - Insiders/User/tasks.json",
 		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
 		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
 		// Remote login authorization: who may log in as the user.
@@ -301,6 +317,12 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
+		// Project configs of more agents that start MCP servers and
+		// language servers (session 8), and a dev container's
+		// initializeCommand, which the editor runs on this machine
+		// before it builds the container.
+		".qwen/settings.json", "opencode.json", "opencode.jsonc", ".opencode", "crush.json", ".crush.json",
+		".devcontainer/devcontainer.json", ".devcontainer.json",
 		// Hooks git runs on commit through a hooks manager: husky,
 		// pre-commit, lefthook (its main and -local configs in YAML, the
 		// other formats and .config/ spellings, and its script dirs) and
