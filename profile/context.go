@@ -638,6 +638,14 @@ func (c *Context) Classify(p string) Class {
 			return ClassSecret
 		}
 	}
+	if rel, ok := otherHomeRel(p); ok && (t.home == "" || !paths.Within(p, t.home)) {
+		// Another user's home holds the same start-up files as yours:
+		// code that user runs at login (the more specific of the two
+		// tables wins, as in your home).
+		if secret, persist := homeRelClass(rel); persist > secret {
+			return ClassPersistence
+		}
+	}
 	if otherHomeSecret(p) || matchSecretPattern(p) {
 		return ClassSecret
 	}

@@ -203,7 +203,7 @@ func baseTable() map[string]*spec {
 		}},
 		"builtin":    {posix: true, fn: wrap(0)},
 		"exec":       {val: "-a", posix: true, fn: wrap(0)},
-		"time":       {val: "-f -o --format --output", posix: true, fn: wrap(0)},
+		"time":       {val: "-f -o --format --output", posix: true, fn: wrap(0), rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes its timings to"}}}, // GNU time -o FILE
 		"stdbuf":     {val: "-i -o -e --input --output --error", posix: true, fn: wrap(0)},
 		"setsid":     {posix: true, fn: wrap(0)},
 		"unbuffer":   {posix: true, fn: wrap(0)},

@@ -237,6 +237,8 @@ func devTable() map[string]*spec {
 	t["cargo"].global = []row{
 		{"pkg.config-code", CapDynamic, `--config=~(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]*\.(runner|linker)|host\.linker|credential-provider|global-credential-providers|doc\.browser)\s*=`, "", "sets a cargo setting that names a program cargo runs"},
 		{"pkg.config-code", CapDynamic, `--config=~^[^=]*$`, "", "loads cargo settings from a file this line does not show"},
+		// --target-dir is where cargo writes what it builds.
+		{"fs.output", CapWrite, "", "--target-dir", "builds into"},
 	}
 	t["tox"].val = "-c --conf -e --root --workdir"
 	t["just"] = &spec{val: "-f --justfile -d --working-directory --shell --shell-arg --set --dotenv-path --dotenv-filename --command", rows: []row{{"dev.build", CapExec, "", "", "runs the project's just recipes"}}}

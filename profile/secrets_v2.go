@@ -127,6 +127,11 @@ func (c *Context) candidates() []candidate {
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
 		}
+		for _, r := range persistRel() {
+			for _, h := range otherHomes {
+				add(h+"/"+r, ClassPersistence)
+			}
+		}
 		for _, s := range persistAbs() {
 			add(s, ClassPersistence)
 		}
