@@ -1089,7 +1089,7 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 		if i := strings.IndexAny(rest, "*?["); i >= 0 {
 			rest = rest[strings.LastIndex(rest[:i], "/")+1:]
 		}
-		shown = path.Join(abs, rest)
+		shown = anyDirsShown.Replace(path.Join(abs, rest))
 		if globDir(f.val) == f.val || strings.HasSuffix(f.val, "/") {
 			shown = abs
 		}

@@ -771,11 +771,32 @@ func hFind(b *builder, c *call) stream {
 	if len(starts) == 0 {
 		starts = []field{staticField(".", c.sp)}
 	}
+	// The name every file found must have (-name, -iname), when the
+	// expression gives exactly one.
+	var names []string
+	for k := i; k+1 < len(c.fs); k++ {
+		if c.fs[k].known && (c.fs[k].val == "-name" || c.fs[k].val == "-iname") {
+			n := c.fs[k+1]
+			if !n.known || strings.ContainsAny(n.val, anyParts+anyDirs) {
+				names = append(names, "")
+				continue
+			}
+			if c.fs[k].val == "-iname" {
+				n.val = strings.ToLower(n.val)
+			}
+			names = append(names, n.val)
+		}
+	}
 	under := func(s field) field {
 		g := s
 		if s.known {
 			g.val = strings.TrimSuffix(s.val, "/") + "/*"
 			g.glob = true
+			if len(names) == 1 && names[0] != "" {
+				// Found at any depth, in dot directories too (find does
+				// not skip them): ~/.ssh/id_rsa for find ~ -name 'id_*'.
+				g.val = strings.TrimSuffix(s.val, "/") + "/" + anyDirs + "/" + names[0]
+			}
 		}
 		return g
 	}
@@ -842,7 +863,11 @@ func hFind(b *builder, c *call) stream {
 			}
 		}
 	}
-	return stream{kind: streamPaths, dir: starts[0].val}
+	out := stream{kind: streamPaths, dir: starts[0].val}
+	if it := under(starts[0]); it.known && strings.Contains(it.val, anyDirs) {
+		out.text = it.val // the pattern each path matches
+	}
+	return out
 }
 
 // findValue are find's tests and actions that take one value.
@@ -883,7 +908,11 @@ func hXargs(b *builder, c *call) stream {
 	case streamText:
 		items = xargsItems(in.text, c, len(repl) > 0)
 	case streamPaths:
-		items = []field{{val: strings.TrimSuffix(c.in.dir, "/") + "/*", glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
+		v := strings.TrimSuffix(c.in.dir, "/") + "/*"
+		if c.in.text != "" {
+			v = c.in.text // find -name: at any depth
+		}
+		items = []field{{val: v, glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
 	default:
 		items = []field{{raw: "(input)", taint: in, pos: c.sp.pos, end: c.sp.end}}
 	}

@@ -170,6 +170,16 @@ var candCache sync.Map
 // anyParts marks an unresolved part of a word ($X, $(…)) in a pattern.
 const anyParts = "\x00"
 
+// anyDirs marks any directories, dot directories too, between a start
+// and a name the word spells: the files find finds (find ~ -name
+// .bashrc is ~/**/.bashrc). Matched as an unresolved part is: the
+// location's own name must be spelled, so find . -name '*.o' is not
+// taken for a file in .git/hooks.
+const anyDirs = "\x01"
+
+// anyDirsShown writes both markers as ** in what the user reads.
+var anyDirsShown = strings.NewReplacer(anyParts, "**", anyDirs, "**")
+
 var unresolvedPart = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[0-9@*#?$!-]|`[^`]*`")
 })
@@ -202,7 +212,7 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 		switch {
 		case c == "" || c == ".":
 			continue
-		case c == anyParts:
+		case c == anyParts || c == anyDirs:
 			pat = append(pat, "**")
 		default:
 			if strings.Contains(c, anyParts) {
@@ -254,6 +264,7 @@ func nameMatch(pat, loc []string, lit bool) bool {
 	if pat[0] == "**" {
 		return nameMatch(pat[1:], loc, lit) || nameMatch(pat, loc[1:], lit)
 	}
+
 	if loc[0] == "**" {
 		// A location under any directory (**/site-packages/*.pth):
 		// any number of the word's components lead to it.
