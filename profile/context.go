@@ -661,9 +661,9 @@ func (c *Context) Classify(p string) Class {
 		return ClassPersistence
 	}
 	if c.hasWorkspace() && paths.Within(p, t.ws) {
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")
+		rel := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")) // see homeRelClass
 		for _, r := range workspacePersist() {
-			if rel == r || strings.HasPrefix(rel, r+"/") {
+			if r = strings.ToLower(r); rel == r || strings.HasPrefix(rel, r+"/") {
 				return ClassPersistence
 			}
 		}
@@ -721,6 +721,7 @@ func (c *Context) Classify(p string) Class {
 // under modules/, worktrees'), any config or config.worktree, and the
 // commondir and gitdir pointers.
 func gitCodePath(p string) bool {
+	p = strings.ToLower(p) // see homeRelClass
 	if path.Base(p) == ".git" {
 		return true
 	}
@@ -753,19 +754,24 @@ var (
 
 // homeRelClass returns the length of the longest secretRel and persistRel
 // entry that rel (a path relative to home) is or lies under; 0 for none.
+// Compared without case: on a case-insensitive file system (macOS's,
+// a casefold directory, a vfat or SMB mount) ~/.SSH/ID_RSA is the key and
+// ~/.BASHRC the start-up file, and an approval to write the one is a
+// grant to write the other.
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {
 		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
 		for _, r := range secretRel() {
-			secretRelSet[r] = true
+			secretRelSet[strings.ToLower(r)] = true
 		}
 		for _, r := range persistRel() {
-			persistRelSet[r] = true
+			persistRelSet[strings.ToLower(r)] = true
 		}
 	})
 	if rel == "" {
 		return 0, 0
 	}
+	rel = strings.ToLower(rel)
 	check := func(prefix string) {
 		if secretRelSet[prefix] {
 			secret = len(prefix)
