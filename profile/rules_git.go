@@ -86,7 +86,76 @@ func hGit(b *builder, c *call) stream {
 		return stream{kind: streamUnknown}
 	}
 	b.gitRepoOutside(c, repo, sub.val)
+	b.gitTreeWrite(c, st, repo, sub.val, rest[1:])
 	return b.apply(s, &call{prog: "git", sub: sub.val, fs: rest[1:], st: st, in: c.in, sp: c.sp, via: c.via})
+}
+
+// gitTreeWrite records what git puts into the work tree for the runners
+// later on the line (principle 9): another branch, a stash, a patch, the
+// commits a merge or a pick brings — content this line does not show,
+// from the network for pull. git mv moves a file to the name a script
+// is then run by.
+func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []field) {
+	var ops []string
+	flags := map[string]bool{}
+	for _, f := range args {
+		switch {
+		case !f.known:
+			ops = append(ops, "")
+		case strings.HasPrefix(f.val, "-"):
+			flags[strings.SplitN(f.val, "=", 2)[0]] = true
+		default:
+			ops = append(ops, f.val)
+		}
+	}
+	op0 := ""
+	if len(ops) > 0 {
+		op0 = ops[0]
+	}
+	kind := streamUnknown
+	switch sub {
+	case "checkout", "switch":
+		if len(ops) == 0 || (flags["-b"] || flags["-B"] || flags["-c"] || flags["-C"] || flags["--orphan"]) && len(ops) <= 1 {
+			return
+		}
+	case "reset":
+		if !flags["--hard"] && !flags["--merge"] && !flags["--keep"] {
+			return
+		}
+	case "stash":
+		switch op0 {
+		case "list", "show", "drop", "clear", "create", "store":
+			return
+		}
+	case "apply":
+		if flags["--check"] || flags["--stat"] || flags["--numstat"] || flags["--summary"] || flags["--cached"] {
+			return
+		}
+	case "bisect":
+		switch op0 {
+		case "log", "view", "visualize", "terms":
+			return
+		}
+	case "pull":
+		kind = streamNetwork
+	case "mv":
+		if len(ops) >= 2 && ops[len(ops)-1] != "" {
+			if p, ok := b.ctx.Resolve(st.cwd, ops[len(ops)-1]); ok {
+				c.st.wrote(p, stream{kind: streamUnknown})
+			}
+		}
+		return
+	case "restore", "merge", "rebase", "cherry-pick", "revert", "am", "read-tree", "checkout-index", "sparse-checkout":
+	default:
+		return
+	}
+	dir := repo
+	if ws := b.ctx.Workspace; ws != "" && b.ctx.WorkspaceUsable() && (dir == ws || strings.HasPrefix(dir, ws+"/")) {
+		dir = ws // the whole work tree, not only the cwd's part of it
+	}
+	if dir != "" {
+		c.st.wrote(dir, stream{kind: kind})
+	}
 }
 
 // gitNoRepo are the subcommands that do not read the configuration of
