@@ -127,11 +127,6 @@ func (c *Context) candidates() []candidate {
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
 		}
-		for _, r := range persistRel() {
-			for _, h := range otherHomes {
-				add(h+"/"+r, ClassPersistence)
-			}
-		}
 		for _, s := range persistAbs() {
 			add(s, ClassPersistence)
 		}
@@ -162,6 +157,34 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// othersPersist are other users' start-up files (persistRel under each
+// of otherHomes), the same for every context; worstCase matches them only
+// against a pattern that may lie in another user's home.
+var othersPersist = sync.OnceValue(func() []candidate {
+	var out []candidate
+	for _, r := range persistRel() {
+		for _, h := range otherHomes {
+			out = append(out, candidate{comps: splitPath(h + "/" + r), class: ClassPersistence})
+		}
+	}
+	return out
+})
+
+// mayBeOtherHome reports whether a pattern may name a path in another
+// user's home: its first component is unresolved or may be home, root
+// or Users.
+func mayBeOtherHome(pat []string) bool {
+	if len(pat) == 0 {
+		return false
+	}
+	for _, top := range []string{"home", "root", "Users"} {
+		if pat[0] == "**" || componentMatch(pat[0], top) {
+			return true
+		}
+	}
+	return false
 }
 
 // candCache keeps the candidate lists per home and guard directories.
@@ -241,6 +264,13 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 	for _, cand := range b.ctx.candidates() {
 		if couldNameUnder(pat, cand.comps, fold, dot) {
 			return f.display(), cand.class, true
+		}
+	}
+	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
+		for _, cand := range othersPersist() {
+			if couldNameUnder(pat, cand.comps, fold, dot) {
+				return f.display(), cand.class, true
+			}
 		}
 	}
 	return "", "", false
