@@ -1797,3 +1797,28 @@ func yarnBare(b *builder, c *call) stream {
 	b.add(Effect{Cap: CapExec, Rule: "pkg.run", Program: c.prog, Target: c.sub, Msg: "runs a project binary"}, c.sp)
 	return stream{kind: streamUnknown}
 }
+
+// hYarnForeach: yarn workspaces foreach [OPTIONS] COMMAND… runs the yarn
+// command in every workspace; list and info only print.
+func hYarnForeach(b *builder, c *call) stream {
+	fs := c.fs
+	if len(fs) == 0 || !fs[0].known || fs[0].val != "foreach" {
+		if len(fs) > 0 && fs[0].known && (fs[0].val == "list" || fs[0].val == "info") {
+			return stream{kind: streamText}
+		}
+		b.add(Effect{Cap: CapFetch, Rule: "pkg.install", Program: c.prog, Msg: "installs the workspaces' packages"}, c.sp)
+		return stream{}
+	}
+	i := 1
+	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].val, "-") {
+		switch fs[i].val {
+		case "-j", "--jobs", "--include", "--exclude", "--from":
+			i++
+		}
+		i++
+	}
+	if i >= len(fs) {
+		return stream{}
+	}
+	return b.exec(append([]field{staticField("yarn", c.sp)}, fs[i:]...), c.st, c.in, "yarn workspaces foreach", c.sp)
+}

@@ -61,6 +61,7 @@ func networkTable() map[string]*spec {
 		}),
 		"docker":  later(dockerSpec),
 		"podman":  later(dockerSpec),
+		"nerdctl": later(dockerSpec), // containerd's docker-compatible client
 		"kubectl": later(kubectlSpec),
 		"oc":      later(kubectlSpec),
 		"helm": subs(fetch("helm.read", "reads from the cluster"), map[string]*spec{
@@ -162,7 +163,16 @@ func networkTable() map[string]*spec {
 			"link": globalLink("links packages into yarn's global directory, outside the workspace"), "unlink": globalLink("removes links from yarn's global directory, outside the workspace"), "autoclean": whole("pkg.uninstall", CapDelete, "deletes files from node_modules"),
 			"set": fetch("pkg.install", "downloads yarn itself or changes its settings"), "plugin": fetch("pkg.install", "downloads and installs yarn plugins (code yarn runs)"), "policies": fetch("pkg.install", "downloads yarn itself"),
 			"list": plain(), "info": fetch("pkg.audit", "queries the registry"), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "versions": plain(), "bin": plain(), "dir": plain(),
-			"*": {fn: yarnBare},
+			// workspace NAME and workspaces foreach run a yarn command (a
+			// script, exec, a binary) in workspaces.
+			"workspace": {posix: true, fn: func(b *builder, c *call) stream {
+				if len(c.a.rest) < 2 {
+					return stream{}
+				}
+				return b.exec(append([]field{staticField("yarn", c.sp)}, c.a.rest[1:]...), c.st, c.in, "yarn workspace", c.sp)
+			}},
+			"workspaces": {fn: hYarnForeach},
+			"*":          {fn: yarnBare},
 		}),
 		"pnpm": subs(&spec{}, map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "i": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),

@@ -87,6 +87,7 @@ var tableNames = [...]string{
 	"chamber",
 	"chattr",
 	"cheat",
+	"chezmoi",
 	"chgrp",
 	"chkconfig",
 	"chmod",
@@ -289,6 +290,7 @@ var tableNames = [...]string{
 	"hexdump",
 	"hg",
 	"history",
+	"home-manager",
 	"host",
 	"hostname",
 	"hostnamectl",
@@ -426,6 +428,7 @@ var tableNames = [...]string{
 	"nc",
 	"ncat",
 	"neonctl",
+	"nerdctl",
 	"netcat",
 	"netlify",
 	"newgrp",
@@ -621,6 +624,7 @@ var tableNames = [...]string{
 	"stat",
 	"staticcheck",
 	"stdbuf",
+	"stow",
 	"strace",
 	"strings",
 	"strip",
@@ -762,6 +766,7 @@ var tableNames = [...]string{
 	"xxd",
 	"xz",
 	"xzcat",
+	"yadm",
 	"yarn",
 	"yash",
 	"ydotool",
@@ -862,6 +867,7 @@ var tableOf = [...]uint8{
 	6,  // chamber
 	2,  // chattr
 	4,  // cheat
+	11, // chezmoi
 	0,  // chgrp
 	2,  // chkconfig
 	0,  // chmod
@@ -1064,6 +1070,7 @@ var tableOf = [...]uint8{
 	0,  // hexdump
 	11, // hg
 	7,  // history
+	11, // home-manager
 	5,  // host
 	0,  // hostname
 	2,  // hostnamectl
@@ -1201,6 +1208,7 @@ var tableOf = [...]uint8{
 	1,  // nc
 	1,  // ncat
 	8,  // neonctl
+	1,  // nerdctl
 	1,  // netcat
 	8,  // netlify
 	2,  // newgrp
@@ -1396,6 +1404,7 @@ var tableOf = [...]uint8{
 	0,  // stat
 	3,  // staticcheck
 	0,  // stdbuf
+	11, // stow
 	4,  // strace
 	0,  // strings
 	7,  // strip
@@ -1537,6 +1546,7 @@ var tableOf = [...]uint8{
 	0,  // xxd
 	0,  // xz
 	0,  // xzcat
+	11, // yadm
 	1,  // yarn
 	4,  // yash
 	2,  // ydotool
