@@ -106,20 +106,17 @@ func hRunsAfter(verbs string, skip int, loads string) handler {
 		if loads != "" {
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Msg: "runs " + loads + " first, which guard does not review"}, c.sp)
 		}
-		start := indexOf(c.fs, c.a.ops[0]) + 1
+		start := -1
 		switch {
 		case skip >= 0 && len(c.a.ops) > skip+1:
 			start = indexOf(c.fs, c.a.ops[skip+1])
 		case skip < 0:
-			start = -1
 			for i := indexOf(c.fs, c.a.ops[0]); i < len(c.fs); i++ {
 				if c.fs[i].known && c.fs[i].val == "--" {
 					start = i + 1
 					break
 				}
 			}
-		default:
-			start = -1
 		}
 		if start < 0 || start >= len(c.fs) {
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Msg: "runs a command guard cannot find on the line"}, c.sp)
