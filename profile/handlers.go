@@ -421,6 +421,11 @@ func hInterp(codeFlags string) handler {
 				return b.dynamicCode(f, c, c.prog+" inline code")
 			}
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(f.display()), Msg: fmt.Sprintf("runs inline %s code, which guard does not review", c.prog)}, c.sp)
+			for _, g := range codes {
+				if g.known {
+					b.inlineShellCalls(g.val, c)
+				}
+			}
 			return stream{kind: streamUnknown}
 		}
 		if mods := c.a.values("-m"); len(mods) > 0 {
@@ -471,6 +476,9 @@ func hInterp(codeFlags string) handler {
 			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
+			if c.in.kind == streamText {
+				b.inlineShellCalls(c.in.text, c)
+			}
 		}
 		return stream{kind: streamUnknown}
 	}
