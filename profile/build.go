@@ -281,6 +281,11 @@ type stream struct {
 	kind streamKind
 	text string
 	dir  string
+	// near is known text that went through filters guard does not
+	// compute (fmt, uniq, sort): what they print resembles it, so a
+	// shell reading their output is reviewed by it too, besides being
+	// code guard cannot see.
+	near string
 }
 
 // tainted reports whether the data came from the network or decoding.

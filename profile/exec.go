@@ -286,7 +286,11 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out = stream{kind: streamUnknown}
 			if t, ok := filterText(c.prog, c.fs, c.in.text); ok {
 				out = stream{kind: streamText, text: t}
+			} else if len(c.a.ops) == 0 {
+				out.near = c.in.text
 			}
+		} else if c.in.kind == streamUnknown && c.in.near != "" && out.kind == streamUnknown && len(c.a.ops) == 0 {
+			out.near = c.in.near
 		}
 	}
 	if s.fn != nil {

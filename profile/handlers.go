@@ -312,6 +312,9 @@ func (b *builder) stdinCode(c *call, via string) stream {
 		b.interactive(c, fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog))
 	default:
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
+		if c.in.near != "" {
+			b.text(c.in.near, c.st.clone(), stream{}, via, c.sp)
+		}
 	}
 	return stream{kind: streamUnknown}
 }
@@ -1602,7 +1605,7 @@ func hCat(b *builder, c *call) stream {
 			if t, ok := filterText("cat", c.fs, c.in.text); ok {
 				return stream{kind: streamText, text: t}
 			}
-			return stream{kind: streamUnknown}
+			return stream{kind: streamUnknown, near: c.in.text}
 		}
 		return c.in
 	}
