@@ -112,6 +112,7 @@ type conv struct {
 	nodes  int
 	depth  int
 	err    error
+	arith  int // inside an arithmetic expression (see arithConv)
 }
 
 func (c *conv) tick() bool {
@@ -224,7 +225,7 @@ func (c *conv) command(cmd syntax.Command) Node {
 			for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
 				ws = arithWords(e, ws)
 			}
-			b.Stmts = append(b.Stmts, &Stmt{Pos: off(l.Pos()), End: off(l.End()), Cmd: &Words{Kind: "arith", Words: c.words(ws)}})
+			b.Stmts = append(b.Stmts, &Stmt{Pos: off(l.Pos()), End: off(l.End()), Cmd: &Words{Kind: "arith", Words: c.arithConv(ws)}})
 		default:
 			return &Unsupported{Pos: off(x.Pos()), What: fmt.Sprintf("for loop form %T", l)}
 		}
@@ -249,7 +250,7 @@ func (c *conv) command(cmd syntax.Command) Node {
 		}
 		return &FuncDecl{Name: x.Name.Value, Body: c.stmt(x.Body)}
 	case *syntax.ArithmCmd:
-		return &Words{Kind: "arith", Words: c.words(arithWords(x.X, nil))}
+		return &Words{Kind: "arith", Words: c.arithConv(arithWords(x.X, nil))}
 	case *syntax.TestClause:
 		plain, arith := testWords(x.X, nil, nil, false)
 		return &Words{Kind: "test", Words: c.words(plain), Arith: c.words(arith)}
@@ -322,7 +323,7 @@ func (c *conv) assign(a *syntax.Assign) *Assign {
 				// NAME=([INDEX]=x): bash evaluates INDEX as it does in
 				// NAME[INDEX]=x (an associative key is expanded), so
 				// NAME=([$(cmd)]=x) runs cmd.
-				keys = append(keys, c.words(arithWords(el.Index, nil))...)
+				keys = append(keys, c.arithConv(arithWords(el.Index, nil))...)
 			}
 		}
 		out.Array = append(out.Array, keys...)
@@ -330,7 +331,7 @@ func (c *conv) assign(a *syntax.Assign) *Assign {
 	}
 	if a.Index != nil {
 		// NAME[$(cmd)]=x runs cmd.
-		idx := c.words(arithWords(a.Index, nil))
+		idx := c.arithConv(arithWords(a.Index, nil))
 		out.Array = append(out.Array, idx...)
 		out.Index = idx
 	}

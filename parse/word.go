@@ -271,6 +271,9 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 		// Inside double quotes only \$ \` \" \\ and \newline are escapes.
 		return []Part{{Kind: Lit, Text: unescapeDouble(x.Value), Quoted: quoted}}
 	case *syntax.SglQuoted:
+		if c.arith > 0 && !x.Dollar {
+			return c.arithQuoted(x)
+		}
 		v := x.Value
 		if x.Dollar {
 			v = decodeANSIC(v)
@@ -294,14 +297,19 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 			arith = arithWords(x.Slice.Length, arithWords(x.Slice.Offset, nil))
 		}
 		arith = arithWords(x.Index, arith)
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.words(arith)}}
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.arithConv(arith)}}
 	case *syntax.CmdSubst:
-		return []Part{{Kind: CmdSubst, Quoted: quoted, Script: c.stmts(x.Stmts), Raw: c.raw(x)}}
+		return []Part{{Kind: CmdSubst, Quoted: quoted, Script: c.script(x.Stmts), Raw: c.raw(x)}}
 	case *syntax.ProcSubst:
-		return []Part{{Kind: ProcSubst, Script: c.stmts(x.Stmts), Out: x.Op == syntax.CmdOut, Raw: c.raw(x)}}
+		return []Part{{Kind: ProcSubst, Script: c.script(x.Stmts), Out: x.Op == syntax.CmdOut, Raw: c.raw(x)}}
 	case *syntax.ArithmExp:
 		ws := arithWords(x.X, nil)
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.nested(ws), Arith: c.words(ws)}}
+		arith := c.arithConv(ws)
+		var nested []*Script
+		for _, w := range arith {
+			nested = append(nested, w.Scripts()...)
+		}
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: nested, Arith: arith}}
 	case *syntax.ExtGlob:
 		return []Part{{Kind: Glob, Text: x.Op.String() + x.Pattern.Value + ")", Raw: c.raw(x)}}
 	default:
@@ -328,12 +336,71 @@ func (c *conv) paramScripts(x *syntax.ParamExp) []*Script {
 			}
 		}
 	}
+	out := c.nested(ws)
+	var arith []*syntax.Word
 	if x.Slice != nil {
-		ws = arithWords(x.Slice.Offset, ws)
-		ws = arithWords(x.Slice.Length, ws)
+		arith = arithWords(x.Slice.Offset, arith)
+		arith = arithWords(x.Slice.Length, arith)
 	}
-	ws = arithWords(x.Index, ws)
-	return c.nested(ws)
+	for _, w := range c.arithConv(arithWords(x.Index, arith)) {
+		out = append(out, w.Scripts()...)
+	}
+	return out
+}
+
+// arithConv converts the words of an arithmetic expression (an array
+// subscript, $(( )), (( )), let's, a slice's offset): there bash reads
+// the text as if it were within double quotes, so single quotes are
+// plain characters (see arithQuoted).
+func (c *conv) arithConv(ws []*syntax.Word) []*Word {
+	c.arith++
+	defer func() { c.arith-- }()
+	return c.words(ws)
+}
+
+// script converts the statements of a command or process substitution,
+// which are shell code again whatever surrounds them.
+func (c *conv) script(stmts []*syntax.Stmt) *Script {
+	saved := c.arith
+	c.arith = 0
+	defer func() { c.arith = saved }()
+	return c.stmts(stmts)
+}
+
+// arithQuoted converts '…' inside an arithmetic expression. Bash does
+// not take the quotes as quoting there: ${a['$(cmd)']} and
+// $(( '$(cmd)' )) run cmd (checked with bash 5.2 on a harmless file).
+// The text is parsed again as a here-document's body is (expansions
+// live, quotes literal), at its own place in the line.
+func (c *conv) arithQuoted(x *syntax.SglQuoted) []Part {
+	start := off(x.Pos()) + 1
+	if start < 0 || start > len(c.text) {
+		return []Part{{Kind: Dynamic, Raw: c.raw(x)}}
+	}
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	doc, err := p.Document(strings.NewReader(strings.Repeat(" ", start) + x.Value))
+	if err != nil {
+		// Bash would fail on it too, but only after running what it
+		// could expand: fail closed.
+		if c.err == nil {
+			c.err = &SyntaxError{Pos: start, Line: 1, Col: start + 1, Msg: "an arithmetic expression's quoted text does not parse: " + err.Error()}
+		}
+		return nil
+	}
+	sub := &conv{limits: c.limits, text: strings.Repeat(" ", start) + x.Value, nodes: c.nodes, depth: c.depth}
+	var out []Part
+	for _, q := range doc.Parts {
+		if lit, ok := q.(*syntax.Lit); ok {
+			out = appendLit(out, strings.TrimLeft(unescapeDouble(lit.Value), " "), true)
+			continue
+		}
+		out = append(out, sub.part(q, true)...)
+	}
+	c.nodes = sub.nodes
+	if sub.err != nil && c.err == nil {
+		c.err = sub.err
+	}
+	return out
 }
 
 func (c *conv) nested(ws []*syntax.Word) []*Script {

@@ -146,6 +146,23 @@ func hSSHKeygen(b *builder, c *call) stream {
 	return stream{}
 }
 
+// perlMayMove reports whether a perl rename expression (s/…/…/, y/…/…/)
+// may put a / or .. into a name, moving the file to another directory:
+// a slash beyond the three delimiters of s/A/B/, or any in an expression
+// with another delimiter.
+func perlMayMove(expr string) bool {
+	i := 1
+	if strings.HasPrefix(expr, "tr") {
+		i = 2
+	}
+	if len(expr) <= i {
+		return true
+	}
+	d := expr[i]
+	slashes := strings.Count(expr, "/")
+	return strings.Contains(expr, "..") || d == '/' && slashes > 3 || d != '/' && slashes > 0
+}
+
 // hRename: rename EXPR FILES (perl rename) or rename FROM TO FILES
 // (util-linux) moves its operands; a perl expression other than a plain
 // substitution is code.
@@ -167,6 +184,30 @@ func hRename(b *builder, c *call) stream {
 	}
 	for _, f := range files {
 		b.pathEffect(CapWrite, "fs.move", c.prog, f, c.st, c.sp, "renames")
+		if !f.known {
+			continue
+		}
+		// The new name: FROM replaced by TO (util-linux), or whatever a
+		// perl expression makes of it — any name in the file's
+		// directory (principle 10), anywhere when it can insert a /.
+		switch {
+		case !perl && len(ops) >= 2 && ops[0].known && ops[1].known:
+			n := 1
+			if c.a.has("-a", "--all") {
+				n = -1
+			}
+			to := strings.Replace(f.val, ops[0].val, ops[1].val, n)
+			if c.a.has("-l", "--last") {
+				if i := strings.LastIndex(f.val, ops[0].val); i >= 0 {
+					to = f.val[:i] + ops[1].val + f.val[i+len(ops[0].val):]
+				}
+			}
+			b.pathEffect(CapWrite, "fs.move", c.prog, staticField(to, span{f.pos, f.end}), c.st, c.sp, "renames a file to")
+		case !perl || perlMayMove(expr.val):
+			b.add(Effect{Cap: CapWrite, Rule: "fs.move", Program: c.prog, Class: ClassUnknown, Target: "(a name the expression makes)", Msg: "renames files to names the expression makes, which may be anywhere"}, c.sp)
+		default:
+			b.writeAnyName(c, staticField(path.Dir(f.val), span{f.pos, f.end}), "fs.move", "may rename files to any name in")
+		}
 	}
 	return stream{}
 }

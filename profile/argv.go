@@ -98,9 +98,12 @@ func parseArgs(fs []field, val string, posix bool) args {
 	return a
 }
 
-// minAbbrev is the shortest long option taken for an abbreviation:
-// "--" and three letters.
-const minAbbrev = 5
+// minAbbrev is the shortest long option taken for an abbreviation: "--"
+// and one letter. getopt_long takes any unambiguous prefix, so sed --i
+// is sed --in-place and env --s is env --split-string. A prefix that is
+// ambiguous for the program is refused by it; for guard it stands for
+// every option it could be (the worst of them).
+const minAbbrev = 3
 
 // expandLong: getopt_long, git's parse-options, tar and others accept any
 // unambiguous prefix of a long option (git push --forc is --force). A long
@@ -189,11 +192,60 @@ func (a args) holds(cond string) bool {
 	for _, t := range strings.Fields(cond) {
 		neg := strings.HasPrefix(t, "!")
 		t = strings.TrimPrefix(t, "!")
+		if neg && a.unseen(t) {
+			// A word guard cannot see may be this option or operand,
+			// or not: the row may apply either way (cp x $D/.bashrc
+			// writes the last operand unless $D is -t DIR).
+			continue
+		}
 		if a.term(t) == neg {
 			return false
 		}
 	}
 	return true
+}
+
+// unseen reports whether term t holds only because of a word guard
+// cannot see: an option that is not given but may be that word, an
+// operand at an index that is that word.
+func (a args) unseen(t string) bool {
+	if !a.dyn {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(t, "-"):
+		given, maybe := a.option(t)
+		return !given && maybe
+	case len(t) > 3 && t[:2] == "op" && t[2] >= '0' && t[2] <= '9' && t[3] == '~':
+		i := int(t[2] - '0')
+		return i < len(a.ops) && !a.ops[i].known
+	}
+	return false
+}
+
+// option evaluates an option term, -a|--b or -a|--b=~REGEX: given, one
+// of the options is there (with a value that matches); maybe, none is,
+// but a word guard cannot see may make it so (a value that is not
+// static, or an argument that may be the option itself).
+func (a args) option(t string) (given, maybe bool) {
+	names, expr, hasExpr := strings.Cut(t, "=~")
+	for _, n := range strings.Split(names, "|") {
+		vs, ok := a.flag(n)
+		if !ok {
+			continue
+		}
+		if !hasExpr {
+			return true, false
+		}
+		for _, v := range vs {
+			if !v.known {
+				maybe = true
+			} else if re(expr).MatchString(v.val) {
+				return true, false
+			}
+		}
+	}
+	return false, maybe || a.dyn && !hasExpr
 }
 
 func (a args) term(t string) bool {
@@ -226,23 +278,8 @@ func (a args) term(t string) bool {
 		i := int(name[2] - '0')
 		return i < len(a.ops) && (!a.ops[i].known || r.MatchString(a.ops[i].val))
 	case strings.HasPrefix(t, "-"):
-		names, expr, hasExpr := strings.Cut(t, "=~")
-		for _, n := range strings.Split(names, "|") {
-			vs, ok := a.flag(n)
-			if !ok {
-				continue
-			}
-			if !hasExpr {
-				return true
-			}
-			for _, v := range vs {
-				if !v.known || re(expr).MatchString(v.val) {
-					return true
-				}
-			}
-		}
-		// An argument guard cannot see may be this very option.
-		return a.dyn && !hasExpr
+		given, maybe := a.option(t)
+		return given || maybe
 	}
 	return false
 }

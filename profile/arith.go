@@ -186,7 +186,14 @@ func (b *builder) nameCode(arg string, st *state, via string, sp span) {
 	}
 	for _, sub := range subscripts(name) {
 		if strings.ContainsAny(sub, "$`") {
-			b.text(": "+sub, st.clone(), stream{}, via, sp)
+			// A subscript is expanded as here-document text is: quotes
+			// are plain characters there (unset "a['\$(cmd)']" runs cmd).
+			const end = "GUARD_SUBSCRIPT_END"
+			if strings.Contains(sub, end) {
+				b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Target: shorten(sub), Msg: "evaluates an array subscript (" + via + ") guard does not analyse"}, sp)
+			} else {
+				b.text(": <<"+end+"\n"+sub+"\n"+end+"\n", st.clone(), stream{}, via, sp)
+			}
 		}
 		b.arithCode(sub, st, via, sp)
 	}

@@ -281,6 +281,11 @@ type stream struct {
 	kind streamKind
 	text string
 	dir  string
+	// near is known text that went through filters guard does not
+	// compute (fmt, uniq, sort): what they print resembles it, so a
+	// shell reading their output is reviewed by it too, besides being
+	// code guard cannot see.
+	near string
 }
 
 // tainted reports whether the data came from the network or decoding.
@@ -1082,7 +1087,14 @@ func (b *builder) classify(f field, st *state) (string, Class) {
 	class := b.ctx.Classify(abs)
 	shown := abs
 	if f.glob {
-		shown = path.Join(abs, path.Base(f.val))
+		// The pattern from its first directory with a pattern
+		// character on (~/.local/lib/python3*/site-packages/x.pth,
+		// not ~/.local/lib/x.pth).
+		rest := f.val
+		if i := strings.IndexAny(rest, "*?["); i >= 0 {
+			rest = rest[strings.LastIndex(rest[:i], "/")+1:]
+		}
+		shown = anyDirsShown.Replace(path.Join(abs, rest))
 		if globDir(f.val) == f.val || strings.HasSuffix(f.val, "/") {
 			shown = abs
 		}

@@ -209,6 +209,13 @@ var secretRel = sync.OnceValue(func() []string {
 		".config/Bitwarden", ".config/1Password", ".config/remmina", ".local/share/remmina", ".config/filezilla",
 		".purple", ".config/syncthing", ".local/state/syncthing", ".tsh", ".aider/oauth-keys.env",
 		".local/share/opencode/auth.json",
+		// Session 8: API keys and tokens more CLIs keep in plain files —
+		// time tracking, tunnels, data science and warehouses, Alibaba,
+		// Tencent, IBM and Exoscale clouds, LLM command-line clients and
+		// another coding agent's OAuth login.
+		".wakatime.cfg", ".ngrok2", ".kaggle/kaggle.json", ".snowflake/config.toml", ".snowflake/connections.toml",
+		".aliyun", ".tccli", ".bluemix", ".config/exoscale", ".config/io.datasette.llm/keys.json",
+		".config/aichat/config.yaml", ".config/shell_gpt/.sgptrc", ".config/mods/mods.yml", ".qwen/oauth_creds.json",
 	}
 })
 
@@ -283,6 +290,15 @@ var persistRel = sync.OnceValue(func() []string {
 		// less's key file (its #env section sets LESSOPEN), mailcap viewers,
 		// Mercurial and Subversion hooks and diff commands, mail filters
 		// and forwards that pipe mail to a program, mise's global hooks.
+		// Session 8: more agents' and editors' settings whose MCP servers,
+		// extensions, tasks or hooks are commands they start: Claude
+		// Desktop, Goose, Qwen Code, opencode, Amp, Crush, Copilot CLI,
+		// Zed, Cursor, VSCodium and VS Code's user MCP file.
+		".config/Claude/claude_desktop_config.json", ".config/goose/config.yaml", ".qwen/settings.json",
+		".config/opencode", ".config/amp/settings.json", ".config/crush", ".copilot/mcp-config.json",
+		".config/zed/settings.json", ".config/zed/tasks.json", ".config/Cursor/User/settings.json",
+		".config/Cursor/User/tasks.json", ".config/VSCodium/User/settings.json", ".config/VSCodium/User/tasks.json",
+		".config/Code/User/mcp.json", ".config/Code - Insiders/User/settings.json", ".config/Code - Insiders/User/tasks.json",
 		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
 		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
 		// Remote login authorization: who may log in as the user.
@@ -301,6 +317,12 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
+		// Project configs of more agents that start MCP servers and
+		// language servers (session 8), and a dev container's
+		// initializeCommand, which the editor runs on this machine
+		// before it builds the container.
+		".qwen/settings.json", "opencode.json", "opencode.jsonc", ".opencode", "crush.json", ".crush.json",
+		".devcontainer/devcontainer.json", ".devcontainer.json",
 		// Hooks git runs on commit through a hooks manager: husky,
 		// pre-commit, lefthook (its main and -local configs in YAML, the
 		// other formats and .config/ spellings, and its script dirs) and
@@ -616,6 +638,14 @@ func (c *Context) Classify(p string) Class {
 			return ClassSecret
 		}
 	}
+	if rel, ok := otherHomeRel(p); ok && (t.home == "" || !paths.Within(p, t.home)) {
+		// Another user's home holds the same start-up files as yours:
+		// code that user runs at login (the more specific of the two
+		// tables wins, as in your home).
+		if secret, persist := homeRelClass(rel); persist > secret {
+			return ClassPersistence
+		}
+	}
 	if otherHomeSecret(p) || matchSecretPattern(p) {
 		return ClassSecret
 	}
@@ -631,9 +661,9 @@ func (c *Context) Classify(p string) Class {
 		return ClassPersistence
 	}
 	if c.hasWorkspace() && paths.Within(p, t.ws) {
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")
+		rel := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(p, t.ws), "/")) // see homeRelClass
 		for _, r := range workspacePersist() {
-			if rel == r || strings.HasPrefix(rel, r+"/") {
+			if r = strings.ToLower(r); rel == r || strings.HasPrefix(rel, r+"/") {
 				return ClassPersistence
 			}
 		}
@@ -691,6 +721,7 @@ func (c *Context) Classify(p string) Class {
 // under modules/, worktrees'), any config or config.worktree, and the
 // commondir and gitdir pointers.
 func gitCodePath(p string) bool {
+	p = strings.ToLower(p) // see homeRelClass
 	if path.Base(p) == ".git" {
 		return true
 	}
@@ -723,19 +754,24 @@ var (
 
 // homeRelClass returns the length of the longest secretRel and persistRel
 // entry that rel (a path relative to home) is or lies under; 0 for none.
+// Compared without case: on a case-insensitive file system (macOS's,
+// a casefold directory, a vfat or SMB mount) ~/.SSH/ID_RSA is the key and
+// ~/.BASHRC the start-up file, and an approval to write the one is a
+// grant to write the other.
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {
 		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
 		for _, r := range secretRel() {
-			secretRelSet[r] = true
+			secretRelSet[strings.ToLower(r)] = true
 		}
 		for _, r := range persistRel() {
-			persistRelSet[r] = true
+			persistRelSet[strings.ToLower(r)] = true
 		}
 	})
 	if rel == "" {
 		return 0, 0
 	}
+	rel = strings.ToLower(rel)
 	check := func(prefix string) {
 		if secretRelSet[prefix] {
 			secret = len(prefix)

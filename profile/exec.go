@@ -280,8 +280,17 @@ func (b *builder) apply(s *spec, c *call) stream {
 	}
 	if s.filter && c.in.kind != streamNone {
 		out = worse(out, c.in)
-		if c.in.kind == streamText && len(c.a.ops) == 0 {
-			out = c.in
+		if c.in.kind == streamText && out.kind <= streamUnknown {
+			// Known text comes out as known text only where guard
+			// computes what the filter does to it (filters.go).
+			out = stream{kind: streamUnknown}
+			if t, ok := filterText(c.prog, c.fs, c.in.text); ok {
+				out = stream{kind: streamText, text: t}
+			} else if len(c.a.ops) == 0 {
+				out.near = c.in.text
+			}
+		} else if c.in.kind == streamUnknown && c.in.near != "" && out.kind == streamUnknown && len(c.a.ops) == 0 {
+			out.near = c.in.near
 		}
 	}
 	if s.fn != nil {

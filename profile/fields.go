@@ -23,7 +23,9 @@ type field struct {
 
 func (f field) display() string {
 	if f.known || f.glob {
-		return f.val
+		// A part of a pattern that stands for any directories (find's
+		// files at any depth) reads as **.
+		return anyDirsShown.Replace(f.val)
 	}
 	if f.raw != "" {
 		return f.raw

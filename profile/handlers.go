@@ -312,6 +312,9 @@ func (b *builder) stdinCode(c *call, via string) stream {
 		b.interactive(c, fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog))
 	default:
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
+		if c.in.near != "" {
+			b.text(c.in.near, c.st.clone(), stream{}, via, c.sp)
+		}
 	}
 	return stream{kind: streamUnknown}
 }
@@ -421,6 +424,11 @@ func hInterp(codeFlags string) handler {
 				return b.dynamicCode(f, c, c.prog+" inline code")
 			}
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(f.display()), Msg: fmt.Sprintf("runs inline %s code, which guard does not review", c.prog)}, c.sp)
+			for _, g := range codes {
+				if g.known {
+					b.inlineShellCalls(g.val, c)
+				}
+			}
 			return stream{kind: streamUnknown}
 		}
 		if mods := c.a.values("-m"); len(mods) > 0 {
@@ -471,6 +479,9 @@ func hInterp(codeFlags string) handler {
 			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
+			if c.in.kind == streamText {
+				b.inlineShellCalls(c.in.text, c)
+			}
 		}
 		return stream{kind: streamUnknown}
 	}
@@ -771,11 +782,32 @@ func hFind(b *builder, c *call) stream {
 	if len(starts) == 0 {
 		starts = []field{staticField(".", c.sp)}
 	}
+	// The name every file found must have (-name, -iname), when the
+	// expression gives exactly one.
+	var names []string
+	for k := i; k+1 < len(c.fs); k++ {
+		if c.fs[k].known && (c.fs[k].val == "-name" || c.fs[k].val == "-iname") {
+			n := c.fs[k+1]
+			if !n.known || strings.ContainsAny(n.val, anyParts+anyDirs) {
+				names = append(names, "")
+				continue
+			}
+			if c.fs[k].val == "-iname" {
+				n.val = strings.ToLower(n.val)
+			}
+			names = append(names, n.val)
+		}
+	}
 	under := func(s field) field {
 		g := s
 		if s.known {
 			g.val = strings.TrimSuffix(s.val, "/") + "/*"
 			g.glob = true
+			if len(names) == 1 && names[0] != "" {
+				// Found at any depth, in dot directories too (find does
+				// not skip them): ~/.ssh/id_rsa for find ~ -name 'id_*'.
+				g.val = strings.TrimSuffix(s.val, "/") + "/" + anyDirs + "/" + names[0]
+			}
 		}
 		return g
 	}
@@ -842,7 +874,11 @@ func hFind(b *builder, c *call) stream {
 			}
 		}
 	}
-	return stream{kind: streamPaths, dir: starts[0].val}
+	out := stream{kind: streamPaths, dir: starts[0].val}
+	if it := under(starts[0]); it.known && strings.Contains(it.val, anyDirs) {
+		out.text = it.val // the pattern each path matches
+	}
+	return out
 }
 
 // findValue are find's tests and actions that take one value.
@@ -883,7 +919,11 @@ func hXargs(b *builder, c *call) stream {
 	case streamText:
 		items = xargsItems(in.text, c, len(repl) > 0)
 	case streamPaths:
-		items = []field{{val: strings.TrimSuffix(c.in.dir, "/") + "/*", glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
+		v := strings.TrimSuffix(c.in.dir, "/") + "/*"
+		if c.in.text != "" {
+			v = c.in.text // find -name: at any depth
+		}
+		items = []field{{val: v, glob: true, known: true, pos: c.sp.pos, end: c.sp.end}}
 	default:
 		items = []field{{raw: "(input)", taint: in, pos: c.sp.pos, end: c.sp.end}}
 	}
@@ -1149,6 +1189,15 @@ func hSSH(b *builder, c *call) stream {
 	cmd := b.sshOptions(c)
 	if len(c.a.rest) >= 2 {
 		cmd = c.a.rest[1:]
+	}
+	if len(c.a.rest) > 0 && len(cmd) == 0 && c.in.kind != streamNone && !c.a.has("-N", "-n", "-s", "-W") {
+		// No remote command: the remote login shell reads its commands
+		// from ssh's input (echo 'rm -rf ~' | ssh host).
+		prev := b.ctx
+		b.ctx = prev.remoteView()
+		remote := &call{prog: c.prog, st: &state{vars: map[string]*string{}, funcs: map[string]*parse.Stmt{}}, in: c.in, sp: c.sp}
+		b.stdinCode(remote, "ssh "+c.a.rest[0].display())
+		b.ctx = prev
 	}
 	if len(c.a.rest) == 0 || len(cmd) == 0 {
 		return stream{kind: streamNetwork}
@@ -1552,12 +1601,31 @@ func undoListOnly(args []field) bool {
 // is reviewed by the file's contents.
 func hCat(b *builder, c *call) stream {
 	if len(c.a.ops) == 0 {
+		if c.in.kind == streamText {
+			if t, ok := filterText("cat", c.fs, c.in.text); ok {
+				return stream{kind: streamText, text: t}
+			}
+			return stream{kind: streamUnknown, near: c.in.text}
+		}
 		return c.in
 	}
+	out := stream{kind: streamUnknown}
 	if len(c.a.ops) == 1 {
-		return b.fileStream(c.a.ops, c.st)
+		out = b.fileStream(c.a.ops, c.st)
+	} else {
+		// Several files: their text joined is not computed, but a
+		// file the line downloaded or decoded keeps its taint.
+		for _, f := range c.a.ops {
+			if s := b.fileStream([]field{f}, c.st); s.tainted() {
+				out = worse(out, s)
+			}
+		}
 	}
-	return stream{kind: streamUnknown}
+	if out.kind == streamText && (len(c.a.flags) > 1 || len(c.a.flags) == 1 && !c.a.has("-u")) {
+		// -n, -v, -A and the rest change the text they print.
+		out = stream{kind: streamUnknown}
+	}
+	return out
 }
 
 // hCurl: data options that name files (-d @file, -F name=@file or <file)
@@ -1739,4 +1807,29 @@ func yarnBare(b *builder, c *call) stream {
 	}
 	b.add(Effect{Cap: CapExec, Rule: "pkg.run", Program: c.prog, Target: c.sub, Msg: "runs a project binary"}, c.sp)
 	return stream{kind: streamUnknown}
+}
+
+// hYarnForeach: yarn workspaces foreach [OPTIONS] COMMAND… runs the yarn
+// command in every workspace; list and info only print.
+func hYarnForeach(b *builder, c *call) stream {
+	fs := c.fs
+	if len(fs) == 0 || !fs[0].known || fs[0].val != "foreach" {
+		if len(fs) > 0 && fs[0].known && (fs[0].val == "list" || fs[0].val == "info") {
+			return stream{kind: streamText}
+		}
+		b.add(Effect{Cap: CapFetch, Rule: "pkg.install", Program: c.prog, Msg: "installs the workspaces' packages"}, c.sp)
+		return stream{}
+	}
+	i := 1
+	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].val, "-") {
+		switch fs[i].val {
+		case "-j", "--jobs", "--include", "--exclude", "--from":
+			i++
+		}
+		i++
+	}
+	if i >= len(fs) {
+		return stream{}
+	}
+	return b.exec(append([]field{staticField("yarn", c.sp)}, fs[i:]...), c.st, c.in, "yarn workspaces foreach", c.sp)
 }

@@ -188,6 +188,11 @@ func hScript(b *builder, c *call) stream {
 	if codes := c.a.values("-c", "--command"); len(codes) > 0 {
 		return b.commandText(codes[0], c, "script -c")
 	}
+	if c.in.kind != streamNone {
+		// Without -c, script starts a shell that reads its commands
+		// from script's input.
+		b.stdinCode(c, "the shell script starts")
+	}
 	return launch(len(c.a.rest))(b, c)
 }
 
@@ -395,21 +400,7 @@ func hVim(b *builder, c *call) stream {
 		}
 	}
 	for _, f := range cmds {
-		if !f.known {
-			b.dynamicCode(f, c, c.prog+" -c")
-			continue
-		}
-		v := strings.TrimLeft(f.val, ": ")
-		if b.vimFiles(v, f, c) {
-			continue
-		}
-		if m := vimBang().FindStringSubmatch(v); m != nil {
-			b.text(m[1], c.st.clone(), stream{}, c.prog+" :!", span{f.pos, f.end})
-			continue
-		}
-		if vimScript().MatchString(v) {
-			b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s commands that can run code guard does not review", c.prog)}, c.sp)
-		}
+		b.vimCommand(f, c)
 	}
 	if c.a.has("-s") && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
 		// -s FILE (outside ex mode, where -s means silent) types the
@@ -426,6 +417,27 @@ func hVim(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapInject, Rule: "inject.editor-remote", Program: c.prog, Msg: "sends keystrokes or code to another running editor, outside the sandbox"}, c.sp)
 	}
 	return stream{kind: streamUnknown}
+}
+
+// vimCommand reviews one Ex command: a shell command in it (:!cmd, :r
+// !cmd) as a command line, the files it names, and other code (system(),
+// :lua, :source) as code guard does not review.
+func (b *builder) vimCommand(f field, c *call) {
+	if !f.known {
+		b.dynamicCode(f, c, c.prog+" -c")
+		return
+	}
+	v := strings.TrimLeft(f.val, ": ")
+	if b.vimFiles(v, f, c) {
+		return
+	}
+	if m := vimBang().FindStringSubmatch(v); m != nil {
+		b.text(m[1], c.st.clone(), stream{}, c.prog+" :!", span{f.pos, f.end})
+		return
+	}
+	if vimScript().MatchString(v) {
+		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s commands that can run code guard does not review", c.prog)}, c.sp)
+	}
 }
 
 // hEmacs: --eval runs Lisp (a shell-command in it is reviewed, the rest is

@@ -27,12 +27,17 @@ const fdVal = "-e --extension -t --type -E --exclude -d --max-depth --min-depth 
 
 func programsRunEntries(serve func(string) *spec) map[string]*spec {
 	return map[string]*spec{
-		"fd":     {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
-		"fdfind": {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
-		"fzf":    {val: "--preview --bind --query -q --filter -f --delimiter -d --nth -n --with-nth --height --layout --prompt --header --preview-window --expect --tiebreak --color --history --walker --walker-root --walker-skip --with-shell --listen --listen-unsafe", fn: hFzf},
-		"mlr":    {fn: hMiller},
-		"ttyd":   serve("-p --port -i --interface -c --credential -u --uid -g --gid -s --signal -I --index -b --base-path -P --ping-interval -t --client-option -T --terminal-type -m --max-clients -O --check-origin -w --cwd"),
-		"gotty":  serve("-p --port -a --address -c --credential -w --permit-write --title-format --ws-origin --term"),
+		// Command languages with a shell escape, read from their input,
+		// options and files (stdinlang.go).
+		"dc":        {val: "-e -f --expression --file"},
+		"lftp":      {val: "-c -e -f -u -p --user --password", rows: []row{{"net.socket", CapSend, "", "", "opens a file-transfer connection (lftp)"}}},
+		"smbclient": {val: "-c --command -U --user -W --workgroup -I --ip-address -p --port -s --configfile -A --authentication-file -m --max-protocol -n --netbiosname -t --timeout -T --tar -D --directory -O --socket-options -R --name-resolve -M --message -L --list", rows: []row{{"net.socket", CapSend, "", "", "opens a connection to a Windows file share (smbclient)"}}},
+		"fd":        {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
+		"fdfind":    {val: fdVal, fn: hFdExec, rows: []row{{"fs.read", CapRead, "", "ops1", "searches"}}},
+		"fzf":       {val: "--preview --bind --query -q --filter -f --delimiter -d --nth -n --with-nth --height --layout --prompt --header --preview-window --expect --tiebreak --color --history --walker --walker-root --walker-skip --with-shell --listen --listen-unsafe", fn: hFzf},
+		"mlr":       {fn: hMiller},
+		"ttyd":      serve("-p --port -i --interface -c --credential -u --uid -g --gid -s --signal -I --index -b --base-path -P --ping-interval -t --client-option -T --terminal-type -m --max-clients -O --check-origin -w --cwd"),
+		"gotty":     serve("-p --port -a --address -c --credential -w --permit-write --title-format --ws-origin --term"),
 		"websocketd": {val: "--port --address --staticdir --cgidir --dir --maxforks --header --loglevel", posix: true, fn: wrap(0), rows: []row{
 			{"net.serve", CapSend, "", "", "serves a program to the network: whoever connects runs it"}}},
 		// trash-cli moves files to the trash: gone from where they were.
@@ -70,9 +75,9 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 			{"inject.desktop-server", CapInject, "op0~^(eval|-e|action|exec|source|script|execute)$", "", "runs a script or command in the CopyQ server, outside guard's sandbox"}}},
 		"gtk-launch": whole("desktop.open", CapDesktop, "starts an application through the desktop, outside guard's sandbox"),
 		// Compressors and converters: the file they write.
-		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
-		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
-		"lz4":       {rows: []row{{"fs.output", CapWrite, "!-m !--multiple", "op1", "writes"}}},
+		"zstd":      {val: "-o -D --patch-from -T --threads", rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"brotli":    {val: "-o --output -q --quality -w --lgwin -S --suffix", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}, filter: true, fn: decoder("-d", "--decompress")},
+		"lz4":       {rows: []row{{"fs.output", CapWrite, "!-m !--multiple", "op1", "writes"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
 		"qpdf":      {rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
 		"pdftotext": {val: "-f -l -r -x -y -W -H -enc -eol -opw -upw", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "op1", "writes"}}},
 		// Extractors: every name in the archive lands in the directory.

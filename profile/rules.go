@@ -108,14 +108,19 @@ func baseTable() map[string]*spec {
 		"tree": reader("fs.read", "-L -I -P"), "du": reader("fs.read", "-d --max-depth --exclude"), "realpath": reader("fs.read", ""), "readlink": reader("fs.read", ""),
 		"column": reader("fs.read", "-s -t"), "paste": reader("fs.read", "-d"), "join": reader("fs.read", "-t -1 -2 -o"), "comm": reader("fs.read", ""),
 		"fold": reader("fs.read", "-w"), "fmt": reader("fs.read", "-w"), "nl": reader("fs.read", ""), "rev": reader("fs.read", ""), "tac": reader("fs.read", ""),
-		"shuf": reader("fs.read", "-n -i"), "iconv": reader("fs.read", "-f -t"), "zcat": reader("fs.read", ""), "bat": reader("fs.read", "-l --style --theme"),
+		"shuf": reader("fs.read", "-n -i"), "iconv": reader("fs.read", "-f -t"), "zcat": decompressed(), "bat": reader("fs.read", "-l --style --theme"),
 		"grep":  readerAfterPattern("fs.read", "-e -f -m -A -B -C -d -D --include --exclude --exclude-dir --color --regexp --file --context"),
 		"egrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"), "fgrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"),
 		"rg": readerAfterPattern("fs.read", "-e -f -g -t -T -m -A -B -C -M --glob --type --type-not --max-count --context --regexp --file --sort --color --max-depth -j --threads"),
 		"ag": readerAfterPattern("fs.read", "-G --ignore -A -B -C"), "ack": readerAfterPattern("fs.read", ""),
 		"base64": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode", "-D")},
 		"base32": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
-		"gunzip": {filter: true, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}, fn: decoder("-c", "--stdout", "-d")},
+		"gunzip": unpacker(), "bunzip2": unpacker(), "unxz": unpacker(), "unlzma": unpacker(), "unzstd": unpacker(), "unlz4": unpacker(), "uncompress": unpacker(),
+		"bzcat": decompressed(), "xzcat": decompressed(), "lzcat": decompressed(), "zstdcat": decompressed(), "lz4cat": decompressed(),
+		"basenc": {filter: true, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}, fn: decoder("-d", "--decode")},
+		// uudecode writes the file its input names (begin MODE NAME), an
+		// absolute name too, unless -o names it.
+		"uudecode": {val: "-o --output-file", filter: true, out: streamDecoded, fn: hUudecode, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output-file", "writes"}}},
 
 		// Writers in the workspace.
 		"touch": {val: "-d -r -t --date --reference", rows: []row{{"fs.create", CapWrite, "", "ops", "creates or touches"}}},
@@ -129,7 +134,7 @@ func baseTable() map[string]*spec {
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", fn: intoDir(func(*builder, *call) stream { return stream{} }), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
 		"ln":      {val: "-t --target-directory -S --suffix", fn: intoDir(hLn), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":     {val: "-e -f -l --expression --file --line-length -s", fn: hSed, filter: true},
+		"sed":     {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
 		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
 		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
@@ -137,9 +142,10 @@ func baseTable() map[string]*spec {
 		"patch":   {val: "-p -i -o -d -r --input --output --directory", fn: hPatch, rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
 		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
 		"split":   {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
-		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true},
-		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
-		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true},
+		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress")},
+		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"lzma":    {rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
 		"zip":     {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
 		"unzip": {val: "-d -x", fn: func(b *builder, c *call) stream {
 			dir := staticField(".", c.sp)
@@ -197,7 +203,7 @@ func baseTable() map[string]*spec {
 		}},
 		"builtin":    {posix: true, fn: wrap(0)},
 		"exec":       {val: "-a", posix: true, fn: wrap(0)},
-		"time":       {val: "-f -o --format --output", posix: true, fn: wrap(0)},
+		"time":       {val: "-f -o --format --output", posix: true, fn: wrap(0), rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes its timings to"}}}, // GNU time -o FILE
 		"stdbuf":     {val: "-i -o -e --input --output --error", posix: true, fn: wrap(0)},
 		"setsid":     {posix: true, fn: wrap(0)},
 		"unbuffer":   {posix: true, fn: wrap(0)},
@@ -227,13 +233,13 @@ func baseTable() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c")},
-		"python2": {val: "-c -m -W", fn: hInterp("-c")},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c")},
+		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
+		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
+		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: setupPy()},
+		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: setupPy()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader", fn: hInterp("-e -p --eval --print")},
 
-		"perl": {val: "-e -E -M -I -x", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"perl": {val: "-e -E -M -I", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
 		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
@@ -339,6 +345,7 @@ func finalize(t map[string]*spec) {
 	addRows(t, outputRows())
 	extendLaunch(t)
 	extendPrograms(t)
+	extendStdinLangs(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last
@@ -397,6 +404,35 @@ func lastTable(prog string) int {
 
 // decoder marks a program's output as decoded data when a decode option
 // is present (base64 -d, xxd -r): piping that into a shell is C.
+// setupPy: python setup.py install (or develop) installs the package
+// into Python's site-packages, outside the workspace, and setuptools
+// downloads what it depends on; build, test and sdist stay in the
+// workspace.
+func setupPy() []row {
+	return []row{{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"}}
+}
+
+// decompressed is a reader whose output is always decoded data (zcat,
+// bzcat): a shell reading it runs code nobody saw (principle 4).
+func decompressed() *spec {
+	return &spec{filter: true, out: streamDecoded, rows: []row{{"fs.read", CapRead, "", "ops", "reads"}}}
+}
+
+// unpacker decompresses its files in place, or its input to its output
+// (gunzip, unxz): that output is decoded data.
+func unpacker() *spec {
+	return &spec{val: "-S --suffix", filter: true, out: streamDecoded, rows: []row{{"fs.decompress", CapWrite, "!-c !--stdout", "ops", "decompresses"}}}
+}
+
+// hUudecode: without -o, uudecode writes the file its input names, which
+// may be an absolute name anywhere.
+func hUudecode(b *builder, c *call) stream {
+	if !c.a.has("-o", "--output-file") {
+		b.extractAnywhere(c)
+	}
+	return stream{kind: streamDecoded}
+}
+
 func decoder(flags ...string) handler {
 	return func(b *builder, c *call) stream {
 		if c.a.has(flags...) {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -27,6 +28,7 @@ func hGit(b *builder, c *call) stream {
 			st.cwd = p
 		}
 	}
+	repo := st.cwd // where git looks for its repository
 	// GIT_WORK_TREE in the environment is --work-tree (the option wins).
 	if v, ok := b.getenv(c.st, "GIT_WORK_TREE"); ok && !c.a.has("--work-tree") {
 		st = st.clone()
@@ -83,7 +85,117 @@ func hGit(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapDynamic, Rule: "git.unknown-subcommand", Program: "git", Target: sub.val, Msg: fmt.Sprintf("runs 'git %s', which guard does not know (it may be an alias that runs a command)", sub.val)}, c.sp)
 		return stream{kind: streamUnknown}
 	}
+	b.gitRepoOutside(c, repo, sub.val)
+	b.gitTreeWrite(c, st, repo, sub.val, rest[1:])
 	return b.apply(s, &call{prog: "git", sub: sub.val, fs: rest[1:], st: st, in: c.in, sp: c.sp, via: c.via})
+}
+
+// gitTreeWrite records what git puts into the work tree for the runners
+// later on the line (principle 9): another branch, a stash, a patch, the
+// commits a merge or a pick brings — content this line does not show,
+// from the network for pull. git mv moves a file to the name a script
+// is then run by.
+func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []field) {
+	var ops []string
+	flags := map[string]bool{}
+	for _, f := range args {
+		switch {
+		case !f.known:
+			ops = append(ops, "")
+		case strings.HasPrefix(f.val, "-"):
+			flags[strings.SplitN(f.val, "=", 2)[0]] = true
+		default:
+			ops = append(ops, f.val)
+		}
+	}
+	op0 := ""
+	if len(ops) > 0 {
+		op0 = ops[0]
+	}
+	kind := streamUnknown
+	switch sub {
+	case "checkout", "switch":
+		if len(ops) == 0 || (flags["-b"] || flags["-B"] || flags["-c"] || flags["-C"] || flags["--orphan"]) && len(ops) <= 1 {
+			return
+		}
+	case "reset":
+		if !flags["--hard"] && !flags["--merge"] && !flags["--keep"] {
+			return
+		}
+	case "stash":
+		switch op0 {
+		case "list", "show", "drop", "clear", "create", "store":
+			return
+		}
+	case "apply":
+		if flags["--check"] || flags["--stat"] || flags["--numstat"] || flags["--summary"] || flags["--cached"] {
+			return
+		}
+	case "bisect":
+		switch op0 {
+		case "log", "view", "visualize", "terms":
+			return
+		}
+	case "pull":
+		kind = streamNetwork
+	case "mv":
+		if len(ops) >= 2 && ops[len(ops)-1] != "" {
+			if p, ok := b.ctx.Resolve(st.cwd, ops[len(ops)-1]); ok {
+				c.st.wrote(p, stream{kind: streamUnknown})
+			}
+		}
+		return
+	case "restore", "merge", "rebase", "cherry-pick", "revert", "am", "read-tree", "checkout-index", "sparse-checkout":
+	default:
+		return
+	}
+	dir := repo
+	if ws := b.ctx.Workspace; ws != "" && b.ctx.WorkspaceUsable() && (dir == ws || strings.HasPrefix(dir, ws+"/")) {
+		dir = ws // the whole work tree, not only the cwd's part of it
+	}
+	if dir != "" {
+		c.st.wrote(dir, stream{kind: kind})
+	}
+}
+
+// gitNoRepo are the subcommands that do not read the configuration of
+// the repository they are run in (or make a new one; apply outside a
+// repository is a patch program).
+var gitNoRepo = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"clone": true, "init": true, "help": true, "version": true, "config": true, "apply": true}
+})
+
+// gitRepoOutside: git reads the configuration of the repository it runs
+// in and runs what it names (core.fsmonitor on status, core.pager on
+// log, hooks on commit); the workspace's own are guarded by the
+// checkpoint, but one outside the workspace holds code this review did
+// not read, as a Makefile there does (cd ~/other && make is B).
+func (b *builder) gitRepoOutside(c *call, dir, sub string) {
+	if b.ctx.Remote || !b.ctx.WorkspaceUsable() || gitNoRepo()[sub] {
+		return
+	}
+	for _, d := range c.a.values("--git-dir") {
+		dir = ""
+		if p, ok := b.ctx.Resolve(c.st.cwd, d.val); ok && d.known {
+			dir = p
+		}
+	}
+	if dir == "" {
+		b.add(Effect{Cap: CapExec, Rule: "exec.runner-outside", Program: "git", Class: ClassUnknown,
+			Msg: "runs git in a repository guard cannot resolve, whose config and hooks (commands git runs) this review did not read"}, c.sp)
+		return
+	}
+	dir = strings.TrimSuffix(dir, "/.git") // --git-dir=DIR/.git: the repository at DIR
+	ws := path.Clean(b.ctx.Workspace)
+	if dir == ws || strings.HasPrefix(dir, ws+"/") {
+		return
+	}
+	switch cl := b.ctx.Classify(dir); cl {
+	case ClassTemp, ClassNull:
+	default:
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.runner-outside", Program: "git", Target: dir, Class: cl,
+			Msg: "runs git in " + describeTarget(dir, cl) + ", whose repository's config and hooks (commands git runs) this review did not read"}, c.sp)
+	}
 }
 
 var (

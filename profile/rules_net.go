@@ -61,6 +61,7 @@ func networkTable() map[string]*spec {
 		}),
 		"docker":  later(dockerSpec),
 		"podman":  later(dockerSpec),
+		"nerdctl": later(dockerSpec), // containerd's docker-compatible client
 		"kubectl": later(kubectlSpec),
 		"oc":      later(kubectlSpec),
 		"helm": subs(fetch("helm.read", "reads from the cluster"), map[string]*spec{
@@ -81,8 +82,8 @@ func networkTable() map[string]*spec {
 		"aws":       later(awsSpec),
 		"gcloud":    {val: "--command", fn: hCloudRemote, rows: []row{{"cloud.read", CapFetch, "", "", "talks to Google Cloud"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|patch|apply|start|stop|resize)", "", "changes Google Cloud resources"}, {"cloud.delete", CapPublish, "any~^delete$|^destroy$", "", "deletes Google Cloud resources, which cannot be undone"}}},
 		"az":        {val: "--scripts", fn: hCloudRemote, rows: []row{{"cloud.read", CapFetch, "", "", "talks to Azure"}, {"cloud.write", CapSend, "any~^(create|update|deploy|set|add|start|stop)$", "", "changes Azure resources"}, {"cloud.delete", CapPublish, "any~^delete$|^purge$", "", "deletes Azure resources, which cannot be undone"}}},
-		"psql":      {val: "-c -f -h -p -U -d --command --file --host --port --username --dbname -v --set", rows: []row{{"db.connect", CapSend, "", "", "connects to a PostgreSQL database"}}, fn: hSQL("-c --command")},
-		"mysql":     {val: "-e -h -P -u -D --execute --host --port --user --database", rows: []row{{"db.connect", CapSend, "", "", "connects to a MySQL database"}}, fn: hSQL("-e --execute")},
+		"psql":      {val: "-c -f -h -p -U -d --command --file --host --port --username --dbname -v --set -o --output -L --log-file", rows: []row{{"db.connect", CapSend, "", "", "connects to a PostgreSQL database"}, {"fs.output", CapWrite, "", "-o|--output|-L|--log-file", "writes query results to"}}, fn: hSQL("-c --command")},
+		"mysql":     {val: "-e -h -P -u -D --execute --host --port --user --database --tee", rows: []row{{"db.connect", CapSend, "", "", "connects to a MySQL database"}, {"fs.output", CapWrite, "", "--tee", "writes the session to"}}, fn: hSQL("-e --execute")},
 		"mariadb":   {val: "-e -h -P -u -D --execute", rows: []row{{"db.connect", CapSend, "", "", "connects to a MariaDB database"}}, fn: hSQL("-e --execute")},
 		"sqlite3":   {val: "-cmd -separator -init", rows: []row{{"db.sqlite", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd")},
 		"duckdb":    {val: "-cmd -c -s -separator -init -nullvalue", rows: []row{{"db.duckdb", CapWrite, "", "op0", "opens the database"}}, fn: hSQL("-cmd -c -s")},
@@ -119,7 +120,7 @@ func networkTable() map[string]*spec {
 			"star": whole("pkg.account", CapSend, "stars a package"), "unstar": whole("pkg.account", CapSend, "unstars a package"), "logout": whole("pkg.login", CapSend, "logs out of the registry"),
 			"cache": subs(whole("dev.clean-cache", CapDelete, "changes npm's cache"), map[string]*spec{"ls": plain(), "list": plain()}),
 			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not in package.json"),
-			"link":  whole("pkg.link", CapWrite, "links packages globally, outside the workspace"), "unlink": whole("pkg.link", CapWrite, "removes global links"),
+			"link":  fetch("pkg.link", "links the package into npm's global directory, outside the workspace, installing it and what it depends on (their install scripts run)"), "unlink": globalLink("removes links from npm's global directory, outside the workspace"),
 			"edit": whole("pkg.edit", CapDynamic, "opens an installed package in an editor"), "explore": {posix: true, fn: wrap(1), rows: []row{{"pkg.edit", CapDynamic, "", "", "opens a shell in an installed package, or runs a command there"}}},
 			"docs": whole("dev.browser", CapDesktop, "opens a web page"), "home": whole("dev.browser", CapDesktop, "opens a web page"), "repo": whole("dev.browser", CapDesktop, "opens a web page"), "bugs": whole("dev.browser", CapDesktop, "opens a web page"),
 			"ls": plain(), "list": plain(), "ll": plain(), "la": plain(), "explain": plain(), "why": plain(), "root": plain(), "prefix": plain(), "bin": plain(),
@@ -159,10 +160,19 @@ func networkTable() map[string]*spec {
 			"access": whole("pkg.account", CapPublish, "changes who can access a package"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain(), "ls": plain()}),
 			"cache":  subs(whole("dev.clean-cache", CapDelete, "changes yarn's cache"), map[string]*spec{"list": plain(), "dir": plain()}),
 			"global": fetch("pkg.install-user", "installs packages for your user, outside the workspace"), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out"),
-			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes global links"), "autoclean": whole("pkg.uninstall", CapDelete, "deletes files from node_modules"),
+			"link": globalLink("links packages into yarn's global directory, outside the workspace"), "unlink": globalLink("removes links from yarn's global directory, outside the workspace"), "autoclean": whole("pkg.uninstall", CapDelete, "deletes files from node_modules"),
 			"set": fetch("pkg.install", "downloads yarn itself or changes its settings"), "plugin": fetch("pkg.install", "downloads and installs yarn plugins (code yarn runs)"), "policies": fetch("pkg.install", "downloads yarn itself"),
 			"list": plain(), "info": fetch("pkg.audit", "queries the registry"), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "versions": plain(), "bin": plain(), "dir": plain(),
-			"*": {fn: yarnBare},
+			// workspace NAME and workspaces foreach run a yarn command (a
+			// script, exec, a binary) in workspaces.
+			"workspace": {posix: true, fn: func(b *builder, c *call) stream {
+				if len(c.a.rest) < 2 {
+					return stream{}
+				}
+				return b.exec(append([]field{staticField("yarn", c.sp)}, c.a.rest[1:]...), c.st, c.in, "yarn workspace", c.sp)
+			}},
+			"workspaces": {fn: hYarnForeach},
+			"*":          {fn: yarnBare},
 		}),
 		"pnpm": subs(&spec{}, map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "i": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),
@@ -172,7 +182,7 @@ func networkTable() map[string]*spec {
 			"team": whole("pkg.account", CapPublish, "changes a registry team"), "org": whole("pkg.account", CapPublish, "changes a registry organisation"), "dist-tag": whole("pkg.publish", CapPublish, "changes a published package's tags"),
 			"store": subs(whole("dev.clean-cache", CapDelete, "changes pnpm's store"), map[string]*spec{"path": plain(), "status": plain()}),
 			"prune": whole("pkg.uninstall", CapDelete, "removes packages that are not needed"), "remove": whole("pkg.uninstall", CapWrite, "removes packages"), "rm": whole("pkg.uninstall", CapWrite, "removes packages"),
-			"link": whole("pkg.link", CapWrite, "links packages globally"), "unlink": whole("pkg.link", CapWrite, "removes links"), "exec": {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs a project binary"}}},
+			"link": globalLink("links packages into pnpm's global directory, outside the workspace"), "unlink": globalLink("removes links, from pnpm's global directory too"), "exec": {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs a project binary"}}},
 			"ls": plain(), "list": plain(), "why": plain(), "outdated": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "view": fetch("pkg.audit", "queries the registry"), "info": fetch("pkg.audit", "queries the registry"), "help": plain(), "--version": plain(), "root": plain(), "bin": plain(),
 			"*": {fn: yarnBare},
 		}),
@@ -207,10 +217,31 @@ func networkTable() map[string]*spec {
 	}
 }
 
+// globalLink: a package manager's link and unlink change its global
+// directory, outside the workspace wherever its configuration puts it
+// (B, as a write outside the workspace is).
+func globalLink(msg string) *spec {
+	return &spec{fn: func(b *builder, c *call) stream {
+		b.add(Effect{Cap: CapWrite, Rule: "pkg.link", Program: c.prog, Class: ClassOutside, Target: "(" + c.prog + "'s global directory)", Msg: msg}, c.sp)
+		return stream{}
+	}}
+}
+
 func pipSpec() *spec {
 	fetch := func(id, msg string) *spec { return whole(id, CapFetch, msg) }
 	return subs(&spec{}, map[string]*spec{
-		"install":   fetch("pkg.install", "downloads and installs Python packages (their build scripts run)"),
+		// --target, --prefix, --root and --src name where the packages
+		// (and their .pth files, which every later python runs) land.
+		"install": {val: "-t --target --prefix --root --src -r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f --find-links --python-version --platform --implementation --abi --upgrade-strategy --progress-bar --report", fn: func(b *builder, c *call) stream {
+			// A package may hold any name (a .pth file, a script), as an
+			// archive extracted there may (principle 10).
+			for _, d := range c.a.values("-t", "--target", "--prefix", "--root", "--src") {
+				b.writeAnyName(c, d, "fs.write", "may install any name into")
+			}
+			return stream{}
+		}, rows: []row{
+			{"pkg.install", CapFetch, "", "", "downloads and installs Python packages (their build scripts run)"},
+			{"fs.write", CapWrite, "", "-t|--target|--prefix|--root|--src", "installs Python packages into"}}},
 		"download":  fetch("pkg.install", "downloads Python packages"),
 		"uninstall": whole("pkg.uninstall", CapDelete, "removes installed Python packages"),
 		"help":      plain(), "inspect": plain(), "debug": plain(), "hash": plain(),

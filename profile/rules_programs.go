@@ -43,17 +43,87 @@ func programsTable() map[string]*spec {
 		// direnv allow and mise trust approve a directory's .envrc or
 		// mise.toml: from then on your own shell runs it on every cd into
 		// the directory, outside guard's sandbox and without a review.
-		"direnv": {rows: []row{
+		"direnv": {fn: hRunsAfter("exec", 1, "the directory's .envrc"), rows: []row{
 			{"persist.code-approval", CapPersistence, "op0~^(allow|permit|grant|edit)$", "", "approves a directory's .envrc, which your shell then runs on every cd into it, outside the sandbox"},
-			{"tool.unknown-subcommand", CapDynamic, "!op0~^(allow|permit|grant|edit|deny|revoke|block|status|version|help|hook|stdlib|dump|export|fetchurl|prune|reload|show_dump|--help|--version)$ ops", "", "runs a direnv subcommand guard does not know"},
+			{"tool.unknown-subcommand", CapDynamic, "!op0~^(allow|permit|grant|edit|deny|revoke|block|status|version|help|hook|stdlib|dump|export|fetchurl|prune|reload|show_dump|exec|--help|--version)$ ops", "", "runs a direnv subcommand guard does not know"},
 		}},
-		"mise": {rows: []row{
+		// Dotfile managers write your home's start-up files by design:
+		// any verb that is not a listed query is persistence.
+		"chezmoi": {rows: []row{{"persist.dotfiles", CapPersistence, "ops !op0~^(diff|status|managed|unmanaged|data|doctor|cat|cat-config|source-path|target-path|verify|ignored|help|completion|execute-template|dump|dump-config|license|--version|-h|--help)$", "", "writes files in your home directory, start-up files among them (chezmoi)"}}},
+		"yadm":    {rows: []row{{"persist.dotfiles", CapPersistence, "ops !op0~^(status|diff|log|list|show|ls-files|version|help|introspect|--version|-h|--help)$", "", "changes files in your home directory, start-up files among them (yadm is git with your home as its work tree)"}}},
+		"home-manager": {rows: []row{
+			{"persist.dotfiles", CapPersistence, "ops !op0~^(generations|packages|news|option|help|build|instantiate|--version|-h|--help)$", "", "activates a configuration that writes your home's start-up files and services (home-manager)"},
+			{"pkg.install", CapFetch, "op0~^(build|instantiate)$", "", "downloads and builds a home configuration"},
+		}},
+		"stow": {val: "-d --dir -t --target --ignore --defer --override", fn: hStow},
+		"mise": {fn: hRunsAfter("exec x", -1, ""), rows: []row{
 			{"persist.code-approval", CapPersistence, "op0~^trust$ !--untrust", "", "approves a directory's mise.toml (its env, hooks and tasks), which mise then runs on every cd into it, outside the sandbox"},
 		}},
 	} {
 		t[k] = v
 	}
 	return t
+}
+
+// hStow: stow links (or with -D unlinks) its packages' files into the
+// target directory (-t, else the stow directory's parent): any name, so
+// into a home that may be .bashrc (principle 10). -n only simulates.
+func hStow(b *builder, c *call) stream {
+	if c.a.has("-n", "--no", "--simulate") {
+		return stream{}
+	}
+	target := field{}
+	if ts := c.a.values("-t", "--target"); len(ts) > 0 {
+		target = ts[len(ts)-1]
+	} else {
+		dir := staticField(".", c.sp)
+		if ds := c.a.values("-d", "--dir"); len(ds) > 0 {
+			dir = ds[len(ds)-1]
+		}
+		if dir.known {
+			target = staticField(dir.val+"/..", span{dir.pos, dir.end})
+		}
+	}
+	if !target.known {
+		b.add(Effect{Cap: CapWrite, Rule: "persist.dotfiles", Program: c.prog, Class: ClassUnknown, Target: target.display(), Msg: "links files into a directory guard cannot resolve"}, c.sp)
+		return stream{}
+	}
+	b.pathEffect(CapWrite, "persist.dotfiles", c.prog, target, c.st, c.sp, "links files into")
+	b.writeAnyName(c, target, "persist.dotfiles", "may link any name into")
+	return stream{}
+}
+
+// hRunsAfter: a verb in verbs (space-separated) runs the command that
+// follows — skip operands after the verb (direnv exec DIR CMD), or, for
+// skip < 0, the words after -- (mise exec TOOL@VER -- CMD); a command
+// guard cannot find there is code it does not review. loads names code
+// the tool runs first (a directory's .envrc).
+func hRunsAfter(verbs string, skip int, loads string) handler {
+	return func(b *builder, c *call) stream {
+		if len(c.a.ops) == 0 || !c.a.ops[0].known || !strings.Contains(" "+verbs+" ", " "+c.a.ops[0].val+" ") {
+			return stream{}
+		}
+		if loads != "" {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Msg: "runs " + loads + " first, which guard does not review"}, c.sp)
+		}
+		start := -1
+		switch {
+		case skip >= 0 && len(c.a.ops) > skip+1:
+			start = indexOf(c.fs, c.a.ops[skip+1])
+		case skip < 0:
+			for i := indexOf(c.fs, c.a.ops[0]); i < len(c.fs); i++ {
+				if c.fs[i].known && c.fs[i].val == "--" {
+					start = i + 1
+					break
+				}
+			}
+		}
+		if start < 0 || start >= len(c.fs) {
+			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Program: c.prog, Msg: "runs a command guard cannot find on the line"}, c.sp)
+			return stream{kind: streamUnknown}
+		}
+		return b.exec(c.fs[start:], c.st, c.in, c.prog+" "+c.a.ops[0].val, c.sp)
+	}
 }
 
 // programRows are rows added to programs that already have an entry: the

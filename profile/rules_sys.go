@@ -85,7 +85,7 @@ func systemTable() map[string]*spec {
 		"apt":     aptSpec(), "apt-get": aptSpec(), "aptitude": aptSpec(),
 		"dpkg": {rows: []row{{"sys.packages", CapSystem, "-i|--install|-r|--remove|-P|--purge|--configure|--unpack", "", "installs or removes system packages"}}},
 		"yum":  aptSpec(), "dnf": aptSpec(), "zypper": aptSpec(), "pacman": {rows: []row{{"sys.packages", CapSystem, "-S|-R|-U|--sync|--remove|--upgrade", "", "installs or removes system packages"}}},
-		"apk": aptSpec(), "snap": aptSpec(), "flatpak": aptSpec(), "rpm": {rows: []row{{"sys.packages", CapSystem, "-i|-U|-e|--install|--upgrade|--erase", "", "installs or removes system packages"}}},
+		"apk": aptSpec(), "snap": aptSpec(), "flatpak": flatpakSpec(), "rpm": {rows: []row{{"sys.packages", CapSystem, "-i|-U|-e|--install|--upgrade|--erase", "", "installs or removes system packages"}}},
 
 		"tmux": subs(whole("tmux.control", CapProcess, "changes tmux sessions, windows or panes, where other programs run"), map[string]*spec{
 			// Read-only and view-only commands (principle 8: anything else
@@ -139,6 +139,28 @@ func aptSpec() *spec {
 		// replay run them again or back.
 		{"sys.packages", CapSystem, "op0~^history$ any~^(undo|redo|rollback|replay|store)$", "", "undoes or repeats package transactions"},
 	}}
+}
+
+// flatpakSpec: flatpak's verbs are a package manager's, except run,
+// which starts an installed application in flatpak's own sandbox,
+// outside guard's (B, as an application the desktop starts); --command
+// runs that program there with the arguments after the application,
+// reviewed as that command line, since an application may be granted
+// the home directory.
+func flatpakSpec() *spec {
+	s := aptSpec()
+	s.rows[1].cond += " !op0~^run$"
+	s.rows = append(s.rows, row{"desktop.open", CapDesktop, "op0~^run$", "", "starts an installed application in flatpak's own sandbox, outside guard's"})
+	s.val = "--command --branch --arch --runtime --runtime-version --commit --runtime-commit --filesystem --nofilesystem --share --unshare --socket --nosocket --device --nodevice --allow --disallow --env --unset-env --cwd --installation --persist --own-name --talk-name --no-talk-name --system-own-name --system-talk-name --system-no-talk-name --app-path --usr-path --parent-pid"
+	s.fn = func(b *builder, c *call) stream {
+		cmds := c.a.values("--command")
+		if len(c.a.ops) < 2 || c.a.ops[0].val != "run" || len(cmds) == 0 {
+			return stream{}
+		}
+		app := indexOf(c.fs, c.a.ops[1])
+		return b.exec(append([]field{cmds[len(cmds)-1]}, c.fs[app+1:]...), c.st.clone(), c.in, "flatpak run --command", c.sp)
+	}
+	return s
 }
 
 func devTable() map[string]*spec {
@@ -215,6 +237,8 @@ func devTable() map[string]*spec {
 	t["cargo"].global = []row{
 		{"pkg.config-code", CapDynamic, `--config=~(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\.[^=]*\.(runner|linker)|host\.linker|credential-provider|global-credential-providers|doc\.browser)\s*=`, "", "sets a cargo setting that names a program cargo runs"},
 		{"pkg.config-code", CapDynamic, `--config=~^[^=]*$`, "", "loads cargo settings from a file this line does not show"},
+		// --target-dir is where cargo writes what it builds.
+		{"fs.output", CapWrite, "", "--target-dir", "builds into"},
 	}
 	t["tox"].val = "-c --conf -e --root --workdir"
 	t["just"] = &spec{val: "-f --justfile -d --working-directory --shell --shell-arg --set --dotenv-path --dotenv-filename --command", rows: []row{{"dev.build", CapExec, "", "", "runs the project's just recipes"}}}

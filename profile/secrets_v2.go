@@ -122,7 +122,7 @@ func (c *Context) candidates() []candidate {
 		// Python start-up hooks in any site-packages (an unresolved
 		// prefix, a *.pth name).
 		for _, d := range []string{"site-packages", "dist-packages"} {
-			c.cands = append(c.cands, candidate{comps: []string{"*", d, "*.pth"}, class: ClassPersistence})
+			c.cands = append(c.cands, candidate{comps: []string{"**", d, "*.pth"}, class: ClassPersistence})
 		}
 		for _, s := range t.persist {
 			add(s, ClassPersistence)
@@ -159,11 +159,49 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
+// othersPersist are other users' start-up files (persistRel under each
+// of otherHomes), the same for every context; worstCase matches them only
+// against a pattern that may lie in another user's home.
+var othersPersist = sync.OnceValue(func() []candidate {
+	var out []candidate
+	for _, r := range persistRel() {
+		for _, h := range otherHomes {
+			out = append(out, candidate{comps: splitPath(h + "/" + r), class: ClassPersistence})
+		}
+	}
+	return out
+})
+
+// mayBeOtherHome reports whether a pattern may name a path in another
+// user's home: its first component is unresolved or may be home, root
+// or Users.
+func mayBeOtherHome(pat []string) bool {
+	if len(pat) == 0 {
+		return false
+	}
+	for _, top := range []string{"home", "root", "Users"} {
+		if pat[0] == "**" || componentMatch(pat[0], top) {
+			return true
+		}
+	}
+	return false
+}
+
 // candCache keeps the candidate lists per home and guard directories.
 var candCache sync.Map
 
 // anyParts marks an unresolved part of a word ($X, $(…)) in a pattern.
 const anyParts = "\x00"
+
+// anyDirs marks any directories, dot directories too, between a start
+// and a name the word spells: the files find finds (find ~ -name
+// .bashrc is ~/**/.bashrc). Matched as an unresolved part is: the
+// location's own name must be spelled, so find . -name '*.o' is not
+// taken for a file in .git/hooks.
+const anyDirs = "\x01"
+
+// anyDirsShown writes both markers as ** in what the user reads.
+var anyDirsShown = strings.NewReplacer(anyParts, "**", anyDirs, "**")
 
 var unresolvedPart = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[0-9@*#?$!-]|`[^`]*`")
@@ -197,7 +235,7 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 		switch {
 		case c == "" || c == ".":
 			continue
-		case c == anyParts:
+		case c == anyParts || c == anyDirs:
 			pat = append(pat, "**")
 		default:
 			if strings.Contains(c, anyParts) {
@@ -228,6 +266,13 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			return f.display(), cand.class, true
 		}
 	}
+	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
+		for _, cand := range othersPersist() {
+			if couldNameUnder(pat, cand.comps, fold, dot) {
+				return f.display(), cand.class, true
+			}
+		}
+	}
 	return "", "", false
 }
 
@@ -248,6 +293,12 @@ func nameMatch(pat, loc []string, lit bool) bool {
 	}
 	if pat[0] == "**" {
 		return nameMatch(pat[1:], loc, lit) || nameMatch(pat, loc[1:], lit)
+	}
+
+	if loc[0] == "**" {
+		// A location under any directory (**/site-packages/*.pth):
+		// any number of the word's components lead to it.
+		return nameMatch(pat, loc[1:], lit) || nameMatch(pat[1:], loc, lit)
 	}
 	if !componentMatch(pat[0], loc[0]) {
 		return false

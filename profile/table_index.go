@@ -44,6 +44,7 @@ var tableNames = [...]string{
 	"base32",
 	"base64",
 	"basename",
+	"basenc",
 	"bash",
 	"bat",
 	"batch",
@@ -64,10 +65,12 @@ var tableNames = [...]string{
 	"bun",
 	"bundle",
 	"bunx",
+	"bunzip2",
 	"busctl",
 	"busybox",
 	"bw",
 	"bwrap",
+	"bzcat",
 	"bzip2",
 	"c++filt",
 	"cProfile",
@@ -84,6 +87,7 @@ var tableNames = [...]string{
 	"chamber",
 	"chattr",
 	"cheat",
+	"chezmoi",
 	"chgrp",
 	"chkconfig",
 	"chmod",
@@ -141,6 +145,7 @@ var tableNames = [...]string{
 	"date",
 	"dbus-run-session",
 	"dbus-send",
+	"dc",
 	"dconf",
 	"dd",
 	"delv",
@@ -285,6 +290,7 @@ var tableNames = [...]string{
 	"hexdump",
 	"hg",
 	"history",
+	"home-manager",
 	"host",
 	"hostname",
 	"hostnamectl",
@@ -349,6 +355,7 @@ var tableNames = [...]string{
 	"ldconfig",
 	"ldd",
 	"less",
+	"lftp",
 	"lighttpd",
 	"linode-cli",
 	"lksh",
@@ -371,6 +378,9 @@ var tableNames = [...]string{
 	"lxc",
 	"lynx",
 	"lz4",
+	"lz4cat",
+	"lzcat",
+	"lzma",
 	"m4",
 	"magick",
 	"mail",
@@ -418,6 +428,7 @@ var tableNames = [...]string{
 	"nc",
 	"ncat",
 	"neonctl",
+	"nerdctl",
 	"netcat",
 	"netlify",
 	"newgrp",
@@ -591,6 +602,7 @@ var tableNames = [...]string{
 	"size",
 	"sleep",
 	"sls",
+	"smbclient",
 	"snap",
 	"socat",
 	"sops",
@@ -612,6 +624,7 @@ var tableNames = [...]string{
 	"stat",
 	"staticcheck",
 	"stdbuf",
+	"stow",
 	"strace",
 	"strings",
 	"strip",
@@ -681,13 +694,18 @@ var tableNames = [...]string{
 	"uname",
 	"unar",
 	"unbuffer",
+	"uncompress",
 	"uniq",
 	"unlink",
+	"unlz4",
+	"unlzma",
 	"unrar",
 	"unset",
 	"unshare",
 	"unsquashfs",
+	"unxz",
 	"unzip",
+	"unzstd",
 	"update-alternatives",
 	"update-desktop-database",
 	"update-rc.d",
@@ -695,6 +713,7 @@ var tableNames = [...]string{
 	"useradd",
 	"userdel",
 	"usermod",
+	"uudecode",
 	"uv",
 	"uvx",
 	"valgrind",
@@ -746,6 +765,8 @@ var tableNames = [...]string{
 	"xvfb-run",
 	"xxd",
 	"xz",
+	"xzcat",
+	"yadm",
 	"yarn",
 	"yash",
 	"ydotool",
@@ -760,6 +781,7 @@ var tableNames = [...]string{
 	"zipfile",
 	"zsh",
 	"zstd",
+	"zstdcat",
 	"zypper",
 }
 
@@ -802,6 +824,7 @@ var tableOf = [...]uint8{
 	0,  // base32
 	0,  // base64
 	0,  // basename
+	0,  // basenc
 	4,  // bash
 	0,  // bat
 	2,  // batch
@@ -822,10 +845,12 @@ var tableOf = [...]uint8{
 	1,  // bun
 	1,  // bundle
 	5,  // bunx
+	0,  // bunzip2
 	8,  // busctl
 	4,  // busybox
 	6,  // bw
 	4,  // bwrap
+	0,  // bzcat
 	0,  // bzip2
 	4,  // c++filt
 	11, // cProfile
@@ -842,6 +867,7 @@ var tableOf = [...]uint8{
 	6,  // chamber
 	2,  // chattr
 	4,  // cheat
+	11, // chezmoi
 	0,  // chgrp
 	2,  // chkconfig
 	0,  // chmod
@@ -899,6 +925,7 @@ var tableOf = [...]uint8{
 	0,  // date
 	4,  // dbus-run-session
 	8,  // dbus-send
+	11, // dc
 	9,  // dconf
 	0,  // dd
 	5,  // delv
@@ -1043,6 +1070,7 @@ var tableOf = [...]uint8{
 	0,  // hexdump
 	11, // hg
 	7,  // history
+	11, // home-manager
 	5,  // host
 	0,  // hostname
 	2,  // hostnamectl
@@ -1107,6 +1135,7 @@ var tableOf = [...]uint8{
 	2,  // ldconfig
 	4,  // ldd
 	0,  // less
+	11, // lftp
 	1,  // lighttpd
 	8,  // linode-cli
 	4,  // lksh
@@ -1129,6 +1158,9 @@ var tableOf = [...]uint8{
 	8,  // lxc
 	5,  // lynx
 	11, // lz4
+	0,  // lz4cat
+	0,  // lzcat
+	0,  // lzma
 	4,  // m4
 	7,  // magick
 	1,  // mail
@@ -1176,6 +1208,7 @@ var tableOf = [...]uint8{
 	1,  // nc
 	1,  // ncat
 	8,  // neonctl
+	1,  // nerdctl
 	1,  // netcat
 	8,  // netlify
 	2,  // newgrp
@@ -1349,6 +1382,7 @@ var tableOf = [...]uint8{
 	4,  // size
 	0,  // sleep
 	8,  // sls
+	11, // smbclient
 	2,  // snap
 	1,  // socat
 	11, // sops
@@ -1370,6 +1404,7 @@ var tableOf = [...]uint8{
 	0,  // stat
 	3,  // staticcheck
 	0,  // stdbuf
+	11, // stow
 	4,  // strace
 	0,  // strings
 	7,  // strip
@@ -1439,13 +1474,18 @@ var tableOf = [...]uint8{
 	0,  // uname
 	11, // unar
 	0,  // unbuffer
+	0,  // uncompress
 	7,  // uniq
 	0,  // unlink
+	0,  // unlz4
+	0,  // unlzma
 	7,  // unrar
 	0,  // unset
 	4,  // unshare
 	11, // unsquashfs
+	0,  // unxz
 	0,  // unzip
+	0,  // unzstd
 	8,  // update-alternatives
 	7,  // update-desktop-database
 	2,  // update-rc.d
@@ -1453,6 +1493,7 @@ var tableOf = [...]uint8{
 	2,  // useradd
 	2,  // userdel
 	2,  // usermod
+	0,  // uudecode
 	1,  // uv
 	5,  // uvx
 	4,  // valgrind
@@ -1504,6 +1545,8 @@ var tableOf = [...]uint8{
 	0,  // xvfb-run
 	0,  // xxd
 	0,  // xz
+	0,  // xzcat
+	11, // yadm
 	1,  // yarn
 	4,  // yash
 	2,  // ydotool
@@ -1518,5 +1561,6 @@ var tableOf = [...]uint8{
 	11, // zipfile
 	4,  // zsh
 	11, // zstd
+	0,  // zstdcat
 	2,  // zypper
 }

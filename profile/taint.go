@@ -233,6 +233,20 @@ func intoDir(prev handler) handler {
 					b.pathEffect(CapWrite, "fs.write", c.prog, staticField(p, span{dest.pos, dest.end}), c.st, c.sp, "writes")
 				}
 			}
+		} else if !dest.known {
+			// A directory guard cannot see: each source lands under its
+			// own name there, which may be a start-up file's
+			// (cp x.pth $D/site-packages/).
+			for _, s := range srcs {
+				if s.known && !s.glob && path.Base(s.val) != "." && path.Base(s.val) != "/" {
+					in := dest
+					in.val = strings.TrimSuffix(dest.val, "/") + "/" + path.Base(s.val)
+					in.raw = strings.TrimSuffix(dest.display(), "/") + "/" + path.Base(s.val)
+					if _, cl, ok := b.worstCase(in, c.st); ok && (cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard) {
+						b.pathEffect(CapWrite, "fs.write", c.prog, in, c.st, c.sp, "writes")
+					}
+				}
+			}
 		}
 		return prev(b, c)
 	}

@@ -1,0 +1,64 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFilterText(t *testing.T) {
+	tests := []struct {
+		prog, args, in string
+		want           string
+		ok             bool
+	}{
+		{"cat", "", "a\nb\n", "a\nb\n", true},
+		{"cat", "-u", "a\n", "a\n", true},
+		{"cat", "-n", "a\n", "", false},
+		{"cat", "-v", "a\n", "", false},
+		{"tee", "-a out.txt", "a\n", "a\n", true},
+		{"head", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", true},
+		{"head", "-n 1", "a\nb\n", "a\n", true},
+		{"head", "-n1", "a\nb\n", "a\n", true},
+		{"head", "-2", "a\nb\nc", "a\nb\n", true},
+		{"head", "--lines=1", "a\nb\n", "a\n", true},
+		{"head", "-n -1", "a\nb\n", "a\n", true},
+		{"head", "-c 3", "abcdef", "abc", true},
+		{"head", "-c3", "é", "é", true},
+		{"head", "-c1", "é", "\xc3", true},
+		{"head", "-n +1", "a\n", "", false},
+		{"head", "-n 1k", "a\n", "", false},
+		{"head", "-z", "a\n", "", false},
+		{"head", "file.txt", "a\n", "", false},
+		{"tail", "-n 1", "a\nb\n", "b\n", true},
+		{"tail", "-n 1", "a\nb", "b", true},
+		{"tail", "-n +2", "a\nb\nc\n", "b\nc\n", true},
+		{"tail", "-n +0", "a\nb\n", "a\nb\n", true},
+		{"tail", "-c 4", "ab\ncd\n", "\ncd\n", true},
+		{"tail", "-c +2", "abc", "bc", true},
+		{"tail", "-n -1", "a\n", "", false},
+		{"tail", "-f", "a\n", "", false},
+		{"rev", "", "ab c\nxy\n", "c ba\nyx\n", true},
+		{"rev", "", "héllo", "olléh", true},
+		{"rev", "", "\xff", "", false},
+		{"rev", "-0", "a\n", "", false},
+		{"tac", "", "a\nb\n", "b\na\n", true},
+		{"tac", "", "a\nb", "ba\n", true},
+		{"tac", "-s x", "a\n", "", false},
+		{"sort", "", "b\na\n", "", false},
+		{"fold", "-w 3", "abcdef\n", "", false},
+	}
+	for _, tt := range tests {
+		var fs []field
+		for _, a := range strings.Fields(tt.args) {
+			fs = append(fs, field{val: a, known: true})
+		}
+		got, ok := filterText(tt.prog, fs, tt.in)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("%s %s on %q = %q, %v; want %q, %v", tt.prog, tt.args, tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	// An argument guard cannot see may be any option.
+	if _, ok := filterText("head", []field{{raw: "$N"}}, "a\n"); ok {
+		t.Errorf("head with an argument that is not static was computed")
+	}
+}
