@@ -81,18 +81,41 @@ var (
 // hookEnv is what a decision depends on besides its input; tests replace
 // it.
 type hookEnv struct {
-	exe      func() string // guard's path, for the sandbox rewrite
+	// exe is guard's path, for the sandbox rewrite; an error (guard
+	// cannot name itself) makes a rewrite a deny.
+	exe      func() (string, error)
 	ppid     int
 	deadline time.Duration
 }
 
+// hookGuardPath finds guard's path for the rewrite. Only the test binary
+// replaces it (to panic, proving that a panic while finding it is a
+// deny); the shipped binary reads no switch for it.
+var hookGuardPath = guardPath
+
 func defaultHookEnv() hookEnv {
 	// Finding guard's path (its own, and PATH's guard) is a walk of the
 	// file system: it runs while the event is read and reviewed, and only
-	// a rewrite waits for it (the deadline still bounds the wait).
-	exe := make(chan string, 1)
-	go func() { exe <- guardPath() }()
-	return hookEnv{exe: sync.OnceValue(func() string { return <-exe }), ppid: os.Getppid(), deadline: hookDeadline}
+	// a rewrite waits for it (the deadline still bounds the wait). A
+	// panic there would end the process with Go's exit status 2 and no
+	// answer: it is recovered into an error, which the rewrite denies on.
+	type found struct {
+		path string
+		err  error
+	}
+	exe := make(chan found, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				exe <- found{err: fmt.Errorf("internal error while finding guard's own path: %v", r)}
+			}
+		}()
+		exe <- found{path: hookGuardPath()}
+	}()
+	return hookEnv{exe: sync.OnceValues(func() (string, error) {
+		f := <-exe
+		return f.path, f.err
+	}), ppid: os.Getppid(), deadline: hookDeadline}
 }
 
 func newHookCmd(s *streams) *cobra.Command {
@@ -392,7 +415,13 @@ func (h *hookCall) record(r audit.Record) bool {
 }
 
 // recorded is a, unless r cannot be recorded: then a deny.
+// An a that is already a deny (building the answer failed, and h.fail
+// recorded that) is returned as it is: r, which says what would have
+// happened, never reaches the log.
 func (h *hookCall) recorded(r audit.Record, a hookAnswer) hookAnswer {
+	if a.decision == hookDeny {
+		return a
+	}
 	if !h.record(r) {
 		return denyf("guard: error: the audit log cannot be written, so guard allows nothing; denied (run 'guard doctor')")
 	}
@@ -528,7 +557,14 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 // rewritten is an answer whose command is text run through guard run
 // (with extra flags before -c).
 func (h *hookCall) rewritten(decision, text, reason string, extra ...string) hookAnswer {
-	argv := append([]string{h.env.exe(), "run", "--provenance", "agent"}, extra...)
+	exe, err := h.env.exe()
+	if err == nil && exe == "" {
+		err = errors.New("guard cannot name its own executable for the sandbox rewrite")
+	}
+	if err != nil {
+		return h.fail(text, "%v", err)
+	}
+	argv := append([]string{exe, "run", "--provenance", "agent"}, extra...)
 	cmd, err := parse.Quote(append(argv, "-c", text))
 	if err != nil {
 		return h.fail(text, "cannot quote the command for guard run: %v", err)
