@@ -347,6 +347,9 @@ func (h *hookCall) parse(data []byte) error {
 	if err := json.Unmarshal(data, &h.ev); err != nil {
 		return fmt.Errorf("malformed hook input: %v", err)
 	}
+	if err := checkHookKeys(data); err != nil {
+		return fmt.Errorf("malformed hook input: %v", err)
+	}
 	ev := &h.ev
 	switch {
 	case ev.HookEventName != h.p.event:

@@ -8,6 +8,88 @@ import (
 	"github.com/guard-sh/guard/audit"
 )
 
+// hookAttack is one hostile (or benign control) event and the answer it
+// must get.
+type hookAttack struct {
+	name  string
+	agent string
+	// event is the raw JSON, with $PROJ and $HOME for the world's
+	// directories.
+	event string
+	setup func(t *testing.T, w *hookWorld)
+	want  string // hookDeny, hookAsk, hookAllow or hookNoOpinion
+	// says must appear in stderr (a deny) or stdout (any other answer).
+	says string
+}
+
+func runHookAttacks(t *testing.T, cases []hookAttack) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newHookWorld(t)
+			if c.setup != nil {
+				c.setup(t, w)
+			}
+			in := strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.event)
+			r := callHook(c.agent, in)
+			got := hookNoOpinion
+			for _, d := range []string{hookAllow, hookAsk, hookDeny} {
+				if strings.Contains(r.stdout, `"permissionDecision":"`+d+`"`) || strings.Contains(r.stdout, `"decision":"`+d+`"`) {
+					got = d
+				}
+			}
+			wantCode := 0
+			if c.want == hookDeny {
+				wantCode = exitHookBlock
+			}
+			if got != c.want || r.code != wantCode {
+				t.Fatalf("answer %q exit %d, want %q exit %d\nstdout %s\nstderr %s", got, r.code, c.want, wantCode, r.stdout, r.stderr)
+			}
+			text := r.stdout
+			if c.want == hookDeny {
+				text = r.stderr
+			}
+			if c.says != "" && !strings.Contains(text, strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.says)) {
+				t.Errorf("answer does not say %q:\n%s", c.says, text)
+			}
+		})
+	}
+}
+
+// claudeEvent is a PreToolUse event for tool with input (raw JSON) and
+// extra top-level members (raw, "" for none).
+func claudeEvent(tool, input, extra string) string {
+	ev := `{"session_id":"s","cwd":"$PROJ","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input
+	if extra != "" {
+		ev += "," + extra
+	}
+	return ev + "}"
+}
+
+// TestHookAmbiguousJSON: an event whose keys could be read one way by
+// guard (Go keeps the last duplicate and matches fields ignoring case) and
+// another by the agent is denied. Each attack was no opinion before: guard
+// judged a Read (or a workspace cwd) while the agent wrote ~/.bashrc.
+func TestHookAmbiguousJSON(t *testing.T) {
+	write := `{"file_path":"$HOME/.bashrc","content":"x"}`
+	runHookAttacks(t, []hookAttack{
+		{name: "tool_name_case", agent: "claude", event: claudeEvent("Write", write, `"Tool_Name":"Read"`), want: hookDeny, says: `the keys "tool_name" and "Tool_Name" differ only in case`},
+		{name: "tool_name_twice", agent: "claude", event: claudeEvent("Write", write, `"tool_name":"Read"`), want: hookDeny, says: `"tool_name" appears twice`},
+		{name: "tool_input_case", agent: "claude", event: claudeEvent("Write", write, `"TOOL_INPUT":{"file_path":"$PROJ/a.txt"}`), want: hookDeny, says: "only in case"},
+		{name: "cwd_case", agent: "claude", event: strings.Replace(claudeEvent("Write", `{"file_path":".bashrc","content":"x"}`, `"CWD":"$PROJ"`), `"cwd":"$PROJ"`, `"cwd":"$HOME"`, 1), want: hookDeny, says: "only in case"},
+		// Go's field matching folds the Kelvin sign to k: this key was
+		// read as hook_event_name; the agent never wrote that key.
+		{name: "hook_event_name_kelvin", agent: "claude", event: strings.Replace(claudeEvent("Write", write, ""), `"hook_event_name"`, `"hoo\u212a_event_name"`, 1), want: hookDeny, says: `differs from "hook_event_name" only in case`},
+		{name: "tool_input_key_twice", agent: "claude", event: claudeEvent("Bash", `{"command":"rm -rf ~","command":"ls"}`, ""), want: hookDeny, says: `"command" appears twice`},
+		{name: "tool_input_keys_case", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","Command":"rm -rf ~"}`, ""), want: hookDeny, says: "differ only in case"},
+		{name: "too_deep", agent: "claude", event: claudeEvent("mcp__x__y", `{"a":`+strings.Repeat("[", 300)+strings.Repeat("]", 300)+`}`, ""), want: hookDeny, says: "nested deeper than"},
+		// Controls: the same keys in different objects, and unknown
+		// members, are fine.
+		{name: "control_same_key_nested", agent: "claude", event: claudeEvent("mcp__db__query", `{"query":"select 1","options":{"query":"x"}}`, `"transcript_path":"/t","tool_use_id":"u"`), want: hookNoOpinion},
+		{name: "control_bash", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","description":"list","timeout":120000}`, ""), want: hookAllow},
+	})
+}
+
 // TestHookGuardPathPanic: a panic in the goroutine that finds guard's own
 // path (for the sandbox rewrite) is recovered into an explicit deny with
 // one audit record. Unrecovered, it ended the process with Go's exit
