@@ -90,6 +90,52 @@ func TestHookAmbiguousJSON(t *testing.T) {
 	})
 }
 
+// TestHookToolInputs: commands and paths that tools carry under names,
+// shapes and spellings guard did not read. Each attack got no opinion
+// (or a lower level, or a false deny for the controls) before.
+func TestHookToolInputs(t *testing.T) {
+	codex := func(tool, input string) string {
+		return strings.Replace(claudeEvent(tool, input, ""), `"permission_mode":"default"`, `"permission_mode":"default","model":"x"`, 1)
+	}
+	runHookAttacks(t, []hookAttack{
+		// Unknown (MCP) tools: command keys by their words, argv arrays,
+		// a program with its arguments.
+		{name: "mcp_program_args", agent: "claude", event: claudeEvent("mcp__x__run", `{"program":"bash","args":["-c","touch $HOME/pwned"]}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "mcp_argv_array", agent: "claude", event: claudeEvent("mcp__x__run", `{"argv":["rm","-rf","$HOME"]}`, ""), want: hookDeny, says: "level C"},
+		{name: "mcp_command_line_key", agent: "claude", event: claudeEvent("mcp__x__exec", `{"commandLine":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "mcp_shell_command_key", agent: "claude", event: claudeEvent("mcp__x__exec", `{"shell_command":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "codex_exec_cmd_key", agent: "codex", event: codex("mcp__x__exec", `{"execCmd":"touch $HOME/pwned"}`), want: hookDeny, says: "fs.create"},
+		{name: "codex_shell_argv", agent: "codex", event: codex("shell", `{"command":["bash","-lc","touch $HOME/.bashrc"],"workdir":"$PROJ"}`), want: hookDeny, says: "level C"},
+		{name: "control_codex_shell_argv_ls", agent: "codex", event: codex("shell", `{"command":["bash","-lc","ls -la"],"workdir":"$PROJ"}`), want: hookNoOpinion},
+		{name: "control_command_description", agent: "claude", event: claudeEvent("mcp__x__plan", `{"command_description":"remove the build directory","push":"yes"}`, ""), want: hookNoOpinion},
+		{name: "mcp_argv_nul", agent: "claude", event: claudeEvent("mcp__x__run", `{"argv":["ls","a\u0000b"]}`, ""), want: hookDeny, says: "cannot be reviewed"},
+		// Paths in any spelling.
+		{name: "mcp_file_uri_upper", agent: "claude", event: claudeEvent("mcp__fs__write", `{"uri":"FILE://$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "mcp_file_uri_short", agent: "claude", event: claudeEvent("mcp__fs__write", `{"target":"file:$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "mcp_relative_path_any_key", agent: "claude", event: claudeEvent("mcp__fs__write", `{"name":".git/hooks/pre-commit","body":"x"}`, ""), want: hookDeny, says: "$PROJ/.git/hooks/pre-commit"},
+		{name: "mcp_home_variable", agent: "claude", event: claudeEvent("mcp__fs__write", `{"file":"$HOME/.profile"}`, ""), want: hookDeny, says: "$HOME/.profile"},
+		{name: "control_mcp_slashes", agent: "claude", event: claudeEvent("mcp__gh__get", `{"repo":"owner/repo","mime":"text/plain","query":"a/b c"}`, ""), want: hookNoOpinion},
+		// apply_patch: every member is a patch; markers read leniently.
+		{name: "patch_second_member", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n","patch":"*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_input_member", agent: "codex", event: codex("apply_patch", `{"input":"*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_marker_spacing", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n ***  Add  File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_delete_move", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n*** Update File: a.go\n*** Move to: .codex/hooks.json\n@@\n-a\n+b\n*** End Patch\n"}`), want: hookDeny, says: "agent"},
+		// Shell tools: the directory the command runs in, and members
+		// guard did not read.
+		{name: "codex_bash_workdir", agent: "codex", event: codex("Bash", `{"command":"touch .bashrc","workdir":"$HOME"}`), want: hookDeny, says: "level C"},
+		{name: "claude_bash_cwd", agent: "claude", event: claudeEvent("Bash", `{"command":"touch .bashrc","cwd":"$HOME"}`, ""), want: hookDeny, says: "level C"},
+		{name: "bash_two_dirs", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","workdir":"$PROJ","dir_path":"$HOME"}`, ""), want: hookDeny, says: "name different directories"},
+		{name: "bash_extra_script", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","script":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "control_bash_fields", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","description":"Remove ./build and rebuild","timeout":120000,"run_in_background":false}`, ""), want: hookAllow},
+		// Agent configuration directories: hooks scripts, skills,
+		// extensions.
+		{name: "write_claude_hook_script", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/hooks/check.sh","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
+		{name: "write_claude_skill", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/skills/a/SKILL.md","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
+		{name: "write_gemini_extension", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":".gemini/extensions/x/gemini-extension.json","content":"{}"}}`, want: hookDeny, says: "configures an agent"},
+		{name: "control_write_claude_md", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/CLAUDE.md","content":"x"}`, ""), want: hookNoOpinion},
+	})
+}
+
 // TestHookGuardPathPanic: a panic in the goroutine that finds guard's own
 // path (for the sandbox rewrite) is recovered into an explicit deny with
 // one audit record. Unrecovered, it ended the process with Go's exit
