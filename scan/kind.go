@@ -15,7 +15,15 @@ func KindOf(name string) Kind {
 	lower := strings.ToLower(base)
 	dir := path.Dir(name)
 	switch {
-	case strings.HasSuffix(lower, ".sh") || strings.HasSuffix(lower, ".bash"):
+	case scriptExt(lower):
+		return Script
+	case startupFile(lower):
+		// Shell startup files kept in a repository (dotfiles): the shell
+		// sources them, no shebang needed.
+		return Script
+	case gitHookNames[base]:
+		// A git hook under any hooks path (core.hooksPath=hooks,
+		// scripts/git-hooks): git runs it, with or without a shebang.
 		return Script
 	case (dir == ".github/workflows" || strings.HasSuffix(dir, "/.github/workflows")) && isYAML(lower):
 		return Workflow
@@ -48,6 +56,46 @@ func KindOf(name string) Kind {
 	return ""
 }
 
+// scriptExt reports whether a (lower-case) name's extension is a shell
+// script's. zsh and ksh scripts are read as bash: what differs either
+// parses the same or does not parse (a C finding), so nothing is skipped.
+func scriptExt(lower string) bool {
+	for _, ext := range []string{".sh", ".bash", ".zsh", ".ksh", ".mksh", ".ash", ".dash"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// startupFiles are the files (without their leading dot) that shells
+// source at start: a dotfiles repository's .bashrc runs on every login.
+var startupFiles = map[string]bool{
+	"bashrc": true, "bash_profile": true, "bash_login": true, "bash_logout": true, "bash_aliases": true,
+	"profile": true, "zshrc": true, "zshenv": true, "zprofile": true, "zlogin": true, "zlogout": true,
+	"kshrc": true, "mkshrc": true, "shrc": true,
+}
+
+// startupFile reports whether a (lower-case) base name is a shell
+// startup file: .bashrc, or bashrc as dotfiles repositories keep it
+// (profile and shrc only with their dot: alone, they name other things).
+func startupFile(lower string) bool {
+	name, dotted := strings.CutPrefix(lower, ".")
+	return startupFiles[name] && (dotted || name != "profile" && name != "shrc")
+}
+
+// gitHookNames are the hooks git runs (githooks(5)); a file so named,
+// without an extension, is a hook wherever core.hooksPath points.
+var gitHookNames = map[string]bool{
+	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true,
+	"pre-merge-commit": true, "prepare-commit-msg": true, "commit-msg": true, "post-commit": true,
+	"pre-rebase": true, "post-checkout": true, "post-merge": true, "pre-push": true, "pre-receive": true,
+	"update": true, "proc-receive": true, "post-receive": true, "post-update": true,
+	"reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
+	"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true,
+	"p4-prepare-changelist": true, "p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
+}
+
 // hookDir reports whether dir holds git hooks kept in the repository.
 func hookDir(dir string) bool {
 	b := path.Base(dir)
@@ -58,14 +106,25 @@ func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")
 }
 
-// shells are the interpreters whose scripts the reviewer can read: POSIX sh
-// and bash. zsh and fish are different languages.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true}
+// shells are the interpreters whose scripts the reviewer reads: POSIX sh
+// and bash, and the sh-family shells read as bash (zsh, ksh: what differs
+// either parses the same or does not parse, a C finding). fish is a
+// different language.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "rbash": true,
+	"zsh": true, "ksh": true, "ksh93": true, "mksh": true, "pdksh": true, "yash": true, "posh": true}
 
-// isShebangShell reports whether the file starts with a #! line naming sh or
-// bash, directly (#!/bin/sh) or through env (#!/usr/bin/env bash,
-// #!/usr/bin/env -S bash -e).
+// launchers run the program named later on the #! line: env (with its
+// options, some of which take a value: -u NAME, -C DIR, -S 'bash -e') and
+// the multicall binaries (#!/bin/busybox sh).
+var launchers = map[string]bool{"env": true, "busybox": true, "toybox": true}
+
+// isShebangShell reports whether the file starts with a #! line naming a
+// shell, directly (#!/bin/sh) or through a launcher (#!/usr/bin/env bash,
+// #!/usr/bin/env -S bash -e, #!/usr/bin/env -u X bash, #!/bin/busybox
+// sh). A UTF-8 byte order mark before #! does not hide it: the kernel
+// refuses such a file and the shell that tried it runs it as a script.
 func isShebangShell(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	if !bytes.HasPrefix(head, []byte("#!")) {
 		return false
 	}
@@ -77,16 +136,20 @@ func isShebangShell(head []byte) bool {
 	if len(fields) == 0 {
 		return false
 	}
-	prog := path.Base(fields[0])
-	if prog == "env" {
-		prog = ""
-		for _, f := range fields[1:] {
-			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
-				continue
-			}
-			prog = path.Base(f)
-			break
+	if !launchers[path.Base(fields[0])] {
+		return shells[path.Base(fields[0])]
+	}
+	// Any word after the launcher that names a shell: an option's value
+	// (-u NAME) is not a shell, and a shell named anywhere is what the
+	// line most likely runs.
+	for _, f := range fields[1:] {
+		f = strings.Trim(f, `'"`)
+		if _, v, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
+			f = v // --split-string=bash
+		}
+		if shells[path.Base(f)] {
+			return true
 		}
 	}
-	return shells[prog]
+	return false
 }

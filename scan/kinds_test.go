@@ -53,6 +53,11 @@ func TestKindOf(t *testing.T) {
 		"Dockerfile": Dockerfile, "Dockerfile.prod": Dockerfile, "api.Dockerfile": Dockerfile, "Containerfile": Dockerfile,
 		"package.json": NPM, "web/package.json": NPM, "package-lock.json": "",
 		"README.md": "", "main.go": "", "script": "",
+		// Shells by extension, startup files, git hooks by name under any
+		// hooks path.
+		"tools/deploy.zsh": Script, "x.ksh": Script, "dotfiles/.bashrc": Script, "bashrc": Script,
+		".zshenv": Script, "home/.profile": Script, "hooks/pre-push": Script, "scripts/git-hooks/commit-msg": Script,
+		".bashrc.bak": "", "pre-commit.md": "", "profile": "", "profiles": "", ".shrc": Script,
 	}
 	for name, want := range tests {
 		if got := KindOf(name); got != want {
@@ -69,11 +74,22 @@ func TestShebang(t *testing.T) {
 		"#!/usr/bin/env -S bash -eu\n": true,
 		"#!/usr/bin/dash":              true,
 		"#!/usr/bin/env python3\n":     false,
-		"#!/bin/zsh\n":                 false,
 		"#!/usr/bin/env fish\n":        false,
-		"# not a shebang\n":            false,
-		"#!\n":                         false,
-		"":                             false,
+		// Hidden shells: read as bash rather than skipped.
+		"#!/bin/zsh\n":                         true,
+		"#!/bin/ksh93\n":                       true,
+		"\ufeff#!/bin/sh\n":                    true, // a BOM: the shell that tries it runs it
+		"#!/usr/bin/env -u FOO bash\n":         true, // -u takes a value
+		"#!/usr/bin/env -C /tmp bash\n":        true,
+		"#!/usr/bin/env --split-string=bash\n": true,
+		"#!/usr/bin/env -S 'bash -e'\n":        true,
+		"#!/bin/busybox sh\n":                  true,
+		"#!/usr/bin/env -u SH python3\n":       false,
+		"#!/usr/bin/env -S python3 -c 'x'\n":   false,
+		"#!/bin/busybox awk -f\n":              false,
+		"# not a shebang\n":                    false,
+		"#!\n":                                 false,
+		"":                                     false,
 	}
 	for head, want := range tests {
 		if got := isShebangShell([]byte(head)); got != want {
