@@ -286,7 +286,7 @@ func scanFile(opts Options, f File) fileResult {
 		fd.Path = f.Path
 		fd.col16 = li.utf16Col(fd.Position)
 		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, snippetLine)
-		fd.lineHash = lineHash(f.Path, fd.Rule, trimCR(li.line(fd.Line)))
+		fd.lineHash = lineHash(f.Path, fd.Rule, logicalLine(li, fd.Line))
 		res.findings = append(res.findings, fd)
 	}
 	for i := range snippets {
