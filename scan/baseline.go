@@ -115,7 +115,8 @@ func lineHash(path, rule string, line []byte) string {
 // written over several lines ("curl URL \\" then "| sh") is then matched
 // by the whole command: changing the URL makes it a new finding, not the
 // recorded one.
-func logicalLine(li *lineIndex, n int) []byte {
+// from is the command's first line.
+func logicalLine(li *lineIndex, n int) (text []byte, from int) {
 	last := len(li.starts)
 	continues := func(ln int) bool { // line ln goes on at line ln+1
 		if ln < 1 || ln >= last {
@@ -142,11 +143,10 @@ func logicalLine(li *lineIndex, n int) []byte {
 	for continues(to) {
 		to++
 	}
-	var b []byte
 	for ln := from; ln <= to; ln++ {
-		b = append(append(b, trimCR(li.line(ln))...), '\n')
+		text = append(append(text, trimCR(li.line(ln))...), '\n')
 	}
-	return b
+	return text, from
 }
 
 // fingerprint sets the Fingerprint of each finding (in report order):

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -65,11 +66,13 @@ type Options struct {
 	// Jobs bounds how many files are read and reviewed at once; 0 means
 	// GOMAXPROCS.
 	Jobs int
-	// Trusted reports whether an allowance comment (the whole line) may
-	// be honoured in the file at path; nil trusts every one. CI passes
-	// one that trusts only the lines already there before the change
-	// under review (guard scan --trust-from REV): a change cannot allow
-	// its own findings.
+	// Trusted reports whether a line (an allowance comment, or a line of
+	// the command it covers) was already in the file at path; nil trusts
+	// every one. CI passes one that trusts only the lines already there
+	// before the change under review (guard scan --trust-from REV): a
+	// change cannot allow its own findings, by a comment of its own, by
+	// a trusted comment copied above a new command, or by changing the
+	// command under a trusted comment.
 	Trusted func(path string, line []byte) bool
 }
 
@@ -285,8 +288,18 @@ func scanFile(opts Options, f File) fileResult {
 	add := func(fd Finding, snippetLine int) {
 		fd.Path = f.Path
 		fd.col16 = li.utf16Col(fd.Position)
-		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, snippetLine)
-		fd.lineHash = lineHash(f.Path, fd.Rule, logicalLine(li, fd.Line))
+		cmd, cmdLine := logicalLine(li, fd.Line)
+		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, cmdLine, snippetLine)
+		if fd.Suppressed != nil && opts.Trusted != nil && !allTrusted(opts.Trusted, f.Path, cmd) {
+			// A trusted comment binds the command it was written over:
+			// copied above a new command, or left above a changed one,
+			// it covers nothing.
+			res.untrusted = append(res.untrusted, Problem{Path: f.Path, Position: fd.Position,
+				Msg:  fmt.Sprintf("guard:allow %s (line %d) covers a command that is new or changed in this change: not honoured", fd.Rule, fd.Suppressed.Line),
+				Hint: "an allowance counts for the command it was reviewed with; ask a reviewer to allow the new command on the branch the change is checked against (--trust-from)"})
+			fd.Suppressed = nil
+		}
+		fd.lineHash = lineHash(f.Path, fd.Rule, cmd)
 		res.findings = append(res.findings, fd)
 	}
 	for i := range snippets {
@@ -345,6 +358,17 @@ func scanFile(opts Options, f File) fileResult {
 		return fileResult{err: xerr}
 	}
 	return res
+}
+
+// allTrusted reports whether every line of text is a line trusted finds
+// in the file at the trusted revision.
+func allTrusted(trusted func(string, []byte) bool, path string, text []byte) bool {
+	for _, l := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+		if !trusted(path, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // addInjections reports a snippet's injections as findings of their rule,

@@ -168,14 +168,17 @@ func TestAllowances(t *testing.T) {
 	if !reflect.DeepEqual(msgs, wantMsgs) {
 		t.Errorf("problems:\n%q\nwant\n%q", msgs, wantMsgs)
 	}
-	if a := allowed(byLine, "r2", 3, 10); a == nil || a.Line != 2 {
+	if a := allowed(byLine, "r2", 3, 3, 10); a == nil || a.Line != 2 {
 		t.Errorf("line above: %+v", a)
 	}
-	if a := allowed(byLine, "r2", 4, 10); a != nil {
+	if a := allowed(byLine, "r2", 4, 4, 10); a != nil {
 		t.Errorf("two lines below should not be covered: %+v", a)
 	}
-	if a := allowed(byLine, "r1", 40, 2); a == nil {
+	if a := allowed(byLine, "r1", 40, 40, 2); a == nil {
 		t.Errorf("snippet start line should be covered")
+	}
+	if a := allowed(byLine, "r2", 5, 3, 10); a == nil || a.Line != 2 {
+		t.Errorf("the line above where the command starts should be covered: %+v", a)
 	}
 	if _, p, _ := allowances("f", newLineIndex([]byte("# guard:allow anything -- ok\n")), nil, nil); p != nil {
 		t.Errorf("nil KnownRule should accept any id: %v", p)
