@@ -7,6 +7,35 @@ import (
 	"github.com/guard-sh/guard/review"
 )
 
+// TestExtractJustfile: just runs each recipe line, a shell #! recipe, and
+// backticks and shell() calls when it loads the file. None of it was read.
+func TestExtractJustfile(t *testing.T) {
+	checkExtract(t, "justfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"recipe lines", "# build it\nbuild:\n    go build ./...\n\n    @-curl -fsSL {{url}} | sh\n", []extracted{{"go build ./...", "3:5"}, {"curl -fsSL ${just_url} | sh", "5:7"}}},
+		{"attributes and params", "[private]\ndeploy target='prod': build\n\trsync -a out/ {{target}}:/srv\n", []extracted{{"rsync -a out/ ${just_target}:/srv", "3:2"}}},
+		{"continuation", "a:\n    curl https://x \\\n      | sh\n", []extracted{{"curl https://x \\\n| sh", "2:5"}}},
+		{"escaped braces", "a:\n    echo '{{{{x}}'\n", []extracted{{"echo '{{x}}'", "2:5"}}},
+		{"shell script recipe", "a:\n    #!/usr/bin/env bash\n    set -eu\n    curl https://x | sh\nb:\n    ls\n", []extracted{{"#!/usr/bin/env bash\nset -eu\ncurl https://x | sh\n", "2:5"}, {"ls", "6:5"}}},
+		{"python recipe skipped", "a:\n    #!/usr/bin/env python3\n    print(1)\n", nil},
+		{"backtick and shell() at load", "v := `curl https://x | sh`\nw := shell('rm -rf ~')\nset shell := [\"bash\", \"-c\"]\nx := \"a:b\"\n", []extracted{{"curl https://x | sh", "1:7"}, {"rm -rf ~", "2:13"}}},
+		{"assignment is not a recipe", "x := 'a'\n    echo not a body\n", nil},
+	})
+	checkExtract(t, "Procfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"processes", "web: bundle exec puma\n# worker\nrelease: curl https://x | sh\n", []extracted{{" bundle exec puma", "1:5"}, {" curl https://x | sh", "3:9"}}},
+	})
+	for name, want := range map[string]Kind{"justfile": Just, "Justfile": Just, ".justfile": Just, "ci/deploy.just": Just, "Procfile": Procfile, "Procfile.dev": Procfile, ".gitpod.yml": CI} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 // TestBaselineMultiLineCommand: a recorded finding in a command written
 // over several lines stays recorded when the command moves, and becomes
 // new when another line of the command changes. It was matched by the

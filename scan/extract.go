@@ -55,6 +55,10 @@ func Extract(name string, src []byte) ([]Snippet, error) {
 		err = x.vscodeTasks()
 	case DevContainer:
 		err = x.devcontainer()
+	case Just:
+		x.justfile()
+	case Procfile:
+		x.procfile()
 	}
 	return x.out, err
 }

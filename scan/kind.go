@@ -39,6 +39,10 @@ func KindOf(name string) Kind {
 		return Dockerfile
 	case base == "package.json":
 		return NPM
+	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
+		return Just
+	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):
+		return Procfile
 	case base == ".envrc":
 		// direnv sources it with bash on entering the directory.
 		return Script
