@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -345,6 +346,11 @@ func (h *hookCall) decide() hookAnswer {
 func (h *hookCall) parse(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errors.New("malformed hook input: it is empty (want the event JSON on stdin)")
+	}
+	if !utf8.Valid(data) {
+		// Go's decoder would turn the bad bytes into U+FFFD: guard would
+		// judge a text other than the one the agent holds.
+		return errors.New("malformed hook input: it is not valid UTF-8")
 	}
 	if err := json.Unmarshal(data, &h.ev); err != nil {
 		return fmt.Errorf("malformed hook input: %v", err)

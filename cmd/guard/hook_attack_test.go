@@ -82,6 +82,7 @@ func TestHookAmbiguousJSON(t *testing.T) {
 		{name: "hook_event_name_kelvin", agent: "claude", event: strings.Replace(claudeEvent("Write", write, ""), `"hook_event_name"`, `"hoo\u212a_event_name"`, 1), want: hookDeny, says: `differs from "hook_event_name" only in case`},
 		{name: "tool_input_key_twice", agent: "claude", event: claudeEvent("Bash", `{"command":"rm -rf ~","command":"ls"}`, ""), want: hookDeny, says: `"command" appears twice`},
 		{name: "tool_input_keys_case", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","Command":"rm -rf ~"}`, ""), want: hookDeny, says: "differ only in case"},
+		{name: "invalid_utf8", agent: "claude", event: claudeEvent("Bash", "{\"command\":\"ls \xff; touch $HOME/x\"}", ""), want: hookDeny, says: "not valid UTF-8"},
 		{name: "too_deep", agent: "claude", event: claudeEvent("mcp__x__y", `{"a":`+strings.Repeat("[", 300)+strings.Repeat("]", 300)+`}`, ""), want: hookDeny, says: "nested deeper than"},
 		// Controls: the same keys in different objects, and unknown
 		// members, are fine.

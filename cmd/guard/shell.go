@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -268,12 +269,37 @@ func realShell(flag string) (string, error) {
 	if sameFile(path, guardExecutable()) || filepath.Base(path) == "guard-sh" {
 		return "", failf([]string{hint}, "the real shell %s is guard itself", path)
 	}
+	if err := bashSyntaxShell(path); err != nil {
+		return "", failf([]string{hint}, "%v", err)
+	}
 	// A command that starts $SHELL must reach the real shell, not the
 	// shim again from inside the sandbox.
 	if cur := os.Getenv("SHELL"); cur != "" && (filepath.Base(cur) == "guard-sh" || sameFile(cur, guardExecutable())) {
 		os.Setenv("SHELL", path)
 	}
 	return sh, nil
+}
+
+// bashShells are the shells whose syntax is the one guard reviews: bash
+// and the POSIX shells it extends. Text reviewed as bash and run by zsh,
+// fish or an interpreter means something else there (zsh runs code in
+// glob qualifiers like *(e:'…':) that bash reads as a pattern).
+var bashShells = []string{"bash", "rbash", "sh", "dash", "ash"}
+
+// bashSyntaxShell refuses a real shell that is not one of bashShells, by
+// its name and by the name of the file it resolves to (a link named bash
+// that leads to zsh is zsh).
+func bashSyntaxShell(path string) error {
+	names := []string{filepath.Base(path)}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		names = append(names, filepath.Base(r))
+	}
+	for _, n := range names {
+		if !slices.Contains(bashShells, n) {
+			return fmt.Errorf("the real shell %s is %s, not bash or a POSIX sh: guard reviews bash syntax, and %s could run the text differently", path, n, n)
+		}
+	}
+	return nil
 }
 
 // runShellLine is runRun for shell text whose argv carries shell options
