@@ -110,6 +110,9 @@ func TestHookToolInputs(t *testing.T) {
 		{name: "control_codex_shell_argv_ls", agent: "codex", event: codex("shell", `{"command":["bash","-lc","ls -la"],"workdir":"$PROJ"}`), want: hookNoOpinion},
 		{name: "control_command_description", agent: "claude", event: claudeEvent("mcp__x__plan", `{"command_description":"remove the build directory","push":"yes"}`, ""), want: hookNoOpinion},
 		{name: "mcp_argv_nul", agent: "claude", event: claudeEvent("mcp__x__run", `{"argv":["ls","a\u0000b"]}`, ""), want: hookDeny, says: "cannot be reviewed"},
+		// A metadata URL inside a prompt (Gemini CLI's web_fetch).
+		{name: "gemini_fetch_prompt_metadata", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"Summarize (http://169.254.169.254/latest/meta-data/iam/) please"}}`, want: hookDeny, says: "http://169.254.169.254/latest/meta-data/iam/: it is the cloud instance metadata service"},
+		{name: "control_gemini_fetch_prompt", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"Summarize https://go.dev/doc/ and https://example.com/a"}}`, want: hookNoOpinion},
 		// Paths in any spelling.
 		{name: "mcp_file_uri_upper", agent: "claude", event: claudeEvent("mcp__fs__write", `{"uri":"FILE://$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
 		{name: "mcp_file_uri_short", agent: "claude", event: claudeEvent("mcp__fs__write", `{"target":"file:$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},

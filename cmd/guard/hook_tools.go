@@ -224,8 +224,8 @@ func (f *toolStrings) add(key, v string) {
 		f.paths = append(f.paths, toolPath{p, accessWrite})
 		return
 	}
-	if strings.Contains(v, "://") && !strings.ContainsAny(v, " \t\n\r") && profile.MetadataHost(v) {
-		f.metadata = append(f.metadata, v)
+	if u := metadataURL(v); u != "" {
+		f.metadata = append(f.metadata, u)
 		return
 	}
 	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
@@ -242,6 +242,32 @@ func (f *toolStrings) add(key, v string) {
 	if pre := globPrefix(v); pre != "" {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})
 	}
+}
+
+// metadataURL is the first URL in v, alone or inside text (Gemini CLI's
+// web_fetch takes its URLs in a prompt), that names a cloud metadata
+// service; "" when there is none.
+func metadataURL(v string) string {
+	for rest := v; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return ""
+		}
+		start := strings.LastIndexFunc(rest[:i], urlStop) + 1
+		end := i + 3 + strings.IndexFunc(rest[i+3:], urlStop)
+		if end < i+3 {
+			end = len(rest)
+		}
+		if u := rest[start:end]; profile.MetadataHost(u) {
+			return u
+		}
+		rest = rest[i+3:]
+	}
+}
+
+// urlStop ends a URL written in text.
+func urlStop(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("\"'<>()`", r)
 }
 
 // looksLikePath: v is written as a path, whatever key holds it.
