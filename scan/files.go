@@ -84,12 +84,21 @@ func walk(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() || linkedScript(p, d.Type()) {
 			out = append(out, p)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// linkedScript reports whether a file of mode m at abs is a symbolic link
+// whose own name makes it shell (deploy.sh, .husky/pre-commit,
+// Makefile): whoever runs it by that name runs what it leads to, so it is
+// scanned under that name (readCandidate reads only targets inside the
+// repository).
+func linkedScript(abs string, m fs.FileMode) bool {
+	return m&fs.ModeSymlink != 0 && KindOf(filepath.ToSlash(abs)) != ""
 }
 
 // gitListed lists the regular files git knows under dir (tracked, or
@@ -102,8 +111,9 @@ func gitListed(root, dir string) ([]string, error) {
 	var files []string
 	for _, name := range splitNUL(out) {
 		abs := filepath.Join(root, filepath.FromSlash(name))
-		// Deleted but still in the index, a link, a submodule: skip.
-		if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
+		// Deleted but still in the index, a submodule, a link that
+		// does not carry a shell's name: skip.
+		if fi, err := os.Lstat(abs); err == nil && (fi.Mode().IsRegular() || linkedScript(abs, fi.Mode())) {
 			files = append(files, abs)
 		}
 	}

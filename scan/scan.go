@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -257,7 +259,7 @@ func scanFile(opts Options, f File) fileResult {
 			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
 		}
 		var err error
-		if src, err = readCandidate(p, f.Path); err != nil {
+		if src, err = readCandidate(p, f.Path, opts.Root); err != nil {
 			// Not known to be safe: a finding, and the scan goes on.
 			why := errors.Unwrap(err)
 			var pe *fs.PathError
@@ -393,9 +395,31 @@ func ownExplanation(rule string) string {
 // listing), is a C finding (scan-unreadable), never skipped.
 const MaxFileRead = 16 << 20
 
+// errLinkOutside is why a symbolic link that leads out of the repository
+// is not read: its content is not the repository's (a secret, a device),
+// and a scan must not print it.
+var errLinkOutside = errors.New("it is a symbolic link to a file outside the repository; guard does not read it")
+
 // readCandidate reads a file if it may hold shell: by its name, or by a
-// shebang in its first bytes. It returns nil, nil for other files.
-func readCandidate(osPath, name string) ([]byte, error) {
+// shebang in its first bytes. It returns nil, nil for other files. A
+// symbolic link is read through (its name says what runs it) when it
+// leads to a file inside root; one that leads out is an error.
+func readCandidate(osPath, name, root string) ([]byte, error) {
+	if fi, err := os.Lstat(osPath); err == nil && fi.Mode()&fs.ModeSymlink != 0 && root != "" {
+		target, err := filepath.EvalSymlinks(osPath)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		top, err := filepath.Abs(root)
+		if err == nil {
+			if r, err := filepath.EvalSymlinks(top); err == nil {
+				top = r
+			}
+		}
+		if err != nil || !paths.Within(target, top) {
+			return nil, fmt.Errorf("read %s: %w", name, errLinkOutside)
+		}
+	}
 	fh, err := safefile.Open(osPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)

@@ -575,7 +575,8 @@ func TestStaged(t *testing.T) {
 	for _, f := range r.Exceeding(review.B) {
 		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
 	}
-	if want := []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
+	// link.sh leads to committed.sh: running it by its name runs that.
+	if want := []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "link.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("working tree findings %q, want %q", got, want)
 	}
 
@@ -596,7 +597,7 @@ func TestStaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range tree {
-		if f.Path == "ignored.sh" || f.Path == "link.sh" {
+		if f.Path == "ignored.sh" {
 			t.Errorf("Files lists %s", f.Path)
 		}
 	}
