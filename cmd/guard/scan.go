@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,8 +133,16 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return usagef("name files or directories that exist, or run 'guard scan' with no path to scan the repository you are in", "%v", err)
 	}
+	if opts.trustFrom != "" {
+		if !inGit {
+			return usagef("run it inside a git repository, or drop --trust-from", "--trust-from: %s is not in a git repository", cwd)
+		}
+		if err := scan.VerifyRevision(root, opts.trustFrom); err != nil {
+			return usagef("name the commit a change is checked against (origin/main, $GITHUB_BASE_REF's head)", "--trust-from: %v", err)
+		}
+	}
 	var ignore scan.Ignore
-	if err := ignore.ReadIgnore(root); err != nil {
+	if err := readIgnore(s, &ignore, root, opts.trustFrom); err != nil {
 		return usagef("fix the line: a doublestar glob per line, # for comments", "%v", err)
 	}
 	for _, x := range opts.exclude {
@@ -143,12 +153,6 @@ func runScan(s *streams, opts *scanOptions) error {
 	files = ignore.Filter(files)
 	var trusted func(string, []byte) bool
 	if opts.trustFrom != "" {
-		if !inGit {
-			return usagef("run it inside a git repository, or drop --trust-from", "--trust-from: %s is not in a git repository", cwd)
-		}
-		if err := scan.VerifyRevision(root, opts.trustFrom); err != nil {
-			return usagef("name the commit a change is checked against (origin/main, $GITHUB_BASE_REF's head)", "--trust-from: %v", err)
-		}
 		trusted = trustedAt(root, opts.trustFrom)
 	}
 	var base *scan.Baseline
@@ -223,6 +227,25 @@ func runScan(s *streams, opts *scanOptions) error {
 		return exitCode(exitScanFindings)
 	}
 	return nil
+}
+
+// readIgnore reads the repository's .guardignore into ig: as it is in
+// the working tree, or with --trust-from as it is in that commit (a change
+// that excludes its own files gains nothing; a warning says its version
+// is not honoured).
+func readIgnore(s *streams, ig *scan.Ignore, root, trustFrom string) error {
+	if trustFrom == "" {
+		return ig.ReadIgnore(root)
+	}
+	trusted, _ := scan.AtRevision(root, trustFrom, scan.IgnoreFile)
+	cur, err := safefile.Read(filepath.Join(root, scan.IgnoreFile), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		cur, err = nil, nil
+	}
+	if err != nil || string(cur) != string(trusted) {
+		fmt.Fprintf(s.err, "guard: warning: %s differs from %s: only its patterns in %s are honoured\n", scan.IgnoreFile, trustFrom, trustFrom)
+	}
+	return ig.ParseIgnore(trusted)
 }
 
 // trustedAt trusts an allowance comment in a file when the same line (blanks
