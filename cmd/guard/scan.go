@@ -46,11 +46,14 @@ func newScanCmd(s *streams) *cobra.Command {
 		Short: "Review the shell in a repository, for pre-commit hooks and CI",
 		Long: `guard scan finds the shell in a repository and reviews every command with
 the same rules as 'guard check', as text read from a file: shell scripts (by
-extension or shebang, .envrc, hooks in .husky/ and .githooks/), GitHub
-Actions run steps, .gitlab-ci.yml scripts, the commands of CircleCI,
-Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite and
-Taskfile, Makefile recipes, Dockerfile RUN instructions, package.json
-scripts, VS Code tasks and dev container lifecycle commands. A Dockerfile
+extension or shebang, .envrc, shell startup files, git hooks under any
+hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
+of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
+Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
+justfile recipes and backticks, Procfile processes, Dockerfile RUN
+instructions, package.json scripts, VS Code tasks and dev container
+lifecycle commands. A committed symbolic link with such a name is read
+through when it leads inside the repository. A Dockerfile
 RUN changes the image, not this machine: its packages and system paths are
 B there (code from the network stays C).
 
@@ -67,7 +70,8 @@ code, on the line of the finding or the line above:
 The rule id is one 'guard check' prints, or policy.<id> for a rule of the
 policy in effect. An allowance covers the place it is written. In CI,
 --trust-from REV (the branch a change is checked against) honours only the
-allowances and the baseline already in REV: a change cannot allow its own
+allowances already in REV over commands unchanged since, and the baseline
+and .guardignore as they are in REV: a change cannot allow its own
 findings.
 
 Files are left out by --exclude GLOB (repeatable) and by the lines of a
