@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -21,7 +22,7 @@ func KindOf(name string) Kind {
 		// Shell startup files kept in a repository (dotfiles): the shell
 		// sources them, no shebang needed.
 		return Script
-	case gitHookNames[base]:
+	case slices.Contains(gitHookNames, base):
 		// A git hook under any hooks path (core.hooksPath=hooks,
 		// scripts/git-hooks): git runs it, with or without a shebang.
 		return Script
@@ -74,10 +75,9 @@ func scriptExt(lower string) bool {
 
 // startupFiles are the files (without their leading dot) that shells
 // source at start: a dotfiles repository's .bashrc runs on every login.
-var startupFiles = map[string]bool{
-	"bashrc": true, "bash_profile": true, "bash_login": true, "bash_logout": true, "bash_aliases": true,
-	"profile": true, "zshrc": true, "zshenv": true, "zprofile": true, "zlogin": true, "zlogout": true,
-	"kshrc": true, "mkshrc": true, "shrc": true,
+var startupFiles = []string{
+	"bashrc", "bash_profile", "bash_login", "bash_logout", "bash_aliases",
+	"profile", "zshrc", "zshenv", "zprofile", "zlogin", "zlogout", "kshrc", "mkshrc", "shrc",
 }
 
 // startupFile reports whether a (lower-case) base name is a shell
@@ -85,19 +85,18 @@ var startupFiles = map[string]bool{
 // (profile and shrc only with their dot: alone, they name other things).
 func startupFile(lower string) bool {
 	name, dotted := strings.CutPrefix(lower, ".")
-	return startupFiles[name] && (dotted || name != "profile" && name != "shrc")
+	return slices.Contains(startupFiles, name) && (dotted || name != "profile" && name != "shrc")
 }
 
 // gitHookNames are the hooks git runs (githooks(5)); a file so named,
 // without an extension, is a hook wherever core.hooksPath points.
-var gitHookNames = map[string]bool{
-	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true,
-	"pre-merge-commit": true, "prepare-commit-msg": true, "commit-msg": true, "post-commit": true,
-	"pre-rebase": true, "post-checkout": true, "post-merge": true, "pre-push": true, "pre-receive": true,
-	"update": true, "proc-receive": true, "post-receive": true, "post-update": true,
-	"reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
-	"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true,
-	"p4-prepare-changelist": true, "p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
+var gitHookNames = []string{
+	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+	"pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+	"post-index-change",
 }
 
 // hookDir reports whether dir holds git hooks kept in the repository.
@@ -114,13 +113,12 @@ func isYAML(name string) bool {
 // and bash, and the sh-family shells read as bash (zsh, ksh: what differs
 // either parses the same or does not parse, a C finding). fish is a
 // different language.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "rbash": true,
-	"zsh": true, "ksh": true, "ksh93": true, "mksh": true, "pdksh": true, "yash": true, "posh": true}
+var shells = []string{"sh", "bash", "dash", "ash", "rbash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "yash", "posh"}
 
 // launchers run the program named later on the #! line: env (with its
 // options, some of which take a value: -u NAME, -C DIR, -S 'bash -e') and
 // the multicall binaries (#!/bin/busybox sh).
-var launchers = map[string]bool{"env": true, "busybox": true, "toybox": true}
+var launchers = []string{"env", "busybox", "toybox"}
 
 // isShebangShell reports whether the file starts with a #! line naming a
 // shell, directly (#!/bin/sh) or through a launcher (#!/usr/bin/env bash,
@@ -140,8 +138,8 @@ func isShebangShell(head []byte) bool {
 	if len(fields) == 0 {
 		return false
 	}
-	if !launchers[path.Base(fields[0])] {
-		return shells[path.Base(fields[0])]
+	if !slices.Contains(launchers, path.Base(fields[0])) {
+		return slices.Contains(shells, path.Base(fields[0]))
 	}
 	// Any word after the launcher that names a shell: an option's value
 	// (-u NAME) is not a shell, and a shell named anywhere is what the
@@ -151,7 +149,7 @@ func isShebangShell(head []byte) bool {
 		if _, v, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
 			f = v // --split-string=bash
 		}
-		if shells[path.Base(f)] {
+		if slices.Contains(shells, path.Base(f)) {
 			return true
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,8 +138,29 @@ func TestHookToolInputs(t *testing.T) {
 		{name: "write_claude_hook_script", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/hooks/check.sh","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
 		{name: "write_claude_skill", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/skills/a/SKILL.md","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
 		{name: "write_gemini_extension", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":".gemini/extensions/x/gemini-extension.json","content":"{}"}}`, want: hookDeny, says: "configures an agent"},
+		// Regressions (these held before): writes through a link in the
+		// workspace, a dangling link, ~ and .. to persistence and state.
+		{name: "write_link_to_git_config", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/notes/cfg","content":"x"}`, ""), want: hookDeny, says: "runs code later",
+			setup: func(t *testing.T, w *hookWorld) { symlinkT(t, w.proj+"/.git/config", w.proj+"/notes/cfg") }},
+		{name: "write_dangling_link_autostart", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/notes/x.desktop","content":"x"}`, ""), want: hookDeny, says: "runs code later",
+			setup: func(t *testing.T, w *hookWorld) {
+				symlinkT(t, w.home+"/.config/autostart/x.desktop", w.proj+"/notes/x.desktop")
+			}},
+		{name: "edit_tilde_guard_state", agent: "claude", event: claudeEvent("Edit", `{"file_path":"~/.local/state/guard/approvals/a.json","old_string":"a","new_string":"b"}`, ""), want: hookDeny, says: "guard's own"},
+		{name: "write_dotdot_profile", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ/src","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"../../home/.profile","content":"x"}}`, want: hookDeny, says: "$HOME/.profile"},
 		{name: "control_write_claude_md", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/CLAUDE.md","content":"x"}`, ""), want: hookNoOpinion},
 	})
+}
+
+// symlinkT makes link point at target, creating link's directory.
+func symlinkT(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestHookGuardPathPanic: a panic in the goroutine that finds guard's own
