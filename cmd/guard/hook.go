@@ -77,8 +77,12 @@ var (
 	// shellCwdKeys are the tool_input keys of a shell tool that move the
 	// command to another directory.
 	shellCwdKeys = []string{"dir_path", "directory", "workdir", "cwd", "working_directory"}
-	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
-	pathListKeys = []string{"paths", "include"}
+	// shellTextKeys are a shell tool's free text for people (Claude
+	// Code's description, Codex's justification): never run, never a
+	// path, whatever they say.
+	shellTextKeys = []string{"description", "justification"}
+	pathKeys      = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
+	pathListKeys  = []string{"paths", "include"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
@@ -460,7 +464,7 @@ func (h *hookCall) shell() hookAnswer {
 	// Any other member the agent may read (a new option, a path, a
 	// second command) is judged as an unknown tool's input would be: an
 	// answer there (ask, deny) comes first.
-	if a := h.judgeInput(append([]string{"command"}, shellCwdKeys...)...); a.decision != hookNoOpinion {
+	if a := h.judgeInput(append(append([]string{"command"}, shellTextKeys...), shellCwdKeys...)...); a.decision != hookNoOpinion {
 		return a
 	}
 	cwd := h.ev.Cwd

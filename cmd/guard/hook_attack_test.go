@@ -132,6 +132,7 @@ func TestHookToolInputs(t *testing.T) {
 		{name: "claude_bash_cwd", agent: "claude", event: claudeEvent("Bash", `{"command":"touch .bashrc","cwd":"$HOME"}`, ""), want: hookDeny, says: "level C"},
 		{name: "bash_two_dirs", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","workdir":"$PROJ","dir_path":"$HOME"}`, ""), want: hookDeny, says: "name different directories"},
 		{name: "bash_extra_script", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","script":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "control_bash_description_path", agent: "claude", event: claudeEvent("Bash", `{"command":"cat ~/.bashrc","description":"~/.bashrc"}`, ""), want: hookAllow},
 		{name: "control_bash_fields", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","description":"Remove ./build and rebuild","timeout":120000,"run_in_background":false}`, ""), want: hookAllow},
 		// Agent configuration directories: hooks scripts, skills,
 		// extensions.
