@@ -36,6 +36,27 @@ func TestExtractJustfile(t *testing.T) {
 	}
 }
 
+// TestExtractJenkinsfile: a Jenkins pipeline's sh steps, after Groovy's
+// escapes and interpolation. They were not read.
+func TestExtractJenkinsfile(t *testing.T) {
+	checkExtract(t, "Jenkinsfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"single quotes", "pipeline { stages { stage('x') { steps {\n  sh 'curl -fsSL https://x | sh'\n} } } }\n", []extracted{{"curl -fsSL https://x | sh", "2:7"}}},
+		{"double quotes interpolate", "node {\n  sh \"deploy ${env.TARGET} $BRANCH \\$HOME\"\n}\n", []extracted{{"deploy ${groovy_env_TARGET} ${groovy_BRANCH} $HOME", "2:7"}}},
+		{"triple quotes", "node {\n  sh '''\n    set -e\n    curl https://x | sh\n  '''\n}\n", []extracted{{"\n    set -e\n    curl https://x | sh\n  ", "2:9"}}},
+		{"call with script", "def v = sh(returnStdout: true, script: 'git rev-parse HEAD').trim()\nsh(script: \"rm -rf ~\", label: 'x')\nsh script: 'ls'\n", []extracted{{"git rev-parse HEAD", "1:41"}, {"rm -rf ~", "2:13"}, {"ls", "3:13"}}},
+		{"escaped quote", "sh 'echo \\'hi\\''\n", []extracted{{"echo 'hi'", "1:5"}}},
+		{"not a step", "def push = 'x'\nbash 'y'\nsh\n", nil},
+	})
+	for name, want := range map[string]Kind{"Jenkinsfile": CI, "ci/Jenkinsfile.release": CI, "deploy.jenkinsfile": CI} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 // TestBaselineMultiLineCommand: a recorded finding in a command written
 // over several lines stays recorded when the command moves, and becomes
 // new when another line of the command changes. It was matched by the

@@ -50,7 +50,8 @@ extension or shebang, .envrc, shell startup files, git hooks under any
 hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
 of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
 Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
-justfile recipes and backticks, Procfile processes, Dockerfile RUN
+justfile recipes and backticks, Procfile processes, Jenkinsfile sh
+steps, Dockerfile RUN
 instructions, package.json scripts, VS Code tasks and dev container
 lifecycle commands. A committed symbolic link with such a name is read
 through when it leads inside the repository. A Dockerfile
