@@ -17,6 +17,22 @@ type toolStrings struct {
 	paths    []toolPath
 	metadata []string // URLs of a cloud metadata service (credentials)
 	n        int
+	classes  map[string]keyClass // per key: input repeats its keys
+}
+
+// keyClass is what a key's name says its value is.
+type keyClass struct{ command, path bool }
+
+func (f *toolStrings) class(key string) keyClass {
+	c, ok := f.classes[key]
+	if !ok {
+		if f.classes == nil {
+			f.classes = map[string]keyClass{}
+		}
+		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key)}
+		f.classes[key] = c
+	}
+	return c
 }
 
 // Key words: a tool's input is classified by the words of its keys
@@ -127,7 +143,7 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 			}
 		}
 	case []any:
-		if isCommandKey(key) {
+		if f.class(key).command {
 			// An array of strings under a command key is an argv
 			// (["bash", "-lc", "…"]): it runs as one command line.
 			if argv, ok := stringList(v); ok && len(argv) > 0 {
@@ -216,7 +232,7 @@ func (f *toolStrings) add(key, v string) {
 	if v == "" {
 		return
 	}
-	if isCommandKey(key) {
+	if f.class(key).command {
 		f.commands = append(f.commands, v)
 		return
 	}
@@ -236,7 +252,7 @@ func (f *toolStrings) add(key, v string) {
 			v = "~" + rest
 		}
 	}
-	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !keyNamesPath(key) {
+	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !f.class(key).path {
 		return
 	}
 	if pre := globPrefix(v); pre != "" {
