@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,6 +162,31 @@ func symlinkT(t *testing.T, target, link string) {
 	}
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAgentMatchersSeeEveryTool: each installed hook fires for the shell
+// tool, the file tools and MCP tools (whose input guard judges). Codex's
+// matcher was "Bash|apply_patch": its MCP calls never reached guard.
+func TestAgentMatchersSeeEveryTool(t *testing.T) {
+	// A matcher selects a tool as Claude Code and Codex read it: "*" or ""
+	// is every tool, anything else a regular expression.
+	selects := func(m, tool string) bool {
+		if m == "*" || m == "" {
+			return true
+		}
+		return regexp.MustCompile(m).MatchString(tool)
+	}
+	for _, p := range agentProtocols {
+		tools := append([]string{"mcp__fs__write_file", "mcp__shell__exec"}, p.shellTools...)
+		for name := range p.fileTools {
+			tools = append(tools, name)
+		}
+		for _, tool := range tools {
+			if !selects(p.matcher, tool) {
+				t.Errorf("%s: matcher %q does not select %s", p.name, p.matcher, tool)
+			}
+		}
 	}
 }
 
