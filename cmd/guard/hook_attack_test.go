@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,6 +189,37 @@ func TestAgentMatchersSeeEveryTool(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzHookInput: whatever arrives on stdin, the hook answers 0 (with
+// JSON or nothing) or 2 (a deny, with JSON and a reason): never another
+// status, which the agents read as "run it".
+func FuzzHookInput(f *testing.F) {
+	w := newHookWorld(f)
+	for _, seed := range []string{
+		w.event("PreToolUse", "Bash", map[string]any{"command": "ls"}),
+		w.event("PreToolUse", "Write", map[string]any{"file_path": w.home + "/.bashrc", "content": "x"}),
+		w.event("PreToolUse", "mcp__x__run", map[string]any{"argv": []string{"rm", "-rf", "/"}, "uri": "FILE:///etc/passwd"}),
+		w.event("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"}),
+		`{"tool_name":"Bash","Tool_Name":"x"}`, "", "[", "\xff",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := callHook("claude", in)
+		switch r.code {
+		case 0:
+			if s := strings.TrimSpace(r.stdout); s != "" && !json.Valid([]byte(s)) {
+				t.Fatalf("exit 0 with stdout that is not JSON: %q", r.stdout)
+			}
+		case exitHookBlock:
+			if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || strings.TrimSpace(r.stderr) == "" {
+				t.Fatalf("exit 2 without a deny and a reason: stdout %q stderr %q", r.stdout, r.stderr)
+			}
+		default:
+			t.Fatalf("exit %d: a hook may only exit 0 or 2", r.code)
+		}
+	})
 }
 
 // TestHookGuardPathPanic: a panic in the goroutine that finds guard's own
