@@ -57,6 +57,24 @@ func TestExtractJenkinsfile(t *testing.T) {
 	}
 }
 
+// TestTextSafe: what a file puts in a path or a command word cannot
+// start a workflow command or reach the terminal raw.
+func TestTextSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"deletes /x\n::stop-commands::t":       `deletes /x\n::stop-commands::t`,
+		"::error::fake":                        `\x3a:error::fake`,
+		"  \t::warning::x":                     "  \t\\x3a:warning::x",
+		"/tmp/y\x1b]0;title\x07":               `/tmp/y\x1b]0;title\x07`,
+		"bidi \u202e txt":                      `bidi \u202e txt`,
+		"bad \xff byte":                        `bad \xff byte`,
+		"  - rm deletes /x: a::b, fine \uFFFD": "  - rm deletes /x: a::b, fine \uFFFD",
+	} {
+		if got := TextSafe(in); got != want {
+			t.Errorf("TextSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestBaselineMultiLineCommand: a recorded finding in a command written
 // over several lines stays recorded when the command moves, and becomes
 // new when another line of the command changes. It was matched by the

@@ -206,15 +206,16 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
 	}
+	// A problem names a file and quotes it: escaped, as findings are.
 	for i, p := range rep.Untrusted {
-		fmt.Fprintf(s.err, "guard: warning: %v\n", p)
+		fmt.Fprintf(s.err, "guard: warning: %s\n", scan.TextSafe(p.Error()))
 		if i == len(rep.Untrusted)-1 {
 			fmt.Fprintf(s.err, "guard: hint: %s\n", p.Hint)
 		}
 	}
 	if len(rep.Problems) > 0 {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(s.err, "guard: error: %v\n", p)
+			fmt.Fprintf(s.err, "guard: error: %s\n", scan.TextSafe(p.Error()))
 		}
 		fmt.Fprintf(s.err, "guard: hint: %s\n", rep.Problems[0].Hint)
 		return exitCode(exitGuardFailed)
