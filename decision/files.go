@@ -43,14 +43,13 @@ var classWhy = map[profile.Class]string{
 	profile.ClassRemote:      "it is on another machine",
 }
 
-// agentConfigFiles are the files where agents keep their hooks and
-// permissions: an agent that edits them can remove guard's hook or allow
-// itself anything.
-var agentConfigFiles = []string{
-	".claude/settings.json", ".claude/settings.local.json",
-	".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json",
-}
+// agentConfigDirs are the directories where agents keep their hooks,
+// permissions, MCP servers, skills, sub-agents and the scripts their hooks
+// run (.claude/hooks/*.sh, a skill's or sub-agent's hooks in its front
+// matter, a Gemini extension's hooks and servers): an agent that writes
+// anything there can remove guard's hook, allow itself anything, or have
+// code run outside guard's sandbox later.
+var agentConfigDirs = []string{".claude", ".codex", ".gemini"}
 
 // JudgePath prices one path an agent's file tool touches with review's
 // effect table (a read is profile.CapRead, a write profile.CapWrite, on
@@ -62,7 +61,8 @@ var agentConfigFiles = []string{
 //     read (the sandbox would have refused or hidden them), and a
 //     search of a tree that holds secrets is B;
 //   - listing names in a sensitive place is A: a name is not the secret;
-//   - writing an agent's own hook or permission file is C.
+//   - writing into an agent's configuration directory (its hooks,
+//     permissions, skills, the scripts its hooks run) is C.
 func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		p = ctx.Home + p[1:]
@@ -124,13 +124,14 @@ func JudgePath(ctx *profile.Context, p string, acc Access) PathJudgement {
 	return j
 }
 
-// isAgentConfig reports whether p is an agent's hook or permission file.
+// isAgentConfig reports whether p is, or is in, an agent's configuration
+// directory (or ~/.claude.json).
 func isAgentConfig(ctx *profile.Context, p string) bool {
 	if ctx.Home != "" && p == filepath.Join(ctx.Home, ".claude.json") {
 		return true
 	}
-	for _, f := range agentConfigFiles {
-		if strings.HasSuffix(p, "/"+f) {
+	for _, d := range agentConfigDirs {
+		if strings.Contains(p+"/", "/"+d+"/") {
 			return true
 		}
 	}

@@ -112,10 +112,12 @@ func allowances(path string, li *lineIndex, known func(string) bool, trusted fun
 }
 
 // allowed returns the allowance covering rule at line, looking at the line
-// itself, the line above, and the lines at and above where the snippet
-// starts (so a comment above a workflow's `run: |` covers the whole step).
-func allowed(byLine map[int][]Allowance, rule string, line, snippetLine int) *Allowance {
-	for _, ln := range [...]int{line, line - 1, snippetLine, snippetLine - 1} {
+// itself, the line above, the lines at and above where the command starts
+// (a comment above "curl URL \" covers the "| sh" below it), and the
+// lines at and above where the snippet starts (so a comment above a
+// workflow's `run: |` covers the whole step).
+func allowed(byLine map[int][]Allowance, rule string, line, cmdLine, snippetLine int) *Allowance {
+	for _, ln := range [...]int{line, line - 1, cmdLine, cmdLine - 1, snippetLine, snippetLine - 1} {
 		for i, a := range byLine[ln] {
 			for _, r := range a.Rules {
 				if r == rule {

@@ -109,6 +109,46 @@ func lineHash(path, rule string, line []byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// logicalLine is the text of line n joined with the lines of the same
+// command around it: lines continued by a trailing backslash, |, && or ||,
+// or by a next line that starts with one of those. A finding in a command
+// written over several lines ("curl URL \\" then "| sh") is then matched
+// by the whole command: changing the URL makes it a new finding, not the
+// recorded one.
+// from is the command's first line.
+func logicalLine(li *lineIndex, n int) (text []byte, from int) {
+	last := len(li.starts)
+	continues := func(ln int) bool { // line ln goes on at line ln+1
+		if ln < 1 || ln >= last {
+			return false
+		}
+		this := bytes.TrimSpace(trimCR(li.line(ln)))
+		next := bytes.TrimSpace(trimCR(li.line(ln + 1)))
+		for _, op := range []string{"\\", "|", "&&", "||"} {
+			if bytes.HasSuffix(this, []byte(op)) {
+				return true
+			}
+		}
+		for _, op := range []string{"|", "&&", "||"} {
+			if bytes.HasPrefix(next, []byte(op)) {
+				return true
+			}
+		}
+		return false
+	}
+	from, to := n, n
+	for from > 1 && continues(from-1) {
+		from--
+	}
+	for continues(to) {
+		to++
+	}
+	for ln := from; ln <= to; ln++ {
+		text = append(append(text, trimCR(li.line(ln))...), '\n')
+	}
+	return text, from
+}
+
 // fingerprint sets the Fingerprint of each finding (in report order):
 // its lineHash and how many findings with the same hash came before it in
 // the file, so two equal lines keep distinct fingerprints.

@@ -61,6 +61,11 @@ var ciSystems = []struct {
 		},
 		[]string{"run", "entry"},
 	},
+	{ // Gitpod: a workspace's tasks run before, init and command when it
+		// starts.
+		func(name, lower, dir string) bool { return lower == ".gitpod.yml" || lower == ".gitpod.yaml" },
+		[]string{"before", "init", "command"},
+	},
 	{ // Task (Taskfile.yml): cmds, strings or mappings with cmd.
 		func(name, lower, dir string) bool {
 			return lower == "taskfile.yml" || lower == "taskfile.yaml" || lower == "taskfile.dist.yml" || lower == "taskfile.dist.yaml"

@@ -50,11 +50,19 @@ func Extract(name string, src []byte) ([]Snippet, error) {
 	case NPM:
 		err = x.npm()
 	case CI:
-		err = x.ci()
+		if isJenkinsfile(strings.ToLower(path.Base(name))) {
+			x.jenkinsfile()
+		} else {
+			err = x.ci()
+		}
 	case VSCode:
 		err = x.vscodeTasks()
 	case DevContainer:
 		err = x.devcontainer()
+	case Just:
+		x.justfile()
+	case Procfile:
+		x.procfile()
 	}
 	return x.out, err
 }

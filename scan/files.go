@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -84,12 +85,21 @@ func walk(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() || linkedScript(p, d.Type()) {
 			out = append(out, p)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// linkedScript reports whether a file of mode m at abs is a symbolic link
+// whose own name makes it shell (deploy.sh, .husky/pre-commit,
+// Makefile): whoever runs it by that name runs what it leads to, so it is
+// scanned under that name (readCandidate reads only targets inside the
+// repository).
+func linkedScript(abs string, m fs.FileMode) bool {
+	return m&fs.ModeSymlink != 0 && KindOf(filepath.ToSlash(abs)) != ""
 }
 
 // gitListed lists the regular files git knows under dir (tracked, or
@@ -102,8 +112,9 @@ func gitListed(root, dir string) ([]string, error) {
 	var files []string
 	for _, name := range splitNUL(out) {
 		abs := filepath.Join(root, filepath.FromSlash(name))
-		// Deleted but still in the index, a link, a submodule: skip.
-		if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
+		// Deleted but still in the index, a submodule, a link that
+		// does not carry a shell's name: skip.
+		if fi, err := os.Lstat(abs); err == nil && (fi.Mode().IsRegular() || linkedScript(abs, fi.Mode())) {
 			files = append(files, abs)
 		}
 	}
@@ -133,7 +144,10 @@ func Staged(root string, paths []string) ([]File, error) {
 		return nil, err
 	}
 	// Records are ":oldmode newmode oldsha newsha status\0path\0".
-	type entry struct{ path, sha string }
+	type entry struct {
+		path, sha string
+		link      bool
+	}
 	var entries []entry
 	fields := splitNUL(out)
 	for i := 0; i+1 < len(fields); i += 2 {
@@ -141,33 +155,89 @@ func Staged(root string, paths []string) ([]File, error) {
 		if len(meta) < 5 {
 			return nil, fmt.Errorf("git diff --cached: unexpected record %q", fields[i])
 		}
-		if mode := meta[1]; mode != "100644" && mode != "100755" {
-			continue // a symbolic link or a submodule
+		name := fields[i+1]
+		switch mode := meta[1]; {
+		case mode == "100644" || mode == "100755":
+			entries = append(entries, entry{path: name, sha: meta[3]})
+		case mode == "120000" && KindOf(name) != "":
+			// A link with a shell's name runs what it leads to.
+			entries = append(entries, entry{path: name, sha: meta[3], link: true})
 		}
-		entries = append(entries, entry{path: fields[i+1], sha: meta[3]})
 	}
 	if len(entries) == 0 {
 		return nil, nil
 	}
 	// One git cat-file for all the blobs.
-	var in bytes.Buffer
-	for _, e := range entries {
-		in.WriteString(e.sha + "\n")
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.sha
 	}
-	blobs, err := git(root, &in, "cat-file", "--batch")
+	blobs, err := catFiles(root, names)
 	if err != nil {
 		return nil, err
 	}
-	r := bufio.NewReader(bytes.NewReader(blobs))
 	files := make([]File, 0, len(entries))
-	for _, e := range entries {
+	var links []int // files that are links to a file in the index
+	var targets []string
+	for i, e := range entries {
+		if blobs[i] == nil {
+			return nil, fmt.Errorf("git cat-file: %s: no blob %s", e.path, e.sha)
+		}
+		f := File{Path: e.path, Src: blobs[i]}
+		if e.link {
+			// The blob is the link's target: the file the commit runs
+			// under this name is that target as staged.
+			t := string(blobs[i])
+			clean := path.Clean(path.Join(path.Dir(e.path), t))
+			f.Src = nil
+			if path.IsAbs(t) || clean == ".." || strings.HasPrefix(clean, "../") {
+				f.Err = errLinkOutside
+			} else {
+				links = append(links, len(files))
+				targets = append(targets, ":"+clean)
+			}
+		}
+		files = append(files, f)
+	}
+	if len(links) > 0 {
+		srcs, err := catFiles(root, targets)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range links {
+			files[i].Src = srcs[k]
+			if srcs[k] == nil {
+				files[i].Err = fmt.Errorf("it is a symbolic link to %s, which the commit does not hold", targets[k][1:])
+			}
+		}
+	}
+	return files, nil
+}
+
+// catFiles reads the blobs git names (a sha, or :path for the index) with
+// one git cat-file; a name git does not have reads as nil.
+func catFiles(root string, names []string) ([][]byte, error) {
+	var in bytes.Buffer
+	for _, n := range names {
+		in.WriteString(n + "\n")
+	}
+	out, err := git(root, &in, "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(bytes.NewReader(out))
+	blobs := make([][]byte, len(names))
+	for i, n := range names {
 		header, err := r.ReadString('\n')
 		if err != nil {
 			return nil, fmt.Errorf("git cat-file: %w", err)
 		}
 		f := strings.Fields(header)
+		if len(f) == 2 && f[1] == "missing" {
+			continue
+		}
 		if len(f) != 3 || f[1] != "blob" {
-			return nil, fmt.Errorf("git cat-file: unexpected header %q for %s", strings.TrimSpace(header), e.path)
+			return nil, fmt.Errorf("git cat-file: unexpected header %q for %s", strings.TrimSpace(header), n)
 		}
 		size, err := strconv.Atoi(f[2])
 		if err != nil {
@@ -175,11 +245,11 @@ func Staged(root string, paths []string) ([]File, error) {
 		}
 		src := make([]byte, size+1)
 		if _, err := io.ReadFull(r, src); err != nil {
-			return nil, fmt.Errorf("git cat-file: %s: %w", e.path, err)
+			return nil, fmt.Errorf("git cat-file: %s: %w", n, err)
 		}
-		files = append(files, File{Path: e.path, Src: src[:size]})
+		blobs[i] = src[:size]
 	}
-	return files, nil
+	return blobs, nil
 }
 
 // Toplevel returns the top level of the git work tree holding dir, or ""

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/guard-sh/guard/review"
 )
@@ -82,20 +84,52 @@ func writeText(w io.Writer, r *Report, o WriteOptions) error {
 	}
 	var b strings.Builder
 	for i, f := range fs {
-		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", f.Path, f.Line, f.Col, f.Level, f.Rule, f.Message)
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", TextSafe(f.Path), f.Line, f.Col, f.Level, f.Rule, TextSafe(f.Message))
 		last := i+1 == len(fs) || fs[i+1].Path != f.Path || fs[i+1].snippet != f.snippet
 		if last && f.Explanation != "" {
 			for _, l := range strings.Split(strings.TrimRight(f.Explanation, "\n"), "\n") {
 				if l == "" {
 					b.WriteString("\n")
 				} else {
-					b.WriteString("    " + l + "\n")
+					b.WriteString("    " + TextSafe(l) + "\n")
 				}
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// TextSafe is s as one line of text output that a terminal or a CI log
+// shows as it is: control characters (a newline, an escape sequence) in
+// a path or a command word become \n, \xNN or \uNNNN, and a line that
+// would begin a GitHub Actions workflow command ("::stop-commands::…",
+// "::error::…", after blanks) has its first colon written \x3a. A file's
+// text must not rewrite the screen of the person reading the findings,
+// or give orders to the runner printing them.
+func TextSafe(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\t':
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	out := b.String()
+	if t := strings.TrimLeft(out, " \t"); strings.HasPrefix(t, "::") {
+		out = out[:len(out)-len(t)] + `\x3a` + t[1:]
+	}
+	return out
 }
 
 // JSONVersion is the version of the schema of scan's JSON output

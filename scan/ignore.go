@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/guard-sh/guard/internal/safefile"
 )
 
 // IgnoreFile is the name of the exclude file scan reads at the repository
@@ -66,15 +67,22 @@ func (ig *Ignore) AddPattern(p, source string) error {
 	return nil
 }
 
-// ReadIgnore reads root/.guardignore into ig. A missing file adds nothing.
+// ReadIgnore reads root/.guardignore into ig. A missing file adds nothing;
+// one that is not a regular file, or is larger than 1 MiB, is an error.
 func (ig *Ignore) ReadIgnore(root string) error {
-	data, err := os.ReadFile(filepath.Join(root, IgnoreFile))
+	data, err := safefile.Read(filepath.Join(root, IgnoreFile), 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", IgnoreFile, err)
 	}
+	return ig.ParseIgnore(data)
+}
+
+// ParseIgnore adds the patterns of a .guardignore file's content (as it
+// is in a trusted commit, say).
+func (ig *Ignore) ParseIgnore(data []byte) error {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())

@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -15,7 +16,15 @@ func KindOf(name string) Kind {
 	lower := strings.ToLower(base)
 	dir := path.Dir(name)
 	switch {
-	case strings.HasSuffix(lower, ".sh") || strings.HasSuffix(lower, ".bash"):
+	case scriptExt(lower):
+		return Script
+	case startupFile(lower):
+		// Shell startup files kept in a repository (dotfiles): the shell
+		// sources them, no shebang needed.
+		return Script
+	case slices.Contains(gitHookNames, base):
+		// A git hook under any hooks path (core.hooksPath=hooks,
+		// scripts/git-hooks): git runs it, with or without a shebang.
 		return Script
 	case (dir == ".github/workflows" || strings.HasSuffix(dir, "/.github/workflows")) && isYAML(lower):
 		return Workflow
@@ -31,6 +40,10 @@ func KindOf(name string) Kind {
 		return Dockerfile
 	case base == "package.json":
 		return NPM
+	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
+		return Just
+	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):
+		return Procfile
 	case base == ".envrc":
 		// direnv sources it with bash on entering the directory.
 		return Script
@@ -38,7 +51,7 @@ func KindOf(name string) Kind {
 		// Hooks kept in the repository (husky, core.hooksPath=.githooks):
 		// sh runs them, with or without a shebang.
 		return Script
-	case ciKeys(name) != nil:
+	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
@@ -46,6 +59,44 @@ func KindOf(name string) Kind {
 		return DevContainer
 	}
 	return ""
+}
+
+// scriptExt reports whether a (lower-case) name's extension is a shell
+// script's. zsh and ksh scripts are read as bash: what differs either
+// parses the same or does not parse (a C finding), so nothing is skipped.
+func scriptExt(lower string) bool {
+	for _, ext := range []string{".sh", ".bash", ".zsh", ".ksh", ".mksh", ".ash", ".dash"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// startupFiles are the files (without their leading dot) that shells
+// source at start: a dotfiles repository's .bashrc runs on every login.
+var startupFiles = []string{
+	"bashrc", "bash_profile", "bash_login", "bash_logout", "bash_aliases",
+	"profile", "zshrc", "zshenv", "zprofile", "zlogin", "zlogout", "kshrc", "mkshrc", "shrc",
+}
+
+// startupFile reports whether a (lower-case) base name is a shell
+// startup file: .bashrc, or bashrc as dotfiles repositories keep it
+// (profile and shrc only with their dot: alone, they name other things).
+func startupFile(lower string) bool {
+	name, dotted := strings.CutPrefix(lower, ".")
+	return slices.Contains(startupFiles, name) && (dotted || name != "profile" && name != "shrc")
+}
+
+// gitHookNames are the hooks git runs (githooks(5)); a file so named,
+// without an extension, is a hook wherever core.hooksPath points.
+var gitHookNames = []string{
+	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+	"pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+	"post-index-change",
 }
 
 // hookDir reports whether dir holds git hooks kept in the repository.
@@ -58,14 +109,24 @@ func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")
 }
 
-// shells are the interpreters whose scripts the reviewer can read: POSIX sh
-// and bash. zsh and fish are different languages.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true}
+// shells are the interpreters whose scripts the reviewer reads: POSIX sh
+// and bash, and the sh-family shells read as bash (zsh, ksh: what differs
+// either parses the same or does not parse, a C finding). fish is a
+// different language.
+var shells = []string{"sh", "bash", "dash", "ash", "rbash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "yash", "posh"}
 
-// isShebangShell reports whether the file starts with a #! line naming sh or
-// bash, directly (#!/bin/sh) or through env (#!/usr/bin/env bash,
-// #!/usr/bin/env -S bash -e).
+// launchers run the program named later on the #! line: env (with its
+// options, some of which take a value: -u NAME, -C DIR, -S 'bash -e') and
+// the multicall binaries (#!/bin/busybox sh).
+var launchers = []string{"env", "busybox", "toybox"}
+
+// isShebangShell reports whether the file starts with a #! line naming a
+// shell, directly (#!/bin/sh) or through a launcher (#!/usr/bin/env bash,
+// #!/usr/bin/env -S bash -e, #!/usr/bin/env -u X bash, #!/bin/busybox
+// sh). A UTF-8 byte order mark before #! does not hide it: the kernel
+// refuses such a file and the shell that tried it runs it as a script.
 func isShebangShell(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	if !bytes.HasPrefix(head, []byte("#!")) {
 		return false
 	}
@@ -77,16 +138,20 @@ func isShebangShell(head []byte) bool {
 	if len(fields) == 0 {
 		return false
 	}
-	prog := path.Base(fields[0])
-	if prog == "env" {
-		prog = ""
-		for _, f := range fields[1:] {
-			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
-				continue
-			}
-			prog = path.Base(f)
-			break
+	if !slices.Contains(launchers, path.Base(fields[0])) {
+		return slices.Contains(shells, path.Base(fields[0]))
+	}
+	// Any word after the launcher that names a shell: an option's value
+	// (-u NAME) is not a shell, and a shell named anywhere is what the
+	// line most likely runs.
+	for _, f := range fields[1:] {
+		f = strings.Trim(f, `'"`)
+		if _, v, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
+			f = v // --split-string=bash
+		}
+		if slices.Contains(shells, path.Base(f)) {
+			return true
 		}
 	}
-	return shells[prog]
+	return false
 }

@@ -53,6 +53,11 @@ func TestKindOf(t *testing.T) {
 		"Dockerfile": Dockerfile, "Dockerfile.prod": Dockerfile, "api.Dockerfile": Dockerfile, "Containerfile": Dockerfile,
 		"package.json": NPM, "web/package.json": NPM, "package-lock.json": "",
 		"README.md": "", "main.go": "", "script": "",
+		// Shells by extension, startup files, git hooks by name under any
+		// hooks path.
+		"tools/deploy.zsh": Script, "x.ksh": Script, "dotfiles/.bashrc": Script, "bashrc": Script,
+		".zshenv": Script, "home/.profile": Script, "hooks/pre-push": Script, "scripts/git-hooks/commit-msg": Script,
+		".bashrc.bak": "", "pre-commit.md": "", "profile": "", "profiles": "", ".shrc": Script,
 	}
 	for name, want := range tests {
 		if got := KindOf(name); got != want {
@@ -69,11 +74,22 @@ func TestShebang(t *testing.T) {
 		"#!/usr/bin/env -S bash -eu\n": true,
 		"#!/usr/bin/dash":              true,
 		"#!/usr/bin/env python3\n":     false,
-		"#!/bin/zsh\n":                 false,
 		"#!/usr/bin/env fish\n":        false,
-		"# not a shebang\n":            false,
-		"#!\n":                         false,
-		"":                             false,
+		// Hidden shells: read as bash rather than skipped.
+		"#!/bin/zsh\n":                         true,
+		"#!/bin/ksh93\n":                       true,
+		"\ufeff#!/bin/sh\n":                    true, // a BOM: the shell that tries it runs it
+		"#!/usr/bin/env -u FOO bash\n":         true, // -u takes a value
+		"#!/usr/bin/env -C /tmp bash\n":        true,
+		"#!/usr/bin/env --split-string=bash\n": true,
+		"#!/usr/bin/env -S 'bash -e'\n":        true,
+		"#!/bin/busybox sh\n":                  true,
+		"#!/usr/bin/env -u SH python3\n":       false,
+		"#!/usr/bin/env -S python3 -c 'x'\n":   false,
+		"#!/bin/busybox awk -f\n":              false,
+		"# not a shebang\n":                    false,
+		"#!\n":                                 false,
+		"":                                     false,
 	}
 	for head, want := range tests {
 		if got := isShebangShell([]byte(head)); got != want {
@@ -242,7 +258,7 @@ func TestExtractMakefile(t *testing.T) {
 		{"prefixes", "a:\n\t@-+ echo hi\n\t@ls\n", []extracted{{"echo hi", "2:6"}, {"ls", "3:3"}}},
 		{"continuation", "a:\n\tfor f in x; do \\\n\t  echo $$f; \\\n\tdone\n", []extracted{{"for f in x; do \\\n  echo $f; \\\ndone", "2:2"}}},
 		{"make refs not decided", "%.o: %.c\n\t$(CC) -o $@ $< $^ $(@D) ${OUT} $(SRC:.c=.o) $(shell git rev-parse HEAD) $(call f,x) $X $(HOME) $\n",
-			[]extracted{{"cc -o ${make_target} ${make_prereq} ${make_prereqs} ${make_target_D} ${OUT} ${SRC} ${make_shell} ${make_call} ${X} ${HOME} $", "2:2"}}},
+			[]extracted{{"cc -o ${make_target} ${make_prereq} ${make_prereqs} ${make_target_D} ${OUT} ${SRC} ${make_shell} ${make_call} ${X} ${HOME} $", "2:2"}, {"git rev-parse HEAD", "2:54"}}},
 		{"make refs decided", "BUILD := build\nOUT = $(BUILD)/out # comment\nGO ?= go\nbin/app: main.go util.go | dirs\n\t$(GO) build -o $@ $^ && cp $< $(OUT) && $(MAKE) -C x\n",
 			[]extracted{{"go build -o bin/app main.go util.go && cp main.go build/out && make -C x", "5:2"}}},
 		{"no prerequisites", "a:\n\techo $@ [$<] [$^]\n", []extracted{{"echo a [] []", "2:2"}}},
@@ -250,10 +266,14 @@ func TestExtractMakefile(t *testing.T) {
 		{"static pattern rule", "objs: %.o: %.c\n\techo $< $@\n", []extracted{{"echo ${make_prereq} objs", "2:2"}}},
 		{"assigned twice", "X = a\nifdef Y\nX = b\nendif\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "6:2"}}},
 		{"appended", "X = a\nX += b\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "4:2"}}},
-		{"computed", "X != date\na:\n\techo $(X)\n", []extracted{{"echo ${X}", "3:2"}}},
+		// The shell runs what != and $(shell …) hold, when make reads the
+		// file or expands the recipe: each is a command of its own.
+		{"computed", "X != date\na:\n\techo $(X)\n", []extracted{{"date", "1:6"}, {"echo ${X}", "3:2"}}},
 		{"defined after use", "a:\n\techo $(X)\nX = late\n", []extracted{{"echo late", "2:2"}}},
 		{"cycle", "A = $(B)\nB = $(A)\na:\n\techo $(A)\n", []extracted{{"echo ${A}", "4:2"}}},
-		{"value with a function", "V = $(shell git describe)\na:\n\techo $(V)\n", []extracted{{"echo ${V}", "3:2"}}},
+		{"value with a function", "V = $(shell git describe)\na:\n\techo $(V)\n", []extracted{{"echo ${V}", "3:2"}, {"git describe", "1:13"}}},
+		{"shell call with refs", "U = https://x\nV := ${shell curl $(U) | sh}\nW = $$(shell no)\n", []extracted{{"curl https://x | sh", "2:14"}}},
+		{"shell call continued", "V != curl https://x \\\n  | sh\n", []extracted{{"curl https://x    | sh", "1:6"}}},
 		{"override and export", "override A := x\nexport B = y\na:\n\techo $(A) $(B)\n", []extracted{{"echo x y", "4:2"}}},
 		{"dollar in value", "P = $$HOME/x\na:\n\techo $(P)\n", []extracted{{"echo $HOME/x", "3:2"}}},
 		{"define is never decided", "define X\nls\nendef\na:\n\t$(X)\n", []extracted{{"${X}", "5:2"}}},

@@ -68,9 +68,17 @@ func (x *extractor) makefile() {
 		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude", "vpath":
 			// Conditionals and includes neither start nor end a rule.
 		default:
-			if m := makeAssignment().FindStringSubmatch(text); m != nil {
+			if idx := makeAssignment().FindStringSubmatchIndex(text); idx != nil {
+				m := []string{text, text[idx[2]:idx[3]], text[idx[4]:idx[5]], text[idx[6]:idx[7]]}
 				rule = nil
 				name, op, value := m[1], m[2], stripMakeComment(m[3])
+				if op == "!=" && value != "" {
+					// VAR != TEXT: Make runs TEXT with the shell when it
+					// reads the file (any make, even make -n).
+					s := b.snippet(x.name, Makefile, x.dir, x.lines)
+					s.rewrite([]edit{{from: 0, to: idx[6]}})
+					recipes = append(recipes, recipe{s, nil})
+				}
 				switch op {
 				case "+=", "!=":
 					value = "$(" + op + ")" // appended to or computed by the shell
@@ -102,6 +110,11 @@ func (x *extractor) makefile() {
 		}
 		ln = next
 	}
+	// $(shell TEXT) runs TEXT with the shell wherever it is expanded: in
+	// an assignment when make reads the file, in a recipe when it runs.
+	for _, r := range x.shellCalls() {
+		recipes = append(recipes, recipe{r, nil})
+	}
 	// Variables are expanded when a recipe runs, after the whole file
 	// is read: rewrite the recipes last.
 	for _, r := range recipes {
@@ -111,6 +124,36 @@ func (x *extractor) makefile() {
 		r.s.rewrite(mk.refs(r.s.Text, r.rule))
 		x.out = append(x.out, r.s)
 	}
+}
+
+// shellCalls are the $(shell TEXT) and ${shell TEXT} calls of the file,
+// anywhere (an escaped $$(shell …) is the shell's, not Make's).
+func (x *extractor) shellCalls() []Snippet {
+	var out []Snippet
+	src := string(x.src)
+	for i := 0; i+7 < len(src); i++ {
+		if src[i] != '$' {
+			continue
+		}
+		if src[i+1] == '$' {
+			i++ // $$: a literal $
+			continue
+		}
+		if (src[i+1] != '(' && src[i+1] != '{') || src[i+2:i+7] != "shell" || (src[i+7] != ' ' && src[i+7] != '\t') {
+			continue
+		}
+		end := matchRef(src, i+1)
+		to := end
+		if end > 0 && src[end-1] == closer(src[i+1]) {
+			to = end - 1
+		}
+		var b builder
+		b.copy(x.src, i+8, to)
+		if s := b.snippet(x.name, Makefile, x.dir, x.lines); strings.TrimSpace(s.Text) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // makeAssignment is NAME = value (:=, ::=, :::=, ?=, +=, !=), optionally

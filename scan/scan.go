@@ -1,17 +1,20 @@
 package scan
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/internal/safefile"
 	"github.com/guard-sh/guard/profile"
 	"github.com/guard-sh/guard/review"
@@ -65,11 +68,13 @@ type Options struct {
 	// Jobs bounds how many files are read and reviewed at once; 0 means
 	// GOMAXPROCS.
 	Jobs int
-	// Trusted reports whether an allowance comment (the whole line) may
-	// be honoured in the file at path; nil trusts every one. CI passes
-	// one that trusts only the lines already there before the change
-	// under review (guard scan --trust-from REV): a change cannot allow
-	// its own findings.
+	// Trusted reports whether a line (an allowance comment, or a line of
+	// the command it covers) was already in the file at path; nil trusts
+	// every one. CI passes one that trusts only the lines already there
+	// before the change under review (guard scan --trust-from REV): a
+	// change cannot allow its own findings, by a comment of its own, by
+	// a trusted comment copied above a new command, or by changing the
+	// command under a trusted comment.
 	Trusted func(path string, line []byte) bool
 }
 
@@ -83,6 +88,10 @@ type File struct {
 	// Src is the content when it is already known (staged content);
 	// nil means read it.
 	Src []byte
+	// Err says why the content cannot be known (a staged link that leads
+	// out of the repository): a C finding, as for a file that cannot be
+	// read.
+	Err error
 }
 
 // Finding is one reason of one verdict, placed in its file.
@@ -253,10 +262,16 @@ func scanFile(opts Options, f File) fileResult {
 		if p == "" {
 			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
 		}
-		var err error
-		if src, err = readCandidate(p, f.Path); err != nil {
+		err := f.Err
+		if err == nil {
+			src, err = readCandidate(p, f.Path, opts.Root)
+		}
+		if err != nil {
 			// Not known to be safe: a finding, and the scan goes on.
 			why := errors.Unwrap(err)
+			if why == nil {
+				why = err // f.Err, said as it is
+			}
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				why = pe.Err
@@ -285,8 +300,18 @@ func scanFile(opts Options, f File) fileResult {
 	add := func(fd Finding, snippetLine int) {
 		fd.Path = f.Path
 		fd.col16 = li.utf16Col(fd.Position)
-		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, snippetLine)
-		fd.lineHash = lineHash(f.Path, fd.Rule, trimCR(li.line(fd.Line)))
+		cmd, cmdLine := logicalLine(li, fd.Line)
+		fd.Suppressed = allowed(allows, fd.Rule, fd.Line, cmdLine, snippetLine)
+		if fd.Suppressed != nil && opts.Trusted != nil && !allTrusted(opts.Trusted, f.Path, cmd) {
+			// A trusted comment binds the command it was written over:
+			// copied above a new command, or left above a changed one,
+			// it covers nothing.
+			res.untrusted = append(res.untrusted, Problem{Path: f.Path, Position: fd.Position,
+				Msg:  fmt.Sprintf("guard:allow %s (line %d) covers a command that is new or changed in this change: not honoured", fd.Rule, fd.Suppressed.Line),
+				Hint: "an allowance counts for the command it was reviewed with; ask a reviewer to allow the new command on the branch the change is checked against (--trust-from)"})
+			fd.Suppressed = nil
+		}
+		fd.lineHash = lineHash(f.Path, fd.Rule, cmd)
 		res.findings = append(res.findings, fd)
 	}
 	for i := range snippets {
@@ -347,6 +372,17 @@ func scanFile(opts Options, f File) fileResult {
 	return res
 }
 
+// allTrusted reports whether every line of text is a line trusted finds
+// in the file at the trusted revision.
+func allTrusted(trusted func(string, []byte) bool, path string, text []byte) bool {
+	for _, l := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+		if !trusted(path, l) {
+			return false
+		}
+	}
+	return true
+}
+
 // addInjections reports a snippet's injections as findings of their rule,
 // with the rule's description and fix as the explanation.
 func addInjections(s *Snippet, add func(Finding, int)) {
@@ -369,9 +405,31 @@ func ownExplanation(rule string) string {
 // listing), is a C finding (scan-unreadable), never skipped.
 const MaxFileRead = 16 << 20
 
+// errLinkOutside is why a symbolic link that leads out of the repository
+// is not read: its content is not the repository's (a secret, a device),
+// and a scan must not print it.
+var errLinkOutside = errors.New("it is a symbolic link to a file outside the repository; guard does not read it")
+
 // readCandidate reads a file if it may hold shell: by its name, or by a
-// shebang in its first bytes. It returns nil, nil for other files.
-func readCandidate(osPath, name string) ([]byte, error) {
+// shebang in its first bytes. It returns nil, nil for other files. A
+// symbolic link is read through (its name says what runs it) when it
+// leads to a file inside root; one that leads out is an error.
+func readCandidate(osPath, name, root string) ([]byte, error) {
+	if fi, err := os.Lstat(osPath); err == nil && fi.Mode()&fs.ModeSymlink != 0 && root != "" {
+		target, err := filepath.EvalSymlinks(osPath)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		top, err := filepath.Abs(root)
+		if err == nil {
+			if r, err := filepath.EvalSymlinks(top); err == nil {
+				top = r
+			}
+		}
+		if err != nil || !paths.Within(target, top) {
+			return nil, fmt.Errorf("read %s: %w", name, errLinkOutside)
+		}
+	}
 	fh, err := safefile.Open(osPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)

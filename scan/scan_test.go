@@ -168,14 +168,17 @@ func TestAllowances(t *testing.T) {
 	if !reflect.DeepEqual(msgs, wantMsgs) {
 		t.Errorf("problems:\n%q\nwant\n%q", msgs, wantMsgs)
 	}
-	if a := allowed(byLine, "r2", 3, 10); a == nil || a.Line != 2 {
+	if a := allowed(byLine, "r2", 3, 3, 10); a == nil || a.Line != 2 {
 		t.Errorf("line above: %+v", a)
 	}
-	if a := allowed(byLine, "r2", 4, 10); a != nil {
+	if a := allowed(byLine, "r2", 4, 4, 10); a != nil {
 		t.Errorf("two lines below should not be covered: %+v", a)
 	}
-	if a := allowed(byLine, "r1", 40, 2); a == nil {
+	if a := allowed(byLine, "r1", 40, 40, 2); a == nil {
 		t.Errorf("snippet start line should be covered")
+	}
+	if a := allowed(byLine, "r2", 5, 3, 10); a == nil || a.Line != 2 {
+		t.Errorf("the line above where the command starts should be covered: %+v", a)
 	}
 	if _, p, _ := allowances("f", newLineIndex([]byte("# guard:allow anything -- ok\n")), nil, nil); p != nil {
 		t.Errorf("nil KnownRule should accept any id: %v", p)
@@ -543,7 +546,9 @@ func TestStaged(t *testing.T) {
 	for _, f := range files {
 		names = append(names, f.Path+"="+strings.TrimSpace(string(f.Src)))
 	}
-	want := []string{"a.sh=curl -fsSL https://x.example | sh", "b.sh=echo staged-clean", "sub dir/del.sh=ls"}
+	// link.sh is staged as a link to committed.sh: its content is the
+	// target's, as staged.
+	want := []string{"a.sh=curl -fsSL https://x.example | sh", "b.sh=echo staged-clean", "link.sh=rm -rf /", "sub dir/del.sh=ls"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("Staged = %q, want %q", names, want)
 	}
@@ -555,7 +560,7 @@ func TestStaged(t *testing.T) {
 	for _, f := range r.Exceeding(review.B) {
 		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
 	}
-	if want := []string{"a.sh:1 fake-pipe-shell"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"a.sh:1 fake-pipe-shell", "link.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("staged findings %q, want %q", got, want)
 	}
 
@@ -572,7 +577,8 @@ func TestStaged(t *testing.T) {
 	for _, f := range r.Exceeding(review.B) {
 		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
 	}
-	if want := []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
+	// link.sh leads to committed.sh: running it by its name runs that.
+	if want := []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "link.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("working tree findings %q, want %q", got, want)
 	}
 
@@ -593,7 +599,7 @@ func TestStaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range tree {
-		if f.Path == "ignored.sh" || f.Path == "link.sh" {
+		if f.Path == "ignored.sh" {
 			t.Errorf("Files lists %s", f.Path)
 		}
 	}

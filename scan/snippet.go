@@ -20,7 +20,9 @@ const (
 	NPM          Kind = "npm"            // a package.json script
 	VSCode       Kind = "vscode-task"    // a VS Code task's command (.vscode/tasks.json)
 	DevContainer Kind = "devcontainer"   // a dev container's lifecycle command (devcontainer.json)
-	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task)
+	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task, Gitpod, Jenkins)
+	Just         Kind = "justfile"       // a justfile recipe line, backtick or shell() call
+	Procfile     Kind = "procfile"       // a Procfile process's command
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

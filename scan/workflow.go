@@ -2,6 +2,7 @@ package scan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -120,7 +121,7 @@ func isShellCommand(s string) bool {
 	if len(f) == 0 {
 		return true
 	}
-	return shells[strings.TrimSuffix(path.Base(f[0]), ".exe")]
+	return slices.Contains(shells, strings.TrimSuffix(path.Base(f[0]), ".exe"))
 }
 
 // shellTemplateRuns reports whether a custom shell: value does more than

@@ -93,7 +93,10 @@ var agentProtocols = []*agentProtocol{
 	{name: "codex", label: "Codex", docs: "https://developers.openai.com/codex/hooks",
 		event: "PreToolUse", provenance: "hook:codex",
 		shellTools: []string{"Bash"}, fileTools: claudeFileTools,
-		matcher: "Bash|apply_patch", timeout: 10,
+		// "*": Codex sends PreToolUse for MCP tools too (mcp__server__tool),
+		// whose input can carry commands and paths; "Bash|apply_patch"
+		// never showed them to guard.
+		matcher: "*", timeout: 10,
 		userDir: ".codex", userEnv: "CODEX_HOME", file: "hooks.json", projectDir: ".codex",
 		hints: []string{
 			"Codex runs a new hook only after you trust it: open '/hooks' in Codex and trust guard's",

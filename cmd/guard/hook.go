@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -74,25 +74,55 @@ const (
 // (Gemini CLI's read_many_files reads paths and include, merged; its
 // search tools filter by an include pattern).
 var (
-	pathKeys     = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
-	pathListKeys = []string{"paths", "include"}
+	// shellCwdKeys are the tool_input keys of a shell tool that move the
+	// command to another directory.
+	shellCwdKeys = []string{"dir_path", "directory", "workdir", "cwd", "working_directory"}
+	// shellTextKeys are a shell tool's free text for people (Claude
+	// Code's description, Codex's justification): never run, never a
+	// path, whatever they say.
+	shellTextKeys = []string{"description", "justification"}
+	pathKeys      = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
+	pathListKeys  = []string{"paths", "include"}
 )
 
 // hookEnv is what a decision depends on besides its input; tests replace
 // it.
 type hookEnv struct {
-	exe      func() string // guard's path, for the sandbox rewrite
+	// exe is guard's path, for the sandbox rewrite; an error (guard
+	// cannot name itself) makes a rewrite a deny.
+	exe      func() (string, error)
 	ppid     int
 	deadline time.Duration
 }
 
+// hookGuardPath finds guard's path for the rewrite. Only the test binary
+// replaces it (to panic, proving that a panic while finding it is a
+// deny); the shipped binary reads no switch for it.
+var hookGuardPath = guardPath
+
 func defaultHookEnv() hookEnv {
 	// Finding guard's path (its own, and PATH's guard) is a walk of the
 	// file system: it runs while the event is read and reviewed, and only
-	// a rewrite waits for it (the deadline still bounds the wait).
-	exe := make(chan string, 1)
-	go func() { exe <- guardPath() }()
-	return hookEnv{exe: sync.OnceValue(func() string { return <-exe }), ppid: os.Getppid(), deadline: hookDeadline}
+	// a rewrite waits for it (the deadline still bounds the wait). A
+	// panic there would end the process with Go's exit status 2 and no
+	// answer: it is recovered into an error, which the rewrite denies on.
+	type found struct {
+		path string
+		err  error
+	}
+	exe := make(chan found, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				exe <- found{err: fmt.Errorf("internal error while finding guard's own path: %v", r)}
+			}
+		}()
+		exe <- found{path: hookGuardPath()}
+	}()
+	return hookEnv{exe: sync.OnceValues(func() (string, error) {
+		f := <-exe
+		return f.path, f.err
+	}), ppid: os.Getppid(), deadline: hookDeadline}
 }
 
 func newHookCmd(s *streams) *cobra.Command {
@@ -321,7 +351,15 @@ func (h *hookCall) parse(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errors.New("malformed hook input: it is empty (want the event JSON on stdin)")
 	}
+	if !utf8.Valid(data) {
+		// Go's decoder would turn the bad bytes into U+FFFD: guard would
+		// judge a text other than the one the agent holds.
+		return errors.New("malformed hook input: it is not valid UTF-8")
+	}
 	if err := json.Unmarshal(data, &h.ev); err != nil {
+		return fmt.Errorf("malformed hook input: %v", err)
+	}
+	if err := checkHookKeys(data); err != nil {
 		return fmt.Errorf("malformed hook input: %v", err)
 	}
 	ev := &h.ev
@@ -392,7 +430,13 @@ func (h *hookCall) record(r audit.Record) bool {
 }
 
 // recorded is a, unless r cannot be recorded: then a deny.
+// An a that is already a deny (building the answer failed, and h.fail
+// recorded that) is returned as it is: r, which says what would have
+// happened, never reaches the log.
 func (h *hookCall) recorded(r audit.Record, a hookAnswer) hookAnswer {
+	if a.decision == hookDeny {
+		return a
+	}
 	if !h.record(r) {
 		return denyf("guard: error: the audit log cannot be written, so guard allows nothing; denied (run 'guard doctor')")
 	}
@@ -417,19 +461,34 @@ func (h *hookCall) shell() hookAnswer {
 	if !ok {
 		return h.fail("", "malformed hook input: %s without tool_input.command", h.ev.ToolName)
 	}
+	// Any other member the agent may read (a new option, a path, a
+	// second command) is judged as an unknown tool's input would be: an
+	// answer there (ask, deny) comes first.
+	if a := h.judgeInput(append(append([]string{"command"}, shellTextKeys...), shellCwdKeys...)...); a.decision != hookNoOpinion {
+		return a
+	}
 	cwd := h.ev.Cwd
-	// Gemini's run_shell_command may run in another directory.
-	for _, k := range []string{"dir_path", "directory"} {
+	// The command may run in another directory: Gemini's run_shell_command
+	// takes dir_path (or directory), Codex's shell tools workdir.
+	// Two of them that disagree are malformed: guard cannot know which
+	// the agent honours.
+	moved := ""
+	for _, k := range shellCwdKeys {
 		d, ok, err := h.stringField(k)
 		if err != nil {
 			return h.fail(text, "%v", err)
 		}
-		if ok && d != "" {
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(cwd, d)
-			}
-			cwd = filepath.Clean(d)
+		if !ok || d == "" {
+			continue
 		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(h.ev.Cwd, d)
+		}
+		d = filepath.Clean(d)
+		if moved != "" && d != cwd {
+			return h.fail(text, "malformed hook input: tool_input.%s and tool_input.%s name different directories", moved, k)
+		}
+		moved, cwd = k, d
 	}
 	opts := assessOptions{Cwd: cwd, Provenance: review.ProvAgent}
 	a, err := h.e.Assess(text, opts)
@@ -528,7 +587,14 @@ func (h *hookCall) allowRewritten(text, reason string) hookAnswer {
 // rewritten is an answer whose command is text run through guard run
 // (with extra flags before -c).
 func (h *hookCall) rewritten(decision, text, reason string, extra ...string) hookAnswer {
-	argv := append([]string{h.env.exe(), "run", "--provenance", "agent"}, extra...)
+	exe, err := h.env.exe()
+	if err == nil && exe == "" {
+		err = errors.New("guard cannot name its own executable for the sandbox rewrite")
+	}
+	if err != nil {
+		return h.fail(text, "%v", err)
+	}
+	argv := append([]string{exe, "run", "--provenance", "agent"}, extra...)
 	cmd, err := parse.Quote(append(argv, "-c", text))
 	if err != nil {
 		return h.fail(text, "cannot quote the command for guard run: %v", err)
@@ -601,19 +667,23 @@ func (h *hookCall) files(acc fileAccess) hookAnswer {
 // a path and does not is malformed; Glob, LS and Grep default to the cwd.
 func (h *hookCall) toolPaths(acc fileAccess) ([]toolPath, error) {
 	if acc == accessPatch {
-		body, _, err := h.stringField("command")
-		if err != nil {
-			return nil, err
+		// The body is under command (Codex), patch or input, or a key a
+		// new version names: every string member is read as a patch,
+		// and every file any of them names counts.
+		keys := make([]string, 0, len(h.ev.input))
+		for k := range h.ev.input {
+			keys = append(keys, k)
 		}
-		if body == "" {
-			body, _, err = h.stringField("patch")
-			if err != nil {
-				return nil, err
-			}
-		}
+		slices.Sort(keys)
 		var out []toolPath
-		for _, p := range patchPaths(body) {
-			out = append(out, toolPath{p, accessWrite})
+		for _, k := range keys {
+			var body string
+			if json.Unmarshal(h.ev.input[k], &body) != nil {
+				continue
+			}
+			for _, p := range patchPaths(body) {
+				out = append(out, toolPath{p, accessWrite})
+			}
 		}
 		if len(out) == 0 {
 			return nil, fmt.Errorf("malformed hook input: %s names no file", h.ev.ToolName)
@@ -679,10 +749,19 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 // outright (guard cannot sandbox or queue what another tool runs); a path
 // to a secret or guard's own state is denied whatever the key. A tool that
 // carries neither gets no opinion.
-func (h *hookCall) other() hookAnswer {
+func (h *hookCall) other() hookAnswer { return h.judgeInput() }
+
+// judgeInput judges every command and path in tool_input, leaving out
+// the top-level keys skip (which the caller judges itself).
+func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 	var input any
 	if err := json.Unmarshal(h.ev.ToolInput, &input); err != nil {
 		return h.fail(h.ev.ToolName, "malformed hook input: %v", err)
+	}
+	if m, ok := input.(map[string]any); ok {
+		for _, k := range skip {
+			delete(m, k)
+		}
 	}
 	var found toolStrings
 	if err := found.walk("", input, 0); err != nil {
@@ -732,105 +811,6 @@ const (
 	maxToolDepth   = 64
 	maxToolStrings = 10000
 )
-
-// toolStrings are the commands and paths found in a tool's input.
-type toolStrings struct {
-	commands []string
-	paths    []toolPath
-	metadata []string // URLs of a cloud metadata service (credentials)
-	n        int
-}
-
-// commandKeys hold shell text; pathKeyWords, in a key's name, say its
-// value names a file (source, destination, file_path, uri, …).
-var (
-	commandKeys  = []string{"command", "cmd", "script", "shell", "bash"}
-	pathKeyWords = []string{"path", "file", "dir", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "root"}
-)
-
-// walk visits every value; key is the nearest object key above it.
-func (f *toolStrings) walk(key string, v any, depth int) error {
-	if depth > maxToolDepth {
-		return fmt.Errorf("malformed hook input: tool_input is nested deeper than %d levels", maxToolDepth)
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		// In key order: the same input gives the same answer and the same
-		// audit record, whatever order the map iterates in.
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if err := f.walk(k, v[k], depth+1); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if err := f.walk(key, x, depth+1); err != nil {
-				return err
-			}
-		}
-	case string:
-		if f.n++; f.n > maxToolStrings {
-			return fmt.Errorf("malformed hook input: tool_input holds more than %d strings", maxToolStrings)
-		}
-		f.add(strings.ToLower(key), v)
-	}
-	return nil
-}
-
-// add classifies one string value: shell text under a command key; a
-// path when it is written as one (absolute, ~/, ./, ../, file://) or a
-// path-named key holds a single line.
-func (f *toolStrings) add(key, v string) {
-	if v == "" {
-		return
-	}
-	if slices.Contains(commandKeys, key) {
-		f.commands = append(f.commands, v)
-		return
-	}
-	if p, ok := strings.CutPrefix(v, "file://"); ok {
-		if u, err := url.PathUnescape(p); err == nil {
-			p = u
-		}
-		if i := strings.IndexByte(p, '/'); i > 0 {
-			p = p[i:] // file://host/path
-		}
-		f.paths = append(f.paths, toolPath{p, accessWrite})
-		return
-	}
-	if strings.Contains(v, "://") && !strings.ContainsAny(v, " \t\n\r") && profile.MetadataHost(v) {
-		f.metadata = append(f.metadata, v)
-		return
-	}
-	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
-		return
-	}
-	written := v == "~" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
-	switch {
-	case written && !strings.ContainsAny(v, " \t"):
-	case keyNamesPath(key):
-	default:
-		return
-	}
-	if pre := globPrefix(v); pre != "" {
-		f.paths = append(f.paths, toolPath{pre, accessWrite})
-	}
-}
-
-// keyNamesPath reports whether a key's name says it holds a path.
-func keyNamesPath(key string) bool {
-	for _, w := range pathKeyWords {
-		if strings.Contains(key, w) {
-			return true
-		}
-	}
-	return false
-}
 
 // localOnlyClasses are denied for writes only when the path is surely a
 // local file (a known file tool); an unknown tool's "path" is asked about.
@@ -898,10 +878,18 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 func patchPaths(body string) []string {
 	var out []string
 	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, pre := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if p, ok := strings.CutPrefix(line, pre); ok && strings.TrimSpace(p) != "" {
-				out = append(out, strings.TrimSpace(p))
+		// Read leniently (space around the stars, any case): a line
+		// that may name a file to the patch tool names one to guard.
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "***")
+		if !ok {
+			continue
+		}
+		rest = strings.Join(strings.Fields(rest), " ")
+		for _, m := range []string{"Add File:", "Update File:", "Delete File:", "Move to:"} {
+			if len(rest) > len(m) && strings.EqualFold(rest[:len(m)], m) {
+				if p := strings.TrimSpace(rest[len(m):]); p != "" {
+					out = append(out, p)
+				}
 			}
 		}
 	}

@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ho
 // testGuardExe is the path the golden answers show for guard.
 const testGuardExe = "/usr/local/bin/guard"
 
-func testExe() string { return testGuardExe }
+func testExe() (string, error) { return testGuardExe, nil }
 
 // hookWorld is a fresh HOME, XDG dirs and a project, for hook tests. It
 // sets the environment of the test process: such tests cannot be

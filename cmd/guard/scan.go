@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,11 +46,15 @@ func newScanCmd(s *streams) *cobra.Command {
 		Short: "Review the shell in a repository, for pre-commit hooks and CI",
 		Long: `guard scan finds the shell in a repository and reviews every command with
 the same rules as 'guard check', as text read from a file: shell scripts (by
-extension or shebang, .envrc, hooks in .husky/ and .githooks/), GitHub
-Actions run steps, .gitlab-ci.yml scripts, the commands of CircleCI,
-Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite and
-Taskfile, Makefile recipes, Dockerfile RUN instructions, package.json
-scripts, VS Code tasks and dev container lifecycle commands. A Dockerfile
+extension or shebang, .envrc, shell startup files, git hooks under any
+hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
+of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
+Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
+justfile recipes and backticks, Procfile processes, Jenkinsfile sh
+steps, Dockerfile RUN
+instructions, package.json scripts, VS Code tasks and dev container
+lifecycle commands. A committed symbolic link with such a name is read
+through when it leads inside the repository. A Dockerfile
 RUN changes the image, not this machine: its packages and system paths are
 B there (code from the network stays C).
 
@@ -65,7 +71,8 @@ code, on the line of the finding or the line above:
 The rule id is one 'guard check' prints, or policy.<id> for a rule of the
 policy in effect. An allowance covers the place it is written. In CI,
 --trust-from REV (the branch a change is checked against) honours only the
-allowances and the baseline already in REV: a change cannot allow its own
+allowances already in REV over commands unchanged since, and the baseline
+and .guardignore as they are in REV: a change cannot allow its own
 findings.
 
 Files are left out by --exclude GLOB (repeatable) and by the lines of a
@@ -131,8 +138,16 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err != nil {
 		return usagef("name files or directories that exist, or run 'guard scan' with no path to scan the repository you are in", "%v", err)
 	}
+	if opts.trustFrom != "" {
+		if !inGit {
+			return usagef("run it inside a git repository, or drop --trust-from", "--trust-from: %s is not in a git repository", cwd)
+		}
+		if err := scan.VerifyRevision(root, opts.trustFrom); err != nil {
+			return usagef("name the commit a change is checked against (origin/main, $GITHUB_BASE_REF's head)", "--trust-from: %v", err)
+		}
+	}
 	var ignore scan.Ignore
-	if err := ignore.ReadIgnore(root); err != nil {
+	if err := readIgnore(s, &ignore, root, opts.trustFrom); err != nil {
 		return usagef("fix the line: a doublestar glob per line, # for comments", "%v", err)
 	}
 	for _, x := range opts.exclude {
@@ -143,12 +158,6 @@ func runScan(s *streams, opts *scanOptions) error {
 	files = ignore.Filter(files)
 	var trusted func(string, []byte) bool
 	if opts.trustFrom != "" {
-		if !inGit {
-			return usagef("run it inside a git repository, or drop --trust-from", "--trust-from: %s is not in a git repository", cwd)
-		}
-		if err := scan.VerifyRevision(root, opts.trustFrom); err != nil {
-			return usagef("name the commit a change is checked against (origin/main, $GITHUB_BASE_REF's head)", "--trust-from: %v", err)
-		}
 		trusted = trustedAt(root, opts.trustFrom)
 	}
 	var base *scan.Baseline
@@ -197,15 +206,16 @@ func runScan(s *streams, opts *scanOptions) error {
 	if err := scan.Write(s.out, rep, opts.format, wo); err != nil {
 		return failf(nil, "scan: write %s: %v", opts.format, err)
 	}
+	// A problem names a file and quotes it: escaped, as findings are.
 	for i, p := range rep.Untrusted {
-		fmt.Fprintf(s.err, "guard: warning: %v\n", p)
+		fmt.Fprintf(s.err, "guard: warning: %s\n", scan.TextSafe(p.Error()))
 		if i == len(rep.Untrusted)-1 {
 			fmt.Fprintf(s.err, "guard: hint: %s\n", p.Hint)
 		}
 	}
 	if len(rep.Problems) > 0 {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(s.err, "guard: error: %v\n", p)
+			fmt.Fprintf(s.err, "guard: error: %s\n", scan.TextSafe(p.Error()))
 		}
 		fmt.Fprintf(s.err, "guard: hint: %s\n", rep.Problems[0].Hint)
 		return exitCode(exitGuardFailed)
@@ -223,6 +233,25 @@ func runScan(s *streams, opts *scanOptions) error {
 		return exitCode(exitScanFindings)
 	}
 	return nil
+}
+
+// readIgnore reads the repository's .guardignore into ig: as it is in
+// the working tree, or with --trust-from as it is in that commit (a change
+// that excludes its own files gains nothing; a warning says its version
+// is not honoured).
+func readIgnore(s *streams, ig *scan.Ignore, root, trustFrom string) error {
+	if trustFrom == "" {
+		return ig.ReadIgnore(root)
+	}
+	trusted, _ := scan.AtRevision(root, trustFrom, scan.IgnoreFile)
+	cur, err := safefile.Read(filepath.Join(root, scan.IgnoreFile), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		cur, err = nil, nil
+	}
+	if err != nil || string(cur) != string(trusted) {
+		fmt.Fprintf(s.err, "guard: warning: %s differs from %s: only its patterns in %s are honoured\n", scan.IgnoreFile, trustFrom, trustFrom)
+	}
+	return ig.ParseIgnore(trusted)
 }
 
 // trustedAt trusts an allowance comment in a file when the same line (blanks

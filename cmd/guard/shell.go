@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,13 +184,17 @@ func runShell(s *streams, o shellOptions) error {
 	base := runOptions{shell: sh}
 	base.provenance = "agent"
 	flags := append(append([]string(nil), o.long...), o.short...)
+	prefix, err := shellReviewPrefix(o.short)
+	if err != nil {
+		return err
+	}
 	switch {
 	case o.hasCommand:
 		if strings.TrimSpace(o.command) == "" {
 			return nil // bash -c '' does nothing, successfully
 		}
 		argv := append(append(append([]string{sh}, flags...), "-c", o.command), o.args...)
-		if base.command, err = shellReviewText(sh, o.command, o.args); err != nil {
+		if base.command, err = shellReviewText(sh, prefix+o.command, o.args); err != nil {
 			return err
 		}
 		return runShellLine(s, &base, argv, "")
@@ -201,7 +206,7 @@ func runShell(s *streams, o shellOptions) error {
 		return runRun(s, &base)
 	}
 	if f, ok := s.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return shellInteractive(s, &base, flags, f)
+		return shellInteractive(s, &base, flags, prefix, f)
 	}
 	// A script on stdin: review it whole, then run it.
 	b, err := io.ReadAll(io.LimitReader(s.in, maxCommandText+1))
@@ -218,15 +223,63 @@ func runShell(s *streams, o shellOptions) error {
 	}
 	argv := append(append(append([]string{sh}, flags...), "-c", text, sh), o.args...)
 	if len(o.args) > 0 {
-		if base.command, err = shellReviewText(sh, text, append([]string{sh}, o.args...)); err != nil {
+		if base.command, err = shellReviewText(sh, prefix+text, append([]string{sh}, o.args...)); err != nil {
 			return err
 		}
 	} else {
-		base.command = text
+		base.command = prefix + text
 	}
 	quiet := *s
 	quiet.in = nil // stdin was the script
 	return runShellLine(&quiet, &base, argv, "")
+}
+
+// inertSetOptions are the set options (-o NAME, or their letters) that do
+// not change which commands run or what their words are: errors, tracing,
+// globbing off, job control. The shim passes them on unreviewed.
+var inertSetOptions = []string{
+	"a", "allexport", "b", "notify", "e", "errexit", "f", "noglob", "h", "hashall",
+	"m", "monitor", "n", "noexec", "p", "privileged", "t", "onecmd", "u", "nounset",
+	"v", "verbose", "x", "xtrace", "B", "braceexpand", "C", "noclobber", "E", "errtrace",
+	"H", "histexpand", "P", "physical", "T", "functrace", "pipefail", "posix",
+	"history", "ignoreeof", "interactive-comments", "emacs", "vi",
+}
+
+// shellReviewPrefix is what the shell options say about the text, written
+// as the text would say it, for the review: -O NAME and +O NAME become
+// "shopt -s NAME" and "shopt -u NAME" lines (dotglob makes * name .git;
+// the review prices shopt in the text). A set option that is not inert
+// (-k puts every NAME=value word into the environment: `git status
+// GIT_CONFIG_GLOBAL=./x` would run x's core.fsmonitor) is refused.
+func shellReviewPrefix(short []string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(short); i++ {
+		opt := short[i]
+		switch opt {
+		case "-O", "+O":
+			name := short[i+1]
+			i++
+			verb := "-s"
+			if opt == "+O" {
+				verb = "-u"
+			}
+			q, err := parse.Quote([]string{"shopt", verb, name})
+			if err != nil {
+				return "", usagef("pass shopt option names without NUL bytes", "%v", err)
+			}
+			b.WriteString(q + "\n")
+			continue
+		case "-o", "+o":
+			opt = short[i+1]
+			i++
+		default:
+			opt = opt[1:]
+		}
+		if !slices.Contains(inertSetOptions, opt) {
+			return "", usagef("drop it: guard shell passes only options that do not change what the text runs (-e, -u, -x, -o pipefail, …, and -O/+O shopt options, which are reviewed)", "guard shell does not pass the set option %s: guard's review does not model it", opt)
+		}
+	}
+	return b.String(), nil
 }
 
 // shellReviewText is the text the shim reviews for shell text run with
@@ -268,12 +321,37 @@ func realShell(flag string) (string, error) {
 	if sameFile(path, guardExecutable()) || filepath.Base(path) == "guard-sh" {
 		return "", failf([]string{hint}, "the real shell %s is guard itself", path)
 	}
+	if err := bashSyntaxShell(path); err != nil {
+		return "", failf([]string{hint}, "%v", err)
+	}
 	// A command that starts $SHELL must reach the real shell, not the
 	// shim again from inside the sandbox.
 	if cur := os.Getenv("SHELL"); cur != "" && (filepath.Base(cur) == "guard-sh" || sameFile(cur, guardExecutable())) {
 		os.Setenv("SHELL", path)
 	}
 	return sh, nil
+}
+
+// bashShells are the shells whose syntax is the one guard reviews: bash
+// and the POSIX shells it extends. Text reviewed as bash and run by zsh,
+// fish or an interpreter means something else there (zsh runs code in
+// glob qualifiers like *(e:'…':) that bash reads as a pattern).
+var bashShells = []string{"bash", "rbash", "sh", "dash", "ash"}
+
+// bashSyntaxShell refuses a real shell that is not one of bashShells, by
+// its name and by the name of the file it resolves to (a link named bash
+// that leads to zsh is zsh).
+func bashSyntaxShell(path string) error {
+	names := []string{filepath.Base(path)}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		names = append(names, filepath.Base(r))
+	}
+	for _, n := range names {
+		if !slices.Contains(bashShells, n) {
+			return fmt.Errorf("the real shell %s is %s, not bash or a POSIX sh: guard reviews bash syntax, and %s could run the text differently", path, n, n)
+		}
+	}
+	return nil
 }
 
 // runShellLine is runRun for shell text whose argv carries shell options
@@ -291,6 +369,7 @@ type shellSession struct {
 	s      *streams
 	base   *runOptions
 	flags  []string
+	prefix string // shellReviewPrefix of the flags, before each line
 	cwd    string
 	status int
 }
@@ -299,7 +378,7 @@ type shellSession struct {
 // the sandbox. A line of only cd, export, unset, assignments or exit is
 // applied by the shim itself (after its review), so it lasts; inside a
 // longer line such changes last for that line only.
-func shellInteractive(s *streams, base *runOptions, flags []string, in *os.File) error {
+func shellInteractive(s *streams, base *runOptions, flags []string, prefix string, in *os.File) error {
 	fd := int(in.Fd())
 	out := io.Writer(in)
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
@@ -310,7 +389,7 @@ func shellInteractive(s *streams, base *runOptions, flags []string, in *os.File)
 	if err != nil {
 		return failf([]string{"run guard from a directory that exists"}, "cannot determine the current directory: %v", err)
 	}
-	ss := &shellSession{s: s, base: base, flags: flags, cwd: wd}
+	ss := &shellSession{s: s, base: base, flags: flags, prefix: prefix, cwd: wd}
 	keys := &keyReader{f: in}
 	var history term.History
 	for {
@@ -367,7 +446,7 @@ func (ss *shellSession) line(text string) (done bool, code int) {
 		return false, 0
 	}
 	o := *ss.base
-	o.command = text
+	o.command = ss.prefix + text
 	if b, ok := shellBuiltins(text); ok {
 		return ss.builtins(&o, b)
 	}

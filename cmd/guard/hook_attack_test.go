@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/guard-sh/guard/audit"
+)
+
+// hookAttack is one hostile (or benign control) event and the answer it
+// must get.
+type hookAttack struct {
+	name  string
+	agent string
+	// event is the raw JSON, with $PROJ and $HOME for the world's
+	// directories.
+	event string
+	setup func(t *testing.T, w *hookWorld)
+	want  string // hookDeny, hookAsk, hookAllow or hookNoOpinion
+	// says must appear in stderr (a deny) or stdout (any other answer).
+	says string
+}
+
+func runHookAttacks(t *testing.T, cases []hookAttack) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newHookWorld(t)
+			if c.setup != nil {
+				c.setup(t, w)
+			}
+			in := strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.event)
+			r := callHook(c.agent, in)
+			got := hookNoOpinion
+			for _, d := range []string{hookAllow, hookAsk, hookDeny} {
+				if strings.Contains(r.stdout, `"permissionDecision":"`+d+`"`) || strings.Contains(r.stdout, `"decision":"`+d+`"`) {
+					got = d
+				}
+			}
+			wantCode := 0
+			if c.want == hookDeny {
+				wantCode = exitHookBlock
+			}
+			if got != c.want || r.code != wantCode {
+				t.Fatalf("answer %q exit %d, want %q exit %d\nstdout %s\nstderr %s", got, r.code, c.want, wantCode, r.stdout, r.stderr)
+			}
+			text := r.stdout
+			if c.want == hookDeny {
+				text = r.stderr
+			}
+			if c.says != "" && !strings.Contains(text, strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.says)) {
+				t.Errorf("answer does not say %q:\n%s", c.says, text)
+			}
+		})
+	}
+}
+
+// claudeEvent is a PreToolUse event for tool with input (raw JSON) and
+// extra top-level members (raw, "" for none).
+func claudeEvent(tool, input, extra string) string {
+	ev := `{"session_id":"s","cwd":"$PROJ","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input
+	if extra != "" {
+		ev += "," + extra
+	}
+	return ev + "}"
+}
+
+// TestHookAmbiguousJSON: an event whose keys could be read one way by
+// guard (Go keeps the last duplicate and matches fields ignoring case) and
+// another by the agent is denied. Each attack was no opinion before: guard
+// judged a Read (or a workspace cwd) while the agent wrote ~/.bashrc.
+func TestHookAmbiguousJSON(t *testing.T) {
+	write := `{"file_path":"$HOME/.bashrc","content":"x"}`
+	runHookAttacks(t, []hookAttack{
+		{name: "tool_name_case", agent: "claude", event: claudeEvent("Write", write, `"Tool_Name":"Read"`), want: hookDeny, says: `the keys "tool_name" and "Tool_Name" differ only in case`},
+		{name: "tool_name_twice", agent: "claude", event: claudeEvent("Write", write, `"tool_name":"Read"`), want: hookDeny, says: `"tool_name" appears twice`},
+		{name: "tool_input_case", agent: "claude", event: claudeEvent("Write", write, `"TOOL_INPUT":{"file_path":"$PROJ/a.txt"}`), want: hookDeny, says: "only in case"},
+		{name: "cwd_case", agent: "claude", event: strings.Replace(claudeEvent("Write", `{"file_path":".bashrc","content":"x"}`, `"CWD":"$PROJ"`), `"cwd":"$PROJ"`, `"cwd":"$HOME"`, 1), want: hookDeny, says: "only in case"},
+		// Go's field matching folds the Kelvin sign to k: this key was
+		// read as hook_event_name; the agent never wrote that key.
+		{name: "hook_event_name_kelvin", agent: "claude", event: strings.Replace(claudeEvent("Write", write, ""), `"hook_event_name"`, `"hoo\u212a_event_name"`, 1), want: hookDeny, says: `differs from "hook_event_name" only in case`},
+		{name: "tool_input_key_twice", agent: "claude", event: claudeEvent("Bash", `{"command":"rm -rf ~","command":"ls"}`, ""), want: hookDeny, says: `"command" appears twice`},
+		{name: "tool_input_keys_case", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","Command":"rm -rf ~"}`, ""), want: hookDeny, says: "differ only in case"},
+		{name: "invalid_utf8", agent: "claude", event: claudeEvent("Bash", "{\"command\":\"ls \xff; touch $HOME/x\"}", ""), want: hookDeny, says: "not valid UTF-8"},
+		{name: "too_deep", agent: "claude", event: claudeEvent("mcp__x__y", `{"a":`+strings.Repeat("[", 300)+strings.Repeat("]", 300)+`}`, ""), want: hookDeny, says: "nested deeper than"},
+		// Controls: the same keys in different objects, and unknown
+		// members, are fine.
+		{name: "control_same_key_nested", agent: "claude", event: claudeEvent("mcp__db__query", `{"query":"select 1","options":{"query":"x"}}`, `"transcript_path":"/t","tool_use_id":"u"`), want: hookNoOpinion},
+		{name: "control_bash", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","description":"list","timeout":120000}`, ""), want: hookAllow},
+	})
+}
+
+// TestHookToolInputs: commands and paths that tools carry under names,
+// shapes and spellings guard did not read. Each attack got no opinion
+// (or a lower level, or a false deny for the controls) before.
+func TestHookToolInputs(t *testing.T) {
+	codex := func(tool, input string) string {
+		return strings.Replace(claudeEvent(tool, input, ""), `"permission_mode":"default"`, `"permission_mode":"default","model":"x"`, 1)
+	}
+	runHookAttacks(t, []hookAttack{
+		// Unknown (MCP) tools: command keys by their words, argv arrays,
+		// a program with its arguments.
+		{name: "mcp_program_args", agent: "claude", event: claudeEvent("mcp__x__run", `{"program":"bash","args":["-c","touch $HOME/pwned"]}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "mcp_argv_array", agent: "claude", event: claudeEvent("mcp__x__run", `{"argv":["rm","-rf","$HOME"]}`, ""), want: hookDeny, says: "level C"},
+		{name: "mcp_command_line_key", agent: "claude", event: claudeEvent("mcp__x__exec", `{"commandLine":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "mcp_shell_command_key", agent: "claude", event: claudeEvent("mcp__x__exec", `{"shell_command":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "codex_exec_cmd_key", agent: "codex", event: codex("mcp__x__exec", `{"execCmd":"touch $HOME/pwned"}`), want: hookDeny, says: "fs.create"},
+		{name: "codex_shell_argv", agent: "codex", event: codex("shell", `{"command":["bash","-lc","touch $HOME/.bashrc"],"workdir":"$PROJ"}`), want: hookDeny, says: "level C"},
+		{name: "control_codex_shell_argv_ls", agent: "codex", event: codex("shell", `{"command":["bash","-lc","ls -la"],"workdir":"$PROJ"}`), want: hookNoOpinion},
+		{name: "control_command_description", agent: "claude", event: claudeEvent("mcp__x__plan", `{"command_description":"remove the build directory","push":"yes"}`, ""), want: hookNoOpinion},
+		{name: "mcp_argv_nul", agent: "claude", event: claudeEvent("mcp__x__run", `{"argv":["ls","a\u0000b"]}`, ""), want: hookDeny, says: "cannot be reviewed"},
+		// A metadata URL inside a prompt (Gemini CLI's web_fetch).
+		{name: "gemini_fetch_prompt_metadata", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"Summarize (http://169.254.169.254/latest/meta-data/iam/) please"}}`, want: hookDeny, says: "http://169.254.169.254/latest/meta-data/iam/: it is the cloud instance metadata service"},
+		{name: "control_gemini_fetch_prompt", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"Summarize https://go.dev/doc/ and https://example.com/a"}}`, want: hookNoOpinion},
+		// Paths in any spelling.
+		{name: "mcp_file_uri_upper", agent: "claude", event: claudeEvent("mcp__fs__write", `{"uri":"FILE://$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "mcp_file_uri_short", agent: "claude", event: claudeEvent("mcp__fs__write", `{"target":"file:$HOME/.bashrc"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "mcp_relative_path_any_key", agent: "claude", event: claudeEvent("mcp__fs__write", `{"name":".git/hooks/pre-commit","body":"x"}`, ""), want: hookDeny, says: "$PROJ/.git/hooks/pre-commit"},
+		{name: "mcp_home_variable", agent: "claude", event: claudeEvent("mcp__fs__write", `{"file":"$HOME/.profile"}`, ""), want: hookDeny, says: "$HOME/.profile"},
+		{name: "control_mcp_slashes", agent: "claude", event: claudeEvent("mcp__gh__get", `{"repo":"owner/repo","mime":"text/plain","query":"a/b c"}`, ""), want: hookNoOpinion},
+		// apply_patch: every member is a patch; markers read leniently.
+		{name: "patch_second_member", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n","patch":"*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_input_member", agent: "codex", event: codex("apply_patch", `{"input":"*** Begin Patch\n*** Add File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_marker_spacing", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n ***  Add  File: ../home/.bashrc\n+x\n*** End Patch\n"}`), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "patch_delete_move", agent: "codex", event: codex("apply_patch", `{"command":"*** Begin Patch\n*** Update File: a.go\n*** Move to: .codex/hooks.json\n@@\n-a\n+b\n*** End Patch\n"}`), want: hookDeny, says: "agent"},
+		// Shell tools: the directory the command runs in, and members
+		// guard did not read.
+		{name: "codex_bash_workdir", agent: "codex", event: codex("Bash", `{"command":"touch .bashrc","workdir":"$HOME"}`), want: hookDeny, says: "level C"},
+		{name: "claude_bash_cwd", agent: "claude", event: claudeEvent("Bash", `{"command":"touch .bashrc","cwd":"$HOME"}`, ""), want: hookDeny, says: "level C"},
+		{name: "bash_two_dirs", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","workdir":"$PROJ","dir_path":"$HOME"}`, ""), want: hookDeny, says: "name different directories"},
+		{name: "bash_extra_script", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","script":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		{name: "control_bash_description_path", agent: "claude", event: claudeEvent("Bash", `{"command":"cat ~/.bashrc","description":"~/.bashrc"}`, ""), want: hookAllow},
+		{name: "control_bash_fields", agent: "claude", event: claudeEvent("Bash", `{"command":"ls","description":"Remove ./build and rebuild","timeout":120000,"run_in_background":false}`, ""), want: hookAllow},
+		// Agent configuration directories: hooks scripts, skills,
+		// extensions.
+		{name: "write_claude_hook_script", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/hooks/check.sh","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
+		{name: "write_claude_skill", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/.claude/skills/a/SKILL.md","content":"x"}`, ""), want: hookDeny, says: "configures an agent"},
+		{name: "write_gemini_extension", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":".gemini/extensions/x/gemini-extension.json","content":"{}"}}`, want: hookDeny, says: "configures an agent"},
+		// Regressions (these held before): writes through a link in the
+		// workspace, a dangling link, ~ and .. to persistence and state.
+		{name: "write_link_to_git_config", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/notes/cfg","content":"x"}`, ""), want: hookDeny, says: "runs code later",
+			setup: func(t *testing.T, w *hookWorld) { symlinkT(t, w.proj+"/.git/config", w.proj+"/notes/cfg") }},
+		{name: "write_dangling_link_autostart", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/notes/x.desktop","content":"x"}`, ""), want: hookDeny, says: "runs code later",
+			setup: func(t *testing.T, w *hookWorld) {
+				symlinkT(t, w.home+"/.config/autostart/x.desktop", w.proj+"/notes/x.desktop")
+			}},
+		{name: "edit_tilde_guard_state", agent: "claude", event: claudeEvent("Edit", `{"file_path":"~/.local/state/guard/approvals/a.json","old_string":"a","new_string":"b"}`, ""), want: hookDeny, says: "guard's own"},
+		{name: "write_dotdot_profile", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ/src","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"../../home/.profile","content":"x"}}`, want: hookDeny, says: "$HOME/.profile"},
+		{name: "control_write_claude_md", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/CLAUDE.md","content":"x"}`, ""), want: hookNoOpinion},
+	})
+}
+
+// symlinkT makes link point at target, creating link's directory.
+func symlinkT(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgentMatchersSeeEveryTool: each installed hook fires for the shell
+// tool, the file tools and MCP tools (whose input guard judges). Codex's
+// matcher was "Bash|apply_patch": its MCP calls never reached guard.
+func TestAgentMatchersSeeEveryTool(t *testing.T) {
+	// A matcher selects a tool as Claude Code and Codex read it: "*" or ""
+	// is every tool, anything else a regular expression.
+	selects := func(m, tool string) bool {
+		if m == "*" || m == "" {
+			return true
+		}
+		return regexp.MustCompile(m).MatchString(tool)
+	}
+	for _, p := range agentProtocols {
+		tools := append([]string{"mcp__fs__write_file", "mcp__shell__exec"}, p.shellTools...)
+		for name := range p.fileTools {
+			tools = append(tools, name)
+		}
+		for _, tool := range tools {
+			if !selects(p.matcher, tool) {
+				t.Errorf("%s: matcher %q does not select %s", p.name, p.matcher, tool)
+			}
+		}
+	}
+}
+
+// FuzzHookInput: whatever arrives on stdin, the hook answers 0 (with
+// JSON or nothing) or 2 (a deny, with JSON and a reason): never another
+// status, which the agents read as "run it".
+func FuzzHookInput(f *testing.F) {
+	w := newHookWorld(f)
+	for _, seed := range []string{
+		w.event("PreToolUse", "Bash", map[string]any{"command": "ls"}),
+		w.event("PreToolUse", "Write", map[string]any{"file_path": w.home + "/.bashrc", "content": "x"}),
+		w.event("PreToolUse", "mcp__x__run", map[string]any{"argv": []string{"rm", "-rf", "/"}, "uri": "FILE:///etc/passwd"}),
+		w.event("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"}),
+		`{"tool_name":"Bash","Tool_Name":"x"}`, "", "[", "\xff",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := callHook("claude", in)
+		switch r.code {
+		case 0:
+			if s := strings.TrimSpace(r.stdout); s != "" && !json.Valid([]byte(s)) {
+				t.Fatalf("exit 0 with stdout that is not JSON: %q", r.stdout)
+			}
+		case exitHookBlock:
+			if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || strings.TrimSpace(r.stderr) == "" {
+				t.Fatalf("exit 2 without a deny and a reason: stdout %q stderr %q", r.stdout, r.stderr)
+			}
+		default:
+			t.Fatalf("exit %d: a hook may only exit 0 or 2", r.code)
+		}
+	})
+}
+
+// TestHookGuardPathPanic: a panic in the goroutine that finds guard's own
+// path (for the sandbox rewrite) is recovered into an explicit deny with
+// one audit record. Unrecovered, it ended the process with Go's exit
+// status 2 and no answer on stdout.
+func TestHookGuardPathPanic(t *testing.T) {
+	w := newHookWorld(t)
+	saved := hookGuardPath
+	hookGuardPath = func() string { panic("forced by the test") }
+	t.Cleanup(func() { hookGuardPath = saved })
+
+	before := w.auditCount(t)
+	var out, errb bytes.Buffer
+	in := w.event("PreToolUse", "Bash", map[string]any{"command": "ls"})
+	s := &streams{in: strings.NewReader(in), out: &out, err: &errb}
+	code := runHook(s, []string{"claude"}, defaultHookEnv())
+	if code != exitHookBlock {
+		t.Fatalf("exit %d, want %d (deny); stderr %q", code, exitHookBlock, errb.String())
+	}
+	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+		t.Errorf("stdout %q: want an explicit deny", out.String())
+	}
+	if !strings.Contains(errb.String(), "internal error while finding guard's own path: forced by the test") {
+		t.Errorf("stderr %q: want the internal error named", errb.String())
+	}
+	if n := w.auditCount(t) - before; n != 1 {
+		t.Errorf("%d audit records, want one (the failure, not an approval)", n)
+	}
+	r := w.lastAudit(t)
+	if r == nil || r.Decision != audit.Failed || r.Command != "ls" {
+		t.Errorf("audit record %+v, want one failed record for ls", r)
+	}
+}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/profile"
+)
+
+// toolStrings are the commands and paths found in a tool's input.
+type toolStrings struct {
+	commands []string
+	paths    []toolPath
+	metadata []string // URLs of a cloud metadata service (credentials)
+	n        int
+	classes  map[string]keyClass // per key: input repeats its keys
+}
+
+// keyClass is what a key's name says its value is.
+type keyClass struct{ command, path bool }
+
+func (f *toolStrings) class(key string) keyClass {
+	c, ok := f.classes[key]
+	if !ok {
+		if f.classes == nil {
+			f.classes = map[string]keyClass{}
+		}
+		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key)}
+		f.classes[key] = c
+	}
+	return c
+}
+
+// Key words: a tool's input is classified by the words of its keys
+// (shell_command, commandLine, execCmd all hold a command), not by a list
+// of exact names, which any new tool can step around.
+var (
+	// commandWords, in a key, say its value is shell text (or, for an
+	// array, an argv).
+	commandWords     = []string{"command", "cmd", "cmdline", "commandline", "script", "shell", "bash", "sh", "zsh", "exec", "argv"}
+	longCommandWords = []string{"command", "script", "shell", "bash"}
+	// textWords, in a key, say its value describes or names something
+	// (command_description, shell_name): it is not itself code.
+	textWords = []string{"description", "desc", "name", "title", "help", "summary", "label", "comment", "message", "prompt", "id", "type", "kind", "timeout", "language", "lang", "format", "mode", "status", "output", "result", "error"}
+	// programWords and argsWords: a program named under one and its
+	// arguments under the other, in one object, are one command line
+	// ({"program": "bash", "args": ["-c", "…"]}).
+	programWords = []string{"program", "executable", "binary", "exe", "bin", "command", "cmd", "tool", "runner", "interpreter"}
+	argsWords    = []string{"arg", "argument", "argv", "param", "parameter"}
+	// pathKeyWords, in a key, say its value names a file.
+	pathKeyWords = []string{"path", "file", "filename", "filepath", "dir", "directory", "directories", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "workdir", "root"}
+)
+
+// keyWords splits a key into lower-case words at separators and at
+// camelCase boundaries: "shell_command", "commandLine" and "execCmd".
+func keyWords(key string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	runes := []rune(key)
+	for i, r := range runes {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(runes[i-1]) || i+1 < len(runes) && unicode.IsLower(runes[i+1])):
+			flush()
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+// keyHas reports whether one of key's words, or its singular, is in
+// list ("targets" is a target).
+func keyHas(key string, list []string) bool {
+	for _, w := range keyWords(key) {
+		if slices.Contains(list, w) || slices.Contains(list, strings.TrimSuffix(w, "s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyContains reports whether key, lower-cased, contains one of list
+// anywhere ("sourcefile", "subcommand").
+func keyContains(key string, list []string) bool {
+	key = strings.ToLower(key)
+	for _, w := range list {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCommandKey: the key's value is a command (not a description of one).
+// The long command words count anywhere in the key ("subcommand"), the
+// short ones ("sh", "cmd") only as words ("push" holds no shell).
+func isCommandKey(key string) bool {
+	return (keyHas(key, commandWords) || keyContains(key, longCommandWords)) && !keyHas(key, textWords)
+}
+
+// keyNamesPath reports whether a key's name says it holds a path.
+func keyNamesPath(key string) bool {
+	return keyContains(key, pathKeyWords) && !keyHas(key, textWords)
+}
+
+// walk visits every value; key is the nearest object key above it.
+func (f *toolStrings) walk(key string, v any, depth int) error {
+	if depth > maxToolDepth {
+		return fmt.Errorf("malformed hook input: tool_input is nested deeper than %d levels", maxToolDepth)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		// In key order: the same input gives the same answer and the same
+		// audit record, whatever order the map iterates in.
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		done, err := f.programArgs(v, keys)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if slices.Contains(done, k) {
+				continue
+			}
+			if err := f.walk(k, v[k], depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if f.class(key).command {
+			// An array of strings under a command key is an argv
+			// (["bash", "-lc", "…"]): it runs as one command line.
+			if argv, ok := stringList(v); ok && len(argv) > 0 {
+				return f.addArgv(argv)
+			}
+		}
+		for _, x := range v {
+			if err := f.walk(key, x, depth+1); err != nil {
+				return err
+			}
+		}
+	case string:
+		if err := f.count(1); err != nil {
+			return err
+		}
+		f.add(key, v)
+	}
+	return nil
+}
+
+func (f *toolStrings) count(n int) error {
+	if f.n += n; f.n > maxToolStrings {
+		return fmt.Errorf("malformed hook input: tool_input holds more than %d strings", maxToolStrings)
+	}
+	return nil
+}
+
+// programArgs finds a program and its arguments in one object and adds
+// them as one command line; it returns the keys it used.
+func (f *toolStrings) programArgs(m map[string]any, keys []string) ([]string, error) {
+	var prog, args string
+	for _, k := range keys {
+		if keyHas(k, textWords) {
+			continue
+		}
+		if _, ok := m[k].(string); ok && prog == "" && keyHas(k, programWords) {
+			prog = k
+		}
+		if _, ok := stringList(m[k]); ok && args == "" && keyHas(k, argsWords) && !isCommandKey(k) {
+			args = k
+		}
+	}
+	if prog == "" || args == "" {
+		return nil, nil
+	}
+	list, _ := stringList(m[args])
+	return []string{prog, args}, f.addArgv(append([]string{m[prog].(string)}, list...))
+}
+
+// addArgv adds an argv as the command line that runs it. An argv that
+// cannot be written as shell text (a NUL byte) is refused.
+func (f *toolStrings) addArgv(argv []string) error {
+	if err := f.count(len(argv)); err != nil {
+		return err
+	}
+	line, err := parse.Quote(argv)
+	if err != nil {
+		return fmt.Errorf("malformed hook input: a command in tool_input cannot be reviewed: %v", err)
+	}
+	f.commands = append(f.commands, line)
+	return nil
+}
+
+// stringList is v as a list of strings, when it is one.
+func stringList(v any) ([]string, bool) {
+	xs, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// add classifies one string value: shell text under a command key; a
+// path when it is written as one (absolute, ~/, $HOME/, ./, ../, a file:
+// URI in any spelling, a relative path with a slash, a dot-file name) or
+// a path-named key holds a single line.
+func (f *toolStrings) add(key, v string) {
+	if v == "" {
+		return
+	}
+	if f.class(key).command {
+		f.commands = append(f.commands, v)
+		return
+	}
+	if p, ok := fileURIPath(v); ok {
+		f.paths = append(f.paths, toolPath{p, accessWrite})
+		return
+	}
+	if u := metadataURL(v); u != "" {
+		f.metadata = append(f.metadata, u)
+		return
+	}
+	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
+		return
+	}
+	for _, home := range []string{"$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(v, home); ok && (rest == "" || rest[0] == '/') {
+			v = "~" + rest
+		}
+	}
+	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !f.class(key).path {
+		return
+	}
+	if pre := globPrefix(v); pre != "" {
+		f.paths = append(f.paths, toolPath{pre, accessWrite})
+	}
+}
+
+// metadataURL is the first URL in v, alone or inside text (Gemini CLI's
+// web_fetch takes its URLs in a prompt), that names a cloud metadata
+// service; "" when there is none.
+func metadataURL(v string) string {
+	for rest := v; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return ""
+		}
+		start := strings.LastIndexFunc(rest[:i], urlStop) + 1
+		end := i + 3 + strings.IndexFunc(rest[i+3:], urlStop)
+		if end < i+3 {
+			end = len(rest)
+		}
+		if u := rest[start:end]; profile.MetadataHost(u) {
+			return u
+		}
+		rest = rest[i+3:]
+	}
+}
+
+// urlStop ends a URL written in text.
+func urlStop(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("\"'<>()`", r)
+}
+
+// looksLikePath: v is written as a path, whatever key holds it.
+func looksLikePath(v string) bool {
+	switch {
+	case v == "~" || v == "." || v == "..":
+		return true
+	case strings.Contains(v, "/"):
+		return true
+	case len(v) > 1 && v[0] == '.' && unicode.IsLetter(rune(v[1])):
+		return true // .mcp.json, .envrc
+	}
+	return false
+}
+
+// fileURIPath is the local path of a file: URI, in any case and form
+// (file:///p, file://host/p, file:/p, FILE:///p).
+func fileURIPath(v string) (string, bool) {
+	if len(v) < 6 || !strings.EqualFold(v[:5], "file:") {
+		return "", false
+	}
+	p := v[5:]
+	if rest, ok := strings.CutPrefix(p, "//"); ok {
+		p = rest
+		if i := strings.IndexByte(p, '/'); i > 0 {
+			p = p[i:] // file://host/path
+		}
+	}
+	if u, err := url.PathUnescape(p); err == nil {
+		p = u
+	}
+	return p, true
+}
