@@ -255,6 +255,10 @@ var persistRel = sync.OnceValue(func() []string {
 		// Agent and editor settings that run commands or hooks: changing them
 		// can switch guard's hook off for the next session.
 		".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".codex", ".gemini/settings.json",
+		// Their hook scripts, skills, commands, subagents and extensions:
+		// files the agent runs or obeys in a later session.
+		".claude/hooks", ".claude/skills", ".claude/commands", ".claude/agents",
+		".gemini/extensions", ".gemini/commands",
 		".config/Code/User/settings.json", ".config/Code/User/tasks.json",
 		// Tool configurations that choose what runs later (package indexes,
 		// script shells, plugins), editor extensions, autostart entries.
@@ -311,7 +315,10 @@ var persistRel = sync.OnceValue(func() []string {
 // agent hook off. They are protected in the sandbox too.
 var workspacePersist = sync.OnceValue(func() []string {
 	return []string{
-		".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+		// The agents' whole project directories: settings, hook scripts,
+		// skills, commands, subagents, extensions (the hook's file tools
+		// treat a write anywhere in them the same way).
+		".claude", ".codex", ".gemini",
 		".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
 		".git/hooks", ".git/config",
 		// MCP servers the project declares: agents and editors start
