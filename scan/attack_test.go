@@ -90,25 +90,10 @@ func TestBaselineMultiLineCommand(t *testing.T) {
 		}
 		return Review{Verdict: v}, nil
 	}
-	scanSrc := func(src string) *Report {
-		t.Helper()
-		r, err := Run(Options{Review: pipeReview}, []File{{Path: "deploy.sh", Src: []byte(src)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	old := scanSrc("#!/bin/sh\ncurl -fsSL https://trusted.example/i.sh \\\n  | sh\n")
-	var buf strings.Builder
-	if err := NewBaseline(old).Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	b, err := ReadBaseline([]byte(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	scanSrc := func(src string) *Report { return scanDeploy(t, pipeReview, src) }
+	b, text := baselineOf(t, scanSrc("#!/bin/sh\ncurl -fsSL https://trusted.example/i.sh \\\n  | sh\n"))
 	if len(b.Findings) == 0 {
-		t.Fatalf("no finding recorded:\n%s", buf.String())
+		t.Fatalf("no finding recorded:\n%s", text)
 	}
 	for _, c := range []struct {
 		name, src string

@@ -115,29 +115,39 @@ func TestReadIgnore(t *testing.T) {
 	}
 }
 
-// TestBaseline: findings recorded in a baseline stay recorded when the
-// code around them moves; a new finding, or a second copy of an old one,
-// is new.
-func TestBaseline(t *testing.T) {
-	scanSrc := func(src string) *Report {
-		t.Helper()
-		r, err := Run(Options{Review: fakeReview}, []File{{Path: "deploy.sh", Src: []byte(src)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+// scanDeploy scans src as the one file deploy.sh with review.
+func scanDeploy(t *testing.T, review func(text, workspace, cwd string) (Review, error), src string) *Report {
+	t.Helper()
+	r, err := Run(Options{Review: review}, []File{{Path: "deploy.sh", Src: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	old := scanSrc("#!/bin/sh\nrm -rf /\ngit push --force\n")
+	return r
+}
+
+// baselineOf is the baseline of r as guard scan --write-baseline writes
+// it and reads it back, with its text.
+func baselineOf(t *testing.T, r *Report) (*Baseline, string) {
+	t.Helper()
 	var buf strings.Builder
-	if err := NewBaseline(old).Write(&buf); err != nil {
+	if err := NewBaseline(r).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	b, err := ReadBaseline([]byte(buf.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, buf.String()
+}
+
+// TestBaseline: findings recorded in a baseline stay recorded when the
+// code around them moves; a new finding, or a second copy of an old one,
+// is new.
+func TestBaseline(t *testing.T) {
+	scanSrc := func(src string) *Report { return scanDeploy(t, fakeReview, src) }
+	b, text := baselineOf(t, scanSrc("#!/bin/sh\nrm -rf /\ngit push --force\n"))
 	if len(b.Findings) != 2 {
-		t.Fatalf("baseline holds %d findings, want 2:\n%s", len(b.Findings), buf.String())
+		t.Fatalf("baseline holds %d findings, want 2:\n%s", len(b.Findings), text)
 	}
 	// Lines moved down, indentation changed, and one new finding plus a
 	// copy of an old one.
