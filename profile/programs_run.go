@@ -429,15 +429,21 @@ func hPyProfile(b *builder, c *call) stream {
 
 // gitWritesWorkTree reports whether git SUB with these arguments writes
 // files of the work tree (checks them out, merges into them, deletes
-// them), not only the index or refs.
+// them), not only the index or refs. A word guard cannot see counts as
+// an operand, and as none of the options that make a row not write.
 func gitWritesWorkTree(sub string, a args) bool {
 	op0 := ""
 	if len(a.ops) > 0 && a.ops[0].known {
 		op0 = a.ops[0].val
 	}
 	switch sub {
-	case "checkout", "switch", "merge", "pull", "cherry-pick", "revert", "rebase", "am", "checkout-index", "sparse-checkout", "mv":
+	case "merge", "pull", "cherry-pick", "revert", "rebase", "am", "checkout-index", "sparse-checkout", "mv":
 		return true
+	case "checkout", "switch":
+		// A new branch where HEAD is changes no file.
+		return len(a.ops) > 1 || !a.has("-b", "-B", "-c", "-C", "--orphan") || a.has("-f", "--force")
+	case "apply":
+		return !a.has("--check", "--stat", "--numstat", "--summary", "--cached")
 	case "restore":
 		return !a.has("--staged", "-S") || a.has("--worktree", "-W")
 	case "reset":
@@ -447,7 +453,11 @@ func gitWritesWorkTree(sub string, a args) bool {
 	case "rm":
 		return !a.has("--cached")
 	case "stash":
-		return op0 != "list" && op0 != "show" && op0 != "create" && op0 != "store"
+		switch op0 {
+		case "list", "show", "create", "store", "drop", "clear":
+			return false
+		}
+		return true
 	case "bisect":
 		return op0 != "log" && op0 != "visualize" && op0 != "view" && op0 != "terms"
 	}

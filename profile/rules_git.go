@@ -96,58 +96,22 @@ func hGit(b *builder, c *call) stream {
 // from the network for pull. git mv moves a file to the name a script
 // is then run by.
 func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []field) {
-	var ops []string
-	flags := map[string]bool{}
-	for _, f := range args {
-		switch {
-		case !f.known:
-			ops = append(ops, "")
-		case strings.HasPrefix(f.val, "-"):
-			flags[strings.SplitN(f.val, "=", 2)[0]] = true
-		default:
-			ops = append(ops, f.val)
-		}
-	}
-	op0 := ""
-	if len(ops) > 0 {
-		op0 = ops[0]
-	}
-	kind := streamUnknown
-	switch sub {
-	case "checkout", "switch":
-		if len(ops) == 0 || (flags["-b"] || flags["-B"] || flags["-c"] || flags["-C"] || flags["--orphan"]) && len(ops) <= 1 {
-			return
-		}
-	case "reset":
-		if !flags["--hard"] && !flags["--merge"] && !flags["--keep"] {
-			return
-		}
-	case "stash":
-		switch op0 {
-		case "list", "show", "drop", "clear", "create", "store":
-			return
-		}
-	case "apply":
-		if flags["--check"] || flags["--stat"] || flags["--numstat"] || flags["--summary"] || flags["--cached"] {
-			return
-		}
-	case "bisect":
-		switch op0 {
-		case "log", "view", "visualize", "terms":
-			return
-		}
-	case "pull":
-		kind = streamNetwork
-	case "mv":
-		if len(ops) >= 2 && ops[len(ops)-1] != "" {
-			if p, ok := b.ctx.Resolve(st.cwd, ops[len(ops)-1]); ok {
+	a := parseArgs(args, "", false)
+	if sub == "mv" {
+		if n := len(a.ops); n >= 2 && a.ops[n-1].known {
+			if p, ok := b.ctx.Resolve(st.cwd, a.ops[n-1].val); ok {
 				c.st.wrote(p, stream{kind: streamUnknown})
 			}
 		}
 		return
-	case "restore", "merge", "rebase", "cherry-pick", "revert", "am", "read-tree", "checkout-index", "sparse-checkout":
-	default:
+	}
+	// git rm only takes files away: it puts no content in.
+	if sub == "rm" || !gitWritesWorkTree(sub, a) {
 		return
+	}
+	kind := streamUnknown
+	if sub == "pull" {
+		kind = streamNetwork
 	}
 	dir := repo
 	if ws := b.ctx.Workspace; ws != "" && b.ctx.WorkspaceUsable() && (dir == ws || strings.HasPrefix(dir, ws+"/")) {
