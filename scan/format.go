@@ -3,12 +3,11 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/guard-sh/guard/internal/printable"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/guard-sh/guard/review"
 )
@@ -107,30 +106,7 @@ func writeText(w io.Writer, r *Report, o WriteOptions) error {
 // "::error::…", after blanks) has its first colon written \x3a. A file's
 // text must not rewrite the screen of the person reading the findings,
 // or give orders to the runner printing them.
-func TextSafe(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r == '\t':
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	if t := strings.TrimLeft(out, " \t"); strings.HasPrefix(t, "::") {
-		out = out[:len(out)-len(t)] + `\x3a` + t[1:]
-	}
-	return out
-}
+func TextSafe(s string) string { return printable.String(s, false) }
 
 // JSONVersion is the version of the schema of scan's JSON output
 // (docs/json.md). It changes only when a field changes meaning or goes

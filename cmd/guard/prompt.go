@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	printablepkg "github.com/guard-sh/guard/internal/printable"
 	"io"
 	"os"
 	"os/signal"
@@ -10,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -552,32 +551,11 @@ func noTerminalError(err error, hint string) error {
 	return &exitError{code: exitGuardFailed, err: err, hints: []string{hint}}
 }
 
-// printable makes text from a request safe to show on a terminal: control
-// characters (escape sequences could rewrite what the user sees),
-// invalid UTF-8 and bidirectional overrides are shown escaped. Newlines
-// and tabs are kept when multiline, escaped otherwise.
-func printable(s string, multiline bool) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case multiline && (r == '\n' || r == '\t'):
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// printable makes text from a request safe to show on a terminal and in
+// a CI log (internal/printable): control characters, invalid UTF-8 and
+// bidirectional overrides escaped, no line starting a workflow command.
+// Newlines are kept when multiline.
+func printable(s string, multiline bool) string { return printablepkg.String(s, multiline) }
 
 // shortHash abbreviates a hex hash for display: 3fa2b1c09d8e….
 func shortHash(h string) string {

@@ -1,0 +1,44 @@
+// Package printable makes text a command, a file or a repository chose
+// safe to show: on a terminal (no escape sequence may rewrite what guard
+// prints, no direction-changing character may reorder it) and in a CI
+// log (no line may start a GitHub Actions workflow command).
+package printable
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// String returns s with control characters written as escapes: a newline
+// as \n (kept as it is when multiline), other controls as \xNN or
+// \uNNNN, invalid UTF-8 bytes as \xNN. Tabs stay. A line that would begin
+// a workflow command ("::stop-commands::…", "::error::…", after blanks)
+// has its first colon written \x3a.
+func String(s string, multiline bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\t' || (multiline && r == '\n'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "::") {
+			lines[i] = l[:len(l)-len(t)] + `\x3a` + t[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
