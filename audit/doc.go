@@ -13,10 +13,14 @@
 //
 // # What it guarantees
 //
-//   - A record Append returned is on disk (fdatasync) and complete: one
+//   - A decision Append returned is on disk (fdatasync) and complete: one
 //     write(2) under an exclusive flock, with prev computed under that lock
 //     from the file's last line. Any number of processes may append at once;
-//     no record is lost or interleaved.
+//     no record is lost or interleaved. A ran record, and a record written
+//     with AppendUnsynced (a hook's answer that rewrites the command into
+//     guard run, which syncs its own decision before anything runs), is
+//     complete but reaches the disk with the next sync of its file; a file
+//     is synced before rotation sets it aside.
 //   - Command and Note are masked by Append itself, whatever the caller
 //     passed. Mask is idempotent and never panics.
 //   - Rotation (Log.MaxSize) keeps the chain: audit.log is renamed to the

@@ -136,6 +136,21 @@ func (l *Log) Close() error {
 // A torn last line left by a crash (not newline-terminated, or not a
 // record) is set aside in audit.torn before the new record is chained.
 func (l *Log) Append(r Record) (Record, error) {
+	return l.append(r, r.Decision != Ran)
+}
+
+// AppendUnsynced is Append without waiting for the disk. It is only for a
+// record that lets nothing happen by itself: a hook's answer that rewrites
+// the command into guard run, which writes and syncs its own decision
+// record before anything runs. That sync writes this earlier line of the
+// same file to disk with it; a crash before it loses a record of
+// something that never ran (a missing last line, which Verify reports
+// and Append repairs, never a broken chain).
+func (l *Log) AppendUnsynced(r Record) (Record, error) {
+	return l.append(r, false)
+}
+
+func (l *Log) append(r Record, sync bool) (Record, error) {
 	if r.Decision.class() == 0 {
 		return Record{}, fmt.Errorf("append audit record: unknown decision %q", r.Decision)
 	}
@@ -183,8 +198,8 @@ func (l *Log) Append(r Record) (Record, error) {
 	// itself (the next decision's sync carries it), which spares every run
 	// a second disk flush. Lost in a crash, it is a torn or missing last
 	// line, which Append repairs and Verify reports, never a broken chain.
-	if r.Decision != Ran {
-		if err := datasync(l.f); err != nil {
+	if sync {
+		if err := syncLines(l.f); err != nil {
 			return Record{}, fmt.Errorf("append audit record: sync: %w", err)
 		}
 	}
@@ -309,6 +324,11 @@ func (l *Log) rotate() error {
 		}
 	}
 	to := filepath.Join(l.dir, FileName+"."+strconv.Itoa(next))
+	// Lines appended without a sync (ran records, a hook's rewrite) reach
+	// the disk with the file they were written to, not with the next.
+	if err := syncLines(l.f); err != nil {
+		return err
+	}
 	if err := os.Rename(l.path(), to); err != nil {
 		return err
 	}
@@ -342,18 +362,6 @@ func setAside(dir string, torn []byte) error {
 		return fmt.Errorf("set aside torn line: %w", err)
 	}
 	return nil
-}
-
-// encode renders r as one NDJSON line, newline included. HTML characters
-// stay as they are: commands are full of & and >.
-func encode(r Record) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // lineHash is the SHA-256, in hex, of a line's bytes without its newline.
@@ -541,6 +549,10 @@ func writeOnce(f *os.File, b []byte) error {
 	}
 	return nil
 }
+
+// syncLines writes the log's appended lines to disk; tests count its
+// calls.
+var syncLines = datasync
 
 func datasync(f *os.File) error {
 	rc, err := f.SyscallConn()

@@ -384,6 +384,75 @@ func TestAppendAfterTamperingKeepsEvidence(t *testing.T) {
 	}
 }
 
+// TestWhichAppendsSync: a decision is on disk when Append returns; a ran
+// record and AppendUnsynced's are not synced by themselves, and reach the
+// disk with the next decision or, if the file is rotated first, before it
+// is set aside.
+func TestWhichAppendsSync(t *testing.T) {
+	dir := t.TempDir()
+	l := openTest(t, dir)
+	var synced []int64 // the file's size at each sync
+	old := syncLines
+	syncLines = func(f *os.File) error {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		synced = append(synced, fi.Size())
+		return old(f)
+	}
+	t.Cleanup(func() { syncLines = old })
+	size := func() int64 {
+		fi, err := os.Stat(filepath.Join(dir, FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	steps := []struct {
+		name     string
+		add      func(Record) (Record, error)
+		decision Decision
+		syncs    bool
+	}{
+		{"Append of a decision", l.Append, ApprovedAuto, true},
+		{"Append of a ran record", l.Append, Ran, false},
+		{"AppendUnsynced of a decision", l.AppendUnsynced, ApprovedAuto, false},
+		{"AppendUnsynced of a refusal", l.AppendUnsynced, Refused, false},
+		{"Append of a refusal", l.Append, Refused, true},
+	}
+	for _, st := range steps {
+		synced = nil
+		if _, err := st.add(Record{Command: "true", Decision: st.decision}); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		switch {
+		case st.syncs && (len(synced) != 1 || synced[0] != size()):
+			t.Errorf("%s: syncs at sizes %v, want one sync of the whole file (%d bytes)", st.name, synced, size())
+		case !st.syncs && len(synced) != 0:
+			t.Errorf("%s: synced %v, want no sync", st.name, synced)
+		}
+	}
+
+	// An unsynced line in a file about to be rotated is synced before
+	// the file is set aside.
+	if _, err := l.AppendUnsynced(Record{Command: "true", Decision: ApprovedAuto}); err != nil {
+		t.Fatal(err)
+	}
+	before := size()
+	l.MaxSize = before + 10
+	synced = nil
+	if _, err := l.Append(Record{Command: "true", Decision: ApprovedAuto}); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 || synced[0] != before || synced[1] != size() {
+		t.Errorf("rotation syncs at sizes %v, want %d (the old file) then %d (the new one)", synced, before, size())
+	}
+	if rep := mustVerify(t, dir); rep.Records != 7 {
+		t.Errorf("Verify: %d records, want 7", rep.Records)
+	}
+}
+
 func TestRotation(t *testing.T) {
 	dir := t.TempDir()
 	l := openTest(t, dir)

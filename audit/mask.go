@@ -66,6 +66,8 @@ type maskRule struct {
 	// hint: the rule can only match text holding one of these; a cheap
 	// test that spares the regexp most commands.
 	hint []string
+	// foldHint is hint for the text in lower case.
+	foldHint []string
 	// find, instead of re, finds the matches by hand where a regexp is
 	// slow; they have the shape of regexp submatch indexes.
 	find func(string) [][]int
@@ -109,7 +111,7 @@ const (
 // its rule's hint.
 var maskRules = sync.OnceValue(func() []maskRule {
 	return []maskRule{
-		{id: "github-token", kind: token, hint: []string{"gh"}, re: lazy(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
+		{id: "github-token", kind: token, hint: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: lazy(`(gh[pousr]_)[A-Za-z0-9]{30,}`)},
 		{id: "github-pat", kind: token, hint: []string{"github_pat_"}, re: lazy(`(github_pat_)[A-Za-z0-9_]{30,}`)},
 		{id: "anthropic-key", kind: token, hint: []string{"sk-ant-"}, re: lazy(`(sk-ant-)[A-Za-z0-9_-]{20,}`)},
 		{id: "openai-key", kind: token, hint: []string{"sk-"}, re: lazy(`(sk-(?:proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}`), check: hasDigit},
@@ -130,8 +132,9 @@ var maskRules = sync.OnceValue(func() []maskRule {
 		// Authorization: Bearer value, X-Api-Key: value.
 		{id: "secret-assignment", kind: value, name: isSecretName, before: beforeName, find: func(s string) [][]int { return namedValues(s, '=', 2) }},
 		{id: "secret-header", kind: value, name: isSecretName, before: beforeName, scheme: true, find: func(s string) [][]int { return namedValues(s, ':', 0) }},
-		// --password value, --token value.
-		{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, re: lazy(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
+		// --password value, --token value: every name in secretFlags
+		// holds one of the fold hints.
+		{id: "secret-flag", kind: value, name: isSecretFlag, before: beforeFlag, flag: true, hint: []string{"-"}, foldHint: secretFlagParts, re: lazy(`(--?[A-Za-z][A-Za-z0-9_-]*)[ \t]+`)},
 		// mysql -pSECRET (the password is glued to -p).
 		{id: "mysql-password", kind: value, wordStart: true, hint: []string{"mysql", "mariadb"}, re: lazy(`(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)[ \t][^\n;&|]*?[\s'"]-p`)},
 		{id: "docker-login-password", kind: value, wordStart: true, hint: []string{"login"}, re: lazy(`(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\n;&|]*?[\s'"]-p(?:[ \t]+|=)`)},
@@ -175,6 +178,9 @@ func isSecretName(name string) bool {
 	return false
 }
 
+// secretFlagParts are the words every name in secretFlags holds.
+var secretFlagParts = []string{"pass", "token", "secret", "key", "bearer"}
+
 // secretFlags are the long or short flags whose value is a secret.
 var secretFlags = []string{"password", "passwd", "pass", "passin", "passout", "passphrase", "token", "secret", "api_key", "apikey", "auth_token", "access_token", "client_secret", "secret_key", "secret_access_key", "private_token", "bearer", "oauth_token"}
 
@@ -212,8 +218,9 @@ type secretSpan struct {
 
 func maskOnce(s string) string {
 	var spans []secretSpan
+	lower := sync.OnceValue(func() string { return strings.ToLower(s) })
 	for i, r := range maskRules() {
-		for _, m := range r.matches(s) {
+		for _, m := range r.matches(s, lower) {
 			start, end, ok := r.locate(s, m)
 			if !ok || start >= end || isMasked(s[start:end]) {
 				continue
@@ -254,12 +261,16 @@ func maskOnce(s string) string {
 	return b.String()
 }
 
-// matches finds the rule's matches in s, as regexp submatch indexes.
-func (r maskRule) matches(s string) [][]int {
+// matches finds the rule's matches in s, as regexp submatch indexes;
+// lower is s in lower case.
+func (r maskRule) matches(s string, lower func() string) [][]int {
 	if r.find != nil {
 		return r.find(s)
 	}
 	if r.hint != nil && !slices.ContainsFunc(r.hint, func(h string) bool { return strings.Contains(s, h) }) {
+		return nil
+	}
+	if r.foldHint != nil && !slices.ContainsFunc(r.foldHint, func(h string) bool { return strings.Contains(lower(), h) }) {
 		return nil
 	}
 	return r.re.get().FindAllStringSubmatchIndex(s, -1)

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -166,6 +167,28 @@ func TestMaskSeeded(t *testing.T) {
 		in := fmt.Sprintf(s.context, s.secret)
 		if got := Mask(in); strings.Contains(got, s.secret) {
 			t.Errorf("Mask(%q) = %q: secret left in", in, got)
+		}
+	}
+}
+
+// TestMaskHintsCoverRules: a rule's hints only spare work, never a secret.
+// Every GitHub token prefix and every secret flag (in any case, with - or
+// _) is still masked.
+func TestMaskHintsCoverRules(t *testing.T) {
+	for _, c := range "pousr" {
+		tok := "gh" + string(c) + "_" + strings.Repeat("A1b2", 9)
+		if got := Mask("git clone https://x/y " + tok); strings.Contains(got, tok) {
+			t.Errorf("gh%c_ token left in: %q", c, got)
+		}
+	}
+	for _, f := range secretFlags {
+		if !slices.ContainsFunc(secretFlagParts, func(p string) bool { return strings.Contains(f, p) }) {
+			t.Errorf("secret flag %q holds none of secretFlagParts %v: the rule's hint would skip it", f, secretFlagParts)
+		}
+		for _, flag := range []string{"--" + f, "--" + strings.ToUpper(strings.ReplaceAll(f, "_", "-")), "--my-" + f} {
+			if got := Mask("tool " + flag + " " + pw); strings.Contains(got, pw) {
+				t.Errorf("Mask(tool %s …) = %q: secret left in", flag, got)
+			}
 		}
 	}
 }

@@ -98,12 +98,18 @@ func denyRequest(opts *approvalsOptions, id string) error {
 
 // recordDecision appends one record to the audit log in state.
 func recordDecision(state string, r audit.Record) error {
+	return appendRecord(state, r, (*audit.Log).Append)
+}
+
+// appendRecord writes r to the audit log in state with add, one of
+// audit.Log's appends.
+func appendRecord(state string, r audit.Record, add func(*audit.Log, audit.Record) (audit.Record, error)) error {
 	l, err := audit.Open(state)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	_, err = l.Append(r)
+	_, err = add(l, r)
 	return err
 }
 
