@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/guard-sh/guard/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // newUnixSink is a daemon outside the sandbox: a pathname unix socket
@@ -23,6 +25,116 @@ func newUnixSink(t *testing.T, path string) *tcpSink {
 	go s.serve()
 	t.Cleanup(func() { ln.Close() })
 	return s
+}
+
+// TestAttackLateDaemonSockets: a command the review rated A (a test
+// suite, a dev server) waits until the user starts a daemon after the run
+// began — a tmux server (send-keys types into the user's shell), a
+// gpg-agent or ssh-agent started on demand, a new session bus — and
+// connects to its socket, which no cover made at the start could know
+// of. The directories where those daemons bind are covered whole.
+func TestAttackLateDaemonSockets(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v): sockets are not covered, as guard doctor says", err)
+	}
+	f := newFixture(t)
+	runtimeDir := f.p("outside/run")
+	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec := f.spec()
+	spec.Env = append(spec.Env, "XDG_RUNTIME_DIR="+runtimeDir, "TMUX_TMPDIR="+f.outside)
+	late := func(t *testing.T, spec sandbox.Spec, sock string) (outcome, *tcpSink) {
+		t.Helper()
+		ready, goAhead := f.p("ws/ready"), f.p("ws/go")
+		for _, p := range []string{ready, goAhead} {
+			os.Remove(p)
+			if err := unix.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			done <- f.py(t, spec, "unix-connect-later", sock+" "+ready+" "+goAhead)
+		}()
+		// The command says it runs; only then does the daemon start.
+		if !fifoTalk(ready, os.O_RDONLY, done) {
+			t.Fatalf("the command ended before it was ready: %v", <-done)
+		}
+		if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		sink := newUnixSink(t, sock)
+		if !fifoTalk(goAhead, os.O_WRONLY, done) {
+			t.Fatalf("the command ended before it was told to connect: %v", <-done)
+		}
+		return <-done, sink
+	}
+	t.Run("session daemon in the runtime dir", func(t *testing.T) {
+		o, sink := late(t, spec, filepath.Join(runtimeDir, "gnupg/S.gpg-agent"))
+		wantRefused(t, o, sink, "ENOENT")
+	})
+	t.Run("tmux server started later", func(t *testing.T) {
+		// tmux's directory did not exist when the run began: had the
+		// command made it, a later tmux server would have accepted it.
+		tmux := filepath.Join(f.outside, "tmux-"+strconv.Itoa(os.Getuid()))
+		o, sink := late(t, spec, filepath.Join(tmux, "default"))
+		wantRefused(t, o, sink, "ENOENT")
+	})
+	t.Run("a daemon client reaches it", func(t *testing.T) {
+		// Control: tmux attach, gpg --sign — the review says Daemons.
+		d := spec
+		d.Daemons = true
+		o, sink := late(t, d, filepath.Join(runtimeDir, "late.sock"))
+		mustSucceed(t, o)
+		if got := sink.wait(5e9); got != "pwned" {
+			t.Errorf("listener got %q, want the client's bytes", got)
+		}
+	})
+}
+
+// wantRefused: the command failed with errno and the daemon got nothing.
+func wantRefused(t *testing.T, o outcome, sink *tcpSink, errno string) {
+	t.Helper()
+	mustFail(t, o)
+	wantErrno(t, o, errno)
+	sink.wantNothing(t)
+}
+
+// fifoTalk opens the fifo at p (the command holds its other end) and
+// reads it to the end or writes a line to it. It returns false, with the
+// fifo's end opened by itself so that nothing stays blocked, when the
+// command ends first.
+func fifoTalk(p string, flag int, done chan outcome) bool {
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.OpenFile(p, flag, 0)
+		if err != nil {
+			opened <- nil
+			return
+		}
+		opened <- f
+	}()
+	select {
+	case f := <-opened:
+		if f == nil {
+			return false
+		}
+		defer f.Close()
+		if flag == os.O_RDONLY {
+			_, err := io.ReadAll(f)
+			return err == nil
+		}
+		_, err := f.WriteString("go\n")
+		return err == nil
+	case o := <-done:
+		// Unblock the open above: O_RDWR on a fifo never waits.
+		if f, err := os.OpenFile(p, os.O_RDWR, 0); err == nil {
+			f.Close()
+		}
+		done <- o
+		return false
+	}
 }
 
 // TestAttackDaemonSockets: a command the review rated A connects to a
@@ -41,10 +153,7 @@ func TestAttackDaemonSockets(t *testing.T) {
 	spec := f.spec()
 
 	t.Run("connect by path", func(t *testing.T) {
-		o := f.py(t, spec, "unix-connect", sock)
-		mustFail(t, o)
-		wantErrno(t, o, "ECONNREFUSED")
-		sink.wantNothing(t)
+		wantRefused(t, f.py(t, spec, "unix-connect", sock), sink, "ECONNREFUSED")
 	})
 	t.Run("read-only run", func(t *testing.T) {
 		ro := spec

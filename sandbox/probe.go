@@ -57,7 +57,7 @@ var features = []Feature{
 	{Name: "scopes", Needs: "Landlock ABI 6", abi: 6, Required: true,
 		Gap: "signals and abstract unix socket connections to processes outside the sandbox are not refused"},
 	{Name: "unix-sockets", Needs: "Landlock ABI 9", abi: 9,
-		Gap: "Landlock does not confine connecting to pathname unix sockets (docker.sock, ssh-agent, the session bus, tmux, screen, X11): the sandbox helper covers those outside the run in a mount namespace of its own where user namespaces are allowed (see mount namespace), except for daemon clients (docker, tmux, systemctl, …); sockets bound after the run started, and those of another network namespace that guard does not know of, stay reachable. SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, TMUX, STY, DISPLAY, WAYLAND_DISPLAY and XAUTHORITY are dropped from the environment unless kept"},
+		Gap: "Landlock does not confine connecting to pathname unix sockets (docker.sock, ssh-agent, the session bus, tmux, screen, X11): the sandbox helper covers those outside the run in a mount namespace of its own where user namespaces are allowed (see mount namespace), except for daemon clients (docker, tmux, systemctl, …); the directories where daemons started later bind theirs (the runtime directory, tmux's and screen's) are covered whole; sockets bound after the run started elsewhere, and those of another network namespace that guard does not know of, stay reachable. SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, TMUX, STY, DISPLAY, WAYLAND_DISPLAY and XAUTHORITY are dropped from the environment unless kept"},
 	{Name: "udp", Needs: "Landlock ABI 10", abi: 10, netOnly: true,
 		Gap: "UDP is refused by the seccomp filter only"},
 	{Name: "seccomp", Needs: "seccomp filter for " + runtime.GOARCH, Required: true, netOnly: true,

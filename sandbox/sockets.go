@@ -65,22 +65,29 @@ func unixSockets(runtimeDir string) []string {
 			cands = append(cands, filepath.Join(runtimeDir, n))
 		}
 	}
-	type id struct{ dev, ino uint64 }
-	seen := map[id]bool{}
 	var out []string
+	seen := fileSet{}
 	for _, p := range cands {
 		var st unix.Stat_t
-		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK || !seen.add(&st) {
 			continue
 		}
-		k := id{st.Dev, st.Ino}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		out = append(out, p)
 	}
 	return out
+}
+
+// fileSet is a set of files by identity (device and inode).
+type fileSet map[[2]uint64]bool
+
+// add adds st's file and says whether it was new.
+func (s fileSet) add(st *unix.Stat_t) bool {
+	k := [2]uint64{st.Dev, st.Ino}
+	if s[k] {
+		return false
+	}
+	s[k] = true
+	return true
 }
 
 // parseNetUnix returns the absolute paths in /proc/net/unix: the eighth
@@ -128,6 +135,97 @@ func coveredSockets(socks []string, s Spec, tmp string, env []string) []string {
 	if s.Daemons || len(socks) == 0 {
 		return nil
 	}
+	kept := keptSockets(s, env)
+	var out []string
+	for _, p := range socks {
+		switch {
+		case withinClean(p, s.Workspace), tmp != "" && withinClean(p, tmp):
+			continue
+		case s.Net && resolverSocket(p):
+			continue
+		case slices.Contains(kept, p):
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// tmuxTmp is where tmux makes its socket directory when TMUX_TMPDIR is
+// not set (a variable for tests).
+var tmuxTmp = "/tmp"
+
+// socketDirs returns the directories the helper covers with an empty
+// read-only tmpfs: where the user's daemons bind their sockets, so that a
+// socket that appears there after the run began (a tmux or screen server
+// the user starts later, a gpg-agent started on demand) is out of the
+// command's view as well as those the kernel lists now. They are the
+// runtime directory ($XDG_RUNTIME_DIR, /run/user/UID: the session bus,
+// systemd, gpg-agent, ssh-agent, Wayland, PipeWire), tmux's
+// ($TMUX_TMPDIR or /tmp, then tmux-UID) and screen's ($SCREENDIR,
+// /run/screen/S-USER, ~/.screen). tmux's is made (0700, as tmux makes
+// it) when it is not there yet: the command may write /tmp, and a
+// directory it made itself and a later tmux server accepted would not be
+// covered. Only this user's own directories (not symlinks) are covered,
+// and none that holds the run's own trees (the workspace, the private
+// temp dir, a writable grant, the working directory) or a socket the
+// user kept (--keep-env SSH_AUTH_SOCK), nor any for a run that reaches
+// the daemons.
+func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []string {
+	if s.Daemons {
+		return nil
+	}
+	uid := os.Getuid()
+	runtime := envValue(env, "XDG_RUNTIME_DIR")
+	if runtime == "" {
+		runtime = "/run/user/" + strconv.Itoa(uid)
+	}
+	tmuxBase := envValue(env, "TMUX_TMPDIR")
+	if tmuxBase == "" {
+		tmuxBase = tmuxTmp
+	}
+	tmux := filepath.Join(tmuxBase, "tmux-"+strconv.Itoa(uid))
+	if filepath.IsAbs(tmux) {
+		os.Mkdir(tmux, 0o700)
+	}
+	cands := []string{runtime, tmux, envValue(env, "SCREENDIR")}
+	if u := envValue(env, "USER"); u != "" && !strings.Contains(u, "/") {
+		cands = append(cands, "/run/screen/S-"+u, "/var/run/screen/S-"+u)
+	}
+	if s.Home != "" {
+		cands = append(cands, filepath.Join(s.Home, ".screen"))
+	}
+	own := append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...)
+	var out []string
+	seen := fileSet{}
+next:
+	for _, d := range cands {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != uid {
+			continue
+		}
+		if withinClean(d, s.Workspace) || tmp != "" && withinClean(d, tmp) {
+			continue
+		}
+		for _, o := range own {
+			if o != "" && withinClean(filepath.Clean(o), d) {
+				continue next
+			}
+		}
+		if seen.add(&st) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// keptSockets are the socket paths named by a variable the user kept
+// explicitly (--keep-env SSH_AUTH_SOCK, DOCKER_HOST=unix://…).
+func keptSockets(s Spec, env []string) []string {
 	var kept []string
 	for _, kv := range env {
 		name, v, _ := strings.Cut(kv, "=")
@@ -145,19 +243,7 @@ func coveredSockets(socks []string, s Spec, tmp string, env []string) []string {
 			kept = append(kept, filepath.Clean(v))
 		}
 	}
-	var out []string
-	for _, p := range socks {
-		switch {
-		case withinClean(p, s.Workspace), tmp != "" && withinClean(p, tmp):
-			continue
-		case s.Net && resolverSocket(p):
-			continue
-		case slices.Contains(kept, p):
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
+	return kept
 }
 
 func resolverSocket(p string) bool {

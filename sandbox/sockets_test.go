@@ -1,10 +1,20 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+func init() {
+	// Runs make tmux's socket directory to cover it: in the tests, below
+	// a directory that is not there (so none is made), never the
+	// machine's /tmp/tmux-UID. Tests that need one set TMUX_TMPDIR.
+	tmuxTmp = filepath.Join(os.TempDir(), "guard-test-no-tmux")
+}
 
 func TestParseNetUnix(t *testing.T) {
 	in := `Num       RefCount Protocol Flags    Type St Inode Path
@@ -49,5 +59,57 @@ func TestCoveredSockets(t *testing.T) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestSocketDirs(t *testing.T) {
+	root := t.TempDir()
+	uid := strconv.Itoa(os.Getuid())
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	runtime, screen, home := mk("run/user"), mk("screendir"), mk("home")
+	mk("home/.screen")
+	os.Symlink(runtime, filepath.Join(root, "runlink"))
+	tmux := filepath.Join(root, "tmux-"+uid)
+	env := []string{"XDG_RUNTIME_DIR=" + runtime, "TMUX_TMPDIR=" + root, "SCREENDIR=" + screen, "USER=u"}
+	base := Spec{Workspace: filepath.Join(root, "ws"), Home: home}
+	for _, tc := range []struct {
+		name     string
+		edit     func(*Spec, *[]string)
+		writable []string
+		want     []string
+	}{
+		{"the runtime dir, tmux's (made) and screen's", func(*Spec, *[]string) {}, nil,
+			[]string{runtime, tmux, screen, filepath.Join(home, ".screen")}},
+		{"a daemon client covers none", func(s *Spec, _ *[]string) { s.Daemons = true }, nil, nil},
+		{"not one that holds a writable grant", func(*Spec, *[]string) {}, []string{filepath.Join(runtime, "app")},
+			[]string{tmux, screen, filepath.Join(home, ".screen")}},
+		{"not one that holds a kept socket", func(s *Spec, e *[]string) {
+			s.KeepEnv = []string{"SSH_AUTH_SOCK"}
+			*e = append(*e, "SSH_AUTH_SOCK="+filepath.Join(runtime, "ssh-agent.socket"))
+		}, nil, []string{tmux, screen, filepath.Join(home, ".screen")}},
+		{"not the workspace's own", func(s *Spec, _ *[]string) { s.Workspace = root }, nil, nil},
+		{"not through a symlink", func(_ *Spec, e *[]string) {
+			*e = append([]string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "runlink")}, (*e)[1:]...)
+		}, nil, []string{tmux, screen, filepath.Join(home, ".screen")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(tmux)
+			s := base
+			e := append([]string(nil), env...)
+			tc.edit(&s, &e)
+			got := socketDirs(s, "", tc.writable, keptSockets(s, e), e)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	if st, err := os.Lstat(tmux); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		t.Errorf("tmux's directory: %v, %v; want a directory, mode 0700", st, err)
 	}
 }

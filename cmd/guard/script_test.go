@@ -23,6 +23,12 @@ func TestMain(m *testing.M) {
 	if _, ok := os.LookupEnv("GUARD_WAIT"); !ok {
 		os.Setenv("GUARD_WAIT", "0s")
 	}
+	// Runs make tmux's socket directory to cover it (sandbox/sockets.go):
+	// not the machine's /tmp/tmux-UID. Below a directory that is not
+	// there, none is made.
+	if _, ok := os.LookupEnv("TMUX_TMPDIR"); !ok {
+		os.Setenv("TMUX_TMPDIR", filepath.Join(os.TempDir(), "guard-test-no-tmux"))
+	}
 	testscript.Main(m, map[string]func(){
 		"guard": func() {
 			os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
@@ -58,6 +64,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("USER", "tester")
+			// The sandbox makes tmux's socket directory to cover it:
+			// the script's own, not the machine's /tmp/tmux-UID.
+			e.Setenv("TMUX_TMPDIR", e.WorkDir)
 			// Scripts that queue do not wait for a decision unless they
 			// say so (env GUARD_WAIT=…, --wait).
 			e.Setenv("GUARD_WAIT", "0s")

@@ -25,6 +25,9 @@ const Namespaced = "ns"
 //     says so);
 //   - Cover: /dev/null over each daemon's unix socket, so that
 //     connect(2) on the path reaches no daemon;
+//   - CoverDirs: an empty read-only tmpfs over each directory where a
+//     daemon started later binds its socket, so that a socket that
+//     appears there during the run is out of view too;
 //   - ReadOnly: the code caches read-only inside a writable tree.
 //
 // It does nothing where it cannot be sure the mount namespace is its
@@ -34,7 +37,7 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && len(p.Cover) == 0 && len(p.ReadOnly) == 0 {
+	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
@@ -84,6 +87,13 @@ func mounts(p *Plan) error {
 			if err != nil && !gone(err) {
 				return errors.New("keep " + w + " writable: " + err.Error())
 			}
+		}
+	}
+	for _, d := range p.CoverDirs {
+		// After the seal: read-only even inside a writable tree (/tmp).
+		err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0500")
+		if err != nil && !gone(err) {
+			return errors.New("cover " + d + ": " + err.Error())
 		}
 	}
 	for _, r := range p.ReadOnly {

@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 11
+const Format = 12
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -48,6 +48,12 @@ type Plan struct {
 	// /dev/null, in the mount namespace guard started it in, before it
 	// confines itself (see sandbox/sockets.go).
 	Cover []string
+	// CoverDirs lists directories where daemons the user starts later
+	// bind their sockets (the runtime directory, tmux's and screen's):
+	// the helper covers each with an empty read-only tmpfs, so that a
+	// socket bound there after the run began is not in the command's
+	// view either.
+	CoverDirs []string
 	// ReadOnly lists directories the helper makes read-only (a read-only
 	// bind mount of each onto itself), in the same mount namespace,
 	// before it confines itself: code that tools outside the sandbox
@@ -91,6 +97,7 @@ func (p *Plan) Encode() []byte {
 			byte(f.K), byte(f.K>>8), byte(f.K>>16), byte(f.K>>24))
 	}
 	b = appendStrings(b, p.Cover)
+	b = appendStrings(b, p.CoverDirs)
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
 	if p.Seal {
@@ -283,6 +290,7 @@ func decodePlan(b []byte) (*Plan, error) {
 			K: uint32(f[4]) | uint32(f[5])<<8 | uint32(f[6])<<16 | uint32(f[7])<<24}
 	}
 	p.Cover = d.strings()
+	p.CoverDirs = d.strings()
 	p.ReadOnly = d.strings()
 	seal := d.uvarint()
 	p.Seal = seal == 1

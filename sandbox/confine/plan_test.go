@@ -30,12 +30,13 @@ func TestPlanRoundTrip(t *testing.T) {
 	p := &Plan{
 		Dir: "/work/ü dir", Argv: []string{"sh", "-c", "echo \x00ü"}, Env: []string{"PATH=/bin", ""},
 		Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
-		Rules:    []Rule{{Path: "/", Access: 13}, {Path: "/dev/null", Access: 1 << 40}},
-		Filter:   []unix.SockFilter{{Code: 0x20, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 6, K: 0x7fff0000}},
-		Cover:    []string{"/run/user/1000/bus", "/tmp/tmux-1000/default"},
-		ReadOnly: []string{"/home/u/.cache/pre-commit"},
-		Seal:     true,
-		Writable: []string{"/home/u/proj", "/tmp"},
+		Rules:     []Rule{{Path: "/", Access: 13}, {Path: "/dev/null", Access: 1 << 40}},
+		Filter:    []unix.SockFilter{{Code: 0x20, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 6, K: 0x7fff0000}},
+		Cover:     []string{"/run/user/1000/bus", "/tmp/tmux-1000/default"},
+		CoverDirs: []string{"/run/user/1000", "/tmp/tmux-1000"},
+		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
+		Seal:      true,
+		Writable:  []string{"/home/u/proj", "/tmp"},
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)

@@ -62,6 +62,20 @@ def attempt(op, arg):
         s.connect(arg)
         s.sendall(b"pwned")
         s.close()
+    elif op == "unix-connect-later":
+        # ARG is "PATH READY GO": a daemon the user starts after the run
+        # began binds PATH. Say "ready" on the READY fifo, wait for the
+        # test's word on GO (it has bound PATH by then), then connect.
+        path, ready, go = arg.split(" ")
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        with open(go) as f:
+            f.read()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect(path)
+        s.sendall(b"pwned")
+        s.close()
     elif op == "io-uring":
         libc = ctypes.CDLL(None, use_errno=True)
         params = ctypes.create_string_buffer(120)
