@@ -151,6 +151,9 @@ type snapshot struct {
 	// reg is the run's registration (runs.go), released with the
 	// snapshot.
 	reg *registration
+	// layer is the run's cache overlay (layer.go), held, like reg,
+	// until the run is over.
+	layer *layer
 }
 
 type protectedRoot struct {
@@ -188,6 +191,7 @@ func takeSnapshot(res *resolver, roots []protectRoot, cutoff time.Time) *snapsho
 // close releases the descriptors the snapshot holds.
 func (s *snapshot) close() {
 	s.reg.release()
+	s.layer.release()
 	for _, r := range s.roots {
 		if r.keep != nil {
 			r.keep.Close()

@@ -66,6 +66,11 @@ type Spec struct {
 	// running never restores what that command planted. Empty: no
 	// registry, every snapshot is taken as the state before the run.
 	Runs string
+	// Layers is a directory, hidden from commands (in guard's state),
+	// for guard's layer over the user's cache (layer.go): a writing run
+	// without the network writes there, not in ~/.cache. Empty: no
+	// layer, the run writes the cache itself.
+	Layers string
 	// Env is the environment to filter and pass on; nil means
 	// os.Environ().
 	Env []string

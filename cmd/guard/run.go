@@ -482,10 +482,11 @@ func guessSpec(ctx *profile.Context, o *runOptions) sandbox.Spec {
 // sandboxSpec is the sandbox sb of a run in ctx, with the variables
 // keep (a policy's grants) passed on besides --keep-env's.
 func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []string) sandbox.Spec {
-	runs := ""
+	runs, layers := "", ""
 	if ctx.StateDir != "" {
 		// Hidden from commands with the rest of guard's state.
 		runs = filepath.Join(ctx.StateDir, "runs")
+		layers = filepath.Join(ctx.StateDir, "layers")
 	}
 	var env []string // nil: guard's own environment
 	if len(sb.Reveal) > 0 || sb.Daemons || len(sb.ExtraWrite) > 0 {
@@ -500,7 +501,7 @@ func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
-		Runs: runs, Env: env,
+		Runs: runs, Layers: layers, Env: env,
 	}
 }
 

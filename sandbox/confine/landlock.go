@@ -122,8 +122,15 @@ func dropCapabilities() error {
 	if err := unix.Capget(&hdr, &sets[0]); err != nil {
 		return errors.New("read capabilities: " + err.Error())
 	}
+	keep := uint64(keptCapabilities)
+	if unix.Getuid() != 0 {
+		// A user who is not root keeps none: what the helper holds in
+		// its own user namespace (CAP_SYS_ADMIN, CAP_DAC_OVERRIDE for
+		// the mounts) is not the command's.
+		keep = 0
+	}
 	for i := range sets {
-		kept := uint32(keptCapabilities >> (32 * i))
+		kept := uint32(keep >> (32 * i))
 		sets[i].Effective &= kept
 		sets[i].Permitted &= kept
 		sets[i].Inheritable &= kept

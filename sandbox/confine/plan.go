@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 12
+const Format = 13
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -54,6 +54,10 @@ type Plan struct {
 	// socket bound there after the run began is not in the command's
 	// view either.
 	CoverDirs []string
+	// Overlays are directories the command sees through an overlay of
+	// guard's own: what it writes there lands in Upper, never in Path
+	// (see sandbox/layer.go).
+	Overlays []Overlay
 	// ReadOnly lists directories the helper makes read-only (a read-only
 	// bind mount of each onto itself), in the same mount namespace,
 	// before it confines itself: code that tools outside the sandbox
@@ -64,6 +68,12 @@ type Plan struct {
 	// chown, utimes or extended attributes.
 	Seal     bool
 	Writable []string
+}
+
+// Overlay shows Path with Upper (and its work directory Work, on the
+// same file system) laid over it.
+type Overlay struct {
+	Path, Upper, Work string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -98,6 +108,11 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendStrings(b, p.Cover)
 	b = appendStrings(b, p.CoverDirs)
+	var ovs []string
+	for _, o := range p.Overlays {
+		ovs = append(ovs, o.Path, o.Upper, o.Work)
+	}
+	b = appendStrings(b, ovs)
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
 	if p.Seal {
@@ -291,6 +306,11 @@ func decodePlan(b []byte) (*Plan, error) {
 	}
 	p.Cover = d.strings()
 	p.CoverDirs = d.strings()
+	ovs := d.strings()
+	d.bad = d.bad || len(ovs)%3 != 0
+	for i := 0; i+2 < len(ovs); i += 3 {
+		p.Overlays = append(p.Overlays, Overlay{Path: ovs[i], Upper: ovs[i+1], Work: ovs[i+2]})
+	}
 	p.ReadOnly = d.strings()
 	seal := d.uvarint()
 	p.Seal = seal == 1

@@ -1,0 +1,115 @@
+package sandbox_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/guard-sh/guard/sandbox"
+)
+
+// TestAttackCachePoisoning: a command rated A rewrites an entry of the
+// user's build cache (go build links what ~/.cache/go-build names for an
+// action, in every project; ccache, uv, yarn and zig trust theirs the
+// same way) and plants a new one, for the user's next build outside
+// guard. The run sees the cache through guard's layer: the command sees
+// its writes, later sandboxed runs see them, the user's cache never gets
+// them.
+func TestAttackCachePoisoning(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v): the run writes the cache itself, as guard doctor says", err)
+	}
+	f := newFixture(t)
+	entry := filepath.Join(f.home, ".cache/go-build/ab/entry-d")
+	planted := filepath.Join(f.home, ".cache/go-build/ab/planted-d")
+	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entry, []byte("ORIGINAL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	layers := filepath.Join(f.home, ".local/state/guard/layers")
+	spec := f.spec()
+	spec.Layers = layers
+	poison := `echo poisoned > "$1" && echo planted > "$2" && cat "$1"`
+	real := func(t *testing.T) {
+		t.Helper()
+		if got := readFile(t, entry); got != "ORIGINAL\n" {
+			t.Errorf("the user's cache entry is now %q", got)
+		}
+		if got := readFile(t, planted); got != "<absent>" {
+			t.Errorf("an entry was planted in the user's cache: %q", got)
+		}
+	}
+
+	t.Run("rewrite and plant", func(t *testing.T) {
+		o := run(t, spec, "sh", "-c", poison, "sh", entry, planted)
+		mustSucceed(t, o)
+		if strings.TrimSpace(o.stdout) != "poisoned" {
+			t.Errorf("the command does not see its own write: %v", o)
+		}
+		real(t)
+	})
+	t.Run("a later writing run sees the layer", func(t *testing.T) {
+		o := run(t, spec, "cat", planted)
+		mustSucceed(t, o)
+		if o.stdout != "planted\n" {
+			t.Errorf("got %q, want the earlier run's entry", o.stdout)
+		}
+		real(t)
+	})
+	t.Run("while another run holds the layer", func(t *testing.T) {
+		// A concurrent run gets a layer of its own, gone after it.
+		lock, err := os.OpenFile(filepath.Join(layers, "cache.lock"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(f.home, ".cache/go-build/ab/other-d")
+		o := run(t, spec, "sh", "-c", poison, "sh", entry, other)
+		mustSucceed(t, o)
+		real(t)
+		if got := readFile(t, other); got != "<absent>" {
+			t.Errorf("the concurrent run planted %q in the user's cache", got)
+		}
+		if got := readFile(t, filepath.Join(layers, "cache/upper/go-build/ab/other-d")); got != "<absent>" {
+			t.Errorf("the concurrent run wrote the shared layer: %q", got)
+		}
+		if left, _ := filepath.Glob(filepath.Join(layers, "run-*")); len(left) > 0 {
+			t.Errorf("the concurrent run's own layer is left: %v", left)
+		}
+	})
+	t.Run("no layer: the attack as it was", func(t *testing.T) {
+		// Control: without guard's layer (no state directory) the write
+		// reaches the user's cache, which is what the layer stops.
+		bare := spec
+		bare.Layers = ""
+		mustSucceed(t, run(t, bare, "sh", "-c", poison, "sh", entry, planted))
+		if got := readFile(t, entry); got != "poisoned\n" {
+			t.Errorf("without the layer the entry is %q, want the command's write", got)
+		}
+	})
+}
+
+// TestCacheLayerNotForInstalls: a run with the network (an install the
+// user approved) writes the user's cache itself, as the tools expect.
+func TestCacheLayerNotForInstalls(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v)", err)
+	}
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Layers = filepath.Join(f.home, ".local/state/guard/layers")
+	spec.Net = true
+	p := filepath.Join(f.home, ".cache/tool/downloaded")
+	mustSucceed(t, run(t, spec, "sh", "-c", `echo pkg > "$1"`, "sh", p))
+	if got := readFile(t, p); got != "pkg\n" {
+		t.Errorf("an approved download did not reach the cache: %q", got)
+	}
+}
