@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,6 +23,9 @@ type envRule struct {
 	// Code: the variable makes the shell, the loader or git run code
 	// the review never saw. Dropped whatever the value.
 	Code bool
+	// File: the value names a file that holds a credential. Passed on
+	// (the path is not the secret); the file is hidden (secretFiles).
+	File bool
 	// Why, for the table's reader.
 	Why string
 }
@@ -61,6 +65,19 @@ var envRules = []envRule{
 	{Pattern: "*WEBHOOK*", Why: "webhook URLs carry their secret"},
 	{Pattern: "DATABASE_URL"},
 	{Pattern: "*_DSN", Why: "Sentry and database DSNs hold keys"},
+	// Files that hold credentials, named by the environment wherever
+	// they are (GOOGLE_APPLICATION_CREDENTIALS, above, is one too).
+	{Pattern: "*CREDENTIALS_FILE", File: true, Why: "AWS_SHARED_CREDENTIALS_FILE and kin"},
+	{Pattern: "*CREDENTIALS_PATH", File: true},
+	{Pattern: "*_KEY_FILE", File: true, Why: "TLS and signing keys"},
+	{Pattern: "*_KEY_PATH", File: true},
+	{Pattern: "*_KEYFILE", File: true},
+	{Pattern: "*_TOKEN_FILE", File: true, Why: "AWS_WEB_IDENTITY_TOKEN_FILE, service account tokens"},
+	{Pattern: "*_SECRET_FILE", File: true},
+	{Pattern: "*PASSFILE", File: true, Why: "PGPASSFILE"},
+	{Pattern: "*_PASS_FILE", File: true},
+	{Pattern: "KUBECONFIG", File: true, Why: "cluster credentials, a list of files"},
+	{Pattern: "NETRC", File: true, Why: "passwords for hosts"},
 	{Pattern: "GH_TOKEN"},
 	{Pattern: "GITHUB_TOKEN"},
 	{Pattern: "SSH_AUTH_SOCK", Socket: true, Why: "ssh-agent: sign in as you"},
@@ -143,7 +160,7 @@ func dropEnv(name, value string) bool {
 			if m.rule.Socket || m.rule.Code {
 				return true
 			}
-			secret = true
+			secret = secret || !m.rule.File
 		}
 	}
 	if secret {
@@ -153,6 +170,36 @@ func dropEnv(name, value string) bool {
 		return true
 	}
 	return secretShaped(value)
+}
+
+// secretFiles returns the files env names as credentials by path: the
+// value of a variable with a secret's name (GOOGLE_APPLICATION_
+// CREDENTIALS=/keys/sa.json) or of a File row (KUBECONFIG=a:b, lists
+// split at colons), each an absolute path. The variable reaches the
+// command; the file is hidden (validate), so a command that finds the
+// key through its environment finds nothing to read.
+func secretFiles(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		named := false
+		for _, m := range envMatchers() {
+			if m.match(up) && !m.rule.Socket && !m.rule.Code {
+				named = true
+				break
+			}
+		}
+		if !named {
+			continue
+		}
+		for _, p := range strings.Split(value, ":") {
+			if plainPath(p) && !slices.Contains(out, filepath.Clean(p)) {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+	}
+	return out
 }
 
 // codeFlags are the interpreters' option variables and the options in

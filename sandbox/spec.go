@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -168,6 +169,7 @@ func (s Spec) validate() (Spec, error) {
 			list[i] = filepath.Clean(p)
 		}
 	}
+	s.Hide = append(s.Hide, s.envSecretFiles(ws)...)
 	for _, h := range s.Hide {
 		ch := s.res.canonical(h)
 		switch {
@@ -180,6 +182,33 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// envSecretFiles are the credential files the run's environment names
+// (secretFiles) that the run hides besides its Hide list: regular files
+// outside the workspace ws and not already hidden. A run that reveals a
+// credential to a known client (kubectl get, with KUBECONFIG elsewhere)
+// hides none: the review let that client read its credentials.
+func (s Spec) envSecretFiles(ws string) []string {
+	if len(s.Reveal) > 0 {
+		return nil
+	}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var out []string
+	for _, p := range secretFiles(env) {
+		c := s.res.canonical(p)
+		if fi, err := s.res.stat(c); err != nil || !fi.Mode().IsRegular() || paths.Within(c, ws) {
+			continue
+		}
+		if slices.ContainsFunc(s.Hide, func(h string) bool { return paths.Within(p, h) || paths.Within(c, h) }) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // canonical resolves symbolic links in p as far as p exists, so a path
