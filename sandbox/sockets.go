@@ -161,10 +161,12 @@ var tmuxTmp = "/tmp"
 // the user starts later, a gpg-agent started on demand) is out of the
 // command's view as well as those the kernel lists now. They are the
 // runtime directory ($XDG_RUNTIME_DIR, /run/user/UID: the session bus,
-// systemd, gpg-agent, ssh-agent, Wayland, PipeWire), tmux's
-// ($TMUX_TMPDIR or /tmp, then tmux-UID) and screen's ($SCREENDIR,
-// /run/screen/S-USER, ~/.screen). tmux's is made (0700, as tmux makes
-// it) when it is not there yet: the command may write /tmp, and a
+// systemd, gpg-agent, ssh-agent, Wayland, PipeWire, editors' servers),
+// tmux's ($TMUX_TMPDIR or /tmp, then tmux-UID), Emacs's and zellij's in
+// /tmp (emacsUID, zellij-UID: send-keys, server-eval and write-chars
+// type or run in the user's sessions) and screen's ($SCREENDIR,
+// /run/screen/S-USER, ~/.screen). Those in /tmp are made (0700, as their
+// programs make them) when they are not there yet: the command may write /tmp, and a
 // directory it made itself and a later tmux server accepted would not be
 // covered. Only this user's own directories (not symlinks) are covered,
 // and none that holds the run's own trees (the workspace, the private
@@ -185,10 +187,15 @@ func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []str
 		tmuxBase = tmuxTmp
 	}
 	tmux := filepath.Join(tmuxBase, "tmux-"+strconv.Itoa(uid))
-	if filepath.IsAbs(tmux) {
-		os.Mkdir(tmux, 0o700)
+	// Emacs's server and zellij's sessions bind in /tmp when there is no
+	// runtime directory (emacsUID, zellij-UID); made like tmux's.
+	made := []string{tmux, filepath.Join(tmuxTmp, "emacs"+strconv.Itoa(uid)), filepath.Join(tmuxTmp, "zellij-"+strconv.Itoa(uid))}
+	for _, d := range made {
+		if filepath.IsAbs(d) {
+			os.Mkdir(d, 0o700)
+		}
 	}
-	cands := []string{runtime, tmux, envValue(env, "SCREENDIR")}
+	cands := append([]string{runtime, envValue(env, "SCREENDIR")}, made...)
 	if u := envValue(env, "USER"); u != "" && !strings.Contains(u, "/") {
 		cands = append(cands, "/run/screen/S-"+u, "/var/run/screen/S-"+u)
 	}

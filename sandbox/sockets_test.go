@@ -76,6 +76,11 @@ func TestSocketDirs(t *testing.T) {
 	mk("home/.screen")
 	os.Symlink(runtime, filepath.Join(root, "runlink"))
 	tmux := filepath.Join(root, "tmux-"+uid)
+	old := tmuxTmp
+	tmuxTmp = filepath.Join(root, "tmp")
+	t.Cleanup(func() { tmuxTmp = old })
+	mk("tmp")
+	emacs, zellij := filepath.Join(root, "tmp/emacs"+uid), filepath.Join(root, "tmp/zellij-"+uid)
 	env := []string{"XDG_RUNTIME_DIR=" + runtime, "TMUX_TMPDIR=" + root, "SCREENDIR=" + screen, "USER=u"}
 	base := Spec{Workspace: filepath.Join(root, "ws"), Home: home}
 	for _, tc := range []struct {
@@ -84,19 +89,19 @@ func TestSocketDirs(t *testing.T) {
 		writable []string
 		want     []string
 	}{
-		{"the runtime dir, tmux's (made) and screen's", func(*Spec, *[]string) {}, nil,
-			[]string{runtime, tmux, screen, filepath.Join(home, ".screen")}},
+		{"the runtime dir, tmux's, Emacs's and zellij's (made) and screen's", func(*Spec, *[]string) {}, nil,
+			[]string{runtime, screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
 		{"a daemon client covers none", func(s *Spec, _ *[]string) { s.Daemons = true }, nil, nil},
 		{"not one that holds a writable grant", func(*Spec, *[]string) {}, []string{filepath.Join(runtime, "app")},
-			[]string{tmux, screen, filepath.Join(home, ".screen")}},
+			[]string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
 		{"not one that holds a kept socket", func(s *Spec, e *[]string) {
 			s.KeepEnv = []string{"SSH_AUTH_SOCK"}
 			*e = append(*e, "SSH_AUTH_SOCK="+filepath.Join(runtime, "ssh-agent.socket"))
-		}, nil, []string{tmux, screen, filepath.Join(home, ".screen")}},
+		}, nil, []string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
 		{"not the workspace's own", func(s *Spec, _ *[]string) { s.Workspace = root }, nil, nil},
 		{"not through a symlink", func(_ *Spec, e *[]string) {
 			*e = append([]string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "runlink")}, (*e)[1:]...)
-		}, nil, []string{tmux, screen, filepath.Join(home, ".screen")}},
+		}, nil, []string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(tmux)
