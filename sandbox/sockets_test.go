@@ -9,6 +9,15 @@ import (
 	"testing"
 )
 
+// SetSharedTmp points the shared temp dir's protection at d for a test
+// (the real /tmp is shared with everything on the machine) and returns
+// the undo.
+func SetSharedTmp(d string) func() {
+	old := sharedTmp
+	sharedTmp = d
+	return func() { sharedTmp = old }
+}
+
 func init() {
 	// Runs make tmux's socket directory to cover it: in the tests, below
 	// a directory that is not there (so none is made), never the

@@ -170,6 +170,9 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	s.Hide = append(s.Hide, s.envSecretFiles(ws)...)
+	if s.Write {
+		s.Protect = append(s.Protect, sharedTmpProtect(ws)...)
+	}
 	for _, h := range s.Hide {
 		ch := s.res.canonical(h)
 		switch {
@@ -182,6 +185,27 @@ func (s Spec) validate() (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// sharedTmp is the temporary directory every writing run may write and
+// every process of the user shares (a variable for tests).
+var sharedTmp = "/tmp"
+
+// sharedTmpProtect are the paths in the shared temp dir that programs
+// find by walking up from where they run: a repository's code. A
+// /tmp/.git whose config names an fsmonitor is run by every git in a
+// directory below /tmp that has no repository of its own — and shell
+// prompts run git on every cd. They are protected (removed after the run
+// if the command made them, the run failing loudly), unless the
+// workspace is the temp dir itself (its repository is the workspace's).
+func sharedTmpProtect(ws string) []string {
+	if ws == sharedTmp {
+		return nil
+	}
+	return []string{
+		filepath.Join(sharedTmp, ".git/config"), filepath.Join(sharedTmp, ".git/hooks"),
+		filepath.Join(sharedTmp, ".hg/hgrc"), filepath.Join(sharedTmp, ".jj/repo/config.toml"),
+	}
 }
 
 // envSecretFiles are the credential files the run's environment names
