@@ -192,10 +192,13 @@ func (s Spec) validate() (Spec, error) {
 var sharedTmp = "/tmp"
 
 // sharedTmpProtect are the paths in the shared temp dir that programs
-// find by walking up from where they run: a repository's code. A
-// /tmp/.git whose config names an fsmonitor is run by every git in a
+// find by walking up from where they run, and obey: a repository's code
+// (a /tmp/.git whose config names an fsmonitor is run by every git in a
 // directory below /tmp that has no repository of its own — and shell
-// prompts run git on every cd. They are protected (removed after the run
+// prompts run git on every cd), cargo's configuration (read from every
+// parent directory: a rustc-wrapper there runs for every build below
+// /tmp) and a Go workspace (go.work, found upward: its replace
+// directives swap the modules of every build below /tmp). They are protected (removed after the run
 // if the command made them, the run failing loudly), unless the
 // workspace is the temp dir itself (its repository is the workspace's).
 func sharedTmpProtect(ws string) []string {
@@ -205,6 +208,8 @@ func sharedTmpProtect(ws string) []string {
 	return []string{
 		filepath.Join(sharedTmp, ".git/config"), filepath.Join(sharedTmp, ".git/hooks"),
 		filepath.Join(sharedTmp, ".hg/hgrc"), filepath.Join(sharedTmp, ".jj/repo/config.toml"),
+		filepath.Join(sharedTmp, ".cargo/config.toml"), filepath.Join(sharedTmp, ".cargo/config"),
+		filepath.Join(sharedTmp, "go.work"),
 	}
 }
 
