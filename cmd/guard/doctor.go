@@ -237,12 +237,12 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 	// where user namespaces allow one.
 	c := doctorCheck{Name: "mount namespace", OK: env.userns == nil, Optional: true}
 	if c.OK {
-		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
+		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); ~/.cache written through guard's layer and the code in it read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
 		if sup.ABI < 9 {
-			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent) covered, except for daemon clients (docker, tmux, systemctl, …)"
+			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent), and the directories where daemons started later bind theirs, covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
 	} else {
-		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, the code in ~/.cache is writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
+		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
 	}
 	sec.Checks = append(sec.Checks, c)
 	sec.Notes = env.limits()
@@ -265,8 +265,33 @@ func doctorFiles(env *doctorEnv) doctorSection {
 		doctorPolicy(env.configDir),
 		doctorNotify(),
 		doctorCheckpoints(env.stateDir),
+		doctorLayer(env.stateDir),
 	)
 	return sec
+}
+
+// doctorLayer reports guard's layer over ~/.cache (sandbox/layer.go):
+// what sandboxed writing runs wrote there instead of into the user's
+// cache.
+func doctorLayer(stateDir string) doctorCheck {
+	c := doctorCheck{Name: "cache layer", OK: true}
+	dir := filepath.Join(stateDir, "layers")
+	var files, size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				files++
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	if files == 0 {
+		c.Detail = "empty: what sandboxed runs write to ~/.cache goes there, never into yours"
+		return c
+	}
+	c.Detail = fmt.Sprintf("%d files, %s in %s: what sandboxed runs wrote to ~/.cache (later sandboxed runs see it, nothing outside guard does; removing it is safe)", files, byteSize(size), dir)
+	return c
 }
 
 // doctorDir checks that dir, when it exists, is a directory only its
