@@ -1178,6 +1178,7 @@ func isDigits(s string) bool {
 
 // call profiles a simple command: prefix assignments, then the program.
 func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span) stream {
+	c = keywordCall(c, st)
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
 			b.assign(a, st, sp, true)

@@ -222,6 +222,7 @@ func skipAssigns(fs []field) []field {
 // words after the options: "$@" later on the line is those words
 // (set -- rm -rf ~; "$@" runs rm -rf on the home directory).
 func hSet(b *builder, c *call) stream {
+	setKeyword(c)
 	fs := c.fs
 	i, dashes := 0, false
 	for i < len(fs) {
@@ -236,8 +237,8 @@ func hSet(b *builder, c *call) stream {
 		if len(f.val) < 2 || (f.val[0] != '-' && f.val[0] != '+') {
 			break
 		}
-		if f.val == "-o" || f.val == "+o" {
-			i++ // -o NAME
+		if strings.ContainsRune(f.val[1:], 'o') {
+			i++ // -o NAME, -eo NAME
 		}
 		i++
 	}

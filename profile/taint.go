@@ -425,6 +425,12 @@ func hMakefileText(b *builder, c *call) stream {
 	// every recipe line, CC and the other tool variables run in recipes.
 	for _, f := range c.a.ops {
 		name, val, ok := strings.Cut(f.display(), "=")
+		if ok && validName(name) && name != "SHELL" && !codeVars()[name] {
+			// make exports the variables set on its command line to
+			// every recipe's environment: make LD_PRELOAD=./x.so loads
+			// x.so into every program a recipe runs.
+			b.envAssigns([]field{f}, c.st, span{f.pos, f.end})
+		}
 		if !ok || (name != "SHELL" && !codeVars()[name]) {
 			continue
 		}
