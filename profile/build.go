@@ -34,18 +34,19 @@ func Build(text string, ctx *Context) *Profile {
 }
 
 type builder struct {
-	ctx    *Context
-	prof   *Profile
-	depth  int
-	calls  int
-	active map[string]bool    // functions being analysed (recursion guard)
-	anchor *span              // nested text reports positions of the outer word
-	seen   map[string]bool    // effect dedupe
-	src    string             // the top-level text
-	inputs map[string]string  // files read for the review: path → SHA-256
-	argCmd bool               // inside a command found in an unknown program's arguments
-	env    map[string]*string // prefix assignments of the commands being profiled (getenv)
-	net    bool               // an effect since the last reset exchanged data with the network
+	ctx       *Context
+	prof      *Profile
+	depth     int
+	calls     int
+	active    map[string]bool    // functions being analysed (recursion guard)
+	anchor    *span              // nested text reports positions of the outer word
+	seen      map[string]bool    // effect dedupe
+	src       string             // the top-level text
+	inputs    map[string]string  // files read for the review: path → SHA-256
+	argCmd    bool               // inside a command found in an unknown program's arguments
+	env       map[string]*string // prefix assignments of the commands being profiled (getenv)
+	net       bool               // an effect since the last reset exchanged data with the network
+	unplanted string             // a name being reviewed as the program it says, not the file the line planted (exec)
 	// outProcs are >(…) bodies met in the statement being profiled: they
 	// read what its command writes, known once the command is (stmt).
 	outProcs []outProc

@@ -1796,6 +1796,7 @@ func hBunRun(b *builder, c *call) stream {
 // yarnBare: `yarn NAME` / `pnpm NAME` runs the script NAME when the
 // package has one, else a binary from node_modules/.bin (not reviewed).
 func yarnBare(b *builder, c *call) stream {
+	b.plantedRun(staticField(c.sub, c.sp), c.fs, c)
 	scripts, _, ok := b.packageScripts(c.st.cwd)
 	if !ok {
 		// No package.json guard can read: a script or a yarn command

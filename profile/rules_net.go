@@ -132,7 +132,7 @@ func networkTable() map[string]*spec {
 			"*": unknownSub("npm"),
 		}),
 		"npx":  npmExec(),
-		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		"pnpx": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 		// bun is a package manager as well as a runtime: bun FILE and bun -e
 		// run code (the interpreter entry); its subcommands fetch, run
 		// package.json scripts (reviewed as npm's) and publish.
@@ -140,7 +140,7 @@ func networkTable() map[string]*spec {
 			"install": fetch("pkg.install", "downloads and installs packages (their install scripts run)"), "i": fetch("pkg.install", "downloads and installs packages (their install scripts run)"),
 			"add": fetch("pkg.install", "downloads and installs packages"), "a": fetch("pkg.install", "downloads and installs packages"),
 			"update": fetch("pkg.install", "downloads and updates packages"), "upgrade": fetch("pkg.install", "downloads a new bun"),
-			"create": fetch("pkg.exec", "downloads and runs a project template"), "x": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+			"create": fetch("pkg.exec", "downloads and runs a project template"), "x": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 			"remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "rm": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
 			"run":     {fn: hBunRun},
@@ -378,6 +378,7 @@ func npmExec() *spec {
 			for _, f := range c.a.values("-c", "--call") {
 				b.commandText(f, c, c.prog+" exec -c")
 			}
+			b.plantedOperand(c)
 			return stream{kind: streamUnknown}
 		}}
 }

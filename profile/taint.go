@@ -296,6 +296,18 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 		"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
 		"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
 		"composer": {"composer.json"}, "bundle": {"Gemfile"}, "poetry": {"pyproject.toml"}, "uv": {"pyproject.toml", "*.py"},
+		// Task runners and build tools whose build file is code in the
+		// language they are written in, and tools that load a config
+		// file that is a program (eslint.config.js, vite.config.ts).
+		"grunt": {"Gruntfile.*", "*.js"}, "gulp": {"gulpfile.*", "*.js"}, "invoke": {"tasks.py", "invoke.yaml", "*.py"}, "inv": {"tasks.py", "invoke.yaml", "*.py"},
+		"fab": {"fabfile.py", "*.py"}, "doit": {"dodo.py", "*.py"}, "snakemake": {"Snakefile", "*.smk", "*.py"}, "scons": {"SConstruct", "SConscript", "*.py"},
+		"mage": {"magefile.go", "*.go"}, "earthly": {"Earthfile"}, "sbt": {"build.sbt", "*.sbt", "*.scala"}, "ant": {"build.xml"}, "mix": {"mix.exs", "*.exs", "*.ex"},
+		"lein": {"project.clj"}, "xmake": {"xmake.lua"}, "zig": {"build.zig"}, "swift": {"Package.swift"}, "rebar3": {"rebar.config"}, "dune": {"dune", "dune-project"},
+		"cabal": {"*.cabal", "Setup.hs", "cabal.project"}, "stack": {"stack.yaml", "*.cabal", "Setup.hs"}, "dotnet": {"*.csproj", "*.fsproj", "*.props", "*.targets", "*.sln"},
+		"deno": {"deno.json", "deno.jsonc", "*.ts", "*.js"}, "pipenv": {"Pipfile"}, "pdm": {"pyproject.toml"}, "hatch": {"pyproject.toml", "hatch.toml"}, "ctest": {"CTestTestfile.cmake"},
+		"vite": {"vite.config.*"}, "webpack": {"webpack.config.*"}, "rollup": {"rollup.config.*"}, "next": {"next.config.*"}, "eslint": {"eslint.config.*", ".eslintrc.js", ".eslintrc.cjs"},
+		"prettier": {"prettier.config.*", ".prettierrc.js", ".prettierrc.cjs"}, "babel": {"babel.config.*", ".babelrc.js"}, "playwright": {"playwright.config.*"}, "cypress": {"cypress.config.*"},
+		"rspec": {".rspec", "*.rb"}, "phpunit": {"phpunit.xml*", "*.php"}, "lefthook": {"lefthook.y*ml", ".lefthook.y*ml"},
 	}
 })
 
@@ -315,7 +327,7 @@ func (b *builder) runnerOutside(prog string, c *call) {
 		return
 	}
 	dir := c.st.cwd
-	for _, d := range c.a.values("-C", "--directory", "--dir", "-d", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile", "--justfile", "--taskfile", "--working-directory", "--root", "--conf", runnerShortFile[prog]) {
+	for _, d := range c.a.values(append(runnerOpts(), "-d", "--conf", runnerShortFile[prog])...) {
 		if !d.known {
 			dir = ""
 			break
@@ -349,7 +361,7 @@ func (b *builder) runnerCheck(prog string, c *call) {
 		return
 	}
 	dir := c.st.cwd
-	for _, d := range c.a.values("-C", "--directory", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile") {
+	for _, d := range c.a.values(runnerOpts()...) {
 		if !d.known {
 			return
 		}
@@ -386,10 +398,23 @@ func (b *builder) runnerCheck(prog string, c *call) {
 	}
 }
 
-// runnerFileFlag: -f/--file/--makefile/--manifest-path name a file, the
-// others a directory.
+// runnerFileOpts are the options by which build and task runners name
+// the build file they run (make -f, rake --rakefile, gulp --gulpfile);
+// runnerDirOpts those that name the directory they run in.
+var (
+	runnerFileOpts = []string{"-f", "--file", "--makefile", "--manifest-path", "--rakefile", "--gulpfile", "--gruntfile", "--fabfile", "--snakefile", "--sconstruct", "--buildfile", "-buildfile", "--justfile", "--taskfile"}
+	runnerDirOpts  = []string{"-C", "--directory", "--cwd", "--prefix", "--dir", "--working-directory", "--root", "--base", "--search-root"}
+)
+
+// runnerOpts are runnerDirOpts and runnerFileOpts in a new slice.
+func runnerOpts() []string {
+	return append(append([]string(nil), runnerDirOpts...), runnerFileOpts...)
+}
+
+// runnerFileFlag: the options of runnerFileOpts name a file, the others
+// a directory.
 func runnerFileFlag(d field, c *call) bool {
-	for _, n := range []string{"-f", "--file", "--makefile", "--manifest-path"} {
+	for _, n := range runnerFileOpts {
 		for _, v := range c.a.values(n) {
 			if v.pos == d.pos && v.end == d.end && v.val == d.val {
 				return true
@@ -648,7 +673,6 @@ func taintTable() map[string]*spec {
 	query := func(msg string) *spec {
 		return &spec{out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg}}}
 	}
-	fetch := func(msg string) *spec { return whole("pkg.exec", CapFetch, msg) }
 	viaNet := func(msg string) *spec {
 		return &spec{posix: true, fn: wrap(0), out: streamNetwork, rows: []row{{"net.proxy", CapFetch, "", "", msg}}}
 	}
@@ -670,7 +694,7 @@ func taintTable() map[string]*spec {
 		"proxychains": viaNet("runs a command through a proxy"), "proxychains4": viaNet("runs a command through a proxy"), "tsocks": viaNet("runs a command through a proxy"),
 		// Remote-code runners: they download a package and run it.
 		"uvx":  {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}},
-		"bunx": fetch("downloads (if needed) and runs a package"),
+		"bunx": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 		"deno": {val: "--config -c --import-map --location --cert", fn: hDeno},
 	}
 }
