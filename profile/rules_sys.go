@@ -221,6 +221,9 @@ func devTable() map[string]*spec {
 	// CMD, time CMD: profiled as what it stands for. cmake -P runs a
 	// CMake script, which can run anything.
 	t["cmake"].fn = hCmake
+	for k, v := range nixTable() {
+		t[k] = v
+	}
 	// make's options with a value: -f FILE and --eval TEXT are makefile
 	// text it runs (hMakefileText reviews them).
 	for _, m := range []string{"make", "gmake"} {

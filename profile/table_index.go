@@ -141,6 +141,7 @@ var tableNames = [...]string{
 	"cursor",
 	"cursor-agent",
 	"cut",
+	"darwin-rebuild",
 	"dash",
 	"date",
 	"dbus-run-session",
@@ -435,6 +436,16 @@ var tableNames = [...]string{
 	"nft",
 	"nice",
 	"ninja",
+	"nix",
+	"nix-build",
+	"nix-channel",
+	"nix-collect-garbage",
+	"nix-env",
+	"nix-instantiate",
+	"nix-prefetch-url",
+	"nix-shell",
+	"nix-store",
+	"nixos-rebuild",
 	"nl",
 	"nm",
 	"nmcli",
@@ -921,6 +932,7 @@ var tableOf = [...]uint8{
 	3,  // cursor
 	10, // cursor-agent
 	0,  // cut
+	3,  // darwin-rebuild
 	4,  // dash
 	0,  // date
 	4,  // dbus-run-session
@@ -1215,6 +1227,16 @@ var tableOf = [...]uint8{
 	2,  // nft
 	0,  // nice
 	3,  // ninja
+	3,  // nix
+	3,  // nix-build
+	3,  // nix-channel
+	3,  // nix-collect-garbage
+	3,  // nix-env
+	3,  // nix-instantiate
+	3,  // nix-prefetch-url
+	3,  // nix-shell
+	3,  // nix-store
+	3,  // nixos-rebuild
 	0,  // nl
 	4,  // nm
 	8,  // nmcli
