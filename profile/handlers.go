@@ -939,10 +939,13 @@ func hXargs(b *builder, c *call) stream {
 			for k, f := range inner {
 				argv[k] = f
 				if f.known && strings.Contains(f.val, r) {
-					if it.known {
+					switch {
+					case it.known:
 						argv[k].val = strings.ReplaceAll(f.val, r, it.val)
 						argv[k].glob = it.glob
-					} else {
+					case f.val != r:
+						argv[k] = partlyUnknown(f, r, it)
+					default:
 						argv[k] = it
 					}
 				}
@@ -953,6 +956,19 @@ func hXargs(b *builder, c *call) stream {
 	}
 	argv := append(append([]field(nil), inner...), items...)
 	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
+}
+
+// partlyUnknown is the word f with each r in it replaced by an item
+// guard cannot see: the literal rest stays, so ~/.config/autostart/{}
+// still lies in the autostart directory and ~/.{} may be ~/.bashrc
+// (principle 10), where the bare item said nothing of where it lands.
+func partlyUnknown(f field, r string, it field) field {
+	out := it
+	out.val = strings.ReplaceAll(f.val, r, "${input}")
+	out.raw = strings.ReplaceAll(f.display(), r, "(input)")
+	out.known, out.glob = false, false
+	out.pos, out.end = f.pos, f.end
+	return out
 }
 
 // xargsItems splits xargs' input into the items it passes (at most 64):
@@ -1109,10 +1125,21 @@ func hParallel(b *builder, c *call) stream {
 		repl = rs[0].val
 	}
 	for _, it := range items {
+		st, quoted := c.st, false
+		if len(cmd) > 0 && !it.known {
+			// An item guard cannot see is still one quoted word of the
+			// command: it stands as a variable of unknown value (with
+			// the item's taint), so cp x ~/.{} may write ~/.bashrc.
+			st = st.clone()
+			st.setTainted(parallelItem, nil, it.taint)
+			it = field{val: `"$` + parallelItem + `"`, known: true, pos: it.pos, end: it.end}
+			quoted = true
+		}
 		// With a command, parallel puts each item in as one quoted word
 		// (parallel sh -c ::: 'rm -rf ~' runs sh -c 'rm -rf ~'); without
 		// one, the items are the command lines.
-		if len(cmd) > 0 && it.known && it.val != "" {
+		item := it.val
+		if len(cmd) > 0 && it.known && it.val != "" && !quoted {
 			q, err := parse.Quote([]string{it.val})
 			if err != nil {
 				it = field{raw: it.val, pos: it.pos, end: it.end}
@@ -1124,10 +1151,14 @@ func hParallel(b *builder, c *call) stream {
 		placed := false
 		for _, f := range cmd {
 			g := f
-			if f.known && strings.Contains(f.val, repl) {
+			if f.known && (strings.Contains(f.val, repl) || parallelRepls().MatchString(f.val)) {
 				placed = true
+				v, ok := "", false
 				if it.known {
-					g.val = strings.ReplaceAll(f.val, repl, it.val)
+					v, ok = parallelFill(f.val, repl, item, it.val, quoted)
+				}
+				if ok {
+					g.val = v
 				} else {
 					g = it
 				}
@@ -1137,9 +1168,55 @@ func hParallel(b *builder, c *call) stream {
 		if !placed && (it.val != "" || !it.known) {
 			argv = append(argv, it)
 		}
-		b.shellText(argv, &call{prog: "parallel", st: c.st, in: stdin, sp: c.sp}, "parallel")
+		b.shellText(argv, &call{prog: "parallel", st: st, in: stdin, sp: c.sp}, "parallel")
 	}
 	return stream{kind: streamUnknown}
+}
+
+// parallelItem is the variable that stands for an item of parallel's input
+// guard cannot see (hParallel).
+const parallelItem = "PARALLEL_ITEM"
+
+// parallelRepls are parallel's replacement strings besides {} (or -I's):
+// {.} the item without its extension, {/} its base name, {//} its
+// directory, {/.} the base name without extension, {#} and {%} the job
+// and slot numbers, each also numbered for an input source ({2/}).
+var parallelRepls = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
+})
+
+// parallelFill puts the item into word as parallel does: item is its
+// value and quoted the value as one quoted word. placeholder says the
+// item is the stand-in for one guard cannot see, which every form
+// stands for as it is. ok is false when a form cannot be quoted.
+func parallelFill(word, repl, item, quotedItem string, placeholder bool) (string, bool) {
+	ok := true
+	fill := func(m string) string {
+		if placeholder || m == repl || m == "{}" {
+			return quotedItem
+		}
+		v := item
+		switch form := strings.TrimLeft(m[1:len(m)-1], "0123456789"); form {
+		case "":
+		case ".":
+			v = strings.TrimSuffix(item, path.Ext(item))
+		case "/":
+			v = path.Base(item)
+		case "//":
+			v = path.Dir(item)
+		case "/.":
+			v = strings.TrimSuffix(path.Base(item), path.Ext(item))
+		default: // {#}, {%}
+			return "1"
+		}
+		q, err := parse.Quote([]string{v})
+		if err != nil {
+			ok = false
+		}
+		return q
+	}
+	out := regexp.MustCompile(regexp.QuoteMeta(repl)+`|`+parallelRepls().String()).ReplaceAllStringFunc(word, fill)
+	return out, ok
 }
 
 // hSu: su [-] [user] [-c CMD].
