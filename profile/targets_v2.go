@@ -181,6 +181,8 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		// connection, cargo's compiler wrappers.
 		"GH_PAGER": true, "GH_BROWSER": true, "GH_EDITOR": true, "AWS_PAGER": true, "KUBECTL_EXTERNAL_DIFF": true,
 		"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
+		// The compiler and documenter cargo runs in place of rustc and rustdoc.
+		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
 		// fzf runs it through the shell to list its input.
 		"FZF_DEFAULT_COMMAND": true,
 	}
@@ -346,7 +348,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	}
 	if flags, ok := codeFlagVars()[name]; ok {
 		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads code into the compiler or the JVM (a plugin or an agent)"}, at)
+			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads or runs code in the build (a compiler plugin, a linker or wrapper program, a JVM agent)"}, at)
 		}
 		return true
 	}
@@ -371,6 +373,9 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		b.goflags(val, st, at)
 		return true
 	}
+	if name == "UV_PYTHON" && val != nil && !strings.Contains(*val, "/") {
+		return true // a version request (3.12, pypy), not a path
+	}
 	if moduleVars[name] && val != nil && b.workspacePaths(*val, st) {
 		// PYTHONPATH=. pytest: modules from the workspace are the
 		// workspace's code, which runs in the sandbox anyway.
@@ -392,15 +397,25 @@ var writeVars = map[string]bool{
 // outside the workspace puts code from there into the program.
 var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
 	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
-	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true}
+	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
+	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true}
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
 var codeFlagVars = sync.OnceValue(func() map[string][]string {
 	return map[string][]string{
-		"CFLAGS": {"-fplugin", "-load"}, "CXXFLAGS": {"-fplugin", "-load"}, "CPPFLAGS": {"-fplugin", "-load"}, "LDFLAGS": {"-plugin"},
-		"CGO_CFLAGS": {"-fplugin", "-load"}, "CGO_CXXFLAGS": {"-fplugin", "-load"}, "CGO_LDFLAGS": {"-plugin"},
-		"MAVEN_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+		// cc runs the program -wrapper names around each tool, the one
+		// -fuse-ld= or --ld-path= names by its path, and what a -specs
+		// file says.
+		"CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CPPFLAGS": {"-fplugin", "-load", "-wrapper", "-specs"}, "LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CGO_CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CGO_CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CGO_LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		// rustc runs the linker -C linker= names (and -fuse-ld= one with a
+		// path, as cc does), and loads a codegen backend.
+		"RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"}, "CARGO_ENCODED_RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"},
+		"RUSTDOCFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend", "runtool", "test-builder"},
+		"MAVEN_OPTS":   {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
 		"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
 	}
 })
