@@ -261,6 +261,7 @@ func (b *builder) apply(s *spec, c *call) stream {
 	if helpOnly(s, c) {
 		return stream{kind: streamText}
 	}
+	b.unseenOption(c)
 	// The tool's own options' rows hold at every level of subcommands
 	// (gh pr view 1 --web, kubectl --kubeconfig F get pods).
 	globals := c.global

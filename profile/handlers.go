@@ -590,6 +590,13 @@ func hSed(b *builder, c *call) stream {
 	}
 	for _, s := range scripts {
 		if !s.known {
+			// A program guard cannot see may hold e (run a command) or w
+			// (write a file), as one in a file it cannot read may.
+			if s.taint.tainted() {
+				b.dynamicCode(s, c, "sed program")
+			} else {
+				b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Target: s.display(), Msg: "runs a sed program that is not static (it may run commands or write files)"}, c.sp)
+			}
 			continue
 		}
 		b.sedProgram(s, c)

@@ -43,8 +43,11 @@ var contentWrites = sync.OnceValue(func() map[string]bool {
 
 // markWrite remembers that the line wrote f (unknown content unless a
 // handler records what it was). A path already recorded keeps its taint.
+// A file made with a name that starts with a dash is remembered however
+// it was made (touch -- -x too): a glob may pass it as an option
+// (unseenopt.go).
 func (b *builder) markWrite(rule string, f field, st *state) {
-	if !contentWrites()[rule] || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
+	if (!contentWrites()[rule] && !strings.HasPrefix(path.Base(f.val), "-")) || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
 		return
 	}
 	p, ok := b.ctx.Resolve(st.cwd, f.val)
