@@ -321,6 +321,10 @@ var workspacePersist = sync.OnceValue(func() []string {
 		".claude", ".codex", ".gemini",
 		".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
 		".git/hooks", ".git/config",
+		// Other version control systems' repository configs: Mercurial
+		// runs the hooks of .hg/hgrc on every hg command, jj its aliases,
+		// pager and diff tools.
+		".hg/hgrc", ".jj/repo/config.toml",
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",

@@ -311,6 +311,13 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 		"vite": {"vite.config.*"}, "webpack": {"webpack.config.*"}, "rollup": {"rollup.config.*"}, "next": {"next.config.*"}, "eslint": {"eslint.config.*", ".eslintrc.js", ".eslintrc.cjs"},
 		"prettier": {"prettier.config.*", ".prettierrc.js", ".prettierrc.cjs"}, "babel": {"babel.config.*", ".babelrc.js"}, "playwright": {"playwright.config.*"}, "cypress": {"cypress.config.*"},
 		"rspec": {".rspec", "*.rb"}, "phpunit": {"phpunit.xml*", "*.php"}, "lefthook": {"lefthook.y*ml", ".lefthook.y*ml"},
+		// Start-up files read from the current directory: R's .Rprofile,
+		// perl -d's .perldb; linters whose config loads code (pylint's
+		// init-hook, mypy's plugins, rubocop's require); environments
+		// built from a file of code or hooks (devbox, Vagrant).
+		"Rscript": {".Rprofile", ".Renviron"}, "R": {".Rprofile", ".Renviron"}, "perl": {".perldb"},
+		"pylint": {".pylintrc", "pylintrc", "pyproject.toml", "setup.cfg", "tox.ini"}, "mypy": {"mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"},
+		"rubocop": {".rubocop.yml", ".rubocop_todo.yml"}, "devbox": {"devbox.json"}, "vagrant": {"Vagrantfile"},
 	}
 })
 

@@ -252,6 +252,14 @@ func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
 	case name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG" || name == "GIT_TEMPLATE_DIR" || name == "GIT_EXEC_PATH":
 		b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + ", pointing git at configuration, templates or programs this line does not show"}, at)
 		return true
+	case name == "GIT_ALLOW_PROTOCOL":
+		// ext:: URLs are commands git runs (git clone 'ext::sh -c …');
+		// git refuses them unless this list (or protocol.ext.allow) lets
+		// them through.
+		if val == nil || strings.Contains(*val, "ext") {
+			b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + " so that git runs ext:: URLs, which are commands"}, at)
+		}
+		return true
 	default:
 		return false
 	}
@@ -415,7 +423,8 @@ var writeVars = map[string]bool{
 var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
 	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
 	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
-	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true}
+	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
+	"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
