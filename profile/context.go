@@ -325,6 +325,14 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// runs the hooks of .hg/hgrc on every hg command, jj its aliases,
 		// pager and diff tools.
 		".hg/hgrc", ".jj/repo/config.toml",
+		// Project configs of editors and agents that start programs when
+		// the project is opened: Zed's and Helix's language servers and
+		// tasks, vim's and nvim's exrc files, and more agents' MCP
+		// servers and commands (Continue, Roo Code, Kilo Code, Amazon Q,
+		// Kiro, Junie; aider's lint and test commands).
+		".zed/settings.json", ".zed/tasks.json", ".helix/languages.toml", ".helix/config.toml", ".exrc", ".nvimrc", ".nvim.lua",
+		".continue", ".roo/mcp.json", ".kilocode/mcp.json", ".amazonq/mcp.json", ".amazonq/default.json", ".kiro/settings/mcp.json", ".junie/mcp",
+		".aider.conf.yml",
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
