@@ -305,6 +305,10 @@ var persistRel = sync.OnceValue(func() []string {
 		".config/Code/User/mcp.json", ".config/Code - Insiders/User/settings.json", ".config/Code - Insiders/User/tasks.json",
 		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
 		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
+		// asdf's global versions (a path: version runs the programs found
+		// there for every shim) and the container engine's settings
+		// (hooks, runtimes and the registries images are pulled from).
+		".tool-versions", ".config/containers/containers.conf", ".config/containers/registries.conf", ".config/containers/registries.conf.d",
 		// Remote login authorization: who may log in as the user.
 		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
 	}
@@ -644,8 +648,9 @@ func (c *Context) Classify(p string) Class {
 		// persistence: the more specific wins. Looked up by the path's
 		// prefixes under home (a few map lookups, not a scan of the
 		// tables).
-		secret, persist := homeRelClass(strings.TrimPrefix(p[len(t.home):], "/"))
-		if persist > secret {
+		rel := strings.TrimPrefix(p[len(t.home):], "/")
+		secret, persist := homeRelClass(rel)
+		if persist > secret || shadowsProgram(rel) {
 			return ClassPersistence
 		}
 		if secret > 0 {
@@ -777,6 +782,30 @@ var (
 // a casefold directory, a vfat or SMB mount) ~/.SSH/ID_RSA is the key and
 // ~/.BASHRC the start-up file, and an approval to write the one is a
 // grant to write the other.
+// userBinDirs are directories under home that installers and version
+// managers put on PATH ahead of the system's.
+var userBinDirs = map[string]bool{
+	".local/bin": true, "bin": true, "go/bin": true, ".cargo/bin": true, ".npm-global/bin": true, ".npm-packages/bin": true,
+	".deno/bin": true, ".bun/bin": true, ".volta/bin": true, ".local/share/pnpm": true, ".yarn/bin": true, ".nix-profile/bin": true,
+	".pyenv/shims": true, ".pyenv/bin": true, ".rbenv/shims": true, ".asdf/shims": true, ".local/share/mise/shims": true,
+	".dotnet/tools": true, ".krew/bin": true, ".poetry/bin": true, ".linuxbrew/bin": true, ".local/share/flatpak/exports/bin": true,
+}
+
+// shadowsProgram: a file in one of the user's bin directories named like
+// a program guard knows (git, ls, sudo, python3) is what every later
+// shell runs for that name, outside any review: a code-execution hook.
+// A new name there is a write outside the workspace (cp tool ~/bin/ is
+// B), and so, for now, is installing a build of guard itself there
+// (paths.tsv: install -m 755 build/guard ~/bin/ is this project's own
+// workflow).
+func shadowsProgram(rel string) bool {
+	dir, name := path.Split(rel)
+	if !userBinDirs[strings.TrimSuffix(dir, "/")] || name == "" || name == "guard" {
+		return false
+	}
+	return specFor(name) != nil
+}
+
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {
 		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}
