@@ -445,6 +445,9 @@ func allowTable() map[string]*spec {
 	t["gradlew"] = gradleSpec("builds the project with Gradle")
 	t["mvnw"] = t["mvn"]
 	t["openssl"] = later(opensslSpec)
+	for k, v := range daemonVerbTable() {
+		t[k] = v
+	}
 	return t
 }
 

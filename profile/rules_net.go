@@ -344,7 +344,7 @@ func dockerSpec() *spec {
 	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
 	return subs(top, map[string]*spec{
 		"run": run, "create": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container, which is not reviewed"}}},
-		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
+		"pull": fetch("downloads a container image"), "build": dockerBuildSpec(),
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
 		"ps":    read(), "images": read(), "logs": read(), "inspect": inspect, "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
@@ -354,7 +354,7 @@ func dockerSpec() *spec {
 		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapDynamic, "starts containers: code inside them is not reviewed"), "restart": whole("docker.start", CapDynamic, "restarts containers: code inside them is not reviewed"),
 		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
 		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
-		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
+		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": dockerBuildSpec(), "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
 		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container"}}}}),
 	})
 }

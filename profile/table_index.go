@@ -15,6 +15,7 @@ var tableNames = [...]string{
 	"Rscript",
 	"[",
 	"ack",
+	"act",
 	"addr2line",
 	"ag",
 	"aider",
@@ -131,12 +132,14 @@ var tableNames = [...]string{
 	"cp",
 	"cpio",
 	"cqlsh",
+	"crictl",
 	"crontab",
 	"crush",
 	"cryptsetup",
 	"csh",
 	"csi",
 	"csplit",
+	"ctr",
 	"curl",
 	"cursor",
 	"cursor-agent",
@@ -144,6 +147,7 @@ var tableNames = [...]string{
 	"darwin-rebuild",
 	"dash",
 	"date",
+	"dbus-monitor",
 	"dbus-run-session",
 	"dbus-send",
 	"dc",
@@ -151,6 +155,7 @@ var tableNames = [...]string{
 	"dd",
 	"delv",
 	"deno",
+	"devcontainer",
 	"df",
 	"diff",
 	"dig",
@@ -263,6 +268,7 @@ var tableNames = [...]string{
 	"gosh",
 	"gotty",
 	"gpg",
+	"gpg-connect-agent",
 	"gradle",
 	"gradlew",
 	"grep",
@@ -336,6 +342,7 @@ var tableNames = [...]string{
 	"json.tool",
 	"julia",
 	"just",
+	"k3d",
 	"kde-open",
 	"keepassxc-cli",
 	"kexec",
@@ -343,6 +350,7 @@ var tableNames = [...]string{
 	"kill",
 	"killall",
 	"killall5",
+	"kind",
 	"kitten",
 	"kitty",
 	"kotlin",
@@ -397,6 +405,7 @@ var tableNames = [...]string{
 	"md5sum",
 	"meson",
 	"micromamba",
+	"minikube",
 	"mise",
 	"mkdir",
 	"mkfifo",
@@ -475,6 +484,7 @@ var tableNames = [...]string{
 	"osascript",
 	"ovsx",
 	"pacman",
+	"pactl",
 	"pandoc",
 	"parallel",
 	"parted",
@@ -503,6 +513,7 @@ var tableNames = [...]string{
 	"pnpm",
 	"pnpx",
 	"podman",
+	"podman-compose",
 	"poetry",
 	"popd",
 	"posh",
@@ -611,6 +622,7 @@ var tableNames = [...]string{
 	"shuf",
 	"shutdown",
 	"size",
+	"skaffold",
 	"sleep",
 	"sls",
 	"smbclient",
@@ -669,6 +681,7 @@ var tableNames = [...]string{
 	"terragrunt",
 	"test",
 	"tftp",
+	"tilt",
 	"time",
 	"timedatectl",
 	"timeout",
@@ -727,6 +740,7 @@ var tableNames = [...]string{
 	"uudecode",
 	"uv",
 	"uvx",
+	"vagrant",
 	"valgrind",
 	"vault",
 	"venv",
@@ -735,6 +749,7 @@ var tableNames = [...]string{
 	"view",
 	"vim",
 	"vimdiff",
+	"virsh",
 	"visudo",
 	"vitest",
 	"vsce",
@@ -757,6 +772,7 @@ var tableNames = [...]string{
 	"wipefs",
 	"wkhtmltopdf",
 	"wl-copy",
+	"wpctl",
 	"wrangler",
 	"write",
 	"wslview",
@@ -806,6 +822,7 @@ var tableOf = [...]uint8{
 	0,  // Rscript
 	0,  // [
 	0,  // ack
+	8,  // act
 	4,  // addr2line
 	0,  // ag
 	10, // aider
@@ -922,12 +939,14 @@ var tableOf = [...]uint8{
 	0,  // cp
 	8,  // cpio
 	1,  // cqlsh
+	8,  // crictl
 	2,  // crontab
 	10, // crush
 	2,  // cryptsetup
 	4,  // csh
 	0,  // csi
 	0,  // csplit
+	8,  // ctr
 	1,  // curl
 	3,  // cursor
 	10, // cursor-agent
@@ -935,6 +954,7 @@ var tableOf = [...]uint8{
 	3,  // darwin-rebuild
 	4,  // dash
 	0,  // date
+	8,  // dbus-monitor
 	4,  // dbus-run-session
 	8,  // dbus-send
 	11, // dc
@@ -942,6 +962,7 @@ var tableOf = [...]uint8{
 	0,  // dd
 	5,  // delv
 	5,  // deno
+	8,  // devcontainer
 	0,  // df
 	0,  // diff
 	5,  // dig
@@ -1054,6 +1075,7 @@ var tableOf = [...]uint8{
 	0,  // gosh
 	11, // gotty
 	2,  // gpg
+	8,  // gpg-connect-agent
 	8,  // gradle
 	8,  // gradlew
 	0,  // grep
@@ -1127,6 +1149,7 @@ var tableOf = [...]uint8{
 	11, // json.tool
 	0,  // julia
 	3,  // just
+	8,  // k3d
 	9,  // kde-open
 	11, // keepassxc-cli
 	2,  // kexec
@@ -1134,6 +1157,7 @@ var tableOf = [...]uint8{
 	2,  // kill
 	2,  // killall
 	2,  // killall5
+	8,  // kind
 	11, // kitten
 	11, // kitty
 	0,  // kotlin
@@ -1188,6 +1212,7 @@ var tableOf = [...]uint8{
 	0,  // md5sum
 	3,  // meson
 	3,  // micromamba
+	8,  // minikube
 	11, // mise
 	0,  // mkdir
 	0,  // mkfifo
@@ -1266,6 +1291,7 @@ var tableOf = [...]uint8{
 	0,  // osascript
 	8,  // ovsx
 	2,  // pacman
+	8,  // pactl
 	7,  // pandoc
 	0,  // parallel
 	2,  // parted
@@ -1294,6 +1320,7 @@ var tableOf = [...]uint8{
 	1,  // pnpm
 	1,  // pnpx
 	1,  // podman
+	8,  // podman-compose
 	1,  // poetry
 	0,  // popd
 	4,  // posh
@@ -1402,6 +1429,7 @@ var tableOf = [...]uint8{
 	0,  // shuf
 	2,  // shutdown
 	4,  // size
+	8,  // skaffold
 	0,  // sleep
 	8,  // sls
 	11, // smbclient
@@ -1460,6 +1488,7 @@ var tableOf = [...]uint8{
 	8,  // terragrunt
 	0,  // test
 	5,  // tftp
+	8,  // tilt
 	0,  // time
 	2,  // timedatectl
 	0,  // timeout
@@ -1518,6 +1547,7 @@ var tableOf = [...]uint8{
 	0,  // uudecode
 	1,  // uv
 	5,  // uvx
+	8,  // vagrant
 	4,  // valgrind
 	2,  // vault
 	11, // venv
@@ -1526,6 +1556,7 @@ var tableOf = [...]uint8{
 	4,  // view
 	4,  // vim
 	4,  // vimdiff
+	8,  // virsh
 	2,  // visudo
 	3,  // vitest
 	8,  // vsce
@@ -1548,6 +1579,7 @@ var tableOf = [...]uint8{
 	2,  // wipefs
 	7,  // wkhtmltopdf
 	9,  // wl-copy
+	8,  // wpctl
 	8,  // wrangler
 	2,  // write
 	9,  // wslview
