@@ -55,6 +55,8 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"compileall": {val: "-d -s -p -x -i -r -j -o -e --invalidation-mode", rows: []row{{"fs.write", CapWrite, "", "ops", "writes compiled files under"}}},
 		"cProfile":   {val: "-o -s -m", fn: hPyProfile, rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
 		"json.tool":  {val: "--indent", rows: []row{{"fs.output", CapWrite, "", "op1", "writes"}}},
+		"zipapp":     {val: "-o --output -p --python -m --main", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"ensurepip":  whole("pkg.install-user", CapDynamic, "installs pip into python's own environment, outside the workspace (--user: your home's site-packages)"),
 		"webbrowser": whole("desktop.open", CapDesktop, "opens a web page in the browser, outside guard's sandbox"),
 		"ftplib":     whole("net.fetch", CapFetch, "connects to an FTP server"),
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},

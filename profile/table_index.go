@@ -191,6 +191,7 @@ var tableNames = [...]string{
 	"emacs",
 	"emacsclient",
 	"enable",
+	"ensurepip",
 	"entr",
 	"env",
 	"envchain",
@@ -805,6 +806,7 @@ var tableNames = [...]string{
 	"zcat",
 	"zellij",
 	"zip",
+	"zipapp",
 	"zipfile",
 	"zsh",
 	"zstd",
@@ -998,6 +1000,7 @@ var tableOf = [...]uint8{
 	4,  // emacs
 	4,  // emacsclient
 	0,  // enable
+	11, // ensurepip
 	4,  // entr
 	0,  // env
 	6,  // envchain
@@ -1612,6 +1615,7 @@ var tableOf = [...]uint8{
 	0,  // zcat
 	11, // zellij
 	0,  // zip
+	11, // zipapp
 	11, // zipfile
 	4,  // zsh
 	11, // zstd

@@ -315,7 +315,7 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 		// perl -d's .perldb; linters whose config loads code (pylint's
 		// init-hook, mypy's plugins, rubocop's require); environments
 		// built from a file of code or hooks (devbox, Vagrant).
-		"Rscript": {".Rprofile", ".Renviron"}, "R": {".Rprofile", ".Renviron"}, "perl": {".perldb"},
+		"node": {"package.json"}, "Rscript": {".Rprofile", ".Renviron"}, "R": {".Rprofile", ".Renviron"}, "perl": {".perldb"},
 		"pylint": {".pylintrc", "pylintrc", "pyproject.toml", "setup.cfg", "tox.ini"}, "mypy": {"mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"},
 		"rubocop": {".rubocop.yml", ".rubocop_todo.yml"}, "devbox": {"devbox.json"}, "vagrant": {"Vagrantfile"},
 	}
