@@ -448,6 +448,9 @@ func allowTable() map[string]*spec {
 	for k, v := range daemonVerbTable() {
 		t[k] = v
 	}
+	for k, v := range toolManagerTable() {
+		t[k] = v
+	}
 	return t
 }
 

@@ -81,6 +81,51 @@ func daemonVerbTable() map[string]*spec {
 		"gpg-connect-agent": {rows: []row{{"secrets.gpg-agent", CapSecrets, "!--version !--help", "",
 			"talks to the GPG agent, which holds your secret keys (its commands sign, decrypt and export with them)"}}},
 		"dbus-monitor": whole("desktop.bus-monitor", CapReveal, "watches the messages of a bus, which carries what the keyring hands its clients (passwords)"),
+		// The environment every later user service and bus-activated
+		// program starts with (as systemctl --user set-environment).
+		"dbus-update-activation-environment": {rows: []row{{"sys.user-service", CapPersistence, "!--help !--version", "",
+			"changes the environment every later user service and bus-activated program starts with"}}},
+	}
+}
+
+// toolManagerTable: version managers and installers that had no rows.
+// Their queries are listed; any other verb downloads or installs tools
+// for your user, outside the workspace (B), and a version that is a path
+// (asdf's path:DIR) makes every shim run what is there (C).
+func toolManagerTable() map[string]*spec {
+	install := func(msg string) *spec { return whole("pkg.install-user", CapFetch, msg) }
+	m := func(def *spec, queries ...string) *spec {
+		s := map[string]*spec{}
+		for _, q := range queries {
+			s[q] = plain()
+		}
+		return subs(def, s)
+	}
+	pathVersion := row{"pkg.config-code", CapPersistence, "any~^path:", "", "sets a tool version that is a path: every shim of that tool then runs the programs found there"}
+	asdfSet := &spec{rows: []row{{"pkg.install-user", CapFetch, "", "", "changes your tool versions (and may download them)"}, pathVersion}}
+	return map[string]*spec{
+		"asdf": subs(install("downloads, installs or removes tools or asdf plugins for your user (plugins are code asdf runs)"), map[string]*spec{
+			"list": plain(), "current": plain(), "where": plain(), "which": plain(), "info": plain(), "version": plain(), "--version": plain(), "help": plain(),
+			"plugin": m(install("adds, updates or removes asdf plugins (code asdf runs for every install and shim)"), "list"),
+			"exec":   {posix: true, fn: wrap(0)}, "env": {posix: true, fn: wrap(1)},
+			"global": asdfSet, "set": asdfSet, "local": asdfSet, "shell": asdfSet,
+		}),
+		"volta": subs(install("downloads and installs node tools for your user"), map[string]*spec{
+			"list": plain(), "ls": plain(), "which": plain(), "--version": plain(), "-v": plain(), "help": plain(), "completions": plain(),
+			"run": {posix: true, fn: wrap(0)},
+		}),
+		"corepack": subs(install("installs package-manager shims next to node or downloads package managers, outside the workspace"), map[string]*spec{
+			"--version": plain(), "-v": plain(), "help": plain(),
+			"yarn": {posix: true, fn: wrapNamed("yarn")}, "pnpm": {posix: true, fn: wrapNamed("pnpm")}, "npm": {posix: true, fn: wrapNamed("npm")},
+		}),
+	}
+}
+
+// wrapNamed runs the program name with the subcommand's arguments
+// (corepack yarn install is yarn install).
+func wrapNamed(name string) handler {
+	return func(b *builder, c *call) stream {
+		return b.exec(append([]field{staticField(name, c.sp)}, c.fs...), c.st, c.in, c.prog+" "+name, c.sp)
 	}
 }
 

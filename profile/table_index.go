@@ -33,6 +33,7 @@ var tableNames = [...]string{
 	"ar",
 	"argocd",
 	"aria2c",
+	"asdf",
 	"ash",
 	"at",
 	"awk",
@@ -127,6 +128,7 @@ var tableNames = [...]string{
 	"convert",
 	"copilot",
 	"copyq",
+	"corepack",
 	"coreutils",
 	"cowsay",
 	"cp",
@@ -150,6 +152,7 @@ var tableNames = [...]string{
 	"dbus-monitor",
 	"dbus-run-session",
 	"dbus-send",
+	"dbus-update-activation-environment",
 	"dc",
 	"dconf",
 	"dd",
@@ -753,6 +756,7 @@ var tableNames = [...]string{
 	"virsh",
 	"visudo",
 	"vitest",
+	"volta",
 	"vsce",
 	"w3m",
 	"wait",
@@ -842,6 +846,7 @@ var tableOf = [...]uint8{
 	0,  // ar
 	8,  // argocd
 	1,  // aria2c
+	8,  // asdf
 	4,  // ash
 	2,  // at
 	0,  // awk
@@ -936,6 +941,7 @@ var tableOf = [...]uint8{
 	7,  // convert
 	10, // copilot
 	11, // copyq
+	8,  // corepack
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
@@ -959,6 +965,7 @@ var tableOf = [...]uint8{
 	8,  // dbus-monitor
 	4,  // dbus-run-session
 	8,  // dbus-send
+	8,  // dbus-update-activation-environment
 	11, // dc
 	9,  // dconf
 	0,  // dd
@@ -1562,6 +1569,7 @@ var tableOf = [...]uint8{
 	8,  // virsh
 	2,  // visudo
 	3,  // vitest
+	8,  // volta
 	8,  // vsce
 	5,  // w3m
 	0,  // wait
