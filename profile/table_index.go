@@ -122,7 +122,9 @@ var tableNames = [...]string{
 	"complete",
 	"compopt",
 	"composer",
+	"composite",
 	"conda",
+	"conjure",
 	"consul",
 	"continue",
 	"convert",
@@ -317,6 +319,7 @@ var tableNames = [...]string{
 	"ibmcloud",
 	"iconv",
 	"id",
+	"identify",
 	"iex",
 	"ifconfig",
 	"incus",
@@ -421,8 +424,10 @@ var tableNames = [...]string{
 	"mlr",
 	"mocha",
 	"modprobe",
+	"mogrify",
 	"mongo",
 	"mongosh",
+	"montage",
 	"more",
 	"mosh",
 	"mount",
@@ -653,6 +658,7 @@ var tableNames = [...]string{
 	"stdbuf",
 	"stow",
 	"strace",
+	"stream",
 	"strings",
 	"strip",
 	"su",
@@ -935,7 +941,9 @@ var tableOf = [...]uint8{
 	4,  // complete
 	4,  // compopt
 	1,  // composer
+	7,  // composite
 	3,  // conda
+	7,  // conjure
 	8,  // consul
 	0,  // continue
 	7,  // convert
@@ -1130,6 +1138,7 @@ var tableOf = [...]uint8{
 	8,  // ibmcloud
 	0,  // iconv
 	0,  // id
+	7,  // identify
 	0,  // iex
 	2,  // ifconfig
 	8,  // incus
@@ -1234,8 +1243,10 @@ var tableOf = [...]uint8{
 	11, // mlr
 	3,  // mocha
 	2,  // modprobe
+	7,  // mogrify
 	1,  // mongo
 	1,  // mongosh
+	7,  // montage
 	0,  // more
 	1,  // mosh
 	2,  // mount
@@ -1466,6 +1477,7 @@ var tableOf = [...]uint8{
 	0,  // stdbuf
 	11, // stow
 	4,  // strace
+	7,  // stream
 	0,  // strings
 	7,  // strip
 	0,  // su

@@ -297,11 +297,12 @@ func targetsTable() map[string]*spec {
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
 		// Converters and binary tools: the file they write.
-		"pandoc":      {val: "-o --output -f --from -r --read -t --to -w --write -s --template --metadata -M -V --variable --resource-path", rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
-		"strip":       {val: "-o -K -N -R -F", rows: []row{{"fs.edit-in-place", CapWrite, "!-o", "ops", "strips in place"}, {"fs.output", CapWrite, "", "-o", "writes"}}},
-		"objcopy":     {val: "-O -I -B -j -R -K -N", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
-		"convert":     {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
-		"magick":      {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
+		"pandoc":  {val: "-o --output -f --from -r --read -t --to -w --write -s --template --metadata -M -V --variable --resource-path", rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"strip":   {val: "-o -K -N -R -F", rows: []row{{"fs.edit-in-place", CapWrite, "!-o", "ops", "strips in place"}, {"fs.output", CapWrite, "", "-o", "writes"}}},
+		"objcopy": {val: "-O -I -B -j -R -K -N", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
+		"convert": imageMagick(true), "magick": imageMagick(true), "mogrify": imageMagick(true), "montage": imageMagick(true), "composite": imageMagick(true),
+		"stream": imageMagick(true), "identify": imageMagick(false),
+		"conjure":     {fn: hImageMagick, rows: []row{{"exec.dynamic-code", CapDynamic, "ops", "", "runs ImageMagick scripts (MSL), which can read and write any file"}}},
 		"ffmpeg":      {val: "-i -f -c -c:v -c:a -codec -vf -af -filter_complex -b:v -b:a -r -s -t -ss -to -map -preset -crf -ar -ac -loglevel -v", rows: []row{{"fs.read", CapRead, "", "-i", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
 		"wkhtmltopdf": {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
 		// The shell's history builtin: -w and -a write the history file named.
