@@ -673,6 +673,12 @@ func hJavaAgents(b *builder, c *call) stream {
 		if !f.known {
 			continue
 		}
+		if jdwp, ok := strings.CutPrefix(f.val, "-agentlib:jdwp="); ok && strings.Contains(jdwp, "server=y") && (strings.Contains(jdwp, "address=*") || strings.Contains(jdwp, "address=0.0.0.0")) {
+			// A debugger port on every interface: whoever connects runs
+			// code in the JVM.
+			b.add(Effect{Cap: CapSend, Rule: "net.serve", Program: c.prog, Target: f.val, Msg: "opens a debugger port on every network interface: whoever connects runs code in the program"}, c.sp)
+			continue
+		}
 		v, ok := strings.CutPrefix(f.val, "-javaagent:")
 		if !ok {
 			v, ok = strings.CutPrefix(f.val, "-agentpath:")
@@ -687,6 +693,30 @@ func hJavaAgents(b *builder, c *call) stream {
 		case ClassWorkspace, ClassTemp, ClassSensitive:
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "loads code into the JVM from " + describeTarget(t, class) + ", which this line does not show"}, c.sp)
+		}
+	}
+	return stream{}
+}
+
+// hJavacProcessors: javac runs the annotation processors it finds on
+// -processorpath while it compiles: from outside the workspace and the
+// temp dirs that is code this line does not show.
+func hJavacProcessors(b *builder, c *call) stream {
+	for _, f := range c.a.values("-processorpath", "--processor-path") {
+		for _, e := range strings.Split(f.val, ":") {
+			g := f
+			g.val = e
+			if !f.known {
+				g.val = f.val
+			}
+			switch t, class := b.classify(g, c.st); class {
+			case ClassWorkspace, ClassTemp, ClassSensitive:
+			default:
+				b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "runs annotation processors from " + describeTarget(t, class) + " while it compiles, which this line does not show"}, c.sp)
+			}
+			if !f.known {
+				break
+			}
 		}
 	}
 	return stream{}

@@ -239,7 +239,7 @@ func baseTable() map[string]*spec {
 		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: setupPy()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader --run", fn: hNode},
 
-		"perl": {val: "-e -E -M -I", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
+		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "-e", "-E"), hPerlArgv)},
 		"ruby": {val: "-e -r -I -C", fn: chain(hInPlace(hInterp("-e"), "-e"), hRubyUn)},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},

@@ -221,6 +221,16 @@ func devTable() map[string]*spec {
 	// CMD, time CMD: profiled as what it stands for. cmake -P runs a
 	// CMake script, which can run anything.
 	t["cmake"].fn = hCmake
+	// rustc -C linker=PROG runs PROG to link, -C/-Z codegen-backend=LIB
+	// loads LIB into the compiler; javac runs the annotation processors
+	// of -processorpath.
+	t["rustc"].val = "-C --codegen -Z -L --extern -o --out-dir --crate-type --crate-name --edition --target --cfg --emit"
+	t["rustc"].rows = append(t["rustc"].rows,
+		row{"dev.compiler-code", CapDynamic, "-C|--codegen=~^(linker|codegen-backend)=", "", "runs the linker program or loads the codegen backend an option names"},
+		row{"dev.compiler-code", CapDynamic, "-Z=~^codegen-backend=", "", "loads the codegen backend an option names into the compiler"})
+	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
+	t["javac"].fn = hJavacProcessors
+	t["go"].subs["test"].val += " -overlay"
 	for k, v := range nixTable() {
 		t[k] = v
 	}

@@ -1,5 +1,7 @@
 package profile
 
+import "strings"
+
 // Interpreter options that stand for a command guard knows.
 
 // hNode is node's handler: an interpreter, or with --run a script runner.
@@ -22,6 +24,38 @@ func hNodeRun(b *builder, c *call) stream {
 		out = hPkgScript(f.val)(b, c)
 	}
 	return out
+}
+
+// hPerlArgv: perl opens the files of its arguments (<> under -n and -p,
+// and in any script that reads them) with the two-argument open, where
+// a name is a mode too: 'CMD|' and '|CMD' run CMD through the shell,
+// '>FILE' and '>>FILE' write FILE. The script file itself (the first
+// operand without -e) is opened plainly.
+func hPerlArgv(b *builder, c *call) stream {
+	ops := c.a.ops
+	if len(c.a.values("-e", "-E")) == 0 && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, f := range ops {
+		if !f.known {
+			continue
+		}
+		v := strings.TrimSpace(f.val)
+		cmd, pipe := strings.CutPrefix(v, "|")
+		if !pipe {
+			cmd, pipe = strings.CutSuffix(v, "|")
+		}
+		if pipe && strings.TrimSpace(cmd) != "" {
+			b.text(cmd, c.st.clone(), stream{}, "perl's open of "+f.val, span{f.pos, f.end})
+			continue
+		}
+		if p, ok := strings.CutPrefix(v, ">"); ok {
+			g := f
+			g.val = strings.TrimSpace(strings.TrimPrefix(p, ">"))
+			b.pathEffect(CapWrite, "fs.output", c.prog, g, c.st, c.sp, "opens for writing (a >NAME argument)")
+		}
+	}
+	return stream{}
 }
 
 // rubyUn are the commands of ruby's un library (ruby -run -e CMD -- ARGS)

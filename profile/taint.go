@@ -664,6 +664,17 @@ func hGoExec(b *builder, c *call) stream {
 			b.text(f.val+` "$@"`, c.st.clone(), stream{}, "go "+flag, span{f.pos, f.end})
 		}
 	}
+	// -ldflags=-extld=CMD links with CMD (a program go runs), and
+	// -overlay=FILE compiles the files a JSON map names, wherever they
+	// are, in place of the package's own.
+	for _, f := range c.a.values("-ldflags") {
+		if !f.known || strings.Contains(f.val, "-extld") {
+			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "links with a program named in -ldflags (-extld), which guard does not review"}, c.sp)
+		}
+	}
+	for _, f := range c.a.values("-overlay") {
+		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own"}, c.sp)
+	}
 	return stream{}
 }
 

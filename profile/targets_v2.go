@@ -173,7 +173,7 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true,
 		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
 		"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
-		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
+		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true, "SVN_SSH": true, "CVS_RSH": true,
 		// Compilers build tools run through the shell ($(CC) in a recipe).
 		"CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
 		// Pagers, editors, browsers and helpers of query clients (which run
