@@ -125,7 +125,7 @@ func networkTable() map[string]*spec {
 			"docs": whole("dev.browser", CapDesktop, "opens a web page"), "home": whole("dev.browser", CapDesktop, "opens a web page"), "repo": whole("dev.browser", CapDesktop, "opens a web page"), "bugs": whole("dev.browser", CapDesktop, "opens a web page"),
 			"ls": plain(), "list": plain(), "ll": plain(), "la": plain(), "explain": plain(), "why": plain(), "root": plain(), "prefix": plain(), "bin": plain(),
 			"help": plain(), "version": plain(), "--version": plain(), "-v": plain(), "query": plain(), "sbom": plain(), "completion": plain(), "help-search": plain(),
-			"pack": plain(), "shrinkwrap": plain(), "dedupe": plain(), "ddp": plain(), "rebuild": whole("pkg.run", CapExec, "rebuilds packages (their install scripts run)"),
+			"pack": {val: "--pack-destination", rows: []row{{"fs.output", CapWrite, "", "--pack-destination", "writes the package archive into"}}}, "shrinkwrap": plain(), "dedupe": plain(), "ddp": plain(), "rebuild": whole("pkg.run", CapExec, "rebuilds packages (their install scripts run)"),
 			"whoami": fetch("pkg.audit", "queries the registry"), "ping": fetch("pkg.audit", "queries the registry"), "doctor": fetch("pkg.audit", "checks the registry and the install"), "fund": plain(), "diff": fetch("pkg.audit", "queries the registry"),
 			"install-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "it": fetch("pkg.install", "downloads and installs packages, then runs tests"),
 			"install-ci-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "cit": fetch("pkg.install", "downloads and installs packages, then runs tests"),

@@ -96,6 +96,8 @@ func systemTable() map[string]*spec {
 			"show-buffer": plain(), "capture-pane": plain(), "capturep": plain(), "info": plain(), "server-info": plain(), "-V": plain(),
 			"attach": plain(), "attach-session": plain(), "a": plain(), "detach": plain(), "detach-client": plain(),
 			"select-window": plain(), "select-pane": plain(), "selectw": plain(), "selectp": plain(), "refresh-client": plain(),
+			// save-buffer writes the paste buffer to a file.
+			"save-buffer": {rows: []row{{"fs.output", CapWrite, "", "last", "writes the paste buffer to"}}}, "saveb": {rows: []row{{"fs.output", CapWrite, "", "last", "writes the paste buffer to"}}},
 			"kill-server":  whole("tmux.kill-server", CapSystem, "kills the tmux server: every session and every program running in it"),
 			"kill-session": whole("proc.kill", CapProcess, "kills a tmux session and the programs in it"),
 			"send-keys":    inject("types keys into another terminal (tmux send-keys), which runs whatever they spell"),
@@ -103,7 +105,12 @@ func systemTable() map[string]*spec {
 			"paste-buffer": inject("pastes text into another terminal"), "pasteb": inject("pastes text into another terminal"),
 			"run-shell": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"), "run": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"),
 		}),
-		"screen":  {rows: []row{{"inject.terminal", CapInject, "any~^(stuff|eval|exec|paste|process)$", "", "types text into another terminal session (screen -X stuff)"}}},
+		"screen": {rows: []row{
+			{"inject.terminal", CapInject, "any~^(stuff|eval|exec|paste|process)$", "", "types text into another terminal session (screen -X stuff)"},
+			// Commands of a running session that write or read files, or run
+			// what they name, outside guard's sandbox.
+			{"inject.terminal", CapInject, "-X|-Q any~^(hardcopy|hardcopydir|writebuf|bufferfile|readbuf|readreg|logfile|log|deflog|source|screen|shell|defshell|bind|bindkey|register|chdir|dumptermcap|zombie)$", "", "makes a running screen session write or read files or run programs, outside guard's sandbox"},
+		}},
 		"xdotool": inject("types or clicks into other windows (xdotool)"),
 		"ydotool": inject("types or clicks into other windows (ydotool)"),
 		"wtype":   inject("types into other windows (wtype)"),

@@ -145,7 +145,18 @@ func (b *builder) defaultDownloads(c *call, anyOperand bool, dirFlags ...string)
 	}
 	for _, op := range c.a.ops {
 		if op.known && (anyOperand || isURL(op.val)) {
-			b.downloaded(c.st, dir, urlBase(op.val))
+			name := urlBase(op.val)
+			b.downloaded(c.st, dir, name)
+			// The URL names the file it lands as: wget -P ~ URL/.bashrc
+			// writes ~/.bashrc, which the directory's row does not say.
+			if dir.known && dir.val != "" {
+				if d, ok := b.ctx.Resolve(c.st.cwd, dir.val); ok {
+					p := path.Join(d, name)
+					if cl := b.ctx.Classify(p); cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard {
+						b.pathEffect(CapWrite, "net.download", c.prog, staticField(p, span{op.pos, op.end}), c.st, c.sp, "downloads into")
+					}
+				}
+			}
 		}
 	}
 }
