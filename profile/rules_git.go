@@ -460,6 +460,15 @@ func hGitConfig(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s, which makes git run a command later", key.val)}, c.sp)
 		return stream{}
 	}
+	if pushKey := strings.ToLower(key.val); strings.HasPrefix(pushKey, "remote.") && strings.HasSuffix(pushKey, ".push") && len(ops) > 1 {
+		// A refspec with + makes every later plain git push a force
+		// push (remote.origin.push +refs/heads/*:refs/heads/*), which
+		// is C on the command line; one guard cannot see may be one.
+		if v := ops[1]; !v.known || strings.HasPrefix(strings.TrimSpace(v.val), "+") {
+			b.add(Effect{Cap: CapPublish, Rule: "git.config-force-push", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s to a forced refspec: every later git push overwrites the remote's history", key.val)}, c.sp)
+			return stream{}
+		}
+	}
 	if a.has("--global", "--system") {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-global", Program: "git", Target: key.val, Msg: fmt.Sprintf("changes %s in your global git configuration, for every repository", key.val)}, c.sp)
 		return stream{}

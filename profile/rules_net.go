@@ -267,10 +267,11 @@ func ghSpec() *spec {
 		}),
 		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
 			"view": q(), "list": q(), "clone": fetch(),
-			"sync":    {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
-			"edit":    {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
-			"delete":  destroy("deletes a GitHub repository, which cannot be undone"),
-			"archive": destroy("archives a GitHub repository"),
+			"sync":       {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
+			"edit":       {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
+			"delete":     destroy("deletes a GitHub repository, which cannot be undone"),
+			"archive":    destroy("archives a GitHub repository"),
+			"deploy-key": subs(send("changes a repository's deploy keys"), map[string]*spec{"list": q(), "add": whole("gh.settings", CapPublish, "adds a deploy key: access to the repository for whoever holds the key"), "delete": destroy("deletes a deploy key")}),
 		}),
 		"release": subs(send("changes a GitHub release"), map[string]*spec{
 			"list": q(), "view": q(), "download": fetch(),
@@ -304,8 +305,16 @@ func ghSpec() *spec {
 			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
 			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
 		}),
-		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
-		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q()}),
+		"secret":   subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
+		"variable": subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q(), "delete": destroy("deletes a repository variable")}),
+		// Codespaces hold work not pushed anywhere; projects, keys and
+		// deploy keys are account and repository settings.
+		"codespace": subs(send("changes GitHub codespaces (machines that hold your work and run code)"), map[string]*spec{
+			"list": q(), "view": q(), "logs": q(), "ports": q(),
+			"delete": destroy("deletes codespaces, with any work not pushed from them"),
+		}),
+		"project":   subs(send("changes GitHub projects"), map[string]*spec{"list": q(), "view": q(), "field-list": q(), "item-list": q(), "delete": destroy("deletes a GitHub project")}),
+		"gpg-key":   subs(fetch(), map[string]*spec{"list": q(), "add": whole("gh.ssh-key", CapPersistence, "adds a GPG key to your GitHub account"), "delete": destroy("deletes a GPG key from your GitHub account")}),
 		"workflow":  subs(fetch(), map[string]*spec{"list": q(), "view": q(), "run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
 		"run":       subs(fetch(), map[string]*spec{"list": q(), "view": q(), "watch": q(), "rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
 		"gist":      subs(fetch(), map[string]*spec{"list": q(), "view": q(), "create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
