@@ -555,6 +555,9 @@ func hgSpec() *spec {
 	for _, v := range []string{"pull", "clone", "incoming", "in", "outgoing", "out", "fetch"} {
 		subsMap[v] = whole("hg.fetch", CapFetch, "reaches a Mercurial server")
 	}
+	// hg clone SOURCE DEST writes the clone into DEST (a start-up directory
+	// or home holds code that runs later).
+	subsMap["clone"] = &spec{rows: []row{{"hg.fetch", CapFetch, "", "", "reaches a Mercurial server"}, {"git.clone-write", CapWrite, "", "ops1", "writes the clone into"}}}
 	subsMap["push"] = whole("hg.push", CapSend, "pushes to a Mercurial server, visible to others")
 	subsMap["serve"] = whole("net.serve", CapSend, "serves the repository over the network")
 	subsMap["config"] = &spec{rows: []row{{"pkg.config-code", CapPersistence, "-e|--edit|-u|--user|-l|--local|-g|--global", "", "edits Mercurial's settings, where hooks and aliases run commands"}}}

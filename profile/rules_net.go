@@ -266,7 +266,7 @@ func ghSpec() *spec {
 			"delete": destroy("deletes a GitHub issue, which cannot be undone"),
 		}),
 		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
-			"view": q(), "list": q(), "clone": fetch(),
+			"view": q(), "list": q(), "clone": {rows: []row{{"gh.read", CapFetch, "", "", "reads from GitHub"}, {"git.clone-write", CapWrite, "", "ops1", "writes the clone into"}}},
 			"sync":       {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
 			"edit":       {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
 			"delete":     destroy("deletes a GitHub repository, which cannot be undone"),
