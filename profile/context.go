@@ -784,12 +784,14 @@ var (
 // grant to write the other.
 // userBinDirs are directories under home that installers and version
 // managers put on PATH ahead of the system's.
-var userBinDirs = map[string]bool{
-	".local/bin": true, "bin": true, "go/bin": true, ".cargo/bin": true, ".npm-global/bin": true, ".npm-packages/bin": true,
-	".deno/bin": true, ".bun/bin": true, ".volta/bin": true, ".local/share/pnpm": true, ".yarn/bin": true, ".nix-profile/bin": true,
-	".pyenv/shims": true, ".pyenv/bin": true, ".rbenv/shims": true, ".asdf/shims": true, ".local/share/mise/shims": true,
-	".dotnet/tools": true, ".krew/bin": true, ".poetry/bin": true, ".linuxbrew/bin": true, ".local/share/flatpak/exports/bin": true,
-}
+var userBinDirs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		".local/bin": true, "bin": true, "go/bin": true, ".cargo/bin": true, ".npm-global/bin": true, ".npm-packages/bin": true,
+		".deno/bin": true, ".bun/bin": true, ".volta/bin": true, ".local/share/pnpm": true, ".yarn/bin": true, ".nix-profile/bin": true,
+		".pyenv/shims": true, ".pyenv/bin": true, ".rbenv/shims": true, ".asdf/shims": true, ".local/share/mise/shims": true,
+		".dotnet/tools": true, ".krew/bin": true, ".poetry/bin": true, ".linuxbrew/bin": true, ".local/share/flatpak/exports/bin": true,
+	}
+})
 
 // shadowsProgram: a file in one of the user's bin directories named like
 // a program guard knows (git, ls, sudo, python3) is what every later
@@ -800,7 +802,7 @@ var userBinDirs = map[string]bool{
 // workflow).
 func shadowsProgram(rel string) bool {
 	dir, name := path.Split(rel)
-	if !userBinDirs[strings.TrimSuffix(dir, "/")] || name == "" || name == "guard" {
+	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" || name == "guard" {
 		return false
 	}
 	return specFor(name) != nil

@@ -21,7 +21,10 @@ func imageMagick(output bool) *spec {
 
 // imCoders are the coder prefixes that read the file they name as text
 // or a list of files, by what they do with it.
-var imCoders = map[string]string{"text:": "reads", "label:@": "reads", "caption:@": "reads", "@": "reads the file list in", "msl:": "runs the ImageMagick script", "ephemeral:": "deletes"}
+var imCoders = [...]struct{ prefix, what string }{
+	{"text:", "reads"}, {"label:@", "reads"}, {"caption:@", "reads"}, {"@", "reads the file list in"},
+	{"msl:", "runs the ImageMagick script"}, {"ephemeral:", "deletes"},
+}
 
 func hImageMagick(b *builder, c *call) stream {
 	for _, f := range c.a.values("-write") {
@@ -47,7 +50,8 @@ func (b *builder) imageName(f field, c *call) {
 		b.text(cmd, c.st.clone(), stream{}, c.prog+" |pipe", span{f.pos, f.end})
 		return
 	}
-	for prefix, what := range imCoders {
+	for _, ic := range imCoders {
+		prefix, what := ic.prefix, ic.what
 		p, ok := strings.CutPrefix(f.val, prefix)
 		if !ok || p == "" {
 			continue

@@ -1,6 +1,9 @@
 package profile
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Interpreter options that stand for a command guard knows.
 
@@ -104,9 +107,11 @@ func containsAny(s string, subs []string) bool {
 
 // rubyUn are the commands of ruby's un library (ruby -run -e CMD -- ARGS)
 // and the programs they stand for.
-var rubyUn = map[string]string{
-	"cp": "cp", "ln": "ln", "mv": "mv", "rm": "rm", "mkdir": "mkdir", "rmdir": "rmdir", "install": "install", "chmod": "chmod", "touch": "touch",
-}
+var rubyUn = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"cp": "cp", "ln": "ln", "mv": "mv", "rm": "rm", "mkdir": "mkdir", "rmdir": "rmdir", "install": "install", "chmod": "chmod", "touch": "touch",
+	}
+})
 
 // hRubyUn: ruby -run -e CMD -- ARGS runs un.rb's CMD on ARGS, the file
 // utility of that name (ruby -run -e rm -- -rf ~ is rm -rf ~); httpd
@@ -127,7 +132,7 @@ func hRubyUn(b *builder, c *call) stream {
 			b.add(Effect{Cap: CapSend, Rule: "net.serve", Program: "ruby", Msg: "serves files over the network (ruby -run -e httpd)"}, c.sp)
 			continue
 		}
-		if prog, ok := rubyUn[e.val]; ok {
+		if prog, ok := rubyUn()[e.val]; ok {
 			b.exec(append([]field{staticField(prog, span{e.pos, e.end})}, c.a.ops...), c.st.clone(), c.in, "ruby -run -e "+e.val, c.sp)
 		}
 	}

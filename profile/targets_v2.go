@@ -191,12 +191,14 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 // fileArgVars are the code variables whose program is run with files
 // after the words of the value: editors, external diff tools, compiler
 // wrappers and compilers, askpass helpers (their prompt).
-var fileArgVars = map[string]bool{
-	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true, "GH_EDITOR": true, "FCEDIT": true,
-	"GIT_EXTERNAL_DIFF": true, "KUBECTL_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
-	"RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
-	"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
-}
+var fileArgVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true, "GH_EDITOR": true, "FCEDIT": true,
+		"GIT_EXTERNAL_DIFF": true, "KUBECTL_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+		"RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
+		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
+	}
+})
 
 // cargoTargetTool: CARGO_TARGET_<triple>_RUNNER runs every test and
 // binary cargo runs, _LINKER every link.
@@ -219,7 +221,7 @@ func (b *builder) reviewCodeVar(name string, val *string, st *state, at span) bo
 	case "BROWSER":
 		v = strings.ReplaceAll(strings.ReplaceAll(v, ":", "; "), "%s", "url")
 	default:
-		if fileArgVars[name] || cargoTargetTool(name) {
+		if fileArgVars()[name] || cargoTargetTool(name) {
 			// The program gets a file to work on after its own words
 			// (git's message, the files to compare, the compiler's
 			// arguments): GIT_EXTERNAL_DIFF=rm git diff deletes it.

@@ -72,7 +72,7 @@ func optionPositions(c *call) []field {
 			if end >= 0 && f.pos >= end {
 				break
 			}
-			if prev == "" || !strings.HasPrefix(prev, "-") || findNoValue[prev] {
+			if prev == "" || !strings.HasPrefix(prev, "-") || findNoValue()[prev] {
 				out = append(out, f)
 			}
 			prev = ""
@@ -114,12 +114,14 @@ func tarKeyValues(c *call) int {
 }
 
 // findNoValue are find's primaries and operators that take no value.
-var findNoValue = map[string]bool{
-	"-print": true, "-print0": true, "-delete": true, "-depth": true, "-prune": true, "-quit": true, "-ls": true, "-empty": true,
-	"-true": true, "-false": true, "-xdev": true, "-mount": true, "-follow": true, "-not": true, "-a": true, "-o": true, "-and": true,
-	"-or": true, "-nouser": true, "-nogroup": true, "-readable": true, "-writable": true, "-executable": true, "-d": true,
-	"-ignore_readdir_race": true, "-noleaf": true, "-daystart": true, "-H": true, "-L": true, "-P": true,
-}
+var findNoValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-print": true, "-print0": true, "-delete": true, "-depth": true, "-prune": true, "-quit": true, "-ls": true, "-empty": true,
+		"-true": true, "-false": true, "-xdev": true, "-mount": true, "-follow": true, "-not": true, "-a": true, "-o": true, "-and": true,
+		"-or": true, "-nouser": true, "-nogroup": true, "-readable": true, "-writable": true, "-executable": true, "-d": true,
+		"-ignore_readdir_race": true, "-noleaf": true, "-daystart": true, "-H": true, "-L": true, "-P": true,
+	}
+})
 
 // mayBeOption: f's start is not literal, or f is a glob that matches a
 // file the line made whose name starts with a dash.
