@@ -119,6 +119,14 @@ func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []fiel
 	}
 	if dir != "" {
 		c.st.wrote(dir, stream{kind: kind})
+		// A work tree that is, or holds, start-up files or hooks (a
+		// shell framework's clone, a dotfiles repository in ~): what
+		// the command puts there is code that runs later.
+		// The workspace's own hooks are priced where they are written.
+		if cl := b.ctx.Classify(dir); !b.ctx.Remote && cl != ClassWorkspace && cl != ClassTemp && (cl == ClassPersistence || b.ctx.HeldClass(dir) == ClassPersistence) {
+			b.add(Effect{Cap: CapPersistence, Rule: "git.worktree-write", Program: "git", Target: dir, Class: ClassPersistence,
+				Msg: "changes the files of " + dir + ", which hold code that runs later (start-up files, hooks), with content the line does not show"}, c.sp)
+		}
 	}
 }
 
