@@ -445,6 +445,12 @@ func allowTable() map[string]*spec {
 	t["gradlew"] = gradleSpec("builds the project with Gradle")
 	t["mvnw"] = t["mvn"]
 	t["openssl"] = later(opensslSpec)
+	for k, v := range daemonVerbTable() {
+		t[k] = v
+	}
+	for k, v := range toolManagerTable() {
+		t[k] = v
+	}
 	return t
 }
 
@@ -478,7 +484,7 @@ var opensslLocal = sync.OnceValue(func() []string {
 
 func opensslSpec() *spec {
 	local := func() *spec {
-		return &spec{val: "-in -out -K -iv -pass -k -md -inkey -passin -passout -key -signkey -CA -CAkey", rows: []row{{"fs.read", CapRead, "", "-in|-inkey|-key|-signkey|-CA|-CAkey", "reads"}, {"fs.output", CapWrite, "", "-out", "writes"}}, fn: decoder("-d", "-decrypt", "-decode")}
+		return &spec{val: "-in -out -keyout -K -iv -pass -k -md -inkey -passin -passout -key -signkey -CA -CAkey", rows: []row{{"fs.read", CapRead, "", "-in|-inkey|-key|-signkey|-CA|-CAkey", "reads"}, {"fs.output", CapWrite, "", "-out|-keyout", "writes"}}, fn: decoder("-d", "-decrypt", "-decode")}
 	}
 	m := map[string]*spec{
 		// TLS and DTLS clients receive data from the network.

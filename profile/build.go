@@ -34,18 +34,19 @@ func Build(text string, ctx *Context) *Profile {
 }
 
 type builder struct {
-	ctx    *Context
-	prof   *Profile
-	depth  int
-	calls  int
-	active map[string]bool    // functions being analysed (recursion guard)
-	anchor *span              // nested text reports positions of the outer word
-	seen   map[string]bool    // effect dedupe
-	src    string             // the top-level text
-	inputs map[string]string  // files read for the review: path → SHA-256
-	argCmd bool               // inside a command found in an unknown program's arguments
-	env    map[string]*string // prefix assignments of the commands being profiled (getenv)
-	net    bool               // an effect since the last reset exchanged data with the network
+	ctx       *Context
+	prof      *Profile
+	depth     int
+	calls     int
+	active    map[string]bool    // functions being analysed (recursion guard)
+	anchor    *span              // nested text reports positions of the outer word
+	seen      map[string]bool    // effect dedupe
+	src       string             // the top-level text
+	inputs    map[string]string  // files read for the review: path → SHA-256
+	argCmd    bool               // inside a command found in an unknown program's arguments
+	env       map[string]*string // prefix assignments of the commands being profiled (getenv)
+	net       bool               // an effect since the last reset exchanged data with the network
+	unplanted string             // a name being reviewed as the program it says, not the file the line planted (exec)
 	// outProcs are >(…) bodies met in the statement being profiled: they
 	// read what its command writes, known once the command is (stmt).
 	outProcs []outProc
@@ -783,6 +784,40 @@ var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
 		"PKG_CONFIG_PATH":       {"env.module-path", CapDynamic, "sets PKG_CONFIG_PATH, where builds take compiler flags from", false},
 		"CMAKE_TOOLCHAIN_FILE":  {"env.module-path", CapDynamic, "sets CMAKE_TOOLCHAIN_FILE, a CMake script cmake runs", false},
 		"PYTHONBREAKPOINT":      {"env.code-hook", CapDynamic, "sets PYTHONBREAKPOINT, a function python imports and calls at breakpoint()", false},
+		"PYTHONUSERBASE":        {"env.module-path", CapDynamic, "sets PYTHONUSERBASE, whose site-packages python loads at start (its .pth files run code)", false},
+		"PYTHONPYCACHEPREFIX":   {"env.module-path", CapDynamic, "sets PYTHONPYCACHEPREFIX, where python takes compiled modules from (a planted one runs in place of the source)", false},
+		"VIRTUAL_ENV":           {"env.module-path", CapDynamic, "sets VIRTUAL_ENV, the environment whose python uv, poetry and pip run", false},
+		"UV_PYTHON":             {"env.module-path", CapDynamic, "sets UV_PYTHON, the python interpreter uv runs (a path is used as it is)", false},
+		"JULIA_DEPOT_PATH":      {"env.module-path", CapDynamic, "sets JULIA_DEPOT_PATH, where julia loads packages and its startup.jl from", false},
+		"GEM_HOME":              {"env.module-path", CapDynamic, "sets GEM_HOME, where ruby loads gems from", false},
+		"RUBYGEMS_GEMDEPS":      {"env.module-path", CapDynamic, "sets RUBYGEMS_GEMDEPS, a Gemfile (ruby code) ruby loads at start", false},
+		"DENO_DIR":              {"env.module-path", CapDynamic, "sets DENO_DIR, the cache deno loads remote modules from without fetching them", false},
+		"HGRCPATH":              {"env.config-dir", CapDynamic, "sets HGRCPATH, pointing hg at another configuration (its hooks and aliases run commands)", false},
+		"NVIM_APPNAME":          {"env.config-dir", CapDynamic, "sets NVIM_APPNAME, pointing nvim at another configuration (code it runs at start)", false},
+		"JAVA_HOME":             {"env.module-path", CapDynamic, "sets JAVA_HOME, the JDK whose java build tools run", false},
+		"RUSTUP_HOME":           {"env.module-path", CapDynamic, "sets RUSTUP_HOME, where cargo and rustc are taken from", false},
+		"DOTNET_ROOT":           {"env.module-path", CapDynamic, "sets DOTNET_ROOT, the runtime dotnet programs load", false},
+		"PYENV_ROOT":            {"env.module-path", CapDynamic, "sets PYENV_ROOT, where pyenv's python and its shims come from", false},
+		"GOMODCACHE":            {"env.module-path", CapDynamic, "sets GOMODCACHE, the module cache go builds from without checking it again", false},
+		"GOPATH":                {"env.module-path", CapDynamic, "sets GOPATH, whose module cache go builds from without checking it again", false},
+		"VIMRUNTIME":            {"env.module-path", CapDynamic, "sets VIMRUNTIME, where vim loads its runtime scripts from", false},
+		"VIM":                   {"env.module-path", CapDynamic, "sets VIM, where vim looks for its runtime scripts", false},
+		"EMACSLOADPATH":         {"env.module-path", CapDynamic, "sets EMACSLOADPATH, where emacs loads lisp code from", false},
+		"PHPRC":                 {"env.module-path", CapDynamic, "sets PHPRC, the php.ini php reads (auto_prepend_file runs code)", false},
+		"PHP_INI_SCAN_DIR":      {"env.module-path", CapDynamic, "sets PHP_INI_SCAN_DIR, where php reads more ini files (auto_prepend_file runs code)", false},
+		"RIPGREP_CONFIG_PATH":   {"env.tool-options", CapDynamic, "sets RIPGREP_CONFIG_PATH, options rg applies (--pre runs a program)", false},
+		"BAT_CONFIG_PATH":       {"env.tool-options", CapDynamic, "sets BAT_CONFIG_PATH, options bat applies (--pager runs a command)", false},
+		"ZIPOPT":                {"env.tool-options", CapDynamic, "sets ZIPOPT, options zip applies (-TT runs a command)", false},
+		"PARALLEL":              {"env.tool-options", CapDynamic, "sets PARALLEL, options parallel applies", false},
+		"ERL_AFLAGS":            {"env.tool-options", CapDynamic, "sets ERL_AFLAGS, options every Erlang VM applies (-eval runs code)", false},
+		"ERL_ZFLAGS":            {"env.tool-options", CapDynamic, "sets ERL_ZFLAGS, options every Erlang VM applies (-eval runs code)", false},
+		"ERL_FLAGS":             {"env.tool-options", CapDynamic, "sets ERL_FLAGS, options every Erlang VM applies (-eval runs code)", false},
+		"ELIXIR_ERL_OPTIONS":    {"env.tool-options", CapDynamic, "sets ELIXIR_ERL_OPTIONS, options the Erlang VM under elixir applies (-eval runs code)", false},
+		"SCREENRC":              {"env.tool-options", CapDynamic, "sets SCREENRC, a configuration screen reads (its commands can run programs)", false},
+		"LESSKEY":               {"env.tool-options", CapDynamic, "sets LESSKEY, a key file less reads (its #env section can set LESSOPEN, a command less runs)", false},
+		"LESSKEYIN":             {"env.tool-options", CapDynamic, "sets LESSKEYIN, a key file less reads (its #env section can set LESSOPEN, a command less runs)", false},
+		"LESSKEY_SYSTEM":        {"env.tool-options", CapDynamic, "sets LESSKEY_SYSTEM, a key file less reads (its #env section can set LESSOPEN, a command less runs)", false},
+		"LESSKEYIN_SYSTEM":      {"env.tool-options", CapDynamic, "sets LESSKEYIN_SYSTEM, a key file less reads (its #env section can set LESSOPEN, a command less runs)", false},
 		// Options and startup files that make a program run commands.
 		"TAR_OPTIONS": {"env.tool-options", CapDynamic, "sets TAR_OPTIONS, options every tar applies (--to-command, --use-compress-program run programs)", false},
 		"ZDOTDIR":     {"env.startup-dir", CapDynamic, "sets ZDOTDIR, where zsh reads its startup files (code it runs)", false},
@@ -1178,6 +1213,7 @@ func isDigits(s string) bool {
 
 // call profiles a simple command: prefix assignments, then the program.
 func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span) stream {
+	c = keywordCall(c, st)
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
 			b.assign(a, st, sp, true)

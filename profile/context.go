@@ -305,6 +305,10 @@ var persistRel = sync.OnceValue(func() []string {
 		".config/Code/User/mcp.json", ".config/Code - Insiders/User/settings.json", ".config/Code - Insiders/User/tasks.json",
 		".curlrc", ".config/curlrc", ".wgetrc", ".lesskey", ".config/lesskey", ".mailcap", ".hgrc", ".config/hg",
 		".subversion/config", ".muttrc", ".config/mutt", ".forward", ".procmailrc", ".qmail", ".config/mise",
+		// asdf's global versions (a path: version runs the programs found
+		// there for every shim) and the container engine's settings
+		// (hooks, runtimes and the registries images are pulled from).
+		".tool-versions", ".config/containers/containers.conf", ".config/containers/registries.conf", ".config/containers/registries.conf.d",
 		// Remote login authorization: who may log in as the user.
 		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
 	}
@@ -321,6 +325,18 @@ var workspacePersist = sync.OnceValue(func() []string {
 		".claude", ".codex", ".gemini",
 		".envrc", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json",
 		".git/hooks", ".git/config",
+		// Other version control systems' repository configs: Mercurial
+		// runs the hooks of .hg/hgrc on every hg command, jj its aliases,
+		// pager and diff tools.
+		".hg/hgrc", ".jj/repo/config.toml",
+		// Project configs of editors and agents that start programs when
+		// the project is opened: Zed's and Helix's language servers and
+		// tasks, vim's and nvim's exrc files, and more agents' MCP
+		// servers and commands (Continue, Roo Code, Kilo Code, Amazon Q,
+		// Kiro, Junie; aider's lint and test commands).
+		".zed/settings.json", ".zed/tasks.json", ".helix/languages.toml", ".helix/config.toml", ".exrc", ".nvimrc", ".nvim.lua",
+		".continue", ".roo/mcp.json", ".kilocode/mcp.json", ".amazonq/mcp.json", ".amazonq/default.json", ".kiro/settings/mcp.json", ".junie/mcp",
+		".aider.conf.yml",
 		// MCP servers the project declares: agents and editors start
 		// their commands.
 		".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
@@ -632,8 +648,9 @@ func (c *Context) Classify(p string) Class {
 		// persistence: the more specific wins. Looked up by the path's
 		// prefixes under home (a few map lookups, not a scan of the
 		// tables).
-		secret, persist := homeRelClass(strings.TrimPrefix(p[len(t.home):], "/"))
-		if persist > secret {
+		rel := strings.TrimPrefix(p[len(t.home):], "/")
+		secret, persist := homeRelClass(rel)
+		if persist > secret || shadowsProgram(rel) {
 			return ClassPersistence
 		}
 		if secret > 0 {
@@ -765,6 +782,32 @@ var (
 // a casefold directory, a vfat or SMB mount) ~/.SSH/ID_RSA is the key and
 // ~/.BASHRC the start-up file, and an approval to write the one is a
 // grant to write the other.
+// userBinDirs are directories under home that installers and version
+// managers put on PATH ahead of the system's.
+var userBinDirs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		".local/bin": true, "bin": true, "go/bin": true, ".cargo/bin": true, ".npm-global/bin": true, ".npm-packages/bin": true,
+		".deno/bin": true, ".bun/bin": true, ".volta/bin": true, ".local/share/pnpm": true, ".yarn/bin": true, ".nix-profile/bin": true,
+		".pyenv/shims": true, ".pyenv/bin": true, ".rbenv/shims": true, ".asdf/shims": true, ".local/share/mise/shims": true,
+		".dotnet/tools": true, ".krew/bin": true, ".poetry/bin": true, ".linuxbrew/bin": true, ".local/share/flatpak/exports/bin": true,
+	}
+})
+
+// shadowsProgram: a file in one of the user's bin directories named like
+// a program guard knows (git, ls, sudo, python3) is what every later
+// shell runs for that name, outside any review: a code-execution hook.
+// A new name there is a write outside the workspace (cp tool ~/bin/ is
+// B), and so, for now, is installing a build of guard itself there
+// (paths.tsv: install -m 755 build/guard ~/bin/ is this project's own
+// workflow).
+func shadowsProgram(rel string) bool {
+	dir, name := path.Split(rel)
+	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" || name == "guard" {
+		return false
+	}
+	return specFor(name) != nil
+}
+
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {
 		secretRelSet, persistRelSet = map[string]bool{}, map[string]bool{}

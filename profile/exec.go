@@ -139,11 +139,13 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	if strings.Contains(prog, "/") {
 		abs, ok := b.ctx.Resolve(st.cwd, prog)
+		linked := false
 		if t := st.follow(abs); ok && t != abs && !strings.HasPrefix(t, anyParts) {
 			// A symlink made earlier on the line: ./x runs what it points
 			// at (ln -s /bin/rm x; ./x -rf ~ is rm).
 			if specFor(path.Base(t)) != nil && inBinDir(path.Dir(t)) {
 				prog, abs = t, t
+				linked = true
 			}
 		}
 		dir := path.Dir(abs)
@@ -151,6 +153,12 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 			abs = prog
 		}
 		known := specFor(path.Base(prog)) != nil || strings.HasPrefix(path.Base(prog), "git-")
+		if _, planted := st.written(abs); ok && planted && !linked && !b.ctx.Remote {
+			// A file the line wrote, copied or downloaded there is not
+			// the program its name says, whatever directory it is in
+			// (echo 'rm -rf ~' > bin/git; bin/git status).
+			known = false
+		}
 		if ok && known && (inBinDir(dir) || b.ctx.Remote || isLoader(path.Base(prog))) {
 			prog = path.Base(prog)
 		} else {
@@ -179,6 +187,18 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		// A directory the line put on PATH holds prog (linepath.go).
 		return b.runScript(abs, abs, true, argv, st, in, via, sp)
 	}
+	if p, ok := plantedBin(prog, st); ok && !b.ctx.Remote && b.unplanted != prog {
+		// The line planted prog where PATH may find it first
+		// (linepath.go); whether it does depends on a PATH guard cannot
+		// see, so the program the name says is reviewed too.
+		nf := name
+		nf.val = p
+		planted := b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp)
+		prev := b.unplanted
+		b.unplanted = prog
+		defer func() { b.unplanted = prev }()
+		return worse(planted, b.exec(argv, st, in, via, sp))
+	}
 	if strings.HasPrefix(prog, "git-") && prog != "git-lfs" {
 		// Dashed git helpers: git-reset is git reset.
 		sub := staticField(strings.TrimPrefix(prog, "git-"), span{name.pos, name.end})
@@ -189,6 +209,14 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	sp2 := sp
 	s := specFor(prog)
 	if s == nil {
+		if runnerInputs()[prog] != nil {
+			// A task runner without a row of its own (rake, gulp,
+			// invoke) still runs the build files of its directory.
+			c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
+			c.a = parseArgs(c.fs, strings.Join(runnerOpts(), " "), false) // its file and directory options take a value
+			b.runnerOutside(prog, c)
+			b.runnerCheck(prog, c)
+		}
 		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
 	}
 	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
@@ -233,6 +261,7 @@ func (b *builder) apply(s *spec, c *call) stream {
 	if helpOnly(s, c) {
 		return stream{kind: streamText}
 	}
+	b.unseenOption(c)
 	// The tool's own options' rows hold at every level of subcommands
 	// (gh pr view 1 --web, kubectl --kubeconfig F get pods).
 	globals := c.global

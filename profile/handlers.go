@@ -222,6 +222,7 @@ func skipAssigns(fs []field) []field {
 // words after the options: "$@" later on the line is those words
 // (set -- rm -rf ~; "$@" runs rm -rf on the home directory).
 func hSet(b *builder, c *call) stream {
+	setKeyword(c)
 	fs := c.fs
 	i, dashes := 0, false
 	for i < len(fs) {
@@ -236,8 +237,8 @@ func hSet(b *builder, c *call) stream {
 		if len(f.val) < 2 || (f.val[0] != '-' && f.val[0] != '+') {
 			break
 		}
-		if f.val == "-o" || f.val == "+o" {
-			i++ // -o NAME
+		if strings.ContainsRune(f.val[1:], 'o') {
+			i++ // -o NAME, -eo NAME
 		}
 		i++
 	}
@@ -589,6 +590,13 @@ func hSed(b *builder, c *call) stream {
 	}
 	for _, s := range scripts {
 		if !s.known {
+			// A program guard cannot see may hold e (run a command) or w
+			// (write a file), as one in a file it cannot read may.
+			if s.taint.tainted() {
+				b.dynamicCode(s, c, "sed program")
+			} else {
+				b.add(Effect{Cap: CapDynamic, Rule: "sed.exec", Program: "sed", Target: s.display(), Msg: "runs a sed program that is not static (it may run commands or write files)"}, c.sp)
+			}
 			continue
 		}
 		b.sedProgram(s, c)
@@ -938,10 +946,13 @@ func hXargs(b *builder, c *call) stream {
 			for k, f := range inner {
 				argv[k] = f
 				if f.known && strings.Contains(f.val, r) {
-					if it.known {
+					switch {
+					case it.known:
 						argv[k].val = strings.ReplaceAll(f.val, r, it.val)
 						argv[k].glob = it.glob
-					} else {
+					case f.val != r:
+						argv[k] = partlyUnknown(f, r, it)
+					default:
 						argv[k] = it
 					}
 				}
@@ -952,6 +963,19 @@ func hXargs(b *builder, c *call) stream {
 	}
 	argv := append(append([]field(nil), inner...), items...)
 	return b.exec(argv, c.st.clone(), stream{}, "xargs", c.sp)
+}
+
+// partlyUnknown is the word f with each r in it replaced by an item
+// guard cannot see: the literal rest stays, so ~/.config/autostart/{}
+// still lies in the autostart directory and ~/.{} may be ~/.bashrc
+// (principle 10), where the bare item said nothing of where it lands.
+func partlyUnknown(f field, r string, it field) field {
+	out := it
+	out.val = strings.ReplaceAll(f.val, r, "${input}")
+	out.raw = strings.ReplaceAll(f.display(), r, "(input)")
+	out.known, out.glob = false, false
+	out.pos, out.end = f.pos, f.end
+	return out
 }
 
 // xargsItems splits xargs' input into the items it passes (at most 64):
@@ -1108,10 +1132,21 @@ func hParallel(b *builder, c *call) stream {
 		repl = rs[0].val
 	}
 	for _, it := range items {
+		st, quoted := c.st, false
+		if len(cmd) > 0 && !it.known {
+			// An item guard cannot see is still one quoted word of the
+			// command: it stands as a variable of unknown value (with
+			// the item's taint), so cp x ~/.{} may write ~/.bashrc.
+			st = st.clone()
+			st.setTainted(parallelItem, nil, it.taint)
+			it = field{val: `"$` + parallelItem + `"`, known: true, pos: it.pos, end: it.end}
+			quoted = true
+		}
 		// With a command, parallel puts each item in as one quoted word
 		// (parallel sh -c ::: 'rm -rf ~' runs sh -c 'rm -rf ~'); without
 		// one, the items are the command lines.
-		if len(cmd) > 0 && it.known && it.val != "" {
+		item := it.val
+		if len(cmd) > 0 && it.known && it.val != "" && !quoted {
 			q, err := parse.Quote([]string{it.val})
 			if err != nil {
 				it = field{raw: it.val, pos: it.pos, end: it.end}
@@ -1123,10 +1158,14 @@ func hParallel(b *builder, c *call) stream {
 		placed := false
 		for _, f := range cmd {
 			g := f
-			if f.known && strings.Contains(f.val, repl) {
+			if f.known && (strings.Contains(f.val, repl) || parallelRepls().MatchString(f.val)) {
 				placed = true
+				v, ok := "", false
 				if it.known {
-					g.val = strings.ReplaceAll(f.val, repl, it.val)
+					v, ok = parallelFill(f.val, repl, item, it.val, quoted)
+				}
+				if ok {
+					g.val = v
 				} else {
 					g = it
 				}
@@ -1136,9 +1175,55 @@ func hParallel(b *builder, c *call) stream {
 		if !placed && (it.val != "" || !it.known) {
 			argv = append(argv, it)
 		}
-		b.shellText(argv, &call{prog: "parallel", st: c.st, in: stdin, sp: c.sp}, "parallel")
+		b.shellText(argv, &call{prog: "parallel", st: st, in: stdin, sp: c.sp}, "parallel")
 	}
 	return stream{kind: streamUnknown}
+}
+
+// parallelItem is the variable that stands for an item of parallel's input
+// guard cannot see (hParallel).
+const parallelItem = "PARALLEL_ITEM"
+
+// parallelRepls are parallel's replacement strings besides {} (or -I's):
+// {.} the item without its extension, {/} its base name, {//} its
+// directory, {/.} the base name without extension, {#} and {%} the job
+// and slot numbers, each also numbered for an input source ({2/}).
+var parallelRepls = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
+})
+
+// parallelFill puts the item into word as parallel does: item is its
+// value and quoted the value as one quoted word. placeholder says the
+// item is the stand-in for one guard cannot see, which every form
+// stands for as it is. ok is false when a form cannot be quoted.
+func parallelFill(word, repl, item, quotedItem string, placeholder bool) (string, bool) {
+	ok := true
+	fill := func(m string) string {
+		if placeholder || m == repl || m == "{}" {
+			return quotedItem
+		}
+		v := item
+		switch form := strings.TrimLeft(m[1:len(m)-1], "0123456789"); form {
+		case "":
+		case ".":
+			v = strings.TrimSuffix(item, path.Ext(item))
+		case "/":
+			v = path.Base(item)
+		case "//":
+			v = path.Dir(item)
+		case "/.":
+			v = strings.TrimSuffix(path.Base(item), path.Ext(item))
+		default: // {#}, {%}
+			return "1"
+		}
+		q, err := parse.Quote([]string{v})
+		if err != nil {
+			ok = false
+		}
+		return q
+	}
+	out := regexp.MustCompile(regexp.QuoteMeta(repl)+`|`+parallelRepls().String()).ReplaceAllStringFunc(word, fill)
+	return out, ok
 }
 
 // hSu: su [-] [user] [-c CMD].
@@ -1161,6 +1246,38 @@ var sshLocalCommands = map[string]bool{"proxycommand": true, "localcommand": tru
 // KnownHostsCommand. It returns the value of RemoteCommand, the command
 // ssh runs on the other machine when the line gives none, if any.
 func (b *builder) sshOptions(c *call) (remote []field) {
+	// -F FILE: a config file holds the same keys, one a line. One the
+	// line wrote is unknown code at this use (C from the network); the
+	// command keys of one guard can read are reviewed as -o's are.
+	for _, f := range c.a.values("-F") {
+		if !f.known || b.ctx.Remote {
+			continue
+		}
+		p, ok := b.ctx.Resolve(c.st.cwd, f.val)
+		if !ok {
+			continue
+		}
+		text := stream{}
+		if w, written := c.st.written(p); written {
+			b.runnerFound(c.prog, p, w, c)
+			text = w
+		} else {
+			text = b.fileStream([]field{f}, c.st)
+		}
+		if text.kind != streamText {
+			continue
+		}
+		for _, line := range strings.Split(text.text, "\n") {
+			line = strings.TrimSpace(line)
+			i := strings.IndexAny(line, "= \t")
+			if i < 0 {
+				continue
+			}
+			if k := line[:i]; sshLocalCommands[strings.ToLower(k)] {
+				b.text(strings.TrimLeft(line[i:], "= \t"), c.st.clone(), stream{}, c.prog+" -F "+k, span{f.pos, f.end})
+			}
+		}
+	}
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue
@@ -1795,6 +1912,7 @@ func hBunRun(b *builder, c *call) stream {
 // yarnBare: `yarn NAME` / `pnpm NAME` runs the script NAME when the
 // package has one, else a binary from node_modules/.bin (not reviewed).
 func yarnBare(b *builder, c *call) stream {
+	b.plantedRun(staticField(c.sub, c.sp), c.fs, c)
 	scripts, _, ok := b.packageScripts(c.st.cwd)
 	if !ok {
 		// No package.json guard can read: a script or a yarn command

@@ -42,6 +42,7 @@ func hShell(b *builder, c *call) stream {
 		return stream{}
 	}
 	c = b.startupFile(c)
+	c = b.shellKeyword(c)
 	rest := c.a.rest
 	if c.a.has("-c") {
 		if len(rest) == 0 {

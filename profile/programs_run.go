@@ -55,6 +55,8 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		"compileall": {val: "-d -s -p -x -i -r -j -o -e --invalidation-mode", rows: []row{{"fs.write", CapWrite, "", "ops", "writes compiled files under"}}},
 		"cProfile":   {val: "-o -s -m", fn: hPyProfile, rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
 		"json.tool":  {val: "--indent", rows: []row{{"fs.output", CapWrite, "", "op1", "writes"}}},
+		"zipapp":     {val: "-o --output -p --python -m --main", rows: []row{{"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"ensurepip":  whole("pkg.install-user", CapDynamic, "installs pip into python's own environment, outside the workspace (--user: your home's site-packages)"),
 		"webbrowser": whole("desktop.open", CapDesktop, "opens a web page in the browser, outside guard's sandbox"),
 		"ftplib":     whole("net.fetch", CapFetch, "connects to an FTP server"),
 		"pydoc":      {val: "-p -n -k -w", rows: []row{{"net.serve", CapSend, "-b|-p", "", "serves documentation on a local port (and opens a browser with -b)"}}},
@@ -553,6 +555,9 @@ func hgSpec() *spec {
 	for _, v := range []string{"pull", "clone", "incoming", "in", "outgoing", "out", "fetch"} {
 		subsMap[v] = whole("hg.fetch", CapFetch, "reaches a Mercurial server")
 	}
+	// hg clone SOURCE DEST writes the clone into DEST (a start-up directory
+	// or home holds code that runs later).
+	subsMap["clone"] = &spec{rows: []row{{"hg.fetch", CapFetch, "", "", "reaches a Mercurial server"}, {"git.clone-write", CapWrite, "", "ops1", "writes the clone into"}}}
 	subsMap["push"] = whole("hg.push", CapSend, "pushes to a Mercurial server, visible to others")
 	subsMap["serve"] = whole("net.serve", CapSend, "serves the repository over the network")
 	subsMap["config"] = &spec{rows: []row{{"pkg.config-code", CapPersistence, "-e|--edit|-u|--user|-l|--local|-g|--global", "", "edits Mercurial's settings, where hooks and aliases run commands"}}}
@@ -671,6 +676,12 @@ func hJavaAgents(b *builder, c *call) stream {
 		if !f.known {
 			continue
 		}
+		if jdwp, ok := strings.CutPrefix(f.val, "-agentlib:jdwp="); ok && strings.Contains(jdwp, "server=y") && (strings.Contains(jdwp, "address=*") || strings.Contains(jdwp, "address=0.0.0.0")) {
+			// A debugger port on every interface: whoever connects runs
+			// code in the JVM.
+			b.add(Effect{Cap: CapSend, Rule: "net.serve", Program: c.prog, Target: f.val, Msg: "opens a debugger port on every network interface: whoever connects runs code in the program"}, c.sp)
+			continue
+		}
 		v, ok := strings.CutPrefix(f.val, "-javaagent:")
 		if !ok {
 			v, ok = strings.CutPrefix(f.val, "-agentpath:")
@@ -685,6 +696,30 @@ func hJavaAgents(b *builder, c *call) stream {
 		case ClassWorkspace, ClassTemp, ClassSensitive:
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "loads code into the JVM from " + describeTarget(t, class) + ", which this line does not show"}, c.sp)
+		}
+	}
+	return stream{}
+}
+
+// hJavacProcessors: javac runs the annotation processors it finds on
+// -processorpath while it compiles: from outside the workspace and the
+// temp dirs that is code this line does not show.
+func hJavacProcessors(b *builder, c *call) stream {
+	for _, f := range c.a.values("-processorpath", "--processor-path") {
+		for _, e := range strings.Split(f.val, ":") {
+			g := f
+			g.val = e
+			if !f.known {
+				g.val = f.val
+			}
+			switch t, class := b.classify(g, c.st); class {
+			case ClassWorkspace, ClassTemp, ClassSensitive:
+			default:
+				b.add(Effect{Cap: CapDynamic, Rule: "interp.load-outside", Program: c.prog, Target: t, Class: class, Msg: "runs annotation processors from " + describeTarget(t, class) + " while it compiles, which this line does not show"}, c.sp)
+			}
+			if !f.known {
+				break
+			}
 		}
 	}
 	return stream{}

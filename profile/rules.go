@@ -237,10 +237,10 @@ func baseTable() map[string]*spec {
 		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
 		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: setupPy()},
 		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: setupPy()},
-		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader", fn: hInterp("-e -p --eval --print")},
+		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader --run", fn: hNode},
 
-		"perl": {val: "-e -E -M -I", fn: hInPlace(hInterp("-e -E"), "-e", "-E")},
-		"ruby": {val: "-e -r -I -C", fn: hInPlace(hInterp("-e"), "-e")},
+		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "-e", "-E"), hPerlArgv)},
+		"ruby": {val: "-e -r -I -C", fn: chain(hInPlace(hInterp("-e"), "-e"), hRubyUn)},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
 		// More languages and math tools whose inline code can start

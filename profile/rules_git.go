@@ -119,6 +119,14 @@ func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []fiel
 	}
 	if dir != "" {
 		c.st.wrote(dir, stream{kind: kind})
+		// A work tree that is, or holds, start-up files or hooks (a
+		// shell framework's clone, a dotfiles repository in ~): what
+		// the command puts there is code that runs later.
+		// The workspace's own hooks are priced where they are written.
+		if cl := b.ctx.Classify(dir); !b.ctx.Remote && cl != ClassWorkspace && cl != ClassTemp && (cl == ClassPersistence || b.ctx.HeldClass(dir) == ClassPersistence) {
+			b.add(Effect{Cap: CapPersistence, Rule: "git.worktree-write", Program: "git", Target: dir, Class: ClassPersistence,
+				Msg: "changes the files of " + dir + ", which hold code that runs later (start-up files, hooks), with content the line does not show"}, c.sp)
+		}
 	}
 }
 
@@ -459,6 +467,15 @@ func hGitConfig(b *builder, c *call) stream {
 	if re(gitCodeKeys()).MatchString(key.val) {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-code", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s, which makes git run a command later", key.val)}, c.sp)
 		return stream{}
+	}
+	if pushKey := strings.ToLower(key.val); strings.HasPrefix(pushKey, "remote.") && strings.HasSuffix(pushKey, ".push") && len(ops) > 1 {
+		// A refspec with + makes every later plain git push a force
+		// push (remote.origin.push +refs/heads/*:refs/heads/*), which
+		// is C on the command line; one guard cannot see may be one.
+		if v := ops[1]; !v.known || strings.HasPrefix(strings.TrimSpace(v.val), "+") {
+			b.add(Effect{Cap: CapPublish, Rule: "git.config-force-push", Program: "git", Target: key.val, Msg: fmt.Sprintf("sets %s to a forced refspec: every later git push overwrites the remote's history", key.val)}, c.sp)
+			return stream{}
+		}
 	}
 	if a.has("--global", "--system") {
 		b.add(Effect{Cap: CapPersistence, Rule: "git.config-global", Program: "git", Target: key.val, Msg: fmt.Sprintf("changes %s in your global git configuration, for every repository", key.val)}, c.sp)

@@ -125,14 +125,14 @@ func networkTable() map[string]*spec {
 			"docs": whole("dev.browser", CapDesktop, "opens a web page"), "home": whole("dev.browser", CapDesktop, "opens a web page"), "repo": whole("dev.browser", CapDesktop, "opens a web page"), "bugs": whole("dev.browser", CapDesktop, "opens a web page"),
 			"ls": plain(), "list": plain(), "ll": plain(), "la": plain(), "explain": plain(), "why": plain(), "root": plain(), "prefix": plain(), "bin": plain(),
 			"help": plain(), "version": plain(), "--version": plain(), "-v": plain(), "query": plain(), "sbom": plain(), "completion": plain(), "help-search": plain(),
-			"pack": plain(), "shrinkwrap": plain(), "dedupe": plain(), "ddp": plain(), "rebuild": whole("pkg.run", CapExec, "rebuilds packages (their install scripts run)"),
+			"pack": {val: "--pack-destination", rows: []row{{"fs.output", CapWrite, "", "--pack-destination", "writes the package archive into"}}}, "shrinkwrap": plain(), "dedupe": plain(), "ddp": plain(), "rebuild": whole("pkg.run", CapExec, "rebuilds packages (their install scripts run)"),
 			"whoami": fetch("pkg.audit", "queries the registry"), "ping": fetch("pkg.audit", "queries the registry"), "doctor": fetch("pkg.audit", "checks the registry and the install"), "fund": plain(), "diff": fetch("pkg.audit", "queries the registry"),
 			"install-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "it": fetch("pkg.install", "downloads and installs packages, then runs tests"),
 			"install-ci-test": fetch("pkg.install", "downloads and installs packages, then runs tests"), "cit": fetch("pkg.install", "downloads and installs packages, then runs tests"),
 			"*": unknownSub("npm"),
 		}),
 		"npx":  npmExec(),
-		"pnpx": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+		"pnpx": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 		// bun is a package manager as well as a runtime: bun FILE and bun -e
 		// run code (the interpreter entry); its subcommands fetch, run
 		// package.json scripts (reviewed as npm's) and publish.
@@ -140,7 +140,7 @@ func networkTable() map[string]*spec {
 			"install": fetch("pkg.install", "downloads and installs packages (their install scripts run)"), "i": fetch("pkg.install", "downloads and installs packages (their install scripts run)"),
 			"add": fetch("pkg.install", "downloads and installs packages"), "a": fetch("pkg.install", "downloads and installs packages"),
 			"update": fetch("pkg.install", "downloads and updates packages"), "upgrade": fetch("pkg.install", "downloads a new bun"),
-			"create": fetch("pkg.exec", "downloads and runs a project template"), "x": fetch("pkg.exec", "downloads (if needed) and runs a package"),
+			"create": fetch("pkg.exec", "downloads and runs a project template"), "x": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 			"remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "rm": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
 			"run":     {fn: hBunRun},
@@ -266,11 +266,12 @@ func ghSpec() *spec {
 			"delete": destroy("deletes a GitHub issue, which cannot be undone"),
 		}),
 		"repo": subs(send("changes a GitHub repository"), map[string]*spec{
-			"view": q(), "list": q(), "clone": fetch(),
-			"sync":    {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
-			"edit":    {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
-			"delete":  destroy("deletes a GitHub repository, which cannot be undone"),
-			"archive": destroy("archives a GitHub repository"),
+			"view": q(), "list": q(), "clone": {rows: []row{{"gh.read", CapFetch, "", "", "reads from GitHub"}, {"git.clone-write", CapWrite, "", "ops1", "writes the clone into"}}},
+			"sync":       {rows: []row{{"gh.write", CapSend, "", "", "syncs a repository with its source"}, {"gh.destroy", CapPublish, "--force", "", "force-syncs, overwriting the branch's history"}}},
+			"edit":       {rows: []row{{"gh.write", CapSend, "", "", "changes a GitHub repository's settings"}, {"gh.settings", CapPublish, "--visibility|--accept-visibility-change-consequences|--default-branch|--enable-auto-merge|--delete-branch-on-merge|--allow-forking|--template|--enable-wiki", "", "changes repository settings (visibility, default branch, forking), visible to everyone"}}},
+			"delete":     destroy("deletes a GitHub repository, which cannot be undone"),
+			"archive":    destroy("archives a GitHub repository"),
+			"deploy-key": subs(send("changes a repository's deploy keys"), map[string]*spec{"list": q(), "add": whole("gh.settings", CapPublish, "adds a deploy key: access to the repository for whoever holds the key"), "delete": destroy("deletes a deploy key")}),
 		}),
 		"release": subs(send("changes a GitHub release"), map[string]*spec{
 			"list": q(), "view": q(), "download": fetch(),
@@ -304,8 +305,16 @@ func ghSpec() *spec {
 			"status": {fn: hQuery, rows: []row{{"net.query", CapQuery, "", "", "queries GitHub (read-only, with the network for this command only)"}, {"gh.token", CapSecrets, "-t|--show-token", "", "prints your GitHub token"}}},
 			"token":  whole("gh.token", CapSecrets, "prints your GitHub token"),
 		}),
-		"secret":    subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
-		"variable":  subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q()}),
+		"secret":   subs(destroy("changes repository secrets"), map[string]*spec{"list": q()}),
+		"variable": subs(send("changes repository variables"), map[string]*spec{"list": q(), "get": q(), "delete": destroy("deletes a repository variable")}),
+		// Codespaces hold work not pushed anywhere; projects, keys and
+		// deploy keys are account and repository settings.
+		"codespace": subs(send("changes GitHub codespaces (machines that hold your work and run code)"), map[string]*spec{
+			"list": q(), "view": q(), "logs": q(), "ports": q(),
+			"delete": destroy("deletes codespaces, with any work not pushed from them"),
+		}),
+		"project":   subs(send("changes GitHub projects"), map[string]*spec{"list": q(), "view": q(), "field-list": q(), "item-list": q(), "delete": destroy("deletes a GitHub project")}),
+		"gpg-key":   subs(fetch(), map[string]*spec{"list": q(), "add": whole("gh.ssh-key", CapPersistence, "adds a GPG key to your GitHub account"), "delete": destroy("deletes a GPG key from your GitHub account")}),
 		"workflow":  subs(fetch(), map[string]*spec{"list": q(), "view": q(), "run": send("starts a GitHub Actions workflow"), "enable": send("enables a workflow"), "disable": send("disables a workflow")}),
 		"run":       subs(fetch(), map[string]*spec{"list": q(), "view": q(), "watch": q(), "rerun": send("re-runs a workflow"), "cancel": send("cancels a workflow run"), "delete": destroy("deletes a workflow run")}),
 		"gist":      subs(fetch(), map[string]*spec{"list": q(), "view": q(), "create": send("publishes a gist"), "edit": send("changes a gist"), "delete": destroy("deletes a gist")}),
@@ -344,7 +353,7 @@ func dockerSpec() *spec {
 	top.val = "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey"
 	return subs(top, map[string]*spec{
 		"run": run, "create": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container, which is not reviewed"}}},
-		"pull": fetch("downloads a container image"), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}},
+		"pull": fetch("downloads a container image"), "build": dockerBuildSpec(),
 		"push":  whole("docker.push", CapSend, "uploads a container image to a registry"),
 		"login": whole("docker.login", CapSecrets, "logs in to a registry, storing credentials"),
 		"ps":    read(), "images": read(), "logs": read(), "inspect": inspect, "version": read(), "info": read(), "stats": read(), "top": read(), "history": read(), "diff": read(), "port": read(), "search": fetch("searches a registry"),
@@ -354,7 +363,7 @@ func dockerSpec() *spec {
 		"stop": whole("docker.stop", CapProcess, "stops containers"), "kill": whole("docker.stop", CapProcess, "kills containers"), "start": whole("docker.start", CapDynamic, "starts containers: code inside them is not reviewed"), "restart": whole("docker.start", CapDynamic, "restarts containers: code inside them is not reviewed"),
 		"system":    subs(other(), map[string]*spec{"prune": whole("docker.prune", CapSystem, "deletes unused containers, images and volumes"), "df": read(), "info": read(), "events": read()}),
 		"volume":    subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "create": whole("docker.volume", CapSystem, "creates a volume"), "rm": whole("docker.volume-rm", CapSystem, "deletes volumes and their data"), "prune": whole("docker.prune", CapSystem, "deletes unused volumes and their data")}),
-		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": {val: "-t -f --tag --file --build-arg --target --platform", rows: []row{{"docker.build", CapFetch, "", "", "builds an image (downloading base images and running build steps)"}}}, "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
+		"image":     subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": read(), "history": read(), "build": dockerBuildSpec(), "rm": whole("docker.rm", CapProcess, "removes images"), "prune": whole("docker.prune", CapSystem, "deletes unused images"), "push": whole("docker.push", CapSend, "uploads a container image"), "pull": fetch("downloads a container image")}),
 		"container": subs(other(), map[string]*spec{"ls": read(), "list": read(), "inspect": inspect, "logs": read(), "top": read(), "stats": read(), "port": read(), "diff": read(), "rm": whole("docker.rm", CapProcess, "removes containers and what they hold"), "prune": whole("docker.prune", CapSystem, "deletes stopped containers"), "run": run, "exec": {out: streamNetwork, rows: []row{{"docker.exec", CapDynamic, "", "", "runs a command in a container"}}}}),
 	})
 }
@@ -378,6 +387,7 @@ func npmExec() *spec {
 			for _, f := range c.a.values("-c", "--call") {
 				b.commandText(f, c, c.prog+" exec -c")
 			}
+			b.plantedOperand(c)
 			return stream{kind: streamUnknown}
 		}}
 }

@@ -57,6 +57,8 @@ func programsTable() map[string]*spec {
 		}},
 		"stow": {val: "-d --dir -t --target --ignore --defer --override", fn: hStow},
 		"mise": {fn: hRunsAfter("exec x", -1, ""), rows: []row{
+			{"pkg.install-user", CapFetch, "op0~^(use|u|install|i|upgrade|up|plugins|plugin|p|self-update|sync|prune|uninstall|rm|remove|link|global|local|unuse)$", "", "downloads or installs tools, or changes your tool versions, outside the workspace"},
+			{"pkg.config-code", CapPersistence, "op0~^(use|u|global|local|link)$ any~path:", "", "sets a tool version that is a path: every shim of that tool then runs the programs found there"},
 			{"persist.code-approval", CapPersistence, "op0~^trust$ !--untrust", "", "approves a directory's mise.toml (its env, hooks and tasks), which mise then runs on every cd into it, outside the sandbox"},
 		}},
 	} {

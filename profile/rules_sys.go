@@ -96,6 +96,8 @@ func systemTable() map[string]*spec {
 			"show-buffer": plain(), "capture-pane": plain(), "capturep": plain(), "info": plain(), "server-info": plain(), "-V": plain(),
 			"attach": plain(), "attach-session": plain(), "a": plain(), "detach": plain(), "detach-client": plain(),
 			"select-window": plain(), "select-pane": plain(), "selectw": plain(), "selectp": plain(), "refresh-client": plain(),
+			// save-buffer writes the paste buffer to a file.
+			"save-buffer": {rows: []row{{"fs.output", CapWrite, "", "last", "writes the paste buffer to"}}}, "saveb": {rows: []row{{"fs.output", CapWrite, "", "last", "writes the paste buffer to"}}},
 			"kill-server":  whole("tmux.kill-server", CapSystem, "kills the tmux server: every session and every program running in it"),
 			"kill-session": whole("proc.kill", CapProcess, "kills a tmux session and the programs in it"),
 			"send-keys":    inject("types keys into another terminal (tmux send-keys), which runs whatever they spell"),
@@ -103,7 +105,12 @@ func systemTable() map[string]*spec {
 			"paste-buffer": inject("pastes text into another terminal"), "pasteb": inject("pastes text into another terminal"),
 			"run-shell": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"), "run": whole("inject.tmux-run", CapDynamic, "runs a command through tmux"),
 		}),
-		"screen":  {rows: []row{{"inject.terminal", CapInject, "any~^(stuff|eval|exec|paste|process)$", "", "types text into another terminal session (screen -X stuff)"}}},
+		"screen": {rows: []row{
+			{"inject.terminal", CapInject, "any~^(stuff|eval|exec|paste|process)$", "", "types text into another terminal session (screen -X stuff)"},
+			// Commands of a running session that write or read files, or run
+			// what they name, outside guard's sandbox.
+			{"inject.terminal", CapInject, "-X|-Q any~^(hardcopy|hardcopydir|writebuf|bufferfile|readbuf|readreg|logfile|log|deflog|source|screen|shell|defshell|bind|bindkey|register|chdir|dumptermcap|zombie)$", "", "makes a running screen session write or read files or run programs, outside guard's sandbox"},
+		}},
 		"xdotool": inject("types or clicks into other windows (xdotool)"),
 		"ydotool": inject("types or clicks into other windows (ydotool)"),
 		"wtype":   inject("types into other windows (wtype)"),
@@ -221,6 +228,22 @@ func devTable() map[string]*spec {
 	// CMD, time CMD: profiled as what it stands for. cmake -P runs a
 	// CMake script, which can run anything.
 	t["cmake"].fn = hCmake
+	// rustc -C linker=PROG runs PROG to link, -C/-Z codegen-backend=LIB
+	// loads LIB into the compiler; javac runs the annotation processors
+	// of -processorpath.
+	t["rustc"].val = "-C --codegen -Z -L --extern -o --out-dir --crate-type --crate-name --edition --target --cfg --emit"
+	t["rustc"].rows = append(t["rustc"].rows,
+		row{"dev.compiler-code", CapDynamic, "-C|--codegen=~^(linker|codegen-backend)=", "", "runs the linker program or loads the codegen backend an option names"},
+		row{"dev.compiler-code", CapDynamic, "-Z=~^codegen-backend=", "", "loads the codegen backend an option names into the compiler"})
+	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
+	t["javac"].fn = hJavacProcessors
+	t["go"].subs["test"].val += " -overlay"
+	for _, n := range []string{"gcc", "g++", "cc", "clang", "clang++", "javac", "java"} {
+		t[n].fn = chain(t[n].fn, hResponseFile)
+	}
+	for k, v := range nixTable() {
+		t[k] = v
+	}
 	// make's options with a value: -f FILE and --eval TEXT are makefile
 	// text it runs (hMakefileText reviews them).
 	for _, m := range []string{"make", "gmake"} {

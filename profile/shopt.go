@@ -29,6 +29,9 @@ func hShopt(b *builder, c *call) stream {
 			names = append(names, f)
 		}
 	}
+	if setOpts && on != off {
+		shoptKeyword(c.st, names, on)
+	}
 	if setOpts || on == off {
 		return stream{kind: streamText}
 	}

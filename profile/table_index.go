@@ -15,6 +15,7 @@ var tableNames = [...]string{
 	"Rscript",
 	"[",
 	"ack",
+	"act",
 	"addr2line",
 	"ag",
 	"aider",
@@ -32,6 +33,7 @@ var tableNames = [...]string{
 	"ar",
 	"argocd",
 	"aria2c",
+	"asdf",
 	"ash",
 	"at",
 	"awk",
@@ -120,36 +122,45 @@ var tableNames = [...]string{
 	"complete",
 	"compopt",
 	"composer",
+	"composite",
 	"conda",
+	"conjure",
 	"consul",
 	"continue",
 	"convert",
 	"copilot",
 	"copyq",
+	"corepack",
 	"coreutils",
 	"cowsay",
 	"cp",
 	"cpio",
 	"cqlsh",
+	"crictl",
 	"crontab",
 	"crush",
 	"cryptsetup",
 	"csh",
 	"csi",
 	"csplit",
+	"ctr",
 	"curl",
 	"cursor",
 	"cursor-agent",
 	"cut",
+	"darwin-rebuild",
 	"dash",
 	"date",
+	"dbus-monitor",
 	"dbus-run-session",
 	"dbus-send",
+	"dbus-update-activation-environment",
 	"dc",
 	"dconf",
 	"dd",
 	"delv",
 	"deno",
+	"devcontainer",
 	"df",
 	"diff",
 	"dig",
@@ -185,6 +196,7 @@ var tableNames = [...]string{
 	"emacs",
 	"emacsclient",
 	"enable",
+	"ensurepip",
 	"entr",
 	"env",
 	"envchain",
@@ -262,6 +274,7 @@ var tableNames = [...]string{
 	"gosh",
 	"gotty",
 	"gpg",
+	"gpg-connect-agent",
 	"gradle",
 	"gradlew",
 	"grep",
@@ -306,6 +319,7 @@ var tableNames = [...]string{
 	"ibmcloud",
 	"iconv",
 	"id",
+	"identify",
 	"iex",
 	"ifconfig",
 	"incus",
@@ -335,6 +349,7 @@ var tableNames = [...]string{
 	"json.tool",
 	"julia",
 	"just",
+	"k3d",
 	"kde-open",
 	"keepassxc-cli",
 	"kexec",
@@ -342,6 +357,7 @@ var tableNames = [...]string{
 	"kill",
 	"killall",
 	"killall5",
+	"kind",
 	"kitten",
 	"kitty",
 	"kotlin",
@@ -396,6 +412,7 @@ var tableNames = [...]string{
 	"md5sum",
 	"meson",
 	"micromamba",
+	"minikube",
 	"mise",
 	"mkdir",
 	"mkfifo",
@@ -407,8 +424,10 @@ var tableNames = [...]string{
 	"mlr",
 	"mocha",
 	"modprobe",
+	"mogrify",
 	"mongo",
 	"mongosh",
+	"montage",
 	"more",
 	"mosh",
 	"mount",
@@ -435,6 +454,16 @@ var tableNames = [...]string{
 	"nft",
 	"nice",
 	"ninja",
+	"nix",
+	"nix-build",
+	"nix-channel",
+	"nix-collect-garbage",
+	"nix-env",
+	"nix-instantiate",
+	"nix-prefetch-url",
+	"nix-shell",
+	"nix-store",
+	"nixos-rebuild",
 	"nl",
 	"nm",
 	"nmcli",
@@ -464,6 +493,7 @@ var tableNames = [...]string{
 	"osascript",
 	"ovsx",
 	"pacman",
+	"pactl",
 	"pandoc",
 	"parallel",
 	"parted",
@@ -492,6 +522,7 @@ var tableNames = [...]string{
 	"pnpm",
 	"pnpx",
 	"podman",
+	"podman-compose",
 	"poetry",
 	"popd",
 	"posh",
@@ -600,6 +631,7 @@ var tableNames = [...]string{
 	"shuf",
 	"shutdown",
 	"size",
+	"skaffold",
 	"sleep",
 	"sls",
 	"smbclient",
@@ -626,6 +658,7 @@ var tableNames = [...]string{
 	"stdbuf",
 	"stow",
 	"strace",
+	"stream",
 	"strings",
 	"strip",
 	"su",
@@ -658,6 +691,7 @@ var tableNames = [...]string{
 	"terragrunt",
 	"test",
 	"tftp",
+	"tilt",
 	"time",
 	"timedatectl",
 	"timeout",
@@ -716,6 +750,7 @@ var tableNames = [...]string{
 	"uudecode",
 	"uv",
 	"uvx",
+	"vagrant",
 	"valgrind",
 	"vault",
 	"venv",
@@ -724,8 +759,10 @@ var tableNames = [...]string{
 	"view",
 	"vim",
 	"vimdiff",
+	"virsh",
 	"visudo",
 	"vitest",
+	"volta",
 	"vsce",
 	"w3m",
 	"wait",
@@ -746,6 +783,7 @@ var tableNames = [...]string{
 	"wipefs",
 	"wkhtmltopdf",
 	"wl-copy",
+	"wpctl",
 	"wrangler",
 	"write",
 	"wslview",
@@ -778,6 +816,7 @@ var tableNames = [...]string{
 	"zcat",
 	"zellij",
 	"zip",
+	"zipapp",
 	"zipfile",
 	"zsh",
 	"zstd",
@@ -795,6 +834,7 @@ var tableOf = [...]uint8{
 	0,  // Rscript
 	0,  // [
 	0,  // ack
+	8,  // act
 	4,  // addr2line
 	0,  // ag
 	10, // aider
@@ -812,6 +852,7 @@ var tableOf = [...]uint8{
 	0,  // ar
 	8,  // argocd
 	1,  // aria2c
+	8,  // asdf
 	4,  // ash
 	2,  // at
 	0,  // awk
@@ -900,36 +941,45 @@ var tableOf = [...]uint8{
 	4,  // complete
 	4,  // compopt
 	1,  // composer
+	7,  // composite
 	3,  // conda
+	7,  // conjure
 	8,  // consul
 	0,  // continue
 	7,  // convert
 	10, // copilot
 	11, // copyq
+	8,  // corepack
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
 	8,  // cpio
 	1,  // cqlsh
+	8,  // crictl
 	2,  // crontab
 	10, // crush
 	2,  // cryptsetup
 	4,  // csh
 	0,  // csi
 	0,  // csplit
+	8,  // ctr
 	1,  // curl
 	3,  // cursor
 	10, // cursor-agent
 	0,  // cut
+	3,  // darwin-rebuild
 	4,  // dash
 	0,  // date
+	8,  // dbus-monitor
 	4,  // dbus-run-session
 	8,  // dbus-send
+	8,  // dbus-update-activation-environment
 	11, // dc
 	9,  // dconf
 	0,  // dd
 	5,  // delv
 	5,  // deno
+	8,  // devcontainer
 	0,  // df
 	0,  // diff
 	5,  // dig
@@ -965,6 +1015,7 @@ var tableOf = [...]uint8{
 	4,  // emacs
 	4,  // emacsclient
 	0,  // enable
+	11, // ensurepip
 	4,  // entr
 	0,  // env
 	6,  // envchain
@@ -1042,6 +1093,7 @@ var tableOf = [...]uint8{
 	0,  // gosh
 	11, // gotty
 	2,  // gpg
+	8,  // gpg-connect-agent
 	8,  // gradle
 	8,  // gradlew
 	0,  // grep
@@ -1086,6 +1138,7 @@ var tableOf = [...]uint8{
 	8,  // ibmcloud
 	0,  // iconv
 	0,  // id
+	7,  // identify
 	0,  // iex
 	2,  // ifconfig
 	8,  // incus
@@ -1115,6 +1168,7 @@ var tableOf = [...]uint8{
 	11, // json.tool
 	0,  // julia
 	3,  // just
+	8,  // k3d
 	9,  // kde-open
 	11, // keepassxc-cli
 	2,  // kexec
@@ -1122,6 +1176,7 @@ var tableOf = [...]uint8{
 	2,  // kill
 	2,  // killall
 	2,  // killall5
+	8,  // kind
 	11, // kitten
 	11, // kitty
 	0,  // kotlin
@@ -1176,6 +1231,7 @@ var tableOf = [...]uint8{
 	0,  // md5sum
 	3,  // meson
 	3,  // micromamba
+	8,  // minikube
 	11, // mise
 	0,  // mkdir
 	0,  // mkfifo
@@ -1187,8 +1243,10 @@ var tableOf = [...]uint8{
 	11, // mlr
 	3,  // mocha
 	2,  // modprobe
+	7,  // mogrify
 	1,  // mongo
 	1,  // mongosh
+	7,  // montage
 	0,  // more
 	1,  // mosh
 	2,  // mount
@@ -1215,6 +1273,16 @@ var tableOf = [...]uint8{
 	2,  // nft
 	0,  // nice
 	3,  // ninja
+	3,  // nix
+	3,  // nix-build
+	3,  // nix-channel
+	3,  // nix-collect-garbage
+	3,  // nix-env
+	3,  // nix-instantiate
+	3,  // nix-prefetch-url
+	3,  // nix-shell
+	3,  // nix-store
+	3,  // nixos-rebuild
 	0,  // nl
 	4,  // nm
 	8,  // nmcli
@@ -1244,6 +1312,7 @@ var tableOf = [...]uint8{
 	0,  // osascript
 	8,  // ovsx
 	2,  // pacman
+	8,  // pactl
 	7,  // pandoc
 	0,  // parallel
 	2,  // parted
@@ -1272,6 +1341,7 @@ var tableOf = [...]uint8{
 	1,  // pnpm
 	1,  // pnpx
 	1,  // podman
+	8,  // podman-compose
 	1,  // poetry
 	0,  // popd
 	4,  // posh
@@ -1380,6 +1450,7 @@ var tableOf = [...]uint8{
 	0,  // shuf
 	2,  // shutdown
 	4,  // size
+	8,  // skaffold
 	0,  // sleep
 	8,  // sls
 	11, // smbclient
@@ -1406,6 +1477,7 @@ var tableOf = [...]uint8{
 	0,  // stdbuf
 	11, // stow
 	4,  // strace
+	7,  // stream
 	0,  // strings
 	7,  // strip
 	0,  // su
@@ -1438,6 +1510,7 @@ var tableOf = [...]uint8{
 	8,  // terragrunt
 	0,  // test
 	5,  // tftp
+	8,  // tilt
 	0,  // time
 	2,  // timedatectl
 	0,  // timeout
@@ -1496,6 +1569,7 @@ var tableOf = [...]uint8{
 	0,  // uudecode
 	1,  // uv
 	5,  // uvx
+	8,  // vagrant
 	4,  // valgrind
 	2,  // vault
 	11, // venv
@@ -1504,8 +1578,10 @@ var tableOf = [...]uint8{
 	4,  // view
 	4,  // vim
 	4,  // vimdiff
+	8,  // virsh
 	2,  // visudo
 	3,  // vitest
+	8,  // volta
 	8,  // vsce
 	5,  // w3m
 	0,  // wait
@@ -1526,6 +1602,7 @@ var tableOf = [...]uint8{
 	2,  // wipefs
 	7,  // wkhtmltopdf
 	9,  // wl-copy
+	8,  // wpctl
 	8,  // wrangler
 	2,  // write
 	9,  // wslview
@@ -1558,6 +1635,7 @@ var tableOf = [...]uint8{
 	0,  // zcat
 	11, // zellij
 	0,  // zip
+	11, // zipapp
 	11, // zipfile
 	4,  // zsh
 	11, // zstd

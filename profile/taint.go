@@ -43,8 +43,11 @@ var contentWrites = sync.OnceValue(func() map[string]bool {
 
 // markWrite remembers that the line wrote f (unknown content unless a
 // handler records what it was). A path already recorded keeps its taint.
+// A file made with a name that starts with a dash is remembered however
+// it was made (touch -- -x too): a glob may pass it as an option
+// (unseenopt.go).
 func (b *builder) markWrite(rule string, f field, st *state) {
-	if !contentWrites()[rule] || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
+	if (!contentWrites()[rule] && !strings.HasPrefix(path.Base(f.val), "-")) || st == nil || st.files == nil || b.ctx.Remote || !f.known || f.glob {
 		return
 	}
 	p, ok := b.ctx.Resolve(st.cwd, f.val)
@@ -142,7 +145,18 @@ func (b *builder) defaultDownloads(c *call, anyOperand bool, dirFlags ...string)
 	}
 	for _, op := range c.a.ops {
 		if op.known && (anyOperand || isURL(op.val)) {
-			b.downloaded(c.st, dir, urlBase(op.val))
+			name := urlBase(op.val)
+			b.downloaded(c.st, dir, name)
+			// The URL names the file it lands as: wget -P ~ URL/.bashrc
+			// writes ~/.bashrc, which the directory's row does not say.
+			if dir.known && dir.val != "" {
+				if d, ok := b.ctx.Resolve(c.st.cwd, dir.val); ok {
+					p := path.Join(d, name)
+					if cl := b.ctx.Classify(p); cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard {
+						b.pathEffect(CapWrite, "net.download", c.prog, staticField(p, span{op.pos, op.end}), c.st, c.sp, "downloads into")
+					}
+				}
+			}
 		}
 	}
 }
@@ -296,6 +310,25 @@ var runnerInputs = sync.OnceValue(func() map[string][]string {
 		"jest": {"*.js", "*.ts", "jest.config.*", "package.json"}, "vitest": {"*.js", "*.ts", "vitest.config.*", "package.json"}, "mocha": {"*.js", "*.ts", ".mocharc*"},
 		"docker": {"Dockerfile", "*.dockerfile", "compose.y*ml", "docker-compose.y*ml"}, "docker-compose": {"compose.y*ml", "docker-compose.y*ml"},
 		"composer": {"composer.json"}, "bundle": {"Gemfile"}, "poetry": {"pyproject.toml"}, "uv": {"pyproject.toml", "*.py"},
+		// Task runners and build tools whose build file is code in the
+		// language they are written in, and tools that load a config
+		// file that is a program (eslint.config.js, vite.config.ts).
+		"grunt": {"Gruntfile.*", "*.js"}, "gulp": {"gulpfile.*", "*.js"}, "invoke": {"tasks.py", "invoke.yaml", "*.py"}, "inv": {"tasks.py", "invoke.yaml", "*.py"},
+		"fab": {"fabfile.py", "*.py"}, "doit": {"dodo.py", "*.py"}, "snakemake": {"Snakefile", "*.smk", "*.py"}, "scons": {"SConstruct", "SConscript", "*.py"},
+		"mage": {"magefile.go", "*.go"}, "earthly": {"Earthfile"}, "sbt": {"build.sbt", "*.sbt", "*.scala"}, "ant": {"build.xml"}, "mix": {"mix.exs", "*.exs", "*.ex"},
+		"lein": {"project.clj"}, "xmake": {"xmake.lua"}, "zig": {"build.zig"}, "swift": {"Package.swift"}, "rebar3": {"rebar.config"}, "dune": {"dune", "dune-project"},
+		"cabal": {"*.cabal", "Setup.hs", "cabal.project"}, "stack": {"stack.yaml", "*.cabal", "Setup.hs"}, "dotnet": {"*.csproj", "*.fsproj", "*.props", "*.targets", "*.sln"},
+		"deno": {"deno.json", "deno.jsonc", "*.ts", "*.js"}, "pipenv": {"Pipfile"}, "pdm": {"pyproject.toml"}, "hatch": {"pyproject.toml", "hatch.toml"}, "ctest": {"CTestTestfile.cmake"},
+		"vite": {"vite.config.*"}, "webpack": {"webpack.config.*"}, "rollup": {"rollup.config.*"}, "next": {"next.config.*"}, "eslint": {"eslint.config.*", ".eslintrc.js", ".eslintrc.cjs"},
+		"prettier": {"prettier.config.*", ".prettierrc.js", ".prettierrc.cjs"}, "babel": {"babel.config.*", ".babelrc.js"}, "playwright": {"playwright.config.*"}, "cypress": {"cypress.config.*"},
+		"rspec": {".rspec", "*.rb"}, "phpunit": {"phpunit.xml*", "*.php"}, "lefthook": {"lefthook.y*ml", ".lefthook.y*ml"},
+		// Start-up files read from the current directory: R's .Rprofile,
+		// perl -d's .perldb; linters whose config loads code (pylint's
+		// init-hook, mypy's plugins, rubocop's require); environments
+		// built from a file of code or hooks (devbox, Vagrant).
+		"node": {"package.json"}, "Rscript": {".Rprofile", ".Renviron"}, "R": {".Rprofile", ".Renviron"}, "perl": {".perldb"},
+		"pylint": {".pylintrc", "pylintrc", "pyproject.toml", "setup.cfg", "tox.ini"}, "mypy": {"mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"},
+		"rubocop": {".rubocop.yml", ".rubocop_todo.yml"}, "devbox": {"devbox.json"}, "vagrant": {"Vagrantfile"},
 	}
 })
 
@@ -315,7 +348,7 @@ func (b *builder) runnerOutside(prog string, c *call) {
 		return
 	}
 	dir := c.st.cwd
-	for _, d := range c.a.values("-C", "--directory", "--dir", "-d", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile", "--justfile", "--taskfile", "--working-directory", "--root", "--conf", runnerShortFile[prog]) {
+	for _, d := range c.a.values(append(runnerOpts(), "-d", "--conf", runnerShortFile[prog])...) {
 		if !d.known {
 			dir = ""
 			break
@@ -349,7 +382,7 @@ func (b *builder) runnerCheck(prog string, c *call) {
 		return
 	}
 	dir := c.st.cwd
-	for _, d := range c.a.values("-C", "--directory", "--cwd", "--prefix", "--manifest-path", "-f", "--file", "--makefile") {
+	for _, d := range c.a.values(runnerOpts()...) {
 		if !d.known {
 			return
 		}
@@ -386,10 +419,23 @@ func (b *builder) runnerCheck(prog string, c *call) {
 	}
 }
 
-// runnerFileFlag: -f/--file/--makefile/--manifest-path name a file, the
-// others a directory.
+// runnerFileOpts are the options by which build and task runners name
+// the build file they run (make -f, rake --rakefile, gulp --gulpfile);
+// runnerDirOpts those that name the directory they run in.
+var (
+	runnerFileOpts = []string{"-f", "--file", "--makefile", "--manifest-path", "--rakefile", "--gulpfile", "--gruntfile", "--fabfile", "--snakefile", "--sconstruct", "--buildfile", "-buildfile", "--justfile", "--taskfile"}
+	runnerDirOpts  = []string{"-C", "--directory", "--cwd", "--prefix", "--dir", "--working-directory", "--root", "--base", "--search-root"}
+)
+
+// runnerOpts are runnerDirOpts and runnerFileOpts in a new slice.
+func runnerOpts() []string {
+	return append(append([]string(nil), runnerDirOpts...), runnerFileOpts...)
+}
+
+// runnerFileFlag: the options of runnerFileOpts name a file, the others
+// a directory.
 func runnerFileFlag(d field, c *call) bool {
-	for _, n := range []string{"-f", "--file", "--makefile", "--manifest-path"} {
+	for _, n := range runnerFileOpts {
 		for _, v := range c.a.values(n) {
 			if v.pos == d.pos && v.end == d.end && v.val == d.val {
 				return true
@@ -425,6 +471,12 @@ func hMakefileText(b *builder, c *call) stream {
 	// every recipe line, CC and the other tool variables run in recipes.
 	for _, f := range c.a.ops {
 		name, val, ok := strings.Cut(f.display(), "=")
+		if ok && validName(name) && name != "SHELL" && !codeVars()[name] {
+			// make exports the variables set on its command line to
+			// every recipe's environment: make LD_PRELOAD=./x.so loads
+			// x.so into every program a recipe runs.
+			b.envAssigns([]field{f}, c.st, span{f.pos, f.end})
+		}
 		if !ok || (name != "SHELL" && !codeVars()[name]) {
 			continue
 		}
@@ -623,6 +675,17 @@ func hGoExec(b *builder, c *call) stream {
 			b.text(f.val+` "$@"`, c.st.clone(), stream{}, "go "+flag, span{f.pos, f.end})
 		}
 	}
+	// -ldflags=-extld=CMD links with CMD (a program go runs), and
+	// -overlay=FILE compiles the files a JSON map names, wherever they
+	// are, in place of the package's own.
+	for _, f := range c.a.values("-ldflags") {
+		if !f.known || strings.Contains(f.val, "-extld") {
+			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "links with a program named in -ldflags (-extld), which guard does not review"}, c.sp)
+		}
+	}
+	for _, f := range c.a.values("-overlay") {
+		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own"}, c.sp)
+	}
 	return stream{}
 }
 
@@ -642,7 +705,6 @@ func taintTable() map[string]*spec {
 	query := func(msg string) *spec {
 		return &spec{out: streamNetwork, rows: []row{{"net.query", CapQuery, "", "", msg}}}
 	}
-	fetch := func(msg string) *spec { return whole("pkg.exec", CapFetch, msg) }
 	viaNet := func(msg string) *spec {
 		return &spec{posix: true, fn: wrap(0), out: streamNetwork, rows: []row{{"net.proxy", CapFetch, "", "", msg}}}
 	}
@@ -664,7 +726,7 @@ func taintTable() map[string]*spec {
 		"proxychains": viaNet("runs a command through a proxy"), "proxychains4": viaNet("runs a command through a proxy"), "tsocks": viaNet("runs a command through a proxy"),
 		// Remote-code runners: they download a package and run it.
 		"uvx":  {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}},
-		"bunx": fetch("downloads (if needed) and runs a package"),
+		"bunx": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 		"deno": {val: "--config -c --import-map --location --cert", fn: hDeno},
 	}
 }

@@ -173,7 +173,7 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true,
 		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true,
 		"BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
-		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true,
+		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_SSH": true, "RSYNC_RSH": true, "SVN_SSH": true, "CVS_RSH": true,
 		// Compilers build tools run through the shell ($(CC) in a recipe).
 		"CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
 		// Pagers, editors, browsers and helpers of query clients (which run
@@ -181,8 +181,22 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		// connection, cargo's compiler wrappers.
 		"GH_PAGER": true, "GH_BROWSER": true, "GH_EDITOR": true, "AWS_PAGER": true, "KUBECTL_EXTERNAL_DIFF": true,
 		"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
+		// The compiler and documenter cargo runs in place of rustc and rustdoc.
+		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
 		// fzf runs it through the shell to list its input.
 		"FZF_DEFAULT_COMMAND": true,
+	}
+})
+
+// fileArgVars are the code variables whose program is run with files
+// after the words of the value: editors, external diff tools, compiler
+// wrappers and compilers, askpass helpers (their prompt).
+var fileArgVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SUDO_EDITOR": true, "KUBE_EDITOR": true, "GH_EDITOR": true, "FCEDIT": true,
+		"GIT_EXTERNAL_DIFF": true, "KUBECTL_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+		"RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
+		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true,
 	}
 })
 
@@ -206,6 +220,13 @@ func (b *builder) reviewCodeVar(name string, val *string, st *state, at span) bo
 		v = strings.ReplaceAll(v, "%s", "file")
 	case "BROWSER":
 		v = strings.ReplaceAll(strings.ReplaceAll(v, ":", "; "), "%s", "url")
+	default:
+		if fileArgVars()[name] || cargoTargetTool(name) {
+			// The program gets a file to work on after its own words
+			// (git's message, the files to compare, the compiler's
+			// arguments): GIT_EXTERNAL_DIFF=rm git diff deletes it.
+			v += " file"
+		}
 	}
 	b.text(v, st.clone(), stream{}, name, at)
 	return true
@@ -232,6 +253,14 @@ func (b *builder) gitConfigEnv(name string, val *string, at span) bool {
 		}
 	case name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG" || name == "GIT_TEMPLATE_DIR" || name == "GIT_EXEC_PATH":
 		b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + ", pointing git at configuration, templates or programs this line does not show"}, at)
+		return true
+	case name == "GIT_ALLOW_PROTOCOL":
+		// ext:: URLs are commands git runs (git clone 'ext::sh -c …');
+		// git refuses them unless this list (or protocol.ext.allow) lets
+		// them through.
+		if val == nil || strings.Contains(*val, "ext") {
+			b.add(Effect{Cap: CapPersistence, Rule: "env.git-config", Target: name, Msg: "sets " + name + " so that git runs ext:: URLs, which are commands"}, at)
+		}
 		return true
 	default:
 		return false
@@ -270,11 +299,12 @@ func targetsTable() map[string]*spec {
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
 		// Converters and binary tools: the file they write.
-		"pandoc":      {val: "-o --output -f --from -r --read -t --to -w --write -s --template --metadata -M -V --variable --resource-path", rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
-		"strip":       {val: "-o -K -N -R -F", rows: []row{{"fs.edit-in-place", CapWrite, "!-o", "ops", "strips in place"}, {"fs.output", CapWrite, "", "-o", "writes"}}},
-		"objcopy":     {val: "-O -I -B -j -R -K -N", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
-		"convert":     {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
-		"magick":      {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
+		"pandoc":  {val: "-o --output -f --from -r --read -t --to -w --write -s --template --metadata -M -V --variable --resource-path", rows: []row{{"fs.read", CapRead, "", "ops", "reads"}, {"fs.output", CapWrite, "", "-o|--output", "writes"}}},
+		"strip":   {val: "-o -K -N -R -F", rows: []row{{"fs.edit-in-place", CapWrite, "!-o", "ops", "strips in place"}, {"fs.output", CapWrite, "", "-o", "writes"}}},
+		"objcopy": {val: "-O -I -B -j -R -K -N", rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
+		"convert": imageMagick(true), "magick": imageMagick(true), "mogrify": imageMagick(true), "montage": imageMagick(true), "composite": imageMagick(true),
+		"stream": imageMagick(true), "identify": imageMagick(false),
+		"conjure":     {fn: hImageMagick, rows: []row{{"exec.dynamic-code", CapDynamic, "ops", "", "runs ImageMagick scripts (MSL), which can read and write any file"}}},
 		"ffmpeg":      {val: "-i -f -c -c:v -c:a -codec -vf -af -filter_complex -b:v -b:a -r -s -t -ss -to -map -preset -crf -ar -ac -loglevel -v", rows: []row{{"fs.read", CapRead, "", "-i", "reads"}, {"fs.output", CapWrite, "", "last", "writes"}}},
 		"wkhtmltopdf": {rows: []row{{"fs.output", CapWrite, "", "last", "writes"}}},
 		// The shell's history builtin: -w and -a write the history file named.
@@ -346,7 +376,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	}
 	if flags, ok := codeFlagVars()[name]; ok {
 		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads code into the compiler or the JVM (a plugin or an agent)"}, at)
+			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads or runs code in the build (a compiler plugin, a linker or wrapper program, a JVM agent)"}, at)
 		}
 		return true
 	}
@@ -371,6 +401,9 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		b.goflags(val, st, at)
 		return true
 	}
+	if name == "UV_PYTHON" && val != nil && !strings.Contains(*val, "/") {
+		return true // a version request (3.12, pypy), not a path
+	}
 	if moduleVars[name] && val != nil && b.workspacePaths(*val, st) {
 		// PYTHONPATH=. pytest: modules from the workspace are the
 		// workspace's code, which runs in the sandbox anyway.
@@ -392,15 +425,26 @@ var writeVars = map[string]bool{
 // outside the workspace puts code from there into the program.
 var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
 	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
-	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true}
+	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
+	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
+	"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
 var codeFlagVars = sync.OnceValue(func() map[string][]string {
 	return map[string][]string{
-		"CFLAGS": {"-fplugin", "-load"}, "CXXFLAGS": {"-fplugin", "-load"}, "CPPFLAGS": {"-fplugin", "-load"}, "LDFLAGS": {"-plugin"},
-		"CGO_CFLAGS": {"-fplugin", "-load"}, "CGO_CXXFLAGS": {"-fplugin", "-load"}, "CGO_LDFLAGS": {"-plugin"},
-		"MAVEN_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+		// cc runs the program -wrapper names around each tool, the one
+		// -fuse-ld= or --ld-path= names by its path, and what a -specs
+		// file says.
+		"CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CPPFLAGS": {"-fplugin", "-load", "-wrapper", "-specs"}, "LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CGO_CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CGO_CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		"CGO_LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
+		// rustc runs the linker -C linker= names (and -fuse-ld= one with a
+		// path, as cc does), and loads a codegen backend.
+		"RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"}, "CARGO_ENCODED_RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"},
+		"RUSTDOCFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend", "runtool", "test-builder"},
+		"MAVEN_OPTS":   {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
 		"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
 	}
 })
