@@ -797,12 +797,12 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 // a program guard knows (git, ls, sudo, python3) is what every later
 // shell runs for that name, outside any review: a code-execution hook.
 // A new name there is a write outside the workspace (cp tool ~/bin/ is
-// B), and so, for now, is installing a build of guard itself there
-// (paths.tsv: install -m 755 build/guard ~/bin/ is this project's own
-// workflow).
+// B). guard itself is such a name: the agent hooks and the shell shim run
+// the guard found there, so replacing it switches every later review off
+// (install -m 755 build/guard ~/bin/ is C, like writing guard's config).
 func shadowsProgram(rel string) bool {
 	dir, name := path.Split(rel)
-	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" || name == "guard" {
+	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" {
 		return false
 	}
 	return specFor(name) != nil
