@@ -303,27 +303,54 @@ var sharedTmpWalkUp = []walkUp{
 
 // envSecretFiles are the credential files the run's environment names
 // (secretFiles) that the run hides besides its Hide list: regular files
-// outside the workspace ws and not already hidden. A run that reveals a
-// credential to a known client (kubectl get, with KUBECONFIG elsewhere)
-// hides none: the review let that client read its credentials.
+// (and the directories of credentials the table names) outside the
+// workspace ws and not already hidden. What the run reveals stays
+// readable: a revealed path that holds the file, or the home location
+// its variable stands in for (kubectl get, whose review revealed ~/.kube,
+// reads the KUBECONFIG elsewhere). Revealing something else (guard's
+// own policy, which every run reveals) hides them still.
 func (s Spec) envSecretFiles(ws string) []string {
-	if len(s.Reveal) > 0 {
-		return nil
-	}
 	env := s.Env
 	if env == nil {
 		env = os.Environ()
 	}
+	home := s.res.canonical(s.Home)
 	var out []string
-	for _, p := range secretFiles(env) {
-		c := s.res.canonical(p)
-		if fi, err := s.res.stat(c); err != nil || !fi.Mode().IsRegular() || paths.Within(c, ws) {
+	for _, f := range secretFiles(env, s.Dir, s.Home) {
+		if slices.ContainsFunc(s.Reveal, func(r string) bool {
+			return paths.Within(f.Path, r) || slices.ContainsFunc(f.For, func(loc string) bool { return paths.Within(r, loc) || paths.Within(loc, r) })
+		}) {
 			continue
 		}
-		if slices.ContainsFunc(s.Hide, func(h string) bool { return paths.Within(p, h) || paths.Within(c, h) }) {
+		c := s.res.canonical(f.Path)
+		fi, err := s.res.stat(c)
+		if err != nil {
 			continue
 		}
-		out = append(out, c)
+		var hide []string
+		switch {
+		case fi.Mode().IsRegular():
+			hide = []string{c}
+		case !fi.IsDir() || !f.Dir:
+		case len(f.Inside) > 0:
+			for _, name := range f.Inside {
+				if fi, err := s.res.stat(filepath.Join(c, name)); err == nil && fi.Mode().IsRegular() {
+					hide = append(hide, filepath.Join(c, name))
+				}
+			}
+		case !paths.Within(ws, c) && !paths.Within(home, c) && !paths.Within(s.res.canonical(s.Dir), c):
+			// Never the directory the run works in, nor home.
+			hide = []string{c}
+		}
+		for _, h := range hide {
+			if paths.Within(h, ws) || slices.Contains(out, h) || slices.ContainsFunc(s.Reveal, func(r string) bool { return paths.Within(h, r) }) {
+				continue
+			}
+			if slices.ContainsFunc(s.Hide, func(d string) bool { return paths.Within(f.Path, d) || paths.Within(h, d) }) {
+				continue
+			}
+			out = append(out, h)
+		}
 	}
 	return out
 }
