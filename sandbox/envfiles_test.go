@@ -14,7 +14,8 @@ import (
 // ~/ KUBECONFIG, which the tools read, named nothing); and the table
 // missed the tools' own variables (DOCKER_CONFIG's config.json,
 // GNUPGHOME's private keys, AWS_CONFIG_FILE, CARGO_HOME's tokens,
-// REGISTRY_AUTH_FILE). On the old code the command read every SECRET
+// REGISTRY_AUTH_FILE). A hard link or a symlink to the file in the
+// workspace, or /proc/self/root, reads nothing either. On the old code the command read every SECRET
 // below; now none, while a revealed client's file, cargo's registry
 // cache and the variables themselves stay.
 func TestAttackEnvNamedSecretsBypass(t *testing.T) {
@@ -54,7 +55,7 @@ func TestAttackEnvNamedSecretsBypass(t *testing.T) {
 	)
 	// As guard does for every run: its policy is revealed.
 	spec.Reveal = []string{f.p("home/.config/guard/policy-revealed.toml")}
-	read := `for v in "$GOOGLE_APPLICATION_CREDENTIALS" "$SERVER_KEY_FILE" "$HOME/kube/config" "$DOCKER_CONFIG/config.json" "$GNUPGHOME"/private-keys-v1.d/* "$AWS_CONFIG_FILE" "$CARGO_HOME/credentials.toml" "$REGISTRY_AUTH_FILE"; do cat "$v"; done; echo "KUBECONFIG=$KUBECONFIG"; cat "$CARGO_HOME/registry/index/cache.txt"`
+	read := `for v in "$GOOGLE_APPLICATION_CREDENTIALS" "$SERVER_KEY_FILE" "$HOME/kube/config" "$DOCKER_CONFIG/config.json" "$GNUPGHOME"/private-keys-v1.d/* "$AWS_CONFIG_FILE" "$CARGO_HOME/credentials.toml" "$REGISTRY_AUTH_FILE"; do cat "$v"; done; ln "$GOOGLE_APPLICATION_CREDENTIALS" sa-link && cat sa-link; ln -s "$GOOGLE_APPLICATION_CREDENTIALS" sa-sym && cat sa-sym; cat "/proc/self/root$GOOGLE_APPLICATION_CREDENTIALS"; echo "KUBECONFIG=$KUBECONFIG"; cat "$CARGO_HOME/registry/index/cache.txt"`
 	t.Run("read through the environment", func(t *testing.T) {
 		o := run(t, spec, "sh", "-c", read)
 		for _, line := range strings.Split(o.stdout, "\n") {
