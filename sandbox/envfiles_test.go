@@ -14,10 +14,10 @@ import (
 // ~/ KUBECONFIG, which the tools read, named nothing); and the table
 // missed the tools' own variables (DOCKER_CONFIG's config.json,
 // GNUPGHOME's private keys, AWS_CONFIG_FILE, CARGO_HOME's tokens,
-// REGISTRY_AUTH_FILE). A hard link or a symlink to the file in the
-// workspace, or /proc/self/root, reads nothing either. On the old code the command read every SECRET
-// below; now none, while a revealed client's file, cargo's registry
-// cache and the variables themselves stay.
+// REGISTRY_AUTH_FILE). On the old code the command read every SECRET
+// below; now none (nor through a hard link or a symlink it makes in the
+// workspace, nor /proc/self/root), while a revealed client's file,
+// cargo's registry cache and the variables themselves stay.
 func TestAttackEnvNamedSecretsBypass(t *testing.T) {
 	f := newFixture(t)
 	files := map[string]string{
