@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,7 +45,9 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 	}
 	spec := f.spec()
 	spec.Env = append(spec.Env, "XDG_RUNTIME_DIR="+runtimeDir, "TMUX_TMPDIR="+f.outside)
-	late := func(t *testing.T, spec sandbox.Spec, sock string) (outcome, *tcpSink) {
+	// late binds sock once the command runs; the command connects to
+	// via+sock (via: another path to the same place, or "").
+	lateVia := func(t *testing.T, spec sandbox.Spec, via, sock string) (outcome, *tcpSink) {
 		t.Helper()
 		ready, goAhead := f.p("ws/ready"), f.p("ws/go")
 		for _, p := range []string{ready, goAhead} {
@@ -55,7 +58,7 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 		}
 		done := make(chan outcome, 1)
 		go func() {
-			done <- f.py(t, spec, "unix-connect-later", sock+" "+ready+" "+goAhead)
+			done <- f.py(t, spec, "unix-connect-later", via+sock+" "+ready+" "+goAhead)
 		}()
 		// The command says it runs; only then does the daemon start.
 		if !fifoTalk(ready, os.O_RDONLY, done) {
@@ -70,6 +73,10 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 		}
 		return <-done, sink
 	}
+	late := func(t *testing.T, spec sandbox.Spec, sock string) (outcome, *tcpSink) {
+		t.Helper()
+		return lateVia(t, spec, "", sock)
+	}
 	t.Run("session daemon in the runtime dir", func(t *testing.T) {
 		o, sink := late(t, spec, filepath.Join(runtimeDir, "gnupg/S.gpg-agent"))
 		wantRefused(t, o, sink, "ENOENT")
@@ -81,6 +88,14 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 		o, sink := late(t, spec, filepath.Join(tmux, "default"))
 		wantRefused(t, o, sink, "ENOENT")
 	})
+	t.Run("through an outside process's root", func(t *testing.T) {
+		// /proc/PID/root of a process outside the sandbox (guard's
+		// caller, here the test) shows the directories without the
+		// covers; Landlock forbids the command to look through another
+		// domain's /proc/PID/root (as ptrace).
+		o, sink := lateVia(t, spec, "/proc/"+strconv.Itoa(os.Getpid())+"/root", filepath.Join(runtimeDir, "gnupg/S.gpg-agent"))
+		wantRefused(t, o, sink, "EACCES")
+	})
 	t.Run("a daemon client reaches it", func(t *testing.T) {
 		// Control: tmux attach, gpg --sign — the review says Daemons.
 		d := spec
@@ -89,6 +104,59 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 		mustSucceed(t, o)
 		if got := sink.wait(5e9); got != "pwned" {
 			t.Errorf("listener got %q, want the client's bytes", got)
+		}
+	})
+}
+
+// TestAttackUncoverDaemonDirs: the command takes the cover off the
+// runtime directory in namespaces of its own (unshare -U -m, then umount
+// or a bind mount of the directory's parent, or a look below the cover
+// through its mount's parent): what it finds must be the empty cover,
+// not the user's sockets (a marker file stands for them). Seen here:
+// Landlock refuses every mount change (propagation, bind, move) and the
+// cover, inherited from a namespace the command does not own, is locked
+// (umount: EINVAL).
+func TestAttackUncoverDaemonDirs(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v): sockets are not covered, as guard doctor says", err)
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("needs unshare (util-linux)")
+	}
+	f := newFixture(t)
+	runtimeDir := f.p("outside/run")
+	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runtimeDir, "marker-sock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := f.spec()
+	spec.Env = append(spec.Env, "XDG_RUNTIME_DIR="+runtimeDir)
+	for name, script := range map[string]string{
+		"umount":         `umount "$1"; ls -a "$1"`,
+		"lazy umount":    `umount -l "$1"; ls -a "$1"`,
+		"bind of parent": `mkdir -p m && mount --bind "$(dirname "$1")" m; ls -a "m/$(basename "$1")"`,
+		"move mount":     `mkdir -p m && mount --move "$1" m; ls -a "$1"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := run(t, spec, unshare, "-Um", "--propagation", "unchanged", "sh", "-c", script, "sh", runtimeDir)
+			if strings.Contains(o.stdout, "marker-sock") {
+				t.Errorf("the command uncovered the runtime dir: %v", o)
+			}
+		})
+	}
+	t.Run("control: the cover is there", func(t *testing.T) {
+		o := run(t, spec, "ls", "-a", runtimeDir)
+		mustSucceed(t, o)
+		if strings.Contains(o.stdout, "marker-sock") {
+			t.Errorf("the runtime dir is not covered: %v", o)
+		}
+		d := spec
+		d.Daemons = true
+		if o := run(t, d, "ls", "-a", runtimeDir); !strings.Contains(o.stdout, "marker-sock") {
+			t.Errorf("a daemon client does not see the runtime dir: %v", o)
 		}
 	})
 }

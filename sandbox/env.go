@@ -26,6 +26,15 @@ type envRule struct {
 	// File: the value names a file that holds a credential. Passed on
 	// (the path is not the secret); the file is hidden (secretFiles).
 	File bool
+	// Dir: the value names a directory of credentials (a File row too).
+	// Hidden whole, or only the files Inside it when listed (the rest is
+	// a tool's ordinary state).
+	Dir    bool
+	Inside []string
+	// For is the credential location in the home directory the variable
+	// stands in for (KUBECONFIG for ~/.kube): a run whose review revealed
+	// that location to a known client reveals what the variable names.
+	For string
 	// Why, for the table's reader.
 	Why string
 }
@@ -76,8 +85,33 @@ var envRules = []envRule{
 	{Pattern: "*_SECRET_FILE", File: true},
 	{Pattern: "*PASSFILE", File: true, Why: "PGPASSFILE"},
 	{Pattern: "*_PASS_FILE", File: true},
-	{Pattern: "KUBECONFIG", File: true, Why: "cluster credentials, a list of files"},
-	{Pattern: "NETRC", File: true, Why: "passwords for hosts"},
+	{Pattern: "KUBECONFIG", File: true, For: ".kube", Why: "cluster credentials, a list of files"},
+	{Pattern: "NETRC", File: true, For: ".netrc", Why: "passwords for hosts"},
+	// The tools' own variables for their credential files and
+	// directories, with the home location each stands in for.
+	{Pattern: "GOOGLE_APPLICATION_CREDENTIALS", File: true, For: ".config/gcloud"},
+	{Pattern: "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", File: true, For: ".config/gcloud"},
+	{Pattern: "CLOUDSDK_CONFIG", File: true, Dir: true, For: ".config/gcloud", Why: "gcloud's directory: credentials.db, access tokens"},
+	{Pattern: "AWS_SHARED_CREDENTIALS_FILE", File: true, For: ".aws"},
+	{Pattern: "AWS_CONFIG_FILE", File: true, For: ".aws", Why: "keys and credential_process may be there too"},
+	{Pattern: "AZURE_CONFIG_DIR", File: true, Dir: true, For: ".azure", Why: "az's tokens"},
+	{Pattern: "AZURE_AUTH_LOCATION", File: true, For: ".azure"},
+	{Pattern: "OCI_CLI_CONFIG_FILE", File: true, For: ".oci"},
+	{Pattern: "DOCKER_CONFIG", File: true, Dir: true, Inside: []string{"config.json"}, For: ".docker", Why: "registry logins in config.json"},
+	{Pattern: "DOCKER_CERT_PATH", File: true, Dir: true, Inside: []string{"key.pem"}, For: ".docker", Why: "the daemon's client key"},
+	{Pattern: "REGISTRY_AUTH_FILE", File: true, Why: "podman, buildah and skopeo logins"},
+	{Pattern: "GNUPGHOME", File: true, Dir: true, For: ".gnupg", Why: "private keys"},
+	{Pattern: "CARGO_HOME", File: true, Dir: true, Inside: []string{"credentials.toml", "credentials"}, For: ".cargo", Why: "crates.io tokens (the rest is cargo's registry cache)"},
+	{Pattern: "NPM_CONFIG_USERCONFIG", File: true, For: ".npmrc", Why: "registry tokens"},
+	{Pattern: "TF_CLI_CONFIG_FILE", File: true, For: ".terraform.d", Why: "Terraform's credentials blocks"},
+	{Pattern: "TERRAFORM_CONFIG", File: true, For: ".terraform.d"},
+	{Pattern: "BOTO_CONFIG", File: true, For: ".boto", Why: "gsutil and boto keys"},
+	{Pattern: "RCLONE_CONFIG", File: true, For: ".config/rclone", Why: "every remote's credentials"},
+	{Pattern: "HELM_REGISTRY_CONFIG", File: true, Why: "OCI registry logins"},
+	{Pattern: "PGSERVICEFILE", File: true, Why: "passwords of PostgreSQL services"},
+	{Pattern: "PGSSLKEY", File: true, Why: "PostgreSQL client key"},
+	{Pattern: "MYSQL_TEST_LOGIN_FILE", File: true, Why: "MySQL's obfuscated .mylogin.cnf"},
+	{Pattern: "TALOSCONFIG", File: true, Why: "cluster credentials"},
 	{Pattern: "GH_TOKEN"},
 	{Pattern: "GITHUB_TOKEN"},
 	{Pattern: "SSH_AUTH_SOCK", Socket: true, Why: "ssh-agent: sign in as you"},
@@ -172,34 +206,69 @@ func dropEnv(name, value string) bool {
 	return secretShaped(value)
 }
 
+// envFile is a credential file (or directory) the environment names.
+type envFile struct {
+	Path string
+	// Dir: a directory of credentials, hidden whole or only the files
+	// Inside it.
+	Dir    bool
+	Inside []string
+	// For are the home locations its variable stands in for.
+	For []string
+}
+
 // secretFiles returns the files env names as credentials by path: the
 // value of a variable with a secret's name (GOOGLE_APPLICATION_
 // CREDENTIALS=/keys/sa.json) or of a File row (KUBECONFIG=a:b, lists
-// split at colons), each an absolute path. The variable reaches the
-// command; the file is hidden (validate), so a command that finds the
-// key through its environment finds nothing to read.
-func secretFiles(env []string) []string {
-	var out []string
+// split at colons). A value the tools take relative to where they run
+// (keys/sa.json) is joined to dir, one that starts with ~ to home (the
+// tools expand either). The variable reaches the command (when its
+// value is a plain absolute path); the file is hidden (validate), so a
+// command that finds the key through its environment finds nothing to
+// read.
+func secretFiles(env []string, dir, home string) []envFile {
+	var out []envFile
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		up := strings.ToUpper(name)
 		named := false
+		var f envFile
 		for _, m := range envMatchers() {
 			if m.match(up) && !m.rule.Socket && !m.rule.Code {
 				named = true
-				break
+				f.Dir = f.Dir || m.rule.Dir
+				f.Inside = append(f.Inside, m.rule.Inside...)
+				if m.rule.For != "" {
+					f.For = append(f.For, filepath.Join(home, m.rule.For))
+				}
 			}
 		}
 		if !named {
 			continue
 		}
 		for _, p := range strings.Split(value, ":") {
-			if plainPath(p) && !slices.Contains(out, filepath.Clean(p)) {
-				out = append(out, filepath.Clean(p))
+			if p = filePath(p, dir, home); p != "" && !slices.ContainsFunc(out, func(o envFile) bool { return o.Path == p }) {
+				f.Path = p
+				out = append(out, f)
 			}
 		}
 	}
 	return out
+}
+
+// filePath is the absolute path a variable's value v names, as the
+// tools read it: ~ and ~/… in home, a relative path in dir. "" when v
+// is not a path (empty, a URL, spaces, a credential's shape).
+func filePath(v, dir, home string) string {
+	switch {
+	case v == "" || strings.ContainsAny(v, " \t\n@") || strings.Contains(v, "://") || secretShaped(v):
+		return ""
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		return filepath.Join(home, v[1:])
+	case strings.HasPrefix(v, "/"):
+		return filepath.Clean(v)
+	}
+	return filepath.Join(dir, v)
 }
 
 // codeFlags are the interpreters' option variables and the options in

@@ -19,31 +19,9 @@ import (
 // its writes, later sandboxed runs see them, the user's cache never gets
 // them.
 func TestAttackCachePoisoning(t *testing.T) {
-	if err := sandbox.ProbeUserns(); err != nil {
-		t.Skipf("no user namespaces here (%v): the run writes the cache itself, as guard doctor says", err)
-	}
-	f := newFixture(t)
-	entry := filepath.Join(f.home, ".cache/go-build/ab/entry-d")
-	planted := filepath.Join(f.home, ".cache/go-build/ab/planted-d")
-	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(entry, []byte("ORIGINAL\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	layers := filepath.Join(f.home, ".local/state/guard/layers")
-	spec := f.spec()
-	spec.Layers = layers
+	c := newCacheCase(t)
+	f, entry, planted, layers, spec, real := c.f, c.entry, c.planted, c.layers, c.spec, c.real
 	poison := `echo poisoned > "$1" && echo planted > "$2" && cat "$1"`
-	real := func(t *testing.T) {
-		t.Helper()
-		if got := readFile(t, entry); got != "ORIGINAL\n" {
-			t.Errorf("the user's cache entry is now %q", got)
-		}
-		if got := readFile(t, planted); got != "<absent>" {
-			t.Errorf("an entry was planted in the user's cache: %q", got)
-		}
-	}
 
 	t.Run("rewrite and plant", func(t *testing.T) {
 		o := run(t, spec, "sh", "-c", poison, "sh", entry, planted)

@@ -174,9 +174,6 @@ var tmuxTmp = "/tmp"
 // user kept (--keep-env SSH_AUTH_SOCK), nor any for a run that reaches
 // the daemons.
 func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []string {
-	if s.Daemons {
-		return nil
-	}
 	uid := os.Getuid()
 	runtime := envValue(env, "XDG_RUNTIME_DIR")
 	if runtime == "" {
@@ -192,8 +189,11 @@ func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []str
 	made := []string{tmux, filepath.Join(tmuxTmp, "emacs"+strconv.Itoa(uid)), filepath.Join(tmuxTmp, "zellij-"+strconv.Itoa(uid))}
 	for _, d := range made {
 		if filepath.IsAbs(d) {
-			os.Mkdir(d, 0o700)
+			makeSocketDir(d)
 		}
+	}
+	if s.Daemons {
+		return nil
 	}
 	cands := append([]string{runtime, envValue(env, "SCREENDIR")}, made...)
 	if u := envValue(env, "USER"); u != "" && !strings.Contains(u, "/") {
@@ -228,6 +228,23 @@ next:
 		}
 	}
 	return out
+}
+
+// makeSocketDir makes d, a daemon's socket directory in the shared /tmp,
+// as its program does (0700). What else stands at that name is a plant:
+// a symlink (left by a command that could write /tmp while d was not
+// there: a daemon client's run, or the first run after a reboot) would
+// lead a later server that follows it (zellij does) to bind where the
+// link points — a directory of the command's own, the workspace — which
+// no cover reaches. None of these programs makes anything but a
+// directory there, so anything else is removed first (the link itself,
+// never what it points to).
+func makeSocketDir(d string) {
+	var st unix.Stat_t
+	if unix.Lstat(d, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		os.Remove(d)
+	}
+	os.Mkdir(d, 0o700)
 }
 
 // keptSockets are the socket paths named by a variable the user kept

@@ -92,6 +92,21 @@ func TestSocketDirs(t *testing.T) {
 	emacs, zellij := filepath.Join(root, "tmp/emacs"+uid), filepath.Join(root, "tmp/zellij-"+uid)
 	env := []string{"XDG_RUNTIME_DIR=" + runtime, "TMUX_TMPDIR=" + root, "SCREENDIR=" + screen, "USER=u"}
 	base := Spec{Workspace: filepath.Join(root, "ws"), Home: home}
+	// plant: what a command that could write /tmp while these were not
+	// there leaves for the next run: links to a directory of its own
+	// (the workspace, say), where a server that follows them binds.
+	elsewhere := mk("ws/sockets")
+	if err := os.WriteFile(filepath.Join(elsewhere, "keep"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plant := func() {
+		for _, d := range []string{tmux, emacs, zellij} {
+			os.Remove(d)
+			if err := os.Symlink(elsewhere, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name     string
 		edit     func(*Spec, *[]string)
@@ -111,6 +126,9 @@ func TestSocketDirs(t *testing.T) {
 		{"not through a symlink", func(_ *Spec, e *[]string) {
 			*e = append([]string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "runlink")}, (*e)[1:]...)
 		}, nil, []string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+		{"a symlink planted in place of a made one is replaced", func(*Spec, *[]string) { plant() }, nil,
+			[]string{runtime, screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+		{"also by a daemon client's run, which covers none", func(s *Spec, _ *[]string) { plant(); s.Daemons = true }, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(tmux)
@@ -118,6 +136,14 @@ func TestSocketDirs(t *testing.T) {
 			e := append([]string(nil), env...)
 			tc.edit(&s, &e)
 			got := socketDirs(s, "", tc.writable, keptSockets(s, e), e)
+			for _, d := range []string{tmux, emacs, zellij} {
+				if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+					t.Errorf("%s: %v, %v; want a directory", d, st, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(elsewhere, "keep")); err != nil {
+				t.Errorf("the link's target was touched: %v", err)
+			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/guard-sh/guard/sandbox"
 )
 
 // TestAttackSharedTmpRepository: a command rated A plants a repository
@@ -19,14 +17,7 @@ import (
 // points the protection at a temp dir of its own, granted as /tmp is:
 // the machine's /tmp is shared with everything else running here.)
 func TestAttackSharedTmpRepository(t *testing.T) {
-	f := newFixture(t)
-	tmp := f.p("sharedtmp")
-	if err := os.MkdirAll(tmp, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	defer sandbox.SetSharedTmp(tmp)()
-	spec := f.spec()
-	spec.ExtraWrite = []string{tmp}
+	tmp, spec := sharedTmpSpec(t)
 	for name, plant := range map[string]string{
 		"git config":     `mkdir -p "$1/.git/hooks" "$1/.git/objects" "$1/.git/refs" && echo 'ref: refs/heads/main' > "$1/.git/HEAD" && printf '[core]\n\tfsmonitor = /bin/planted\n' > "$1/.git/config"`,
 		"git hook":       `mkdir -p "$1/.git/hooks" && printf '#!/bin/sh\necho pwned\n' > "$1/.git/hooks/post-checkout"`,
