@@ -203,7 +203,16 @@ func sharedTmpProtect(ws string) []string {
 	}
 	out := make([]string, 0, len(sharedTmpWalkUp))
 	for _, w := range sharedTmpWalkUp {
-		out = append(out, filepath.Join(sharedTmp, w.Name))
+		p := filepath.Join(sharedTmp, w.Name)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			// A directory already there when the run starts (your own
+			// /tmp/node_modules, from work outside guard) is yours: not
+			// protected, so not scanned before and after every run
+			// either (a big one would cost every run, and one of more
+			// than 100,000 entries would fail every run as flooded).
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

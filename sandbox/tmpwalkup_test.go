@@ -62,6 +62,22 @@ func TestAttackSharedTmpPointers(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a directory already there is the user's", func(t *testing.T) {
+		// Control: a /tmp/node_modules from the user's own work outside
+		// guard is not protected (a big one would be scanned before and
+		// after every run, and fail every run past 100,000 entries).
+		defer emptyDir(t, tmp)
+		if err := os.MkdirAll(filepath.Join(tmp, "node_modules/m"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, spec, "sh", "-c", `echo x > "$1/node_modules/m/index.js" && echo '{}' > "$1/package.json"`, "sh", tmp)
+		if _, err := os.Lstat(filepath.Join(tmp, "node_modules/m/index.js")); err != nil {
+			t.Errorf("a file in the user's own node_modules was removed: %v (%v)", err, o)
+		}
+		if _, err := os.Lstat(filepath.Join(tmp, "package.json")); !os.IsNotExist(err) {
+			t.Errorf("a new package.json beside it was left (%v)", err)
+		}
+	})
 	t.Run("the temp dir as the workspace is its own", func(t *testing.T) {
 		// Control: with /tmp as the workspace, its project files are
 		// the workspace's.
