@@ -16,12 +16,15 @@ type toolStrings struct {
 	commands []string
 	paths    []toolPath
 	metadata []string // URLs of a cloud metadata service (credentials)
-	n        int
-	classes  map[string]keyClass // per key: input repeats its keys
+	// dirs are the values of keys that name a directory (cwd, workdir,
+	// dir_path), anywhere in the input: a tool may run its commands there.
+	dirs    []string
+	n       int
+	classes map[string]keyClass // per key: input repeats its keys
 }
 
 // keyClass is what a key's name says its value is.
-type keyClass struct{ command, path bool }
+type keyClass struct{ command, path, dir bool }
 
 func (f *toolStrings) class(key string) keyClass {
 	c, ok := f.classes[key]
@@ -29,7 +32,7 @@ func (f *toolStrings) class(key string) keyClass {
 		if f.classes == nil {
 			f.classes = map[string]keyClass{}
 		}
-		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key)}
+		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key), dir: keyNamesDir(key)}
 		f.classes[key] = c
 	}
 	return c
@@ -54,6 +57,15 @@ var (
 	// pathKeyWords, in a key, say its value names a file.
 	pathKeyWords = []string{"path", "file", "filename", "filepath", "dir", "directory", "directories", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "workdir", "root"}
 )
+
+// dirKeyWords, in a key, say its value is a directory a tool may work
+// in (cwd, workdir, dir_path, working_directory, project_root).
+var dirKeyWords = []string{"cwd", "wd", "pwd", "workdir", "dir", "directory", "folder", "root", "workspace"}
+
+// keyNamesDir reports whether a key's name says it holds a directory.
+func keyNamesDir(key string) bool {
+	return (keyHas(key, dirKeyWords) || keyContains(key, []string{"workdir", "cwd", "directory"})) && !keyHas(key, textWords)
+}
 
 // keyWords splits a key into lower-case words at separators and at
 // camelCase boundaries: "shell_command", "commandLine" and "execCmd".
@@ -235,6 +247,9 @@ func (f *toolStrings) add(key, v string) {
 	if f.class(key).command {
 		f.commands = append(f.commands, v)
 		return
+	}
+	if f.class(key).dir && !strings.ContainsAny(v, "\n\r") && !slices.Contains(f.dirs, v) {
+		f.dirs = append(f.dirs, v)
 	}
 	if p, ok := fileURIPath(v); ok {
 		f.paths = append(f.paths, toolPath{p, accessWrite})
