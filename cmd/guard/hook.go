@@ -773,7 +773,7 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 			delete(m, k)
 		}
 	}
-	var found toolStrings
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}

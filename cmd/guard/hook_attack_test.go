@@ -156,6 +156,26 @@ func TestHookToolInputs(t *testing.T) {
 	})
 }
 
+// TestHookTerminalInput: what a terminal tool types (its name says tmux,
+// terminal, shell, …) and code an object tags as shell ("language":
+// "bash") is shell text, under input-like keys guard did not read (keys,
+// input, code, source). Each attack got no opinion before.
+func TestHookTerminalInput(t *testing.T) {
+	runHookAttacks(t, []hookAttack{
+		{name: "tmux_send_keys", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"rm -rf ~ Enter","target":"main"}`, ""), want: hookDeny, says: "level C"},
+		{name: "tmux_keys_list", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":["Enter","rm -rf ~","Enter"]}`, ""), want: hookDeny, says: "level C"},
+		{name: "terminal_input", agent: "claude", event: claudeEvent("mcp__terminal__write", `{"input":"touch ~/.bashrc\n","session":"t1"}`, ""), want: hookDeny, says: "level C"},
+		{name: "code_tagged_bash", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"rm -rf ~","language":"bash"}`, ""), want: hookDeny, says: "level C"},
+		{name: "nested_cell_kernel", agent: "codex", event: claudeEvent("mcp__nb__run", `{"cells":[{"kernel":"Bash","source":"touch ~/.bashrc"}]}`, ""), want: hookDeny, says: "level C"},
+		{name: "terminal_text_b", agent: "claude", event: claudeEvent("mcp__pty__type", `{"text":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		// Controls: text that is not typed into a shell stays unread.
+		{name: "control_query_text", agent: "claude", event: claudeEvent("mcp__db__query", `{"text":"select * from users;"}`, ""), want: hookNoOpinion},
+		{name: "control_python_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"import os","language":"python"}`, ""), want: hookNoOpinion},
+		{name: "control_chat_text", agent: "claude", event: claudeEvent("mcp__slack__post", `{"text":"run rm -rf ~ (careful)","channel":"x"}`, ""), want: hookNoOpinion},
+		{name: "control_tmux_ls", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"ls -la Enter","target":"main"}`, ""), want: hookNoOpinion},
+	})
+}
+
 // TestHookToolCommandDirs: an unknown (MCP) tool that carries a command
 // and a directory runs the command there, wherever the directory sits in
 // its input and however its key is spelled. guard judged every such
