@@ -389,3 +389,21 @@ func TestExtractOtherFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGitlabLocalIncludes: every spelling of a repository include, and
+// nothing for includes from elsewhere or input that does not parse.
+func TestGitlabLocalIncludes(t *testing.T) {
+	for src, want := range map[string]string{
+		"include: ci/a.yml\n":                            "[ci/a.yml]",
+		"include: {local: /ci/b.yml}\n":                  "[ci/b.yml]",
+		"include:\n- local: 'ci/*.yml'\n- /x/../c.yml\n": "[ci/*.yml c.yml]",
+		"include:\n- remote: https://e.x/a.yml\n- project: g/p\n  file: a.yml\n- template: T.yml\n- https://e.x/b.yml\n": "[]",
+		"x: &i ci/d.yml\ninclude: *i\n": "[ci/d.yml]",
+		"include: [\n":                  "[]",
+		"- include: ci/e.yml\n":         "[]",
+	} {
+		if got := fmt.Sprint(gitlabLocalIncludes([]byte(src))); got != want {
+			t.Errorf("gitlabLocalIncludes(%q) = %s, want %s", src, got, want)
+		}
+	}
+}
