@@ -820,6 +820,16 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 	if len(found.paths) == 0 {
 		return hookAnswer{}
 	}
+	// A relative path may be relative to any directory the input names
+	// (a root or cwd member) as well as to the event's cwd.
+	for _, tp := range found.paths {
+		if filepath.IsAbs(tp.path) || tp.path == "~" || strings.HasPrefix(tp.path, "~/") {
+			continue
+		}
+		for _, d := range dirs[1:] {
+			found.paths = append(found.paths, toolPath{filepath.Join(d, tp.path), tp.access})
+		}
+	}
 	// Unknown tools may write what they name: judge them as writes. Their
 	// "path" may not be a local file (an API or repository path), so only
 	// what is dangerous anyway (secrets, guard, persistence, agent

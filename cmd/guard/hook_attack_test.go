@@ -206,6 +206,12 @@ func TestHookToolCommandDirs(t *testing.T) {
 		{name: "home_variable_dir", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","folder":"${HOME}"}`, ""), want: hookDeny, says: "level C"},
 		{name: "argv_with_dir", agent: "claude", event: claudeEvent("mcp__term__run", `{"program":"touch","args":[".bashrc"],"cwd":"$HOME"}`, ""), want: hookDeny, says: "level C"},
 		{name: "codex_directory", agent: "codex", event: codex("mcp__term__exec", `{"command":"touch .bashrc","directory":"$HOME"}`), want: hookDeny, says: "level C"},
+		// A relative path is relative to those directories too: the tool
+		// writes $HOME/.bashrc (C), which was asked about as a write to
+		// the home directory (B), or not at all.
+		{name: "path_under_root", agent: "claude", event: claudeEvent("mcp__fs__write_file", `{"path":".bashrc","content":"x","root":"$HOME"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "path_under_nested_cwd", agent: "claude", event: claudeEvent("mcp__fs__edit", `{"edits":[{"file":".bash_profile","text":"x"}],"options":{"cwd":"$HOME"}}`, ""), want: hookDeny, says: "$HOME/.bash_profile"},
+		{name: "control_path_in_workspace_root", agent: "claude", event: claudeEvent("mcp__fs__write_file", `{"path":"src/a.txt","content":"x","root":"$PROJ"}`, ""), want: hookNoOpinion},
 		{name: "too_many_dirs", agent: "claude", event: claudeEvent("mcp__term__exec", many, ""), want: hookDeny, says: "names more than 15 directories"},
 		// Controls: what is harmless in every directory stays as it was,
 		// and a workspace directory keeps a workspace delete at B.
