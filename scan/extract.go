@@ -57,6 +57,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.dockerfile()
 	case NPM:
 		err = x.npm()
+	case Composer:
+		err = x.composer()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
 			x.jenkinsfile()

@@ -40,6 +40,8 @@ func KindOf(name string) Kind {
 		return Dockerfile
 	case base == "package.json":
 		return NPM
+	case base == "composer.json":
+		return Composer
 	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
 		return Just
 	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):

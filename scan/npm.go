@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -28,13 +29,13 @@ func (x *extractor) npm() error {
 	if err := x.expectDelim(dec, '{'); err != nil {
 		return err
 	}
-	return x.npmObject(dec, npmCommands)
+	return x.npmObject(dec, npmCommands, NPM)
 }
 
 // npmObject reads the members of the object dec is in, up to its '}': a
 // member that ends one of paths holds commands, one that a path goes
 // through is read the same way, the rest is skipped.
-func (x *extractor) npmObject(dec *json.Decoder, paths [][]string) error {
+func (x *extractor) npmObject(dec *json.Decoder, paths [][]string, kind Kind) error {
 	for dec.More() {
 		key, err := x.jsonKey(dec)
 		if err != nil {
@@ -54,10 +55,10 @@ func (x *extractor) npmObject(dec *json.Decoder, paths [][]string) error {
 		}
 		switch {
 		case leaf && x.peekDelim(dec, '{'):
-			err = x.npmScripts(dec)
+			err = x.npmScripts(dec, kind)
 		case len(inner) > 0 && x.peekDelim(dec, '{'):
 			if err = x.expectDelim(dec, '{'); err == nil {
-				err = x.npmObject(dec, inner)
+				err = x.npmObject(dec, inner, kind)
 			}
 		default:
 			err = x.skipJSON(dec)
@@ -71,7 +72,7 @@ func (x *extractor) npmObject(dec *json.Decoder, paths [][]string) error {
 
 // npmScripts reads an object whose values are commands: each string, or
 // each string of a list. Other values are skipped.
-func (x *extractor) npmScripts(dec *json.Decoder) error {
+func (x *extractor) npmScripts(dec *json.Decoder, kind Kind) error {
 	if err := x.expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (x *extractor) npmScripts(dec *json.Decoder) error {
 			return err
 		}
 		if !x.peekDelim(dec, '[') {
-			if err := x.npmString(dec); err != nil {
+			if err := x.npmString(dec, kind); err != nil {
 				return err
 			}
 			continue
@@ -89,7 +90,7 @@ func (x *extractor) npmScripts(dec *json.Decoder) error {
 			return err
 		}
 		for dec.More() {
-			if err := x.npmString(dec); err != nil {
+			if err := x.npmString(dec, kind); err != nil {
 				return err
 			}
 		}
@@ -102,7 +103,7 @@ func (x *extractor) npmScripts(dec *json.Decoder) error {
 
 // npmString emits the next value when it is a string, and skips it when
 // it is not.
-func (x *extractor) npmString(dec *json.Decoder) error {
+func (x *extractor) npmString(dec *json.Decoder, kind Kind) error {
 	start := x.valueStart(int(dec.InputOffset()))
 	for start < len(x.src) && x.src[start] == ',' {
 		start = x.valueStart(start + 1)
@@ -114,13 +115,42 @@ func (x *extractor) npmString(dec *json.Decoder) error {
 	if err != nil {
 		return x.jsonError(dec, err)
 	}
+	s, _ := tok.(string)
+	if kind == Composer && strings.HasPrefix(s, "@") {
+		// Composer: @php and @composer run those programs, @putenv sets
+		// a variable for the scripts after it (PATH=./bin:$PATH), and
+		// any other @name is another script, read where it is defined.
+		name, rest, _ := strings.Cut(s[1:], " ")
+		b := &builder{}
+		switch name {
+		case "php", "composer":
+			b.put(s[1:], start+2)
+		case "putenv":
+			b.put("export "+rest, start+1)
+		default:
+			return nil
+		}
+		x.emit(kind, x.dir, b)
+		return nil
+	}
 	b := jsonString(x.src, start)
-	if s, _ := tok.(string); b == nil || b.b.String() != s {
+	if b == nil || b.b.String() != s {
 		b = &builder{}
 		b.put(s, start+1)
 	}
-	x.emit(NPM, x.dir, b)
+	x.emit(kind, x.dir, b)
 	return nil
+}
+
+// composer reads the scripts of a composer.json: Composer runs them with
+// the shell on its events (post-install-cmd, post-update-cmd,
+// post-autoload-dump: on every composer install) and on composer run.
+func (x *extractor) composer() error {
+	dec := json.NewDecoder(bytes.NewReader(x.src))
+	if err := x.expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	return x.npmObject(dec, [][]string{{"scripts"}}, Composer)
 }
 
 func (x *extractor) jsonKey(dec *json.Decoder) (string, error) {
