@@ -49,17 +49,30 @@ var ciSystems = []struct {
 		[]string{"command", "commands"},
 	},
 	{ // Hooks managers that git runs on commit: lefthook's commands and
-		// jobs (run), in its main and -local YAML configs and their
-		// .config/ spellings; pre-commit's hooks (entry: for language
-		// system, a command line run on every commit).
+		// jobs (run), in its main and -local configs (YAML or JSON, which
+		// the YAML reader reads too) and their .config/ spellings;
+		// pre-commit's hooks (entry: for language system, a command line
+		// run on every commit).
 		func(name, lower, dir string) bool {
 			if lower == ".pre-commit-config.yaml" || lower == ".pre-commit-hooks.yaml" {
 				return true
 			}
-			stem := strings.TrimPrefix(strings.TrimSuffix(strings.TrimSuffix(lower, ".yml"), ".yaml"), ".")
-			return isYAML(lower) && (stem == "lefthook" || stem == "lefthook-local")
+			ext := path.Ext(lower)
+			stem := strings.TrimPrefix(strings.TrimSuffix(lower, ext), ".")
+			return (isYAML(lower) || ext == ".json") && (stem == "lefthook" || stem == "lefthook-local")
 		},
 		[]string{"run", "entry"},
+	},
+	{ // Renovate: postUpgradeTasks' commands run on the bot's machine
+		// after each upgrade, with the repository's token. Its JSON
+		// configs (renovate.json5 is JSON5, which no reader here reads).
+		func(name, lower, dir string) bool {
+			if lower == "renovate.json" {
+				return dir == "." || dir == ".github" || dir == ".gitlab"
+			}
+			return dir == "." && (lower == ".renovaterc" || lower == ".renovaterc.json")
+		},
+		[]string{"commands"},
 	},
 	{ // Gitpod: a workspace's tasks run before, init and command when it
 		// starts.

@@ -27,7 +27,15 @@ func (e *SyntaxError) Error() string {
 // The error is a *SyntaxError when the file's own format (YAML, JSON) does
 // not parse; the snippets found before the error, if any, are returned too.
 func Extract(name string, src []byte) ([]Snippet, error) {
-	kind := KindOf(name)
+	return ExtractKind(name, KindOf(name), src)
+}
+
+// ExtractKind is Extract with the kind known from elsewhere (a file that
+// .gitlab-ci.yml includes is GitLab CI whatever its name); "" is Extract.
+func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
+	if kind == "" {
+		kind = KindOf(name)
+	}
 	if kind == "" && isShebangShell(src) {
 		kind = Script
 	}
@@ -49,6 +57,8 @@ func Extract(name string, src []byte) ([]Snippet, error) {
 		x.dockerfile()
 	case NPM:
 		err = x.npm()
+	case Composer:
+		err = x.composer()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
 			x.jenkinsfile()

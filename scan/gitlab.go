@@ -1,8 +1,87 @@
 package scan
 
 import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
 )
+
+// gitlabIncluded marks the files a GitLab CI file includes from the
+// repository (include: local, or a plain path; globs too) as GitLab CI:
+// GitLab runs their jobs' scripts, whatever the files are named
+// (ci/build.yml). Includes of includes count. A file that cannot be read
+// or parsed here includes nothing: its own scan reports that.
+func gitlabIncluded(root string, files []File) []File {
+	index := map[string]int{}
+	var todo []int
+	for i, f := range files {
+		index[f.Path] = i
+		if f.Kind() == GitLab {
+			todo = append(todo, i)
+		}
+	}
+	out := files
+	copied := false
+	for len(todo) > 0 {
+		f := out[todo[0]]
+		todo = todo[1:]
+		src := f.Src
+		if src == nil && f.Err == nil {
+			p := f.OSPath
+			if p == "" {
+				p = filepath.Join(root, filepath.FromSlash(f.Path))
+			}
+			src, _ = readCandidate(p, f.Path, root, true)
+		}
+		for _, pat := range gitlabLocalIncludes(src) {
+			for name, i := range index {
+				if ok, _ := doublestar.Match(pat, name); !ok || out[i].Kind() != "" {
+					continue
+				}
+				if !copied {
+					out, copied = append([]File(nil), files...), true
+				}
+				out[i].kind = GitLab
+				todo = append(todo, i)
+			}
+		}
+	}
+	return out
+}
+
+// gitlabLocalIncludes are the patterns of the repository files a GitLab
+// CI file includes: include: PATH, include: [PATH, {local: PATH}, …] or
+// include: {local: PATH}; remote URLs, project and template includes are
+// not in the repository. Slash-separated, from the root.
+func gitlabLocalIncludes(src []byte) []string {
+	var doc yaml.Node
+	if len(src) == 0 || yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	inc := lookup(resolve(doc.Content[0]), "include")
+	var out []string
+	add := func(n *yaml.Node) {
+		n = resolve(n)
+		if n != nil && n.Kind == yaml.MappingNode {
+			n = resolve(lookup(n, "local"))
+		}
+		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.Contains(n.Value, "://") {
+			return
+		}
+		out = append(out, path.Clean(strings.TrimPrefix(n.Value, "/")))
+	}
+	if inc = resolve(inc); inc != nil && inc.Kind == yaml.SequenceNode {
+		for _, e := range inc.Content {
+			add(e)
+		}
+	} else {
+		add(inc)
+	}
+	return out
+}
 
 // gitlabScriptKeys are the keys of a GitLab CI job (or of default:, or the
 // top level) whose values are shell: a string or a list of strings, lists

@@ -32,7 +32,7 @@ func KindOf(name string) Kind {
 		return Workflow
 	case lower == ".gitlab-ci.yml" || lower == ".gitlab-ci.yaml" || strings.HasSuffix(lower, ".gitlab-ci.yml"):
 		return GitLab
-	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(lower, ".mk"):
+	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || makeInclude(lower):
 		return Makefile
 	case lower == "dockerfile" || lower == "containerfile" ||
 		strings.HasPrefix(lower, "dockerfile.") || strings.HasPrefix(lower, "containerfile.") ||
@@ -40,6 +40,8 @@ func KindOf(name string) Kind {
 		return Dockerfile
 	case base == "package.json":
 		return NPM
+	case base == "composer.json":
+		return Composer
 	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
 		return Just
 	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):
@@ -104,6 +106,28 @@ func hookDir(dir string) bool {
 	b := path.Base(dir)
 	return b == ".husky" || b == ".githooks"
 }
+
+// makeInclude reports whether a file's (lower-case) name is one a Makefile
+// includes by convention (include Makefile.common, -include
+// makefile.local, include rules.mk, build/defs.mak, rules.make): make
+// reads it as a Makefile, $(shell …) and recipes included. Automake's
+// Makefile.am/.in and data or text files that merely start with the name
+// are not.
+func makeInclude(lower string) bool {
+	for _, ext := range []string{".mk", ".mak", ".make"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	rest, ok := strings.CutPrefix(lower, "makefile.")
+	if !ok {
+		rest, ok = strings.CutPrefix(lower, "gnumakefile.")
+	}
+	return ok && rest != "" && !slices.Contains(notMakeExts, path.Ext("."+rest))
+}
+
+// notMakeExts end names that start as a Makefile's but are not one.
+var notMakeExts = []string{".am", ".in", ".toml", ".json", ".yml", ".yaml", ".md", ".txt", ".rst", ".orig", ".bak", ".swp", ".sample", ".example", ".j2", ".tmpl", ".template"}
 
 func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")

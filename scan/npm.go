@@ -5,58 +5,152 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// npm reads the "scripts" of a package.json: npm runs each value with sh -c
-// in the package's directory.
+// npmCommands are the members of a package.json whose values are
+// commands, by their path from the top: npm's scripts (sh -c in the
+// package's directory) and the git hooks that hooks managers configured
+// there run on commit or push (husky up to v4, yorkie, simple-git-hooks)
+// or on the staged files (lint-staged: a command or a list of them).
+var npmCommands = [][]string{
+	{"scripts"},
+	{"husky", "hooks"},
+	{"gitHooks"},
+	{"simple-git-hooks"},
+	{"lint-staged"},
+}
+
+// npm reads the commands of a package.json (npmCommands).
 func (x *extractor) npm() error {
 	dec := json.NewDecoder(bytes.NewReader(x.src))
 	if err := x.expectDelim(dec, '{'); err != nil {
 		return err
 	}
+	return x.npmObject(dec, npmCommands, NPM)
+}
+
+// npmObject reads the members of the object dec is in, up to its '}': a
+// member that ends one of paths holds commands, one that a path goes
+// through is read the same way, the rest is skipped.
+func (x *extractor) npmObject(dec *json.Decoder, paths [][]string, kind Kind) error {
 	for dec.More() {
 		key, err := x.jsonKey(dec)
 		if err != nil {
 			return err
 		}
-		if key != "scripts" || !x.peekDelim(dec, '{') {
-			if err := x.skipJSON(dec); err != nil {
+		var inner [][]string
+		leaf := false
+		for _, p := range paths {
+			if p[0] != key {
+				continue
+			}
+			if len(p) == 1 {
+				leaf = true
+			} else {
+				inner = append(inner, p[1:])
+			}
+		}
+		switch {
+		case leaf && x.peekDelim(dec, '{'):
+			err = x.npmScripts(dec, kind)
+		case len(inner) > 0 && x.peekDelim(dec, '{'):
+			if err = x.expectDelim(dec, '{'); err == nil {
+				err = x.npmObject(dec, inner, kind)
+			}
+		default:
+			err = x.skipJSON(dec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return x.expectDelim(dec, '}')
+}
+
+// npmScripts reads an object whose values are commands: each string, or
+// each string of a list. Other values are skipped.
+func (x *extractor) npmScripts(dec *json.Decoder, kind Kind) error {
+	if err := x.expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		if _, err := x.jsonKey(dec); err != nil {
+			return err
+		}
+		if !x.peekDelim(dec, '[') {
+			if err := x.npmString(dec, kind); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := x.expectDelim(dec, '{'); err != nil {
+		if err := x.expectDelim(dec, '['); err != nil {
 			return err
 		}
 		for dec.More() {
-			if _, err := x.jsonKey(dec); err != nil {
+			if err := x.npmString(dec, kind); err != nil {
 				return err
 			}
-			start := x.valueStart(int(dec.InputOffset()))
-			if start >= len(x.src) || x.src[start] != '"' {
-				if err := x.skipJSON(dec); err != nil {
-					return err
-				}
-				continue
-			}
-			tok, err := dec.Token()
-			if err != nil {
-				return x.jsonError(dec, err)
-			}
-			b := jsonString(x.src, start)
-			if s, _ := tok.(string); b == nil || b.b.String() != s {
-				b = &builder{}
-				b.put(s, start+1)
-			}
-			x.emit(NPM, x.dir, b)
 		}
-		if err := x.expectDelim(dec, '}'); err != nil {
+		if err := x.expectDelim(dec, ']'); err != nil {
 			return err
 		}
 	}
+	return x.expectDelim(dec, '}')
+}
+
+// npmString emits the next value when it is a string, and skips it when
+// it is not.
+func (x *extractor) npmString(dec *json.Decoder, kind Kind) error {
+	start := x.valueStart(int(dec.InputOffset()))
+	for start < len(x.src) && x.src[start] == ',' {
+		start = x.valueStart(start + 1)
+	}
+	if start >= len(x.src) || x.src[start] != '"' {
+		return x.skipJSON(dec)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return x.jsonError(dec, err)
+	}
+	s, _ := tok.(string)
+	if kind == Composer && strings.HasPrefix(s, "@") {
+		// Composer: @php and @composer run those programs, @putenv sets
+		// a variable for the scripts after it (PATH=./bin:$PATH), and
+		// any other @name is another script, read where it is defined.
+		name, rest, _ := strings.Cut(s[1:], " ")
+		b := &builder{}
+		switch name {
+		case "php", "composer":
+			b.put(s[1:], start+2)
+		case "putenv":
+			b.put("export "+rest, start+1)
+		default:
+			return nil
+		}
+		x.emit(kind, x.dir, b)
+		return nil
+	}
+	b := jsonString(x.src, start)
+	if b == nil || b.b.String() != s {
+		b = &builder{}
+		b.put(s, start+1)
+	}
+	x.emit(kind, x.dir, b)
 	return nil
+}
+
+// composer reads the scripts of a composer.json: Composer runs them with
+// the shell on its events (post-install-cmd, post-update-cmd,
+// post-autoload-dump: on every composer install) and on composer run.
+func (x *extractor) composer() error {
+	dec := json.NewDecoder(bytes.NewReader(x.src))
+	if err := x.expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	return x.npmObject(dec, [][]string{{"scripts"}}, Composer)
 }
 
 func (x *extractor) jsonKey(dec *json.Decoder) (string, error) {

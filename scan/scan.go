@@ -92,6 +92,17 @@ type File struct {
 	// out of the repository): a C finding, as for a file that cannot be
 	// read.
 	Err error
+	// kind, when set, is the file's kind as another file says it (a
+	// GitLab CI include); KindOf(Path) otherwise.
+	kind Kind
+}
+
+// Kind is the file's kind: as another file says it, or by its name.
+func (f File) Kind() Kind {
+	if f.kind != "" {
+		return f.kind
+	}
+	return KindOf(f.Path)
 }
 
 // Finding is one reason of one verdict, placed in its file.
@@ -184,6 +195,7 @@ func Run(opts Options, files []File) (*Report, error) {
 		c.once.Do(func() { c.v, c.err = reviewer(text, workspace, cwd) })
 		return c.v, c.err
 	}
+	files = gitlabIncluded(opts.Root, files)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -264,7 +276,7 @@ func scanFile(opts Options, f File) fileResult {
 		}
 		err := f.Err
 		if err == nil {
-			src, err = readCandidate(p, f.Path, opts.Root)
+			src, err = readCandidate(p, f.Path, opts.Root, f.kind != "")
 		}
 		if err != nil {
 			// Not known to be safe: a finding, and the scan goes on.
@@ -276,7 +288,7 @@ func scanFile(opts Options, f File) fileResult {
 			if errors.As(err, &pe) {
 				why = pe.Err
 			}
-			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: KindOf(f.Path), Level: review.C,
+			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: f.Kind(), Level: review.C,
 				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
 			fd.lineHash = lineHash(f.Path, fd.Rule, nil)
 			return fileResult{findings: []Finding{fd}}
@@ -285,7 +297,7 @@ func scanFile(opts Options, f File) fileResult {
 			return fileResult{}
 		}
 	}
-	snippets, xerr := Extract(f.Path, src)
+	snippets, xerr := ExtractKind(f.Path, f.kind, src)
 	if len(snippets) == 0 && xerr == nil {
 		return fileResult{}
 	}
@@ -364,7 +376,7 @@ func scanFile(opts Options, f File) fileResult {
 		addInjections(s, add)
 	}
 	if se, ok := xerr.(*SyntaxError); ok {
-		add(Finding{Position: se.Pos, Kind: KindOf(f.Path), Level: review.C, Rule: RuleUnparsable, Explanation: ownExplanation(RuleUnparsable),
+		add(Finding{Position: se.Pos, Kind: f.Kind(), Level: review.C, Rule: RuleUnparsable, Explanation: ownExplanation(RuleUnparsable),
 			Message: se.Msg, snippet: -1}, se.Pos.Line)
 	} else if xerr != nil {
 		return fileResult{err: xerr}
@@ -413,8 +425,9 @@ var errLinkOutside = errors.New("it is a symbolic link to a file outside the rep
 // readCandidate reads a file if it may hold shell: by its name, or by a
 // shebang in its first bytes. It returns nil, nil for other files. A
 // symbolic link is read through (its name says what runs it) when it
-// leads to a file inside root; one that leads out is an error.
-func readCandidate(osPath, name, root string) ([]byte, error) {
+// leads to a file inside root; one that leads out is an error. known: the
+// file's kind is known from another file (read it whatever its name).
+func readCandidate(osPath, name, root string, known bool) ([]byte, error) {
 	if fi, err := os.Lstat(osPath); err == nil && fi.Mode()&fs.ModeSymlink != 0 && root != "" {
 		target, err := filepath.EvalSymlinks(osPath)
 		if err != nil {
@@ -435,7 +448,7 @@ func readCandidate(osPath, name, root string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	defer fh.Close()
-	if KindOf(name) == "" {
+	if !known && KindOf(name) == "" {
 		head := make([]byte, 256)
 		n, err := io.ReadFull(fh, head)
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {

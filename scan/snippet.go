@@ -18,6 +18,7 @@ const (
 	Makefile     Kind = "makefile"       // a Makefile recipe line
 	Dockerfile   Kind = "dockerfile"     // a Dockerfile RUN instruction
 	NPM          Kind = "npm"            // a package.json script
+	Composer     Kind = "composer"       // a composer.json script
 	VSCode       Kind = "vscode-task"    // a VS Code task's command (.vscode/tasks.json)
 	DevContainer Kind = "devcontainer"   // a dev container's lifecycle command (devcontainer.json)
 	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task, Gitpod, Jenkins)

@@ -773,7 +773,7 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 			delete(m, k)
 		}
 	}
-	var found toolStrings
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}
@@ -784,10 +784,22 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 		h.record(audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + u, Level: review.C, Rules: []string{"secrets.cloud-metadata"}, Decision: audit.Refused, Note: "tool " + h.ev.ToolName})
 		return denyf("guard: denied: %s %s: it is the cloud instance metadata service, which hands out this machine's credentials", h.ev.ToolName, u)
 	}
+	dirs, err := h.toolDirs(found.dirs)
+	if err != nil {
+		return h.fail(h.ev.ToolName, "%v", err)
+	}
 	for _, text := range found.commands {
-		a, err := h.e.Assess(text, assessOptions{Cwd: h.ev.Cwd, Provenance: review.ProvAgent})
-		if err != nil {
-			return h.fail(text, "review failed: %v", err)
+		// The tool may run the command in the event's cwd or in any
+		// directory its input names: the worst of them counts.
+		var a *assessment
+		for _, dir := range dirs {
+			in, err := h.e.Assess(text, assessOptions{Cwd: dir, Provenance: review.ProvAgent})
+			if err != nil {
+				return h.fail(text, "review failed: %v", err)
+			}
+			if a == nil || in.Verdict.Level > a.Verdict.Level {
+				a = in
+			}
 		}
 		v := a.Verdict
 		if v.Level == review.A {
@@ -808,6 +820,16 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 	if len(found.paths) == 0 {
 		return hookAnswer{}
 	}
+	// A relative path may be relative to any directory the input names
+	// (a root or cwd member) as well as to the event's cwd.
+	for _, tp := range found.paths {
+		if filepath.IsAbs(tp.path) || tp.path == "~" || strings.HasPrefix(tp.path, "~/") {
+			continue
+		}
+		for _, d := range dirs[1:] {
+			found.paths = append(found.paths, toolPath{filepath.Join(d, tp.path), tp.access})
+		}
+	}
 	// Unknown tools may write what they name: judge them as writes. Their
 	// "path" may not be a local file (an API or repository path), so only
 	// what is dangerous anyway (secrets, guard, persistence, agent
@@ -820,7 +842,49 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 const (
 	maxToolDepth   = 64
 	maxToolStrings = 10000
+	maxToolDirs    = 16
 )
+
+// toolDirs are the directories a tool's commands may run in: the event's
+// cwd first, then each directory its input names (relative ones from the
+// cwd; ~ and $HOME both as written and as the home directory, since guard
+// cannot know whether the tool expands them). More than maxToolDirs is
+// refused: each costs a review of every command.
+func (h *hookCall) toolDirs(named []string) ([]string, error) {
+	dirs := []string{h.ev.Cwd}
+	add := func(d string) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(h.ev.Cwd, d)
+		}
+		if d = filepath.Clean(d); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	var home string
+	for _, d := range named {
+		add(d)
+		for _, pre := range []string{"~", "$HOME", "${HOME}"} {
+			rest, ok := strings.CutPrefix(d, pre)
+			if !ok || rest != "" && rest[0] != '/' {
+				continue
+			}
+			if home == "" {
+				ctx, err := h.e.Context(h.ev.Cwd, "")
+				if err != nil {
+					return nil, err
+				}
+				if home = ctx.Home; home == "" {
+					return nil, fmt.Errorf("tool_input names the directory %q and the home directory is unknown", d)
+				}
+			}
+			add(home + rest)
+		}
+	}
+	if len(dirs) > maxToolDirs {
+		return nil, fmt.Errorf("malformed hook input: tool_input names more than %d directories", maxToolDirs-1)
+	}
+	return dirs, nil
+}
 
 // localOnlyClasses are denied for writes only when the path is surely a
 // local file (a known file tool); an unknown tool's "path" is asked about.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -152,6 +153,71 @@ func TestHookToolInputs(t *testing.T) {
 		{name: "edit_tilde_guard_state", agent: "claude", event: claudeEvent("Edit", `{"file_path":"~/.local/state/guard/approvals/a.json","old_string":"a","new_string":"b"}`, ""), want: hookDeny, says: "guard's own"},
 		{name: "write_dotdot_profile", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ/src","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"../../home/.profile","content":"x"}}`, want: hookDeny, says: "$HOME/.profile"},
 		{name: "control_write_claude_md", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/CLAUDE.md","content":"x"}`, ""), want: hookNoOpinion},
+	})
+}
+
+// TestHookTerminalInput: what a terminal tool types (its name says tmux,
+// terminal, shell, …) and code an object tags as shell ("language":
+// "bash") is shell text, under input-like keys guard did not read (keys,
+// input, code, source). Each attack got no opinion before.
+func TestHookTerminalInput(t *testing.T) {
+	runHookAttacks(t, []hookAttack{
+		{name: "tmux_send_keys", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"rm -rf ~ Enter","target":"main"}`, ""), want: hookDeny, says: "level C"},
+		{name: "tmux_keys_list", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":["Enter","rm -rf ~","Enter"]}`, ""), want: hookDeny, says: "level C"},
+		{name: "terminal_input", agent: "claude", event: claudeEvent("mcp__terminal__write", `{"input":"touch ~/.bashrc\n","session":"t1"}`, ""), want: hookDeny, says: "level C"},
+		{name: "code_tagged_bash", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"rm -rf ~","language":"bash"}`, ""), want: hookDeny, says: "level C"},
+		{name: "nested_cell_kernel", agent: "codex", event: claudeEvent("mcp__nb__run", `{"cells":[{"kernel":"Bash","source":"touch ~/.bashrc"}]}`, ""), want: hookDeny, says: "level C"},
+		{name: "terminal_text_b", agent: "claude", event: claudeEvent("mcp__pty__type", `{"text":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
+		// Controls: text that is not typed into a shell stays unread.
+		{name: "control_query_text", agent: "claude", event: claudeEvent("mcp__db__query", `{"text":"select * from users;"}`, ""), want: hookNoOpinion},
+		{name: "control_python_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"import os","language":"python"}`, ""), want: hookNoOpinion},
+		{name: "control_chat_text", agent: "claude", event: claudeEvent("mcp__slack__post", `{"text":"run rm -rf ~ (careful)","channel":"x"}`, ""), want: hookNoOpinion},
+		{name: "control_tmux_ls", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"ls -la Enter","target":"main"}`, ""), want: hookNoOpinion},
+	})
+}
+
+// TestHookToolCommandDirs: an unknown (MCP) tool that carries a command
+// and a directory runs the command there, wherever the directory sits in
+// its input and however its key is spelled. guard judged every such
+// command in the event's cwd (the workspace): rm -rf * in the home
+// directory, C, was asked about as a workspace delete, B, and the user
+// could approve it in the agent's prompt. Each attack but too_many_dirs
+// (new) got that ask before; now the command is judged in every directory
+// it may run in, and the worst level counts.
+func TestHookToolCommandDirs(t *testing.T) {
+	codex := func(tool, input string) string {
+		return strings.Replace(claudeEvent(tool, input, ""), `"permission_mode":"default"`, `"permission_mode":"default","model":"x"`, 1)
+	}
+	many := `{"command":"ls","dirs":{`
+	for i := range 16 {
+		if i > 0 {
+			many += ","
+		}
+		many += fmt.Sprintf(`"dir_%d":"$PROJ/d%d"`, i, i)
+	}
+	many += "}}"
+	runHookAttacks(t, []hookAttack{
+		{name: "cwd", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","cwd":"$HOME"}`, ""), want: hookDeny, says: "your whole home directory"},
+		{name: "nested_working_directory", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","options":{"working_directory":"$HOME"}}`, ""), want: hookDeny, says: "level C"},
+		{name: "camel_case_key", agent: "claude", event: claudeEvent("mcp__term__exec", `{"cmd":"rm -rf *","workingDir":"$HOME"}`, ""), want: hookDeny, says: "level C"},
+		{name: "project_root", agent: "claude", event: claudeEvent("mcp__ci__script", `{"script":"rm -rf *","projectRoot":"$HOME"}`, ""), want: hookDeny, says: "level C"},
+		{name: "relative_dir", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","dir":"../home"}`, ""), want: hookDeny, says: "level C"},
+		{name: "tilde_dir", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","cwd":"~"}`, ""), want: hookDeny, says: "level C"},
+		{name: "home_variable_dir", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf *","folder":"${HOME}"}`, ""), want: hookDeny, says: "level C"},
+		{name: "argv_with_dir", agent: "claude", event: claudeEvent("mcp__term__run", `{"program":"touch","args":[".bashrc"],"cwd":"$HOME"}`, ""), want: hookDeny, says: "level C"},
+		{name: "codex_directory", agent: "codex", event: codex("mcp__term__exec", `{"command":"touch .bashrc","directory":"$HOME"}`), want: hookDeny, says: "level C"},
+		// A relative path is relative to those directories too: the tool
+		// writes $HOME/.bashrc (C), which was asked about as a write to
+		// the home directory (B), or not at all.
+		{name: "path_under_root", agent: "claude", event: claudeEvent("mcp__fs__write_file", `{"path":".bashrc","content":"x","root":"$HOME"}`, ""), want: hookDeny, says: "$HOME/.bashrc"},
+		{name: "path_under_nested_cwd", agent: "claude", event: claudeEvent("mcp__fs__edit", `{"edits":[{"file":".bash_profile","text":"x"}],"options":{"cwd":"$HOME"}}`, ""), want: hookDeny, says: "$HOME/.bash_profile"},
+		{name: "control_path_in_workspace_root", agent: "claude", event: claudeEvent("mcp__fs__write_file", `{"path":"src/a.txt","content":"x","root":"$PROJ"}`, ""), want: hookNoOpinion},
+		{name: "too_many_dirs", agent: "claude", event: claudeEvent("mcp__term__exec", many, ""), want: hookDeny, says: "names more than 15 directories"},
+		// Controls: what is harmless in every directory stays as it was,
+		// and a workspace directory keeps a workspace delete at B.
+		{name: "control_ls_subdir", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"ls -la","cwd":"$PROJ/src"}`, ""), want: hookNoOpinion},
+		{name: "control_delete_in_workspace", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf build","workdir":"src"}`, ""), want: hookAsk, says: "level B"},
+		{name: "control_dir_description", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf build","dir_description":"the home directory ~"}`, ""), want: hookAsk, says: "level B"},
 	})
 }
 

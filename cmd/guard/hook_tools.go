@@ -16,12 +16,17 @@ type toolStrings struct {
 	commands []string
 	paths    []toolPath
 	metadata []string // URLs of a cloud metadata service (credentials)
+	// dirs are the values of keys that name a directory (cwd, workdir,
+	// dir_path), anywhere in the input: a tool may run its commands there.
+	dirs []string
+	// terminal: the tool's name says it types into a shell.
+	terminal bool
 	n        int
 	classes  map[string]keyClass // per key: input repeats its keys
 }
 
 // keyClass is what a key's name says its value is.
-type keyClass struct{ command, path bool }
+type keyClass struct{ command, path, dir bool }
 
 func (f *toolStrings) class(key string) keyClass {
 	c, ok := f.classes[key]
@@ -29,7 +34,7 @@ func (f *toolStrings) class(key string) keyClass {
 		if f.classes == nil {
 			f.classes = map[string]keyClass{}
 		}
-		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key)}
+		c = keyClass{command: isCommandKey(key), path: keyNamesPath(key), dir: keyNamesDir(key)}
 		f.classes[key] = c
 	}
 	return c
@@ -54,6 +59,48 @@ var (
 	// pathKeyWords, in a key, say its value names a file.
 	pathKeyWords = []string{"path", "file", "filename", "filepath", "dir", "directory", "directories", "folder", "source", "src", "destination", "dest", "dst", "target", "uri", "url", "location", "cwd", "workdir", "root"}
 )
+
+// inputWords, in a key, say its value is text or code a tool feeds to
+// something: in a terminal tool (terminalWords in its name) or an object
+// tagged as shell (shellTagged), that text is shell.
+var inputWords = []string{"input", "keys", "key", "keystroke", "text", "stdin", "line", "chars", "data", "code", "source", "snippet", "body", "content", "cell"}
+
+// terminalWords, in a tool's name (mcp__tmux__send_keys), say it types
+// into a shell.
+var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console"}
+
+// shellNames are the values of a language key that say code is shell.
+var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "shell", "shellscript", "shell-script", "console", "posix"}
+
+// isTerminalTool reports whether a tool's name says it types into a
+// shell.
+func isTerminalTool(name string) bool { return keyHas(name, terminalWords) }
+
+// shellTagged reports whether the object m says its code is shell:
+// {"language": "bash", "code": "…"}.
+func shellTagged(m map[string]any, keys []string) bool {
+	for _, k := range keys {
+		s, ok := m[k].(string)
+		if ok && keyHas(k, []string{"language", "lang", "interpreter", "kernel", "runtime"}) && slices.Contains(shellNames, strings.ToLower(strings.TrimSpace(s))) {
+			return true
+		}
+	}
+	return false
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// dirKeyWords, in a key, say its value is a directory a tool may work
+// in (cwd, workdir, dir_path, working_directory, project_root).
+var dirKeyWords = []string{"cwd", "wd", "pwd", "workdir", "dir", "directory", "folder", "root", "workspace"}
+
+// keyNamesDir reports whether a key's name says it holds a directory.
+func keyNamesDir(key string) bool {
+	return (keyHas(key, dirKeyWords) || keyContains(key, []string{"workdir", "cwd", "directory"})) && !keyHas(key, textWords)
+}
 
 // keyWords splits a key into lower-case words at separators and at
 // camelCase boundaries: "shell_command", "commandLine" and "execCmd".
@@ -134,9 +181,28 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err != nil {
 			return err
 		}
+		shell := f.terminal || shellTagged(v, keys)
 		for _, k := range keys {
 			if slices.Contains(done, k) {
 				continue
+			}
+			if shell && keyHas(k, inputWords) && !keyHas(k, textWords) {
+				// What a terminal tool types, or the code of an object
+				// tagged as shell, is shell text, string by string.
+				if texts, ok := stringList(v[k]); ok || isString(v[k]) {
+					if !ok {
+						texts = []string{v[k].(string)}
+					}
+					if err := f.count(len(texts)); err != nil {
+						return err
+					}
+					for _, s := range texts {
+						if strings.TrimSpace(s) != "" {
+							f.commands = append(f.commands, s)
+						}
+					}
+					continue
+				}
 			}
 			if err := f.walk(k, v[k], depth+1); err != nil {
 				return err
@@ -235,6 +301,9 @@ func (f *toolStrings) add(key, v string) {
 	if f.class(key).command {
 		f.commands = append(f.commands, v)
 		return
+	}
+	if f.class(key).dir && !strings.ContainsAny(v, "\n\r") && !slices.Contains(f.dirs, v) {
+		f.dirs = append(f.dirs, v)
 	}
 	if p, ok := fileURIPath(v); ok {
 		f.paths = append(f.paths, toolPath{p, accessWrite})
