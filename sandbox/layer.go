@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,3 +104,41 @@ func cacheLayer(s Spec, writable []string) (o confine.Overlay, l *layer, ok bool
 	}
 	return o, l, true, nil
 }
+
+// DropLayer removes the shared layer over the cache in layers (guard's
+// state: Spec.Layers), with what sandboxed runs wrote to ~/.cache through
+// it, and returns the bytes it held. A layer a run is using is left as it
+// is (ErrLayerInUse); so is one a run makes meanwhile.
+func DropLayer(layers string) (int64, error) {
+	lock, err := os.OpenFile(filepath.Join(layers, "cache.lock"), os.O_RDWR|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return 0, ErrLayerInUse
+		}
+		return 0, err
+	}
+	dir := filepath.Join(layers, "cache")
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	if err := removeAll(dir); err != nil {
+		return 0, err
+	}
+	return size, nil
+}
+
+// ErrLayerInUse: a run is using the cache layer.
+var ErrLayerInUse = errors.New("a guard run is using the cache layer")

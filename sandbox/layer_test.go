@@ -62,6 +62,27 @@ func TestAttackCachePoisoning(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(layers, "run-*")); len(left) > 0 {
 			t.Errorf("the concurrent run's own layer is left: %v", left)
 		}
+		// guard undo --prune leaves a layer in use as it is.
+		if _, err := sandbox.DropLayer(layers); err != sandbox.ErrLayerInUse {
+			t.Errorf("DropLayer of a layer in use = %v, want ErrLayerInUse", err)
+		}
+		if got := readFile(t, filepath.Join(layers, "cache/upper/go-build/ab/planted-d")); got != "planted\n" {
+			t.Errorf("the layer in use lost its entry: %q", got)
+		}
+	})
+	t.Run("dropped, the layer is gone and the cache untouched", func(t *testing.T) {
+		n, err := sandbox.DropLayer(layers)
+		if err != nil || n == 0 {
+			t.Fatalf("DropLayer = %d, %v; want the layer's bytes", n, err)
+		}
+		if _, err := os.Lstat(filepath.Join(layers, "cache")); !os.IsNotExist(err) {
+			t.Errorf("the layer is still there: %v", err)
+		}
+		real(t)
+		o := run(t, spec, "cat", planted)
+		if o.res.ExitCode == 0 {
+			t.Errorf("a run after the drop still sees the plant: %v", o)
+		}
 	})
 	t.Run("no layer: the attack as it was", func(t *testing.T) {
 		// Control: without guard's layer (no state directory) the write

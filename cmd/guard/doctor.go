@@ -278,7 +278,7 @@ func doctorLayer(stateDir string) doctorCheck {
 	dir := filepath.Join(stateDir, "layers")
 	var files, size int64
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
+		if err == nil && d.Type().IsRegular() && d.Name() != "cache.lock" {
 			if fi, err := d.Info(); err == nil {
 				files++
 				size += fi.Size()
@@ -290,7 +290,7 @@ func doctorLayer(stateDir string) doctorCheck {
 		c.Detail = "empty: what sandboxed runs write to ~/.cache goes there, never into yours"
 		return c
 	}
-	c.Detail = fmt.Sprintf("%d files, %s in %s: what sandboxed runs wrote to ~/.cache (later sandboxed runs see it, nothing outside guard does; removing it is safe)", files, byteSize(size), dir)
+	c.Detail = fmt.Sprintf("%d files, %s in %s: what sandboxed runs wrote to ~/.cache (later sandboxed runs see it, nothing outside guard does; 'guard undo --prune' drops it)", files, byteSize(size), dir)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/checkpoint"
+	"github.com/guard-sh/guard/sandbox"
 )
 
 // objectsHints follow checkpoint.ErrObjects: undo changed nothing.
@@ -68,7 +70,7 @@ confirmed; 125 error (no terminal to ask on without --yes, too). 'guard docs und
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "do not ask on the terminal")
 	c.Flags().BoolVar(&o.force, "force", false, "also overwrite paths changed since the command ran")
 	c.Flags().BoolVar(&o.list, "list", false, "list recent checkpoints and what each command changed")
-	c.Flags().BoolVar(&o.prune, "prune", false, "delete checkpoints beyond [undo] keep and days in config.toml")
+	c.Flags().BoolVar(&o.prune, "prune", false, "delete checkpoints beyond [undo] keep and days in config.toml, and the cache layer")
 	c.Flags().BoolVar(&o.all, "all", false, "with --list: every workspace, not only this one")
 	c.Flags().StringVar(&o.workspace, "workspace", "", "the workspace (default: the git top level of the current directory, else it)")
 	return c
@@ -104,6 +106,16 @@ func runUndo(s *streams, o *undoOptions) error {
 			return failf(nil, "%v", err)
 		}
 		fmt.Fprintf(s.err, "guard: pruned %d checkpoints\n", len(removed))
+		// And the layer sandboxed runs wrote ~/.cache into (sandbox/layer.go):
+		// only a cache, the next runs' builds warm it again.
+		switch n, err := sandbox.DropLayer(filepath.Join(state, "layers")); {
+		case errors.Is(err, sandbox.ErrLayerInUse):
+			fmt.Fprintln(s.err, "guard: the cache layer is in use by a running command; kept")
+		case err != nil:
+			return failf(nil, "drop the cache layer: %v", err)
+		case n > 0:
+			fmt.Fprintf(s.err, "guard: dropped the cache layer (%s sandboxed runs wrote to ~/.cache)\n", byteSize(n))
+		}
 		return nil
 	}
 	ctx, err := e.Context("", o.workspace)
