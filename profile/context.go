@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/guard-sh/guard/internal/paths"
+	"github.com/guard-sh/guard/internal/walkup"
 )
 
 // Context is every fact about the world the profile may use. It is the only
@@ -619,6 +620,9 @@ func (c *Context) resolveUncached(p string) string {
 	return p
 }
 
+// sharedTmp is the temp dir every process of the user shares.
+const sharedTmp = "/tmp"
+
 // Classify says what an absolute, cleaned path is to the user.
 func (c *Context) Classify(p string) Class {
 	if c.Remote {
@@ -640,6 +644,12 @@ func (c *Context) Classify(p string) Class {
 	}
 	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
 		return ClassTTY
+	}
+	if rel, ok := strings.CutPrefix(p, sharedTmp+"/"); ok && t.ws != sharedTmp && walkup.Holds(rel) {
+		// A repository or project file in the shared temp dir itself:
+		// every program run below /tmp finds it by walking up and obeys
+		// it (internal/walkup). The sandbox protects them there.
+		return ClassPersistence
 	}
 	if t.home != "" && paths.Within(p, t.home) {
 		// Secrets first: agent settings (~/.codex, ~/.claude) also hold
