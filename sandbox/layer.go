@@ -1,11 +1,14 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -138,6 +141,43 @@ func DropLayer(layers string) (int64, error) {
 		return 0, err
 	}
 	return size, nil
+}
+
+// ProbeLayer reports whether a writing run's writes to ~/.cache land in
+// guard's layer here, and if not, why: it runs a command that writes a
+// file into the cache of a home of its own, through a layer of its own,
+// and looks where the file landed. For guard doctor (it starts a sandboxed
+// command, so never on a run's path).
+func ProbeLayer() error {
+	root, err := os.MkdirTemp("", "guard-layer-probe-")
+	if err != nil {
+		return err
+	}
+	defer removeAll(root)
+	home, ws, layers := filepath.Join(root, "home"), filepath.Join(root, "ws"), filepath.Join(root, "layers")
+	for _, d := range []string{filepath.Join(home, toolCache), ws} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	probe := filepath.Join(home, toolCache, "probe")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	spec := Spec{Workspace: ws, Home: home, Write: true, Layers: layers, Env: []string{"PATH=/usr/bin:/bin"}}
+	res, err := Run(ctx, spec, []string{"sh", "-c", `echo x > "$0"`, probe}, Stdio{})
+	switch {
+	case err != nil:
+		return fmt.Errorf("the probe did not run: %w", err)
+	case res.ExitCode != 0:
+		return fmt.Errorf("the probe's write failed (exit %d)", res.ExitCode)
+	}
+	if _, err := os.Lstat(probe); err == nil {
+		return errors.New("the kernel refused the overlay: a command's writes reach ~/.cache itself")
+	}
+	if _, err := os.Lstat(filepath.Join(layers, "cache", "upper", "probe")); err != nil {
+		return errors.New("the probe's write is in neither the cache nor the layer")
+	}
+	return nil
 }
 
 // ErrLayerInUse: a run is using the cache layer.

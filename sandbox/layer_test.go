@@ -96,6 +96,18 @@ func TestAttackCachePoisoning(t *testing.T) {
 	})
 }
 
+// TestProbeLayer: guard doctor's probe finds the layer in force where the
+// helper has namespaces (this kind of machine: the attack tests above
+// show the same layer at work).
+func TestProbeLayer(t *testing.T) {
+	if err := sandbox.ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v)", err)
+	}
+	if err := sandbox.ProbeLayer(); err != nil {
+		t.Errorf("ProbeLayer = %v, want the layer in force", err)
+	}
+}
+
 // TestCacheLayerNotForInstalls: a run with the network (an install the
 // user approved) writes the user's cache itself, as the tools expect.
 func TestCacheLayerNotForInstalls(t *testing.T) {

@@ -74,7 +74,10 @@ type doctorEnv struct {
 	support sandbox.Support
 	// userns is why the sandbox helper cannot run in namespaces of its
 	// own here (nil: it can, and covers the daemons' sockets).
-	userns    error
+	userns error
+	// layer is why a writing run's writes to ~/.cache do not land in
+	// guard's layer here (nil: they do). Probed only with userns nil.
+	layer     error
 	euid      int
 	configDir string
 	stateDir  string
@@ -115,14 +118,18 @@ without the whole sandbox), 125 when doctor itself fails.`,
 			if err != nil {
 				return err
 			}
-			return runDoctor(s, opts, &doctorEnv{
+			env := &doctorEnv{
 				support:   sandbox.Probe(),
 				userns:    sandbox.ProbeUserns(),
 				euid:      os.Geteuid(),
 				configDir: d.Config,
 				stateDir:  d.State,
 				now:       time.Now,
-			})
+			}
+			if env.userns == nil {
+				env.layer = sandbox.ProbeLayer()
+			}
+			return runDoctor(s, opts, env)
 		},
 	}
 	c.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
@@ -237,7 +244,7 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 	// where user namespaces allow one.
 	c := doctorCheck{Name: "mount namespace", OK: env.userns == nil, Optional: true}
 	if c.OK {
-		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); ~/.cache written through guard's layer and the code in it read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
+		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
 		if sup.ABI < 9 {
 			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent), and the directories where daemons started later bind theirs, covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
@@ -245,6 +252,17 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
 	}
 	sec.Checks = append(sec.Checks, c)
+	if env.userns == nil {
+		// Probed for real: the kernel may refuse the overlay where it
+		// allows the namespace.
+		l := doctorCheck{Name: "cache overlay", OK: env.layer == nil, Optional: true}
+		if l.OK {
+			l.Detail = "a writing run without the network writes ~/.cache through guard's layer: nothing it writes there reaches your builds outside guard"
+		} else {
+			l.Detail = fmt.Sprintf("not in force (%v): a command could leave something in ~/.cache (a go-build or ccache entry) that your next build outside guard uses", env.layer)
+		}
+		sec.Checks = append(sec.Checks, l)
+	}
 	sec.Notes = env.limits()
 	if !sup.Full() {
 		sec.Hints = []string{
