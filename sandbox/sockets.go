@@ -184,9 +184,19 @@ func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []str
 		tmuxBase = tmuxTmp
 	}
 	tmux := filepath.Join(tmuxBase, "tmux-"+strconv.Itoa(uid))
-	// Emacs's server and zellij's sessions bind in /tmp when there is no
-	// runtime directory (emacsUID, zellij-UID); made like tmux's.
-	made := []string{tmux, filepath.Join(tmuxTmp, "emacs"+strconv.Itoa(uid)), filepath.Join(tmuxTmp, "zellij-"+strconv.Itoa(uid))}
+	// Emacs's server and zellij's sessions bind in the user's temp dir
+	// ($TMPDIR as the user set it, not the run's private one; else /tmp)
+	// when there is no runtime directory (emacsUID, zellij-UID); made
+	// like tmux's.
+	userEnv := s.Env
+	if userEnv == nil {
+		userEnv = os.Environ()
+	}
+	base := envValue(userEnv, "TMPDIR")
+	if !filepath.IsAbs(base) {
+		base = tmuxTmp
+	}
+	made := []string{tmux, filepath.Join(base, "emacs"+strconv.Itoa(uid)), filepath.Join(base, "zellij-"+strconv.Itoa(uid))}
 	for _, d := range made {
 		if filepath.IsAbs(d) {
 			makeSocketDir(d)

@@ -135,6 +135,7 @@ func TestSocketDirs(t *testing.T) {
 			s := base
 			e := append([]string(nil), env...)
 			tc.edit(&s, &e)
+			s.Env = e // the user's TMPDIR, if any, is the run's environment's
 			got := socketDirs(s, "", tc.writable, keptSockets(s, e), e)
 			for _, d := range []string{tmux, emacs, zellij} {
 				if st, err := os.Lstat(d); err != nil || !st.IsDir() {
@@ -151,5 +152,28 @@ func TestSocketDirs(t *testing.T) {
 	}
 	if st, err := os.Lstat(tmux); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
 		t.Errorf("tmux's directory: %v, %v; want a directory, mode 0700", st, err)
+	}
+}
+
+// TestSocketDirsUserTmp: Emacs and zellij bind in the user's $TMPDIR when
+// it is set; that is where their directories are made and covered.
+func TestSocketDirsUserTmp(t *testing.T) {
+	root := t.TempDir()
+	uid := strconv.Itoa(os.Getuid())
+	old := tmuxTmp
+	tmuxTmp = filepath.Join(root, "tmp")
+	t.Cleanup(func() { tmuxTmp = old })
+	user := filepath.Join(root, "usertmp")
+	for _, d := range []string{tmuxTmp, user, filepath.Join(root, "home"), filepath.Join(root, "ws")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "none"), "TMPDIR=" + user}
+	s := Spec{Workspace: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"), Env: env}
+	got := socketDirs(s, "", nil, nil, env)
+	want := []string{filepath.Join(tmuxTmp, "tmux-"+uid), filepath.Join(user, "emacs"+uid), filepath.Join(user, "zellij-"+uid)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
