@@ -128,19 +128,39 @@ func DropLayer(layers string) (int64, error) {
 		return 0, err
 	}
 	dir := filepath.Join(layers, "cache")
-	var size int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				size += fi.Size()
-			}
-		}
-		return nil
-	})
+	_, size := usage(dir)
 	if err := removeAll(dir); err != nil {
 		return 0, err
 	}
 	return size, nil
+}
+
+// LayerUsage counts the files and bytes of the cache layers in layers
+// (the shared one and any run's own), as guard doctor shows them.
+func LayerUsage(layers string) (files, bytes int64) {
+	for _, pat := range []string{"cache", "run-*"} {
+		dirs, _ := filepath.Glob(filepath.Join(layers, pat))
+		for _, d := range dirs {
+			f, b := usage(d)
+			files, bytes = files+f, bytes+b
+		}
+	}
+	return files, bytes
+}
+
+// usage counts the regular files below dir and their bytes; what cannot
+// be read (the overlay's work directory, mode 000) is not counted.
+func usage(dir string) (files, bytes int64) {
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				files++
+				bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return files, bytes
 }
 
 // ProbeLayer reports whether a writing run's writes to ~/.cache land in

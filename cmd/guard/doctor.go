@@ -294,16 +294,7 @@ func doctorFiles(env *doctorEnv) doctorSection {
 func doctorLayer(stateDir string) doctorCheck {
 	c := doctorCheck{Name: "cache layer", OK: true}
 	dir := filepath.Join(stateDir, "layers")
-	var files, size int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && d.Name() != "cache.lock" {
-			if fi, err := d.Info(); err == nil {
-				files++
-				size += fi.Size()
-			}
-		}
-		return nil
-	})
+	files, size := sandbox.LayerUsage(dir)
 	if files == 0 {
 		c.Detail = "empty: what sandboxed runs write to ~/.cache goes there, never into yours"
 		return c

@@ -444,7 +444,7 @@ func (h *hookCall) recorded(r audit.Record, a hookAnswer) hookAnswer {
 		// The agent runs the rewrite, guard run: nothing happens before
 		// guard run's own decision record, which is synced and takes
 		// this line to disk with it. Not waiting for the disk here
-		// halves what a hook call costs.
+		// spares the hook call a flush (about 0.3 ms of 2.9 measured).
 		add = (*audit.Log).AppendUnsynced
 	}
 	if !h.append(r, add) {
