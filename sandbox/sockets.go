@@ -151,66 +151,87 @@ func coveredSockets(socks []string, s Spec, tmp string, env []string) []string {
 	return out
 }
 
-// tmuxTmp is where tmux makes its socket directory when TMUX_TMPDIR is
-// not set (a variable for tests).
+// tmuxTmp is the temp dir of daemonDirs' rows that name a base when
+// their variable is not set (a variable for tests).
 var tmuxTmp = "/tmp"
 
+// daemonDirs are the directories where programs the user may start
+// after a run began bind their sockets, one row each: dirVar names the
+// directory itself (else dflt), baseVar the directory it is made in
+// (else /tmp), with name below it; {uid}, {user} and {home} are filled
+// in. made: guard makes the directory (0700, as the program does) when
+// it is missing, so that a command cannot make it first for a later
+// server to accept.
+var daemonDirs = []struct {
+	program       string
+	dirVar, dflt  string
+	baseVar, name string
+	made          bool
+}{
+	{program: "the session bus, systemd, gpg-agent, ssh-agent, Wayland, PipeWire, editors' servers", dirVar: "XDG_RUNTIME_DIR", dflt: "/run/user/{uid}"},
+	{program: "tmux (send-keys types into the user's shell)", baseVar: "TMUX_TMPDIR", name: "tmux-{uid}", made: true},
+	{program: "Emacs's server without a runtime directory (emacsclient --eval)", baseVar: "TMPDIR", name: "emacs{uid}", made: true},
+	{program: "zellij without a runtime directory (write-chars)", baseVar: "TMPDIR", name: "zellij-{uid}", made: true},
+	{program: "screen", dirVar: "SCREENDIR", dflt: "/run/screen/S-{user}"},
+	{program: "screen (Debian's path)", dflt: "/var/run/screen/S-{user}"},
+	{program: "screen without a system directory", dflt: "{home}/.screen"},
+}
+
 // socketDirs returns the directories the helper covers with an empty
-// read-only tmpfs: where the user's daemons bind their sockets, so that a
-// socket that appears there after the run began (a tmux or screen server
-// the user starts later, a gpg-agent started on demand) is out of the
-// command's view as well as those the kernel lists now. They are the
-// runtime directory ($XDG_RUNTIME_DIR, /run/user/UID: the session bus,
-// systemd, gpg-agent, ssh-agent, Wayland, PipeWire, editors' servers),
-// tmux's ($TMUX_TMPDIR or /tmp, then tmux-UID), Emacs's and zellij's in
-// /tmp (emacsUID, zellij-UID: send-keys, server-eval and write-chars
-// type or run in the user's sessions) and screen's ($SCREENDIR,
-// /run/screen/S-USER, ~/.screen). Those in /tmp are made (0700, as their
-// programs make them) when they are not there yet: the command may write /tmp, and a
-// directory it made itself and a later tmux server accepted would not be
-// covered. Only this user's own directories (not symlinks) are covered,
-// and none that holds the run's own trees (the workspace, the private
-// temp dir, a writable grant, the working directory) or a socket the
-// user kept (--keep-env SSH_AUTH_SOCK), nor any for a run that reaches
-// the daemons.
-func socketDirs(s Spec, tmp string, writable, kept []string, env []string) []string {
+// read-only tmpfs: where the user's daemons bind their sockets
+// (daemonDirs), so that a socket that appears there after the run began
+// (a tmux or screen server the user starts later, a gpg-agent started on
+// demand) is out of the command's view as well as those the kernel lists
+// now. The rows marked made are made first when missing, in a daemon
+// client's run too, and anything but a directory there is replaced
+// (makeSocketDir). Only this user's own directories (not symlinks) are
+// covered, and none that holds the run's own trees (the workspace, the
+// private temp dir, a writable grant, the working directory) or a socket
+// the user kept (--keep-env SSH_AUTH_SOCK), nor any for a run that
+// reaches the daemons.
+func socketDirs(s Spec, tmp string, writable, kept []string) []string {
 	uid := os.Getuid()
-	runtime := envValue(env, "XDG_RUNTIME_DIR")
-	if runtime == "" {
-		runtime = "/run/user/" + strconv.Itoa(uid)
-	}
-	tmuxBase := envValue(env, "TMUX_TMPDIR")
-	if tmuxBase == "" {
-		tmuxBase = tmuxTmp
-	}
-	tmux := filepath.Join(tmuxBase, "tmux-"+strconv.Itoa(uid))
-	// Emacs's server and zellij's sessions bind in the user's temp dir
-	// ($TMPDIR as the user set it, not the run's private one; else /tmp)
-	// when there is no runtime directory (emacsUID, zellij-UID); made
-	// like tmux's.
+	// The user's environment as they gave it: TMPDIR is not the run's
+	// private one.
 	userEnv := s.Env
 	if userEnv == nil {
 		userEnv = os.Environ()
 	}
-	base := envValue(userEnv, "TMPDIR")
-	if !filepath.IsAbs(base) {
-		base = tmuxTmp
+	// A name that is not known, or not a plain name, leaves its
+	// placeholder, and the row is skipped.
+	pairs := []string{"{uid}", strconv.Itoa(uid)}
+	if u := envValue(userEnv, "USER"); u != "" && !strings.Contains(u, "/") {
+		pairs = append(pairs, "{user}", u)
 	}
-	made := []string{tmux, filepath.Join(base, "emacs"+strconv.Itoa(uid)), filepath.Join(base, "zellij-"+strconv.Itoa(uid))}
-	for _, d := range made {
-		if filepath.IsAbs(d) {
-			makeSocketDir(d)
+	if s.Home != "" {
+		pairs = append(pairs, "{home}", s.Home)
+	}
+	fill := strings.NewReplacer(pairs...)
+	var cands []string
+	for _, d := range daemonDirs {
+		dir := ""
+		switch {
+		case d.dirVar != "" && envValue(userEnv, d.dirVar) != "":
+			dir = envValue(userEnv, d.dirVar)
+		case d.baseVar != "":
+			base := envValue(userEnv, d.baseVar)
+			if !filepath.IsAbs(base) {
+				base = tmuxTmp
+			}
+			dir = filepath.Join(base, fill.Replace(d.name))
+		default:
+			dir = fill.Replace(d.dflt)
 		}
+		if strings.Contains(dir, "{") || !filepath.IsAbs(dir) {
+			continue
+		}
+		if d.made {
+			makeSocketDir(dir)
+		}
+		cands = append(cands, dir)
 	}
 	if s.Daemons {
 		return nil
-	}
-	cands := append([]string{runtime, envValue(env, "SCREENDIR")}, made...)
-	if u := envValue(env, "USER"); u != "" && !strings.Contains(u, "/") {
-		cands = append(cands, "/run/screen/S-"+u, "/var/run/screen/S-"+u)
-	}
-	if s.Home != "" {
-		cands = append(cands, filepath.Join(s.Home, ".screen"))
 	}
 	own := append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...)
 	var out []string

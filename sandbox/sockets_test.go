@@ -114,20 +114,20 @@ func TestSocketDirs(t *testing.T) {
 		want     []string
 	}{
 		{"the runtime dir, tmux's, Emacs's and zellij's (made) and screen's", func(*Spec, *[]string) {}, nil,
-			[]string{runtime, screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+			[]string{runtime, tmux, emacs, zellij, screen, filepath.Join(home, ".screen")}},
 		{"a daemon client covers none", func(s *Spec, _ *[]string) { s.Daemons = true }, nil, nil},
 		{"not one that holds a writable grant", func(*Spec, *[]string) {}, []string{filepath.Join(runtime, "app")},
-			[]string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+			[]string{tmux, emacs, zellij, screen, filepath.Join(home, ".screen")}},
 		{"not one that holds a kept socket", func(s *Spec, e *[]string) {
 			s.KeepEnv = []string{"SSH_AUTH_SOCK"}
 			*e = append(*e, "SSH_AUTH_SOCK="+filepath.Join(runtime, "ssh-agent.socket"))
-		}, nil, []string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+		}, nil, []string{tmux, emacs, zellij, screen, filepath.Join(home, ".screen")}},
 		{"not the workspace's own", func(s *Spec, _ *[]string) { s.Workspace = root }, nil, nil},
 		{"not through a symlink", func(_ *Spec, e *[]string) {
 			*e = append([]string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "runlink")}, (*e)[1:]...)
-		}, nil, []string{screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+		}, nil, []string{tmux, emacs, zellij, screen, filepath.Join(home, ".screen")}},
 		{"a symlink planted in place of a made one is replaced", func(*Spec, *[]string) { plant() }, nil,
-			[]string{runtime, screen, tmux, emacs, zellij, filepath.Join(home, ".screen")}},
+			[]string{runtime, tmux, emacs, zellij, screen, filepath.Join(home, ".screen")}},
 		{"also by a daemon client's run, which covers none", func(s *Spec, _ *[]string) { plant(); s.Daemons = true }, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestSocketDirs(t *testing.T) {
 			e := append([]string(nil), env...)
 			tc.edit(&s, &e)
 			s.Env = e // the user's TMPDIR, if any, is the run's environment's
-			got := socketDirs(s, "", tc.writable, keptSockets(s, e), e)
+			got := socketDirs(s, "", tc.writable, keptSockets(s, e))
 			for _, d := range []string{tmux, emacs, zellij} {
 				if st, err := os.Lstat(d); err != nil || !st.IsDir() {
 					t.Errorf("%s: %v, %v; want a directory", d, st, err)
@@ -171,7 +171,7 @@ func TestSocketDirsUserTmp(t *testing.T) {
 	}
 	env := []string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "none"), "TMPDIR=" + user}
 	s := Spec{Workspace: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"), Env: env}
-	got := socketDirs(s, "", nil, nil, env)
+	got := socketDirs(s, "", nil, nil)
 	want := []string{filepath.Join(tmuxTmp, "tmux-"+uid), filepath.Join(user, "emacs"+uid), filepath.Join(user, "zellij-"+uid)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
