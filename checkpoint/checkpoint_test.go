@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,6 +186,57 @@ func TestUndoDeletedTree(t *testing.T) {
 	}
 	if _, err := PlanUndo(st, cp); err == nil {
 		t.Error("a checkpoint can be undone twice")
+	}
+}
+
+// A checkpoint writes no loose object: its blobs go into one pack (git
+// update-index's bulk check-in), its trees into another (guard builds
+// them: trees.go), where a loose file each was what a checkpoint's time
+// went to on this machine (bench_test.go); and undo reads them from
+// there, also after git gc.
+func TestCheckpointWritesPacks(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	before := snapshotFS(t, ws)
+	objects := filepath.Join(ws, ".git", "objects")
+	packs := func() int {
+		m, _ := filepath.Glob(filepath.Join(objects, "pack", "*.pack"))
+		return len(m)
+	}
+	command(t, st, ws, "0000000000000010", nil, func() {}) // guard's index, as after a first command
+	loose := map[string]bool{}
+	filepath.WalkDir(objects, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			loose[p] = true
+		}
+		return nil
+	})
+	n := packs()
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("src/gen/f%02d.txt", i)] = fmt.Sprintf("generated %d\n", i)
+	}
+	files["src/main.go"] = "package main // changed\n"
+	cp := command(t, st, ws, "0000000000000011", nil, func() { write(t, ws, files) })
+	if len(cp.Changes) != 21 {
+		t.Fatalf("changes = %v, want 21", cp.Changes)
+	}
+	if got := packs(); got != n+2 {
+		t.Errorf("packs: %d, want %d (the blobs', the trees')", got, n+2)
+	}
+	filepath.WalkDir(objects, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || loose[p] || filepath.Base(filepath.Dir(p)) == "pack" {
+			return nil
+		}
+		oid := filepath.Base(filepath.Dir(p)) + filepath.Base(p)
+		t.Errorf("loose %s object %s", strings.TrimSpace(run(t, ws, "cat-file", "-t", oid)), oid)
+		return nil
+	})
+	run(t, ws, "fsck", "--no-dangling")
+	run(t, ws, "gc", "-q", "--prune=now")
+	undo(t, st, cp, false)
+	if got := snapshotFS(t, ws); !reflect.DeepEqual(got, before) {
+		t.Errorf("after undo:\n%v\nwant\n%v", got, before)
 	}
 }
 

@@ -37,6 +37,17 @@ var gitFlags = []string{
 	// guard's own index stays one plain file (checkpoint/index.go reads it).
 	"-c", "core.splitIndex=false",
 	"-c", "index.sparse=false",
+	// Fewer new files per checkpoint. Blobs that git update-index and
+	// add write go, together, into one pack (bulk check-in streams every
+	// blob over the threshold there) instead of a loose file each; the
+	// trees write-tree writes stay loose but are stored, not deflated
+	// (zlib's set-up per object was a quarter of write-tree's time).
+	// Each new file costs an inode, and on ext4 without a journal (this
+	// machine) allocating one scans every inode freed in the last 30 to
+	// 60 s of its group: 100 loose blobs then cost up to 60 ms
+	// (bench_test.go). git gc packs both as it packs the user's objects.
+	"-c", "core.bigFileThreshold=1",
+	"-c", "core.looseCompression=0",
 }
 
 // Limits on the files of the repository guard reads itself, never

@@ -212,6 +212,9 @@ type snapshotResult struct {
 	written bool
 	index   statData // guard's index file's, when entries were read
 	ref     string   // the ref that keeps the tree (indexRef)
+	// trees are the ids of the tree and every tree below it, when guard
+	// built them (trees.go).
+	trees treeIDs
 	// repos are the repositories of their own that the scan found among
 	// the untracked directories it read (scanned: it read them).
 	repos   []string
@@ -461,16 +464,30 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 				return snapshotResult{}, err
 			}
 		}
-		out, err := r.git(idx, nil, nil, writeTree...)
-		if err != nil {
-			return snapshotResult{}, err
-		}
-		res.tree, res.written = strings.TrimSpace(string(out)), true
 		if len(paths) > 0 || len(drop) > 0 {
 			if res.entries, res.index, err = readIndex(idx, nil); err != nil {
 				return snapshotResult{}, err
 			}
 		}
+		known, have := "", treeIDs(nil)
+		if old != nil {
+			known = old.Tree // the tree of es
+		}
+		if prev != nil && len(es) > 0 && len(prev.entries) == len(es) && &prev.entries[0] == &es[0] {
+			have = prev.trees // es are prev's: their trees were built then
+		}
+		res.tree, res.trees, err = r.writeTrees(res.entries, es, known, have)
+		if errors.Is(err, errTreeShape) {
+			// What guard does not build a tree of, git does (or refuses).
+			var out []byte
+			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
+				res.tree = strings.TrimSpace(string(out))
+			}
+		}
+		if err != nil {
+			return snapshotResult{}, err
+		}
+		res.written = true
 	}
 	st.Tree = res.tree
 	if res.written || walked || full {
