@@ -39,13 +39,13 @@ var gitFlags = []string{
 	"-c", "index.sparse=false",
 	// Fewer new files per checkpoint. Blobs that git update-index and
 	// add write go, together, into one pack (bulk check-in streams every
-	// blob over the threshold there) instead of a loose file each; the
-	// trees write-tree writes stay loose but are stored, not deflated
-	// (zlib's set-up per object was a quarter of write-tree's time).
-	// Each new file costs an inode, and on ext4 without a journal (this
-	// machine) allocating one scans every inode freed in the last 30 to
-	// 60 s of its group: 100 loose blobs then cost up to 60 ms
-	// (bench_test.go). git gc packs both as it packs the user's objects.
+	// blob over the threshold there) instead of a loose file each; guard
+	// packs the trees itself (trees.go), and the trees write-tree still
+	// writes (the fallback) are stored, not deflated (zlib's set-up per
+	// object was a quarter of write-tree's time). Each new file costs an
+	// inode, and on ext4 without a journal (this machine) allocating one
+	// scans every inode freed in the last 30 to 60 s of its group
+	// (bench_test.go). git gc packs them all as it packs the user's.
 	"-c", "core.bigFileThreshold=1",
 	"-c", "core.looseCompression=0",
 }
