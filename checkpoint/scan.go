@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +71,12 @@ type wtState struct {
 	// written: another index (a crash between git and the record) makes
 	// the record worthless.
 	Index statData `json:"index"`
+	// Pending: git is recording ids in guard's index whose objects guard
+	// has not written yet (writeSnapshot). A record still pending when
+	// read is a snapshot that stopped there: its index may name objects
+	// that do not exist, and is dropped (git seeds it again from the
+	// user's).
+	Pending bool `json:"pending,omitempty"`
 }
 
 // dirStat is a path and its stat data (Missing: it was absent).
@@ -247,12 +254,13 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 	if err != nil {
 		// Not sure, or an error: git add -A decides, and the record,
 		// which may no longer match the index, goes; so does an index
-		// guard cannot read (git writes it anew from the user's).
+		// guard cannot read, or one that may name objects guard did not
+		// write (git writes it anew from the user's).
 		counters.fallbacks.Add(1)
-		os.Remove(idx + ".json")
-		if errors.Is(err, errIndexFormat) {
+		if s, _ := loadState(idx+".json", r); errors.Is(err, errIndexFormat) || (s != nil && s.Pending) {
 			os.Remove(idx)
 		}
+		os.Remove(idx + ".json")
 		tree, err := r.addAll(idx)
 		if err != nil {
 			return snapshotResult{}, err
@@ -368,6 +376,12 @@ func seedFromUser(r *repo, index string) error {
 func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
 	stPath := idx + ".json"
 	old, stRef := loadState(stPath, r)
+	if old != nil && old.Pending {
+		if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return snapshotResult{}, err
+		}
+		old = nil
+	}
 	if old != nil {
 		if st, _, ok := lstatData(idx); !ok || st != old.Index {
 			old = nil
@@ -457,18 +471,6 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 				return snapshotResult{}, err
 			}
 		}
-		if len(paths) > 0 {
-			sort.Strings(paths)
-			in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-			if _, err := r.git(idx, nil, in, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
-				return snapshotResult{}, err
-			}
-		}
-		if len(paths) > 0 || len(drop) > 0 {
-			if res.entries, res.index, err = readIndex(idx, nil); err != nil {
-				return snapshotResult{}, err
-			}
-		}
 		known, have := "", treeIDs(nil)
 		if old != nil {
 			known = old.Tree // the tree of es
@@ -476,18 +478,20 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		if prev != nil && len(es) > 0 && len(prev.entries) == len(es) && &prev.entries[0] == &es[0] {
 			have = prev.trees // es are prev's: their trees were built then
 		}
-		res.tree, res.trees, err = r.writeTrees(res.entries, es, known, have)
-		if errors.Is(err, errTreeShape) {
-			// What guard does not build a tree of, git does (or refuses).
-			var out []byte
-			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
-				res.tree = strings.TrimSpace(string(out))
+		sort.Strings(paths)
+		if len(paths) > 0 {
+			if err := saveState(stPath, &wtState{Version: stateVersion, GitDir: r.gitDir, Work: r.work, Pending: true}); err != nil {
+				return snapshotResult{}, err
 			}
 		}
+		snap, err := r.writeSnapshot(idx, paths, len(drop) > 0, es, known, have)
 		if err != nil {
 			return snapshotResult{}, err
 		}
-		res.written = true
+		if snap.entries != nil {
+			res.entries, res.index = snap.entries, snap.index
+		}
+		res.tree, res.trees, res.written = snap.tree, snap.trees, true
 	}
 	st.Tree = res.tree
 	if res.written || walked || full {
@@ -499,6 +503,89 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		}
 	}
 	return res, nil
+}
+
+// writeSnapshot hashes paths (changed, new or gone; sorted) into
+// guard's index at idx and writes the objects of the index's tree: git
+// records the paths' ids without writing them, guard packs their blobs
+// with the new trees (trees.go), and git writes what guard does not
+// have. read: the index changed even without paths (entries were
+// removed). before are the entries before, known their tree when git
+// has it, have their trees when built already (writeTrees). The result
+// has the index's entries (when read), its tree and the ids of its
+// trees.
+func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ientry, known string, have treeIDs) (snapshotResult, error) {
+	var res snapshotResult
+	if err := r.updateIndex(idx, paths, true); err != nil {
+		return res, err
+	}
+	es := before
+	if len(paths) > 0 || read {
+		var err error
+		if es, res.index, err = readIndex(idx, nil); err != nil {
+			return res, err
+		}
+		res.entries = es
+	}
+	blobs, rest := readBlobs(r.work, es, paths)
+	if err := r.writeBlobs(es, rest); err != nil {
+		return res, err
+	}
+	var err error
+	res.tree, res.trees, err = r.writeTrees(es, before, known, have, blobs)
+	if errors.Is(err, errTreeShape) {
+		// What guard does not build a tree of, git does (or refuses),
+		// from objects git writes.
+		if err = r.updateIndex(idx, paths, false); err == nil {
+			var out []byte
+			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
+				res.tree = strings.TrimSpace(string(out))
+			}
+		}
+	}
+	return res, err
+}
+
+// writeBlobs has git write the blobs of paths (sorted) whose content
+// guard does not have (readBlobs), as git hashed them into es: through
+// the same filters (git hash-object -w, by path). A path whose content is
+// no longer what es says (written again since), or a symlink, falls back
+// to git add -A.
+func (r *repo) writeBlobs(es []ientry, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := r.git("", nil, strings.NewReader(strings.Join(paths, "\n")+"\n"), "hash-object", "-w", "--stdin-paths")
+	if err != nil {
+		return err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(paths) {
+		return errFallback
+	}
+	for k, p := range paths {
+		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
+		if i == len(es) || es[i].path != p || es[i].mode == modeSymlink || ids[k] != hex.EncodeToString(es[i].oid[:]) {
+			return errFallback
+		}
+	}
+	return nil
+}
+
+// updateIndex has git hash paths (sorted, workspace-relative) into
+// guard's index at idx: added, updated, or removed when gone. infoOnly:
+// git records their ids without writing the objects (guard packs them,
+// trees.go); else git writes them (in one pack: gitFlags).
+func (r *repo) updateIndex(idx string, paths []string, infoOnly bool) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	args := []string{"update-index", "--add", "--remove", "--replace", "-z", "--stdin"}
+	if infoOnly {
+		args = append(args[:4:4], "--info-only", "-z", "--stdin")
+	}
+	_, err := r.git(idx, nil, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), args...)
+	return err
 }
 
 // readIndex reads and parses the index at p, with its stat data (for

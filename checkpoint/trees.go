@@ -7,25 +7,37 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"os"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/guard-sh/guard/internal/safefile"
+	"golang.org/x/sys/unix"
 )
 
-// This file writes the trees of guard's index without git write-tree:
-// guard builds them from the index entries it has already read, as
-// write-tree would (gitformat-index's entries, in index order, are in
-// tree order at every level), and hands git the new ones in one pack
-// (`git index-pack --stdin`). write-tree wrote each new tree as a loose
-// file, and a new file costs an inode: on ext4 without a journal (this
-// machine) allocating one scans every inode freed in the last 30 to 60 s
-// of its group, which made the 102 trees of a checkpoint that changed
-// 100 files in 100 directories 15 to 50 ms of git's time
-// (bench_test.go). write-tree also read, checked and rewrote the whole
-// index once more.
+// This file writes a snapshot's new objects in one pack instead of a
+// loose file each. git update-index hashes the changed files (with the
+// user's clean filters) into guard's index without writing them
+// (--info-only); guard reads those files, keeps each whose content hashes
+// to the id git recorded (what git would have written), builds the trees
+// from the index entries as git write-tree would (gitformat-index's
+// entries, in index order, are in tree order at every level), and hands
+// git the blobs and the new trees together (`git index-pack --stdin`).
+// A file whose content is not what git hashed (a clean filter, a line
+// ending conversion, a write since, a file over the size limit) is
+// written by git itself (update-index again, without --info-only).
 //
-// The trees are git's own format: "<octal mode> <name>\0<20-byte id>"
-// per entry, hashed as "tree <size>\0" and the entries. Tests compare
-// every root with git write-tree's on the same index.
+// Why: each loose object is a new file, and a new file costs an inode:
+// on ext4 without a journal (this machine) allocating one scans every
+// inode freed in the last 30 to 60 s of its group, which made the 202
+// loose objects of a checkpoint that changed 100 files in 100
+// directories cost git 15 to 150 ms (bench_test.go). write-tree also
+// read, checked and rewrote the whole index once more.
+//
+// Objects are git's own format: "<type> <size>\0<content>" hashed; a
+// tree's content is "<octal mode> <name>\0<20-byte id>" per entry. Tests
+// compare every root with git write-tree's on the same index.
 
 // errTreeShape: the index holds what write-tree would refuse or write
 // differently (an unmerged entry, a file and a directory of the same
@@ -33,18 +45,39 @@ import (
 // lets git write the tree.
 var errTreeShape = errors.New("index entries guard does not build a tree of")
 
-// gitTree is one tree object: its id and its content.
-type gitTree struct {
+// Object types in a pack (gitformat-pack).
+const (
+	objTree = 2
+	objBlob = 3
+)
+
+// gitObject is one object: its type, id and content.
+type gitObject struct {
+	typ  byte
 	oid  [sha1.Size]byte
 	data []byte
+}
+
+// objectOf is the object of type typ (objTree, objBlob) holding data.
+func objectOf(typ byte, data []byte) gitObject {
+	name := "blob "
+	if typ == objTree {
+		name = "tree "
+	}
+	h := sha1.New()
+	h.Write([]byte(name + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	o := gitObject{typ: typ, data: data}
+	h.Sum(o.oid[:0])
+	return o
 }
 
 // buildTrees returns the root tree of the entries es (sorted as git
 // sorts an index) and every tree below it, as write-tree writes them:
 // merged entries with content only (inTree), skip-worktree ones
 // included, directories without entries absent.
-func buildTrees(es []ientry) ([sha1.Size]byte, []gitTree, error) {
-	var trees []gitTree
+func buildTrees(es []ientry) ([sha1.Size]byte, []gitObject, error) {
+	var trees []gitObject
 	i := 0
 	root, err := buildTree(es, &i, "", &trees)
 	if err == nil && i != len(es) {
@@ -56,7 +89,7 @@ func buildTrees(es []ientry) ([sha1.Size]byte, []gitTree, error) {
 // buildTree builds the tree of the entries from es[*i] on whose path
 // starts with base ("" or "dir/"), appends it and its subtrees to trees,
 // and leaves *i at the first entry after them.
-func buildTree(es []ientry, i *int, base string, trees *[]gitTree) ([sha1.Size]byte, error) {
+func buildTree(es []ientry, i *int, base string, trees *[]gitObject) ([sha1.Size]byte, error) {
 	var data []byte
 	last, lastName := "", "" // the last name as treeName orders it, and as it is
 	for *i < len(es) {
@@ -105,12 +138,7 @@ func buildTree(es []ientry, i *int, base string, trees *[]gitTree) ([sha1.Size]b
 		data = append(data, 0)
 		data = append(data, oid[:]...)
 	}
-	h := sha1.New()
-	h.Write([]byte("tree " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	var t gitTree
-	h.Sum(t.oid[:0])
-	t.data = data
+	t := objectOf(objTree, data)
 	*trees = append(*trees, t)
 	return t.oid, nil
 }
@@ -138,7 +166,7 @@ func rootOf(es []ientry) string {
 // below it.
 type treeIDs map[[sha1.Size]byte]bool
 
-func idsOf(trees []gitTree) treeIDs {
+func idsOf(trees []gitObject) treeIDs {
 	ids := make(treeIDs, len(trees))
 	for _, t := range trees {
 		ids[t.oid] = true
@@ -146,14 +174,14 @@ func idsOf(trees []gitTree) treeIDs {
 	return ids
 }
 
-// writeTrees writes the trees of es that git does not have yet and
-// returns the root's id, with the ids of all of es's trees. have are
-// trees git has (with every tree below them): the trees of the entries
-// before, which known names when it is their root (have is then nil:
-// writeTrees builds them) or which an earlier call returned. With
-// neither, every tree is written. When no tree is new, git does not
-// run.
-func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs) (string, treeIDs, error) {
+// writeTrees writes blobs and the trees of es that git does not have
+// yet, in one pack, and returns the root's id with the ids of all of
+// es's trees. have are trees git has (with every tree below them): the
+// trees of the entries before, which known names when it is their root
+// (have is then nil: writeTrees builds them) or which an earlier call
+// returned. With neither, every tree is written. When nothing is new,
+// git does not run.
+func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs, blobs []gitObject) (string, treeIDs, error) {
 	root, trees, err := buildTrees(es)
 	if err != nil {
 		return "", nil, err
@@ -163,10 +191,14 @@ func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs) (stri
 			have = idsOf(btrees)
 		}
 	}
-	var pack []gitTree
-	for _, t := range trees {
-		if !have[t.oid] {
-			pack = append(pack, t)
+	// Each object once: two directories (or files) of the same content
+	// are one object.
+	seen := map[[sha1.Size]byte]bool{}
+	var pack []gitObject
+	for _, o := range append(blobs, trees...) {
+		if !have[o.oid] && !seen[o.oid] {
+			seen[o.oid] = true
+			pack = append(pack, o)
 		}
 	}
 	if len(pack) > 0 {
@@ -177,20 +209,82 @@ func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs) (stri
 	return hex.EncodeToString(root[:]), idsOf(trees), nil
 }
 
-// packOf is a pack (gitformat-pack, version 2) of the trees, each
+// Limits on the blobs guard packs itself: a larger file, or files past
+// the total, are left to git (which streams them).
+const (
+	maxPackedBlob  = 8 << 20
+	maxPackedBlobs = 64 << 20
+)
+
+// readBlobs reads, for each of paths (workspace-relative, sorted), the
+// content git hashed into es (sorted as git sorts them), and returns it
+// as blobs; rest are the paths whose content guard does not have: not
+// the content git hashed (a clean filter, a conversion, a write since),
+// not readable as what the entry says, or over the limits. Paths with no
+// entry (gone) or a submodule's need no blob.
+func readBlobs(ws string, es []ientry, paths []string) (blobs []gitObject, rest []string) {
+	total := 0
+	for _, p := range paths {
+		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
+		if i == len(es) || es[i].path != p || es[i].stage != 0 || es[i].ita || es[i].mode == modeGitlink {
+			continue
+		}
+		e := &es[i]
+		var data []byte
+		var err error
+		full := ws + "/" + p
+		if e.mode == modeSymlink {
+			var l string
+			l, err = os.Readlink(full)
+			data = []byte(l)
+		} else {
+			data, err = readRegular(full, maxPackedBlob)
+		}
+		if err == nil && total+len(data) <= maxPackedBlobs {
+			if o := objectOf(objBlob, data); o.oid == e.oid {
+				blobs = append(blobs, o)
+				total += len(data)
+				continue
+			}
+		}
+		rest = append(rest, p)
+	}
+	return blobs, rest
+}
+
+// readRegular reads the regular file at p, not following a symlink
+// there and never blocking (a FIFO), at most limit bytes.
+func readRegular(p string, limit int64) ([]byte, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, safefile.ErrNotRegular
+	}
+	return safefile.ReadAll(f, p, limit)
+}
+
+// packOf is a pack (gitformat-pack, version 2) of the objects, each
 // whole (no deltas) and stored, not deflated: a tree is mostly object
 // ids, which do not compress, and deflating 100 small trees took 10 ms
 // (git gc compresses them with the rest).
-func packOf(trees []gitTree) []byte {
+func packOf(objs []gitObject) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("PACK")
 	binary.Write(&buf, binary.BigEndian, uint32(2))
-	binary.Write(&buf, binary.BigEndian, uint32(len(trees)))
+	binary.Write(&buf, binary.BigEndian, uint32(len(objs)))
 	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
-	for _, t := range trees {
-		// Object header: type (2, tree) and size, 4 bits then 7 per byte.
+	for _, t := range objs {
+		// Object header: type and size, 4 bits then 7 per byte.
 		size := len(t.data)
-		c := byte(2<<4) | byte(size&15)
+		c := t.typ<<4 | byte(size&15)
 		for size >>= 4; size > 0; size >>= 7 {
 			buf.WriteByte(c | 0x80)
 			c = byte(size & 0x7f)

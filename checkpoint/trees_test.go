@@ -5,8 +5,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // gitRoot is what git write-tree makes of ws's index, and guard's root
@@ -89,6 +92,106 @@ func TestBuildTreesRandom(t *testing.T) {
 			t.Errorf("round %d: guard's root %s, git write-tree's %s\nfiles %v", round, guard, git, files)
 		}
 	}
+}
+
+// readBlobs keeps only content that hashes to the id git recorded: a
+// symlink's target and a plain file are packed; a file written since git
+// hashed it, one that is now a FIFO or a symlink, and one over the limit
+// are left to git; a path with no entry (gone) needs nothing.
+func TestReadBlobs(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"same.txt": "as hashed\n", "later.txt": "written since\n", "was-file": "x"})
+	os.Symlink("same.txt", filepath.Join(ws, "ln"))
+	os.Symlink("same.txt", filepath.Join(ws, "now-link"))
+	if err := unix.Mkfifo(filepath.Join(ws, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, maxPackedBlob+1)
+	os.WriteFile(filepath.Join(ws, "big.bin"), big, 0o644)
+	entry := func(path string, mode uint32, content string) ientry {
+		return ientry{path: path, mode: mode, oid: objectOf(objBlob, []byte(content)).oid}
+	}
+	es := []ientry{
+		{path: "big.bin", mode: modeFile, oid: objectOf(objBlob, big).oid},
+		entry("fifo", modeFile, ""),
+		entry("later.txt", modeFile, "as git hashed it\n"),
+		entry("ln", modeSymlink, "same.txt"),
+		entry("now-link", modeFile, "as hashed\n"),
+		entry("same.txt", modeFile, "as hashed\n"),
+	}
+	paths := []string{"big.bin", "fifo", "gone.txt", "later.txt", "ln", "now-link", "same.txt"}
+	blobs, rest := readBlobs(ws, es, paths)
+	var got []string
+	for _, b := range blobs {
+		got = append(got, string(b.data))
+	}
+	if want := []string{"same.txt", "as hashed\n"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("blobs %q, want %q", got, want)
+	}
+	if want := []string{"big.bin", "fifo", "later.txt", "now-link"}; !reflect.DeepEqual(rest, want) {
+		t.Errorf("rest %q, want %q", rest, want)
+	}
+}
+
+// A file git stores otherwise than it is in the work tree (a clean
+// filter) is written by git: the checkpoint holds git's content, and
+// undo brings the file back as it was.
+func TestCheckpointCleanFilter(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	run(t, ws, "config", "filter.up.clean", "tr a-z A-Z")
+	run(t, ws, "config", "filter.up.smudge", "tr A-Z a-z")
+	write(t, ws, map[string]string{".gitattributes": "*.up filter=up\n", "a.up": "lower\n"})
+	run(t, ws, "add", "-A")
+	run(t, ws, "commit", "-q", "-m", "filter")
+	command(t, st, ws, "0000000000000020", nil, func() {})
+	before := snapshotFS(t, ws)
+	cp := command(t, st, ws, "0000000000000021", nil, func() {
+		write(t, ws, map[string]string{"a.up": "changed\n", "plain.txt": "plain\n"})
+	})
+	if got := run(t, ws, "cat-file", "-p", cp.After+":a.up"); got != "CHANGED\n" {
+		t.Errorf("checkpoint holds %q, want git's clean content", got)
+	}
+	if got := run(t, ws, "cat-file", "-p", cp.After+":plain.txt"); got != "plain\n" {
+		t.Errorf("plain.txt: %q", got)
+	}
+	undoRestores(t, st, ws, cp, before)
+}
+
+// A snapshot that stops after git recorded new ids in guard's index and
+// before guard wrote their objects (guard killed there) leaves an index
+// naming a blob that does not exist. The next checkpoint does not build
+// on it: every object its trees name exists (git fsck), and undo works.
+func TestCheckpointAfterStopMidSnapshot(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	command(t, st, ws, "0000000000000030", nil, func() {})
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := seedIndex(st, r)
+	// What writeSnapshot does up to the objects, then stops.
+	write(t, ws, map[string]string{"README.md": "written by a command guard lost\n"})
+	if err := saveState(idx+".json", &wtState{Version: stateVersion, GitDir: r.gitDir, Work: r.work, Pending: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.updateIndex(idx, []string{"README.md"}, true); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotFS(t, ws)
+	cp := command(t, st, ws, "0000000000000031", nil, func() {
+		write(t, ws, map[string]string{"src/main.go": "package main // changed\n"})
+	})
+	for _, tree := range []string{cp.Before, cp.After} {
+		for _, l := range strings.Split(strings.TrimSpace(run(t, ws, "ls-tree", "-r", tree)), "\n") {
+			f := strings.Fields(l)
+			if f[1] == "blob" {
+				run(t, ws, "cat-file", "-e", f[2])
+			}
+		}
+	}
+	undoRestores(t, st, ws, cp, before)
 }
 
 // What git would refuse or write otherwise is not built: an unmerged
