@@ -554,14 +554,12 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 			return nil, tmp, nil, fmt.Errorf("register the run in %s: %w", s.Runs, err)
 		}
 	}
-	ov, lay, ok, err := cacheLayer(s, gs.grants.Write)
+	ovs, lay, err := cacheLayer(s, gs.grants.Write)
 	if err != nil {
 		reg.release()
 		return nil, tmp, nil, fmt.Errorf("guard's layer over the cache: %w", err)
 	}
-	if ok {
-		p.Overlays = []confine.Overlay{ov}
-	}
+	p.Overlays = ovs
 	snap = takeSnapshot(s.res, roots, cutoff)
 	snap.reg = reg
 	snap.layer = lay

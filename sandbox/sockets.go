@@ -233,7 +233,8 @@ func socketDirs(s Spec, tmp string, writable, kept []string) []string {
 	if s.Daemons {
 		return nil
 	}
-	own := append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...)
+	cands = append(cands, hiddenDirs(s)...)
+	own := append(append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...), s.Reveal...)
 	var out []string
 	seen := fileSet{}
 next:
@@ -257,6 +258,34 @@ next:
 		if seen.add(&st) {
 			out = append(out, d)
 		}
+	}
+	// One inside another is covered with it.
+	return slices.DeleteFunc(out, func(d string) bool {
+		return slices.ContainsFunc(out, func(o string) bool { return o != d && withinClean(d, o) })
+	})
+}
+
+// hiddenDirs are the run's hidden paths (secret locations, guard's own
+// state), as socketDirs covers them: agents bind their sockets there, by
+// design or when the user has no runtime directory — gpg-agent's
+// S.gpg-agent.ssh in ~/.gnupg (GNUPGHOME), ssh-agent's ~/.ssh/agent/
+// (OpenSSH 10.1), ssh's ControlMaster sockets (a command that reaches
+// one runs commands on the server without a password), Docker Desktop's
+// ~/.docker/desktop/docker.sock — and an agent started after the run
+// began binds one that /proc/net/unix did not list when it was planned.
+// Landlock does not confine connect(2) on them below ABI 9, and nothing
+// in a hidden directory is the command's to read anyway: covered whole,
+// it shows not even their names. socketDirs keeps only directories, and
+// none that holds a path the run may read or write.
+func hiddenDirs(s Spec) []string {
+	out := make([]string, 0, len(s.Hide))
+	for _, h := range s.Hide {
+		if s.res != nil {
+			h = s.res.canonical(h)
+		} else {
+			h = canonical(h)
+		}
+		out = append(out, h)
 	}
 	return out
 }

@@ -138,13 +138,33 @@ func helper() int {
 	w, err := startWatched(path, p)
 	if err != nil {
 		code := CodeNotExecutable
-		if errors.Is(err, syscall.ENOENT) {
+		switch {
+		case errors.Is(err, syscall.ENOENT) && covered(p, path):
+			// Found before the mounts, in a hidden directory they
+			// covered: refused, as Landlock refuses it where there is
+			// no cover, not missing.
+			err = &fs.PathError{Op: "exec", Path: path, Err: syscall.EACCES}
+		case errors.Is(err, syscall.ENOENT):
 			code = CodeNotFound // e.g. a missing script interpreter
 		}
 		return fail(code, name, err.Error())
 	}
 	// The command runs; the status pipe stays open for the report.
 	return w.watch()
+}
+
+// covered reports whether path (relative to the plan's directory) lies
+// in a directory the helper covered (Plan.CoverDirs).
+func covered(p *Plan, path string) bool {
+	if !strings.HasPrefix(path, "/") {
+		path = strings.TrimSuffix(p.Dir, "/") + "/" + path
+	}
+	for _, d := range p.CoverDirs {
+		if below(path, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func fail(code int, name, msg string) int {

@@ -30,7 +30,9 @@ const Namespaced = "ns"
 //     appears there during the run is out of view too;
 //   - Overlays: guard's own layer over a directory (the user's cache)
 //     whose writes must not reach it; mounted first, while the layer's
-//     file system is still writable;
+//     file system is still writable; where the kernel refuses the
+//     overlay, the layer alone is bound there if the run may write the
+//     directory, and the run fails if even that is refused;
 //   - ReadOnly: the code caches read-only inside a writable tree.
 //
 // It does nothing where it cannot be sure the mount namespace is its
@@ -54,8 +56,20 @@ func mounts(p *Plan) error {
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
 	for _, o := range p.Overlays {
-		if err := overlay(o); err != nil && !unsupported(err) && !gone(err) {
+		err := overlay(o)
+		if err != nil && unsupported(err) && writableIn(p, o.Path) {
+			// The kernel refuses the overlay (too old for lowerdir+, no
+			// unprivileged overlays, a layer it will not take): the
+			// command writes guard's layer alone, without the user's
+			// cache below, never the user's cache itself (fail closed).
+			// A path the run may not write stays as it is, read-only.
+			err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, "")
+		}
+		if err != nil && !unsupported(err) && !gone(err) {
 			return errors.New("overlay " + o.Path + ": " + err.Error())
+		}
+		if err != nil && writableIn(p, o.Path) {
+			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
 		}
 	}
 	if p.Seal {
@@ -97,9 +111,20 @@ func mounts(p *Plan) error {
 			}
 		}
 	}
+	cover := ""
 	for _, d := range p.CoverDirs {
 		// After the seal: read-only even inside a writable tree (/tmp).
-		err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0500")
+		var err error
+		if cover == "" {
+			err = unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0500")
+			if err == nil {
+				cover = d
+			}
+		} else {
+			// The same empty cover, bound (its mount's flags with it):
+			// cheaper than a file system of its own for each.
+			err = unix.Mount(cover, d, "", unix.MS_BIND, "")
+		}
 		if err != nil && !gone(err) {
 			return errors.New("cover " + d + ": " + err.Error())
 		}
@@ -164,6 +189,22 @@ func overlay(o Overlay) error {
 // without the layer; guard doctor says so.
 func unsupported(err error) bool {
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)
+}
+
+// writableIn reports whether path lies in one of the plan's writable
+// trees.
+func writableIn(p *Plan, path string) bool {
+	for _, w := range p.Writable {
+		if path == w || below(path, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// below reports whether the clean absolute path lies below dir.
+func below(path, dir string) bool {
+	return strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // setattr sets and clears mount attributes of the mount at path (and

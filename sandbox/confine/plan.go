@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 13
+const Format = 14
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
