@@ -41,6 +41,20 @@ func TestAttackLateAgentSockets(t *testing.T) {
 			wantRefused(t, o, sink, "ENOENT")
 		})
 	}
+	t.Run("gnome-keyring's control in the cache", func(t *testing.T) {
+		// Without a runtime directory gnome-keyring binds in
+		// ~/.cache/keyring-XXXXXX, a tree the command may write: seen
+		// through guard's layer, the socket below is no socket.
+		// An install's run too (the network granted).
+		for _, net := range []bool{false, true} {
+			l := spec
+			l.Layers = f.p("home/.local/state/guard/layers")
+			l.Net = net
+			o, sink := lateConnect(t, f, l, "", f.p("home/.cache/keyring-Q7xZ2a/control"))
+			wantRefused(t, o, sink, "ECONNREFUSED")
+			os.RemoveAll(f.p("home/.cache/keyring-Q7xZ2a"))
+		}
+	})
 	t.Run("their names cannot be listed", func(t *testing.T) {
 		o := run(t, spec, "ls", "-a", f.p("home/.ssh"), f.p("home/.gnupg"))
 		if strings.Contains(o.stdout, "id_ed25519") || strings.Contains(o.stdout, "S.gpg-agent") {
