@@ -154,6 +154,34 @@ func TestOverlayRefusedFailsClosed(t *testing.T) {
 	}
 }
 
+// TestAttackProvokeOverlayRefusal: a run that writes the user's cache
+// itself (one granted it by name) leaves it so that the next overlay
+// fails or shows something else — overlayfs's own attributes on the
+// cache and in it (opaque, redirect, origin, metacopy), as a layer would
+// carry them — hoping the next run falls back to the user's cache. The
+// next run must still write guard's layer only.
+func TestAttackProvokeOverlayRefusal(t *testing.T) {
+	c := newCacheCase(t)
+	direct := c.spec
+	direct.ExtraWrite = []string{filepath.Join(c.f.home, ".cache")}
+	const mangle = `import os, sys
+for d in sys.argv[1:]:
+    for k, v in (("opaque", b"y"), ("redirect", b"/../../.."), ("origin", b"\0\xfb"), ("metacopy", b""), ("impure", b"y"), ("uuid", b"off")):
+        os.setxattr(d, "user.overlay." + k, v)
+print("mangled")`
+	cache := filepath.Join(c.f.home, ".cache")
+	o := run(t, direct, "python3", "-c", mangle, cache, filepath.Dir(c.entry), filepath.Dir(filepath.Dir(c.entry)))
+	if o.stdout != "mangled\n" {
+		t.Skipf("this file system takes no user.overlay attributes: %v", o)
+	}
+	o = run(t, c.spec, "sh", "-c", `mkdir -p "$(dirname "$1")" && echo poisoned > "$1" && echo planted > "$2" && cat "$2"`, "sh", c.entry, c.planted)
+	mustSucceed(t, o)
+	if o.stdout != "planted\n" {
+		t.Errorf("the command does not see its own write: %v", o)
+	}
+	c.real(t)
+}
+
 // TestAttackLeftoverLayers: a guard SIGKILLed while its run used a layer
 // of its own (another run held the shared one) leaves that layer, with
 // what the command wrote, in guard's state. Nothing may take it for the

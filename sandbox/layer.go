@@ -284,10 +284,11 @@ func usage(dir string) (files, bytes int64) {
 }
 
 // ProbeLayer reports whether a writing run's writes to ~/.cache land in
-// guard's layer here, and if not, why: it runs a command that writes a
-// file into the cache of a home of its own, through a layer of its own,
-// and looks where the file landed. For guard doctor (it starts a sandboxed
-// command, so never on a run's path).
+// guard's layer here, over the user's cache, and if not, why: it runs a
+// command that looks for a file in the cache of a home of its own and
+// writes another there, through a layer of its own, and looks where the
+// file landed. For guard doctor (it starts a sandboxed command, so never
+// on a run's path).
 func ProbeLayer() error {
 	root, err := os.MkdirTemp("", "guard-layer-probe-")
 	if err != nil {
@@ -300,14 +301,19 @@ func ProbeLayer() error {
 			return err
 		}
 	}
-	probe := filepath.Join(home, toolCache, "probe")
+	probe, below := filepath.Join(home, toolCache, "probe"), filepath.Join(home, toolCache, "below")
+	if err := os.WriteFile(below, nil, 0o600); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	spec := Spec{Workspace: ws, Home: home, Write: true, Layers: layers, Env: []string{"PATH=/usr/bin:/bin"}}
-	res, err := Run(ctx, spec, []string{"sh", "-c", `echo x > "$0"`, probe}, Stdio{})
+	res, err := Run(ctx, spec, []string{"sh", "-c", `test -e "$1" || exit 3; echo x > "$0"`, probe, below}, Stdio{})
 	switch {
 	case err != nil:
 		return fmt.Errorf("the probe did not run: %w", err)
+	case res.ExitCode == 3:
+		return errors.New("the kernel refused the overlay: sandboxed runs write guard's layer alone, without ~/.cache below it (their builds start cold)")
 	case res.ExitCode != 0:
 		return fmt.Errorf("the probe's write failed (exit %d)", res.ExitCode)
 	}

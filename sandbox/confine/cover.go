@@ -57,19 +57,21 @@ func mounts(p *Plan) error {
 	}
 	for _, o := range p.Overlays {
 		err := overlay(o)
-		if err != nil && unsupported(err) && writableIn(p, o.Path) {
+		switch {
+		case err == nil:
+		case writableIn(p, o.Path):
 			// The kernel refuses the overlay (too old for lowerdir+, no
-			// unprivileged overlays, a layer it will not take): the
-			// command writes guard's layer alone, without the user's
-			// cache below, never the user's cache itself (fail closed).
+			// unprivileged overlays, a layer or a cache it will not
+			// take): the command writes guard's layer alone, without
+			// the user's cache below, never the user's cache itself
+			// (fail closed), or the run fails. Unless the path is gone
+			// for this user too.
+			if err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, ""); err != nil && !gone(err) {
+				return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+			}
+		case !unsupported(err) && !gone(err):
 			// A path the run may not write stays as it is, read-only.
-			err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, "")
-		}
-		if err != nil && !unsupported(err) && !gone(err) {
 			return errors.New("overlay " + o.Path + ": " + err.Error())
-		}
-		if err != nil && writableIn(p, o.Path) {
-			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
 		}
 	}
 	if p.Seal {
