@@ -120,6 +120,24 @@ func TestAttackInstallCaches(t *testing.T) {
 		mustSucceed(t, run(t, d, "sh", "-c", `echo daemons > "$1"`, "sh", c.planted))
 		c.real(t)
 	})
+	t.Run("a path inside the cache granted by name", func(t *testing.T) {
+		// A policy's grant_write = ["~/.cache/tool"] (make with the
+		// network, level A by that policy): that path is written, the
+		// rest of the cache is not. Also when the layer removed it.
+		for _, spec := range []sandbox.Spec{c.spec, withNet} {
+			named := spec
+			tool := filepath.Join(c.f.home, ".cache/tool")
+			named.ExtraWrite = []string{tool, filepath.Join(c.f.home, "notes-new.txt")}
+			mustSucceed(t, run(t, spec, "rm", "-rf", tool))
+			o := run(t, named, "sh", "-c", `echo new > "$1/cache.db" && echo poisoned > "$2" && echo planted > "$3"`, "sh", tool, c.entry, c.planted)
+			mustSucceed(t, o)
+			wantContent(t, filepath.Join(tool, "cache.db"), "new\n")
+			c.real(t)
+			if err := os.WriteFile(filepath.Join(tool, "cache.db"), []byte("cache\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 	t.Run("control: a cache granted by name is written", func(t *testing.T) {
 		named := withNet
 		named.ExtraWrite = []string{filepath.Join(c.f.home, "go/pkg/mod")}

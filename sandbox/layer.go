@@ -42,7 +42,9 @@ import (
 // ends (or, if guard was killed, by the next run that makes one: each
 // holds a lock of its own while it is used). A cache the run was granted
 // by name (--allow-write ~/.cache, ~/go/pkg/mod) is written itself: the
-// user asked for it. Where the helper has no mount namespace the run
+// user asked for it; one granted a path inside a cache (a policy's
+// grant_write = ["~/.cache/tool"]) gets that path itself, bound over the
+// layer, and the rest of the cache through the layer. Where the helper has no mount namespace the run
 // writes the caches itself (guard doctor says so); where the kernel
 // refuses the overlay, the run writes the layer alone, without the
 // user's cache below (confine: cover.go), never the user's cache.
@@ -95,14 +97,18 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 	if s.Layers == "" || !s.Write {
 		return nil, nil, nil
 	}
-	type laid struct{ path, name string }
+	type laid struct {
+		path, name string
+		through    []string
+	}
 	var dirs []laid
 	for _, d := range layerDirs {
 		c := s.res.canonical(filepath.Join(s.Home, d.rel))
 		if !s.res.isDir(c) || withinClean(c, s.Layers) || slices.ContainsFunc(dirs, func(x laid) bool { return x.path == c }) {
 			continue
 		}
-		if !layered(s, c, writable) {
+		through, ok := layered(s, c)
+		if !ok {
 			continue
 		}
 		if !slices.Contains(writable, c) {
@@ -113,7 +119,7 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 				continue
 			}
 		}
-		dirs = append(dirs, laid{c, d.name})
+		dirs = append(dirs, laid{c, d.name, through})
 	}
 	if len(dirs) == 0 {
 		return nil, nil, nil
@@ -141,7 +147,7 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 	}
 	for _, d := range dirs {
 		part := filepath.Join(dir, d.name)
-		o := confine.Overlay{Path: d.path, Upper: filepath.Join(part, "upper"), Work: filepath.Join(part, "work")}
+		o := confine.Overlay{Path: d.path, Upper: filepath.Join(part, "upper"), Work: filepath.Join(part, "work"), Through: d.through}
 		for _, p := range []string{o.Upper, o.Work} {
 			if err := os.MkdirAll(p, 0o700); err != nil {
 				l.release()
@@ -154,27 +160,33 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 }
 
 // layered reports whether the run of s sees the cache c through guard's
-// layer: not when a tree of the run's own lies inside it (the
-// workspace's files would land in the layer), nor when the run was
-// granted c itself, or a path inside it, by name (an approved write
-// there, --allow-write): the user asked for that cache to be written.
-func layered(s Spec, c string, writable []string) bool {
+// layer, and the paths below c the run was granted by name (an approved
+// write there, a policy's grant_write, --allow-write), which stay the
+// real ones: the overlay would take their writes. Not when a tree of
+// the run's own lies inside c (the workspace's files would land in the
+// layer), nor when the run was granted c itself by name, or a path in c
+// that does not exist yet (granted through its parent, c's whole tree
+// may be what it needs): the user asked for that cache to be written.
+func layered(s Spec, c string) (through []string, ok bool) {
 	for _, own := range []string{s.Workspace, s.Dir, s.Layers} {
 		if own != "" && withinClean(own, c) {
-			return false
+			return nil, false
 		}
 	}
 	for _, w := range s.ExtraWrite {
-		if withinClean(s.res.canonical(w), c) {
-			return false
+		cw := s.res.canonical(w)
+		if !s.res.exists(cw) {
+			// Granted through its parent, as buildGrants grants it.
+			cw = s.res.canonical(filepath.Dir(w))
+		}
+		switch {
+		case cw == c:
+			return nil, false
+		case withinClean(cw, c) && !slices.Contains(through, cw):
+			through = append(through, cw)
 		}
 	}
-	for _, w := range writable {
-		if w != c && withinClean(w, c) {
-			return false
-		}
-	}
-	return true
+	return through, true
 }
 
 // privateLayer makes a layer of a run's own in layers, locked while the

@@ -32,7 +32,9 @@ const Namespaced = "ns"
 //     whose writes must not reach it; mounted first, while the layer's
 //     file system is still writable; where the kernel refuses the
 //     overlay, the layer alone is bound there if the run may write the
-//     directory, and the run fails if even that is refused;
+//     directory, and the run fails if even that is refused; the paths
+//     below it the run was granted by name stay the real ones (bound
+//     back over it);
 //   - ReadOnly: the code caches read-only inside a writable tree.
 //
 // It does nothing where it cannot be sure the mount namespace is its
@@ -56,7 +58,13 @@ func mounts(p *Plan) error {
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
 	for _, o := range p.Overlays {
-		err := overlay(o)
+		// The paths granted by name below it, as they are now (the
+		// user's own), to bind back over the layer.
+		through, err := cloneTrees(o.Through)
+		if err != nil {
+			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+		}
+		err = overlay(o)
 		switch {
 		case err == nil:
 		case writableIn(p, o.Path):
@@ -72,6 +80,9 @@ func mounts(p *Plan) error {
 		case !unsupported(err) && !gone(err):
 			// A path the run may not write stays as it is, read-only.
 			return errors.New("overlay " + o.Path + ": " + err.Error())
+		}
+		if err := moveTrees(through); err != nil {
+			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
 		}
 	}
 	if p.Seal {
@@ -191,6 +202,70 @@ func overlay(o Overlay) error {
 // without the layer; guard doctor says so.
 func unsupported(err error) bool {
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)
+}
+
+// tree is a detached copy of the mount tree at path (open_tree), to
+// move back onto path once something else is mounted above it.
+type tree struct {
+	path string
+	fd   int
+	dir  bool
+}
+
+// cloneTrees copies the mount trees at paths; a path that is gone needs
+// none.
+func cloneTrees(paths []string) ([]tree, error) {
+	var out []tree
+	for _, p := range paths {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			if gone(err) {
+				continue
+			}
+			closeTrees(out)
+			return nil, err
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, p, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			closeTrees(out)
+			return nil, errors.New("keep " + p + ": " + err.Error())
+		}
+		out = append(out, tree{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	return out, nil
+}
+
+// moveTrees moves each copy back onto its path, which is made first (a
+// directory or an empty file, as the copy is) if the view above hides
+// it (a layer that removed it), and closes them.
+func moveTrees(trees []tree) error {
+	defer closeTrees(trees)
+	for _, t := range trees {
+		var st unix.Stat_t
+		if err := unix.Lstat(t.path, &st); errors.Is(err, unix.ENOENT) {
+			if t.dir {
+				err = os.MkdirAll(t.path, 0o700)
+			} else if err = os.MkdirAll(t.path[:strings.LastIndexByte(t.path, '/')+1], 0o700); err == nil {
+				var fd int
+				if fd, err = unix.Open(t.path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600); err == nil {
+					unix.Close(fd)
+				}
+			}
+			if err != nil {
+				return errors.New("make " + t.path + ": " + err.Error())
+			}
+		}
+		if err := unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return errors.New("keep " + t.path + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+func closeTrees(trees []tree) {
+	for _, t := range trees {
+		unix.Close(t.fd)
+	}
 }
 
 // writableIn reports whether path lies in one of the plan's writable

@@ -71,9 +71,11 @@ type Plan struct {
 }
 
 // Overlay shows Path with Upper (and its work directory Work, on the
-// same file system) laid over it.
+// same file system) laid over it. Through are paths below Path the run
+// was granted by name: they stay the real ones, bound over the overlay.
 type Overlay struct {
 	Path, Upper, Work string
+	Through           []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -113,6 +115,9 @@ func (p *Plan) Encode() []byte {
 		ovs = append(ovs, o.Path, o.Upper, o.Work)
 	}
 	b = appendStrings(b, ovs)
+	for _, o := range p.Overlays {
+		b = appendStrings(b, o.Through)
+	}
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
 	if p.Seal {
@@ -310,6 +315,11 @@ func decodePlan(b []byte) (*Plan, error) {
 	d.bad = d.bad || len(ovs)%3 != 0
 	for i := 0; i+2 < len(ovs); i += 3 {
 		p.Overlays = append(p.Overlays, Overlay{Path: ovs[i], Upper: ovs[i+1], Work: ovs[i+2]})
+	}
+	for i := range p.Overlays {
+		if t := d.strings(); len(t) > 0 {
+			p.Overlays[i].Through = t
+		}
 	}
 	p.ReadOnly = d.strings()
 	seal := d.uvarint()
