@@ -273,6 +273,9 @@ func LayerUsage(layers string) (files, bytes int64) {
 	for _, pat := range []string{"cache", "run-*"} {
 		dirs, _ := filepath.Glob(filepath.Join(layers, pat))
 		for _, d := range dirs {
+			if strings.HasSuffix(d, lockSuffix) {
+				continue // a run's lock, not its layer
+			}
 			f, b := usage(d)
 			files, bytes = files+f, bytes+b
 		}

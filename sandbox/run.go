@@ -535,7 +535,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		}
 	}
 	p.Cover = coveredSockets(unixSockets(envValue(env, "XDG_RUNTIME_DIR")), s, tmp, env)
-	p.CoverDirs = socketDirs(s, tmp, gs.grants.Write, keptSockets(s, env))
+	p.CoverDirs, p.Conceal = socketDirs(s, tmp, gs.grants.Write, keptSockets(s, env))
 	if s.Write && !s.Net {
 		p.ReadOnly = codeCacheDirs(s.res, s.Home)
 	}

@@ -136,7 +136,7 @@ func TestSocketDirs(t *testing.T) {
 			e := append([]string(nil), env...)
 			tc.edit(&s, &e)
 			s.Env = e // the user's TMPDIR, if any, is the run's environment's
-			got := socketDirs(s, "", tc.writable, keptSockets(s, e))
+			got, _ := socketDirs(s, "", tc.writable, keptSockets(s, e))
 			for _, d := range []string{tmux, emacs, zellij} {
 				if st, err := os.Lstat(d); err != nil || !st.IsDir() {
 					t.Errorf("%s: %v, %v; want a directory", d, st, err)
@@ -171,7 +171,7 @@ func TestSocketDirsUserTmp(t *testing.T) {
 	}
 	env := []string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "none"), "TMPDIR=" + user}
 	s := Spec{Workspace: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"), Env: env}
-	got := socketDirs(s, "", nil, nil)
+	got, _ := socketDirs(s, "", nil, nil)
 	want := []string{filepath.Join(tmuxTmp, "tmux-"+uid), filepath.Join(user, "emacs"+uid), filepath.Join(user, "zellij-"+uid)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)

@@ -141,8 +141,8 @@ func helper() int {
 		switch {
 		case errors.Is(err, syscall.ENOENT) && covered(p, path):
 			// Found before the mounts, in a hidden directory they
-			// covered: refused, as Landlock refuses it where there is
-			// no cover, not missing.
+			// covered (as root, which searches it anyway): refused, as
+			// Landlock refuses it where there is no cover, not missing.
 			err = &fs.PathError{Op: "exec", Path: path, Err: syscall.EACCES}
 		case errors.Is(err, syscall.ENOENT):
 			code = CodeNotFound // e.g. a missing script interpreter
@@ -154,12 +154,12 @@ func helper() int {
 }
 
 // covered reports whether path (relative to the plan's directory) lies
-// in a directory the helper covered (Plan.CoverDirs).
+// in a hidden directory the helper covered (Plan.Conceal).
 func covered(p *Plan, path string) bool {
 	if !strings.HasPrefix(path, "/") {
 		path = strings.TrimSuffix(p.Dir, "/") + "/" + path
 	}
-	for _, d := range p.CoverDirs {
+	for _, d := range p.Conceal {
 		if below(path, d) {
 			return true
 		}

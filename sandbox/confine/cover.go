@@ -28,6 +28,8 @@ const Namespaced = "ns"
 //   - CoverDirs: an empty read-only tmpfs over each directory where a
 //     daemon started later binds its socket, so that a socket that
 //     appears there during the run is out of view too;
+//   - Conceal: the same over each hidden directory, mode 0000, so that
+//     a lookup there is refused;
 //   - Overlays: guard's own layer over a directory (the user's cache)
 //     whose writes must not reach it; mounted first, while the layer's
 //     file system is still writable; where the kernel refuses the
@@ -44,7 +46,7 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
+	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
@@ -124,23 +126,12 @@ func mounts(p *Plan) error {
 			}
 		}
 	}
-	cover := ""
-	for _, d := range p.CoverDirs {
-		// After the seal: read-only even inside a writable tree (/tmp).
-		var err error
-		if cover == "" {
-			err = unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0500")
-			if err == nil {
-				cover = d
-			}
-		} else {
-			// The same empty cover, bound (its mount's flags with it):
-			// cheaper than a file system of its own for each.
-			err = unix.Mount(cover, d, "", unix.MS_BIND, "")
-		}
-		if err != nil && !gone(err) {
-			return errors.New("cover " + d + ": " + err.Error())
-		}
+	// After the seal: read-only even inside a writable tree (/tmp).
+	if err := coverDirs(p.CoverDirs, "0500"); err != nil {
+		return err
+	}
+	if err := coverDirs(p.Conceal, "0000"); err != nil {
+		return err
 	}
 	for _, r := range p.ReadOnly {
 		// A bind mount of the tree onto itself, then read-only: only
@@ -162,6 +153,28 @@ func mounts(p *Plan) error {
 		// below the new ones: move there again, onto the new view.
 		if err := unix.Chdir(p.Dir); err != nil {
 			return errors.New("chdir " + p.Dir + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// coverDirs covers each of dirs with one empty read-only tmpfs of the
+// given mode, mounted on the first and bound to the others (a bind, the
+// mount's flags with it, costs less than a file system of its own).
+func coverDirs(dirs []string, mode string) error {
+	cover := ""
+	for _, d := range dirs {
+		var err error
+		if cover == "" {
+			err = unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode="+mode)
+			if err == nil {
+				cover = d
+			}
+		} else {
+			err = unix.Mount(cover, d, "", unix.MS_BIND, "")
+		}
+		if err != nil && !gone(err) {
+			return errors.New("cover " + d + ": " + err.Error())
 		}
 	}
 	return nil

@@ -54,6 +54,12 @@ type Plan struct {
 	// socket bound there after the run began is not in the command's
 	// view either.
 	CoverDirs []string
+	// Conceal lists hidden directories (secret locations, guard's own
+	// state) the helper covers the same way, with a cover of mode 0000:
+	// what is looked up there is refused (EACCES), as Landlock refuses
+	// reading it, rather than missing — but a socket bound there later
+	// is out of reach, and the names in them out of view.
+	Conceal []string
 	// Overlays are directories the command sees through an overlay of
 	// guard's own: what it writes there lands in Upper, never in Path
 	// (see sandbox/layer.go).
@@ -110,6 +116,7 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendStrings(b, p.Cover)
 	b = appendStrings(b, p.CoverDirs)
+	b = appendStrings(b, p.Conceal)
 	var ovs []string
 	for _, o := range p.Overlays {
 		ovs = append(ovs, o.Path, o.Upper, o.Work)
@@ -311,6 +318,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	}
 	p.Cover = d.strings()
 	p.CoverDirs = d.strings()
+	p.Conceal = d.strings()
 	ovs := d.strings()
 	d.bad = d.bad || len(ovs)%3 != 0
 	for i := 0; i+2 < len(ovs); i += 3 {
