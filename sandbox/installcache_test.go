@@ -202,7 +202,8 @@ print("mangled")`
 
 // TestAttackLeftoverLayers: a guard SIGKILLed while its run used a layer
 // of its own (another run held the shared one) leaves that layer, with
-// what the command wrote, in guard's state. Nothing may take it for the
+// what the command wrote, in guard's state (and, on the old code, its
+// private temp dir in /tmp, which the helper now removes). Nothing may take it for the
 // cache, and it must not stay forever: the next run that makes a layer
 // of its own removes it, and so does guard undo --prune (DropLayer).
 func TestAttackLeftoverLayers(t *testing.T) {
@@ -223,7 +224,9 @@ func TestAttackLeftoverLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ready := filepath.Join(c.f.ws, "ready")
-	guard := exec.Command(os.Args[0], "sh", "-c", `echo planted > "$1" && touch "$2" && exec sleep 60`, "sh", c.planted, ready)
+	// The command also leaves a file in its private temp dir, which
+	// only guard would have removed, and names the dir.
+	guard := exec.Command(os.Args[0], "sh", "-c", `echo planted > "$1" && mkdir "$TMPDIR/ro" && touch "$TMPDIR/ro/left" && chmod 0500 "$TMPDIR/ro" && echo "$TMPDIR" > "$2.new" && mv "$2.new" "$2" && exec sleep 60`, "sh", c.planted, ready)
 	guard.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
 	if err := guard.Start(); err != nil {
 		t.Fatal(err)
@@ -237,8 +240,24 @@ func TestAttackLeftoverLayers(t *testing.T) {
 			t.Fatal("the command did not start")
 		}
 	}
+	tmp := strings.TrimSpace(readFile(t, ready))
+	if !strings.HasPrefix(tmp, "/tmp/guard-run-") {
+		t.Fatalf("the command's TMPDIR is %q", tmp)
+	}
 	guard.Process.Signal(syscall.SIGKILL)
 	guard.Wait()
+	// The helper, its lifeline gone, kills the command, then removes
+	// the private temp dir. A bound, not a timing assert.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the killed run's temp dir %s is left", tmp)
+			removeForce(tmp)
+			break
+		}
+	}
 	left := privateLayers(t, c.layers)
 	if len(left) != 1 {
 		t.Fatalf("want the killed run's own layer left, got %v", left)

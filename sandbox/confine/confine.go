@@ -132,7 +132,12 @@ func helper() int {
 	}
 	var goByte [1]byte
 	if err := readFull(PlanFD, goByte[:]); err != nil || goByte[0] != Go {
-		// guard is gone, or never said go: nothing runs.
+		// guard is gone, or never said go: nothing runs, and the
+		// private temp dir guard made for the run goes (guard, if it is
+		// still there, removes it too).
+		if p.Tmp != "" {
+			removeTree(p.Tmp)
+		}
 		return fail(CodeFailed, name, "sandbox helper: no go from guard")
 	}
 	w, err := startWatched(path, p)

@@ -96,7 +96,7 @@ func mounts(p *Plan) error {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil && !gone(err) {
 			return errors.New("mount /dev/shm: " + err.Error())
 		}
-		for _, w := range p.Writable {
+		for _, w := range outermost(p.Writable) {
 			if w == "/dev/shm" {
 				continue
 			}
@@ -114,7 +114,7 @@ func mounts(p *Plan) error {
 		if err := setattr("/", unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY, 0); err != nil {
 			return errors.New("make the file system read-only: " + err.Error())
 		}
-		for _, w := range append(p.Writable, "/proc") {
+		for _, w := range append(outermost(p.Writable), "/proc") {
 			err := setattr(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
 			if errors.Is(err, unix.EPERM) {
 				// A mount below it that its owner made read-only
@@ -279,6 +279,27 @@ func closeTrees(trees []tree) {
 	for _, t := range trees {
 		unix.Close(t.fd)
 	}
+}
+
+// outermost are the trees of ws not inside another of them. A tree
+// inside another is no mount of its own: it is writable with the one
+// around it, and stays a directory that can be renamed into and out of,
+// and removed (the private temp dir in /tmp, once the command is gone).
+func outermost(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		inside := false
+		for _, o := range ws {
+			if o != w && below(w, o) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // writableIn reports whether path lies in one of the plan's writable

@@ -74,6 +74,10 @@ type Plan struct {
 	// chown, utimes or extended attributes.
 	Seal     bool
 	Writable []string
+	// Tmp is the run's private temp dir, which guard removes after the
+	// run; should guard be gone (SIGKILLed), the helper removes it once
+	// it has killed and reaped everything the command started.
+	Tmp string
 }
 
 // Overlay shows Path with Upper (and its work directory Work, on the
@@ -132,6 +136,8 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendUvarints(b, seal)
 	b = appendStrings(b, p.Writable)
+	b = appendUvarints(b, uint64(len(p.Tmp)))
+	b = append(b, p.Tmp...)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -334,6 +340,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	p.Seal = seal == 1
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
+	p.Tmp = string(d.bytes(d.count(1)))
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

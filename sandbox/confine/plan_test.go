@@ -39,6 +39,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
+		Tmp:       "/tmp/guard-run-1",
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)
