@@ -100,7 +100,7 @@ func mounts(p *Plan) error {
 			if w == "/dev/shm" {
 				continue
 			}
-			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !gone(err) {
+			if err := bindSelf(w); err != nil && !gone(err) && !errors.Is(err, unix.ELOOP) {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
@@ -115,11 +115,16 @@ func mounts(p *Plan) error {
 			return errors.New("make the file system read-only: " + err.Error())
 		}
 		for _, w := range append(outermost(p.Writable), "/proc") {
-			err := setattr(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
+			err := setattrReal(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
 			if errors.Is(err, unix.EPERM) {
 				// A mount below it that its owner made read-only
 				// stays so (a user namespace may not change it).
-				err = setattr(w, 0, 0, unix.MOUNT_ATTR_RDONLY)
+				err = setattrReal(w, 0, 0, unix.MOUNT_ATTR_RDONLY)
+			}
+			if errors.Is(err, unix.ELOOP) {
+				// Swapped for a symlink since guard planned the run:
+				// its target stays read-only.
+				continue
 			}
 			if err != nil && !gone(err) {
 				return errors.New("keep " + w + " writable: " + err.Error())
@@ -316,6 +321,30 @@ func writableIn(p *Plan, path string) bool {
 // below reports whether the clean absolute path lies below dir.
 func below(path, dir string) bool {
 	return strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// bindSelf makes the tree at w a mount of its own (a bind onto itself),
+// through a descriptor opened without following a symlink (openReal):
+// one put in its place since guard planned the run must not make its
+// target writable.
+func bindSelf(w string) error {
+	fd, err := openReal(w)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	return unix.Mount(self, self, "", unix.MS_BIND|unix.MS_REC, "")
+}
+
+// setattrReal is setattr of the mount at path, opened as openReal does.
+func setattrReal(path string, flags uint, set, clr uint64) error {
+	fd, err := openReal(path)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.MountSetattr(fd, "", flags|unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: set, Attr_clr: clr})
 }
 
 // setattr sets and clears mount attributes of the mount at path (and
