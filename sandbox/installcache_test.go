@@ -138,6 +138,28 @@ func TestAttackInstallCaches(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a path granted by name that the layer made a symlink", func(t *testing.T) {
+		// An earlier run left, in the layer, a symlink to guard's config
+		// (hidden, not covered whole: its policy is revealed) where the
+		// next run's granted path is: the grant must not follow it.
+		tool := filepath.Join(c.f.home, ".cache/tool")
+		conf := filepath.Join(c.f.home, ".config/guard")
+		if err := os.WriteFile(filepath.Join(conf, "pin"), []byte("SECRET-PIN\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mustSucceed(t, run(t, c.spec, "sh", "-c", `rm -rf "$1" && ln -s "$2" "$1"`, "sh", tool, conf))
+		named := c.spec
+		named.ExtraWrite = []string{tool}
+		named.Reveal = []string{filepath.Join(conf, "policy.toml")}
+		o := run(t, named, "sh", "-c", `cat "$1/pin"; echo pwned > "$1/planted"; chmod 0666 "$1/pin"`, "sh", tool)
+		if strings.Contains(o.stdout, "SECRET") {
+			t.Errorf("read guard's PIN through the grant: %v", o)
+		}
+		wantContent(t, filepath.Join(conf, "planted"), "<absent>")
+		if fi, err := os.Stat(filepath.Join(conf, "pin")); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("guard's PIN: %v, %v; want mode 0600", fi, err)
+		}
+	})
 	t.Run("control: a cache granted by name is written", func(t *testing.T) {
 		named := withNet
 		named.ExtraWrite = []string{filepath.Join(c.f.home, "go/pkg/mod")}

@@ -235,15 +235,25 @@ type tree struct {
 func cloneTrees(paths []string) ([]tree, error) {
 	var out []tree
 	for _, p := range paths {
+		// Not through a symlink put there since guard planned the run:
+		// its target is not what the user granted.
+		at, err := openReal(p)
+		if gone(err) || errors.Is(err, unix.ELOOP) {
+			continue
+		}
 		var st unix.Stat_t
-		if err := unix.Stat(p, &st); err != nil {
-			if gone(err) {
-				continue
+		if err == nil {
+			err = unix.Fstat(at, &st)
+		}
+		if err != nil {
+			if at >= 0 {
+				unix.Close(at)
 			}
 			closeTrees(out)
 			return nil, err
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, p, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		fd, err := unix.OpenTree(at, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		unix.Close(at)
 		if err != nil {
 			closeTrees(out)
 			return nil, errors.New("keep " + p + ": " + err.Error())
