@@ -45,33 +45,9 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 	}
 	spec := f.spec()
 	spec.Env = append(spec.Env, "XDG_RUNTIME_DIR="+runtimeDir, "TMUX_TMPDIR="+f.outside)
-	// late binds sock once the command runs; the command connects to
-	// via+sock (via: another path to the same place, or "").
 	lateVia := func(t *testing.T, spec sandbox.Spec, via, sock string) (outcome, *tcpSink) {
 		t.Helper()
-		ready, goAhead := f.p("ws/ready"), f.p("ws/go")
-		for _, p := range []string{ready, goAhead} {
-			os.Remove(p)
-			if err := unix.Mkfifo(p, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-		done := make(chan outcome, 1)
-		go func() {
-			done <- f.py(t, spec, "unix-connect-later", via+sock+" "+ready+" "+goAhead)
-		}()
-		// The command says it runs; only then does the daemon start.
-		if !fifoTalk(ready, os.O_RDONLY, done) {
-			t.Fatalf("the command ended before it was ready: %v", <-done)
-		}
-		if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		sink := newUnixSink(t, sock)
-		if !fifoTalk(goAhead, os.O_WRONLY, done) {
-			t.Fatalf("the command ended before it was told to connect: %v", <-done)
-		}
-		return <-done, sink
+		return lateConnect(t, f, spec, via, sock)
 	}
 	late := func(t *testing.T, spec sandbox.Spec, sock string) (outcome, *tcpSink) {
 		t.Helper()
@@ -106,6 +82,35 @@ func TestAttackLateDaemonSockets(t *testing.T) {
 			t.Errorf("listener got %q, want the client's bytes", got)
 		}
 	})
+}
+
+// lateConnect binds sock once the command of spec runs; the command
+// connects to via+sock (via: another path to the same place, or "").
+func lateConnect(t *testing.T, f *fixture, spec sandbox.Spec, via, sock string) (outcome, *tcpSink) {
+	t.Helper()
+	ready, goAhead := f.p("ws/ready"), f.p("ws/go")
+	for _, p := range []string{ready, goAhead} {
+		os.Remove(p)
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		done <- f.py(t, spec, "unix-connect-later", via+sock+" "+ready+" "+goAhead)
+	}()
+	// The command says it runs; only then does the daemon start.
+	if !fifoTalk(ready, os.O_RDONLY, done) {
+		t.Fatalf("the command ended before it was ready: %v", <-done)
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sink := newUnixSink(t, sock)
+	if !fifoTalk(goAhead, os.O_WRONLY, done) {
+		t.Fatalf("the command ended before it was told to connect: %v", <-done)
+	}
+	return <-done, sink
 }
 
 // TestAttackUncoverDaemonDirs: the command takes the cover off the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -20,23 +21,49 @@ import (
 // links the archives ~/.cache/go-build names for an action (a rewritten
 // entry puts other code in every program the user builds, in any
 // project), ccache and sccache hand back object files, uv and yarn
-// unpack packages from theirs, zig and bazel reuse outputs. A command
-// rated A could write there for the user's next build outside guard,
-// with nothing in the workspace to show for it.
+// unpack packages from theirs, zig and bazel reuse outputs. The download
+// caches (~/go/pkg/mod, ~/.npm, ~/.cargo/registry and git) are the same:
+// go build compiles what ~/go/pkg/mod holds (go.sum is checked when a
+// module is downloaded, not when it is built), cargo builds the crates
+// it unpacked. A command guard ran could write there for the user's next
+// build outside guard, with nothing in the workspace to show for it; an
+// approved install is no exception (npm install runs every package's
+// install scripts, which could rewrite a Go module of another project).
 //
-// So a writing run without the network sees the cache through an
-// overlay of guard's own: the user's cache below, read-only, and a layer
-// in guard's state (hidden from commands) above, which takes every write.
-// Later sandboxed runs see that layer too (their builds stay warm); tools
-// outside the sandbox never read it. One run at a time uses the shared
-// layer (a lock); a run that finds it in use gets a layer of its own,
-// removed when it ends. A run with the network (an install the user
-// approved) writes the cache itself, as before. Where the helper has no
-// mount namespace or the kernel refuses the overlay, the run writes the
-// cache itself too (guard doctor says so).
+// So every writing run sees those caches through overlays of guard's
+// own: the user's cache below, read-only, and a layer in guard's state
+// (hidden from commands) above, which takes every write. Later sandboxed
+// runs see that layer too (their builds stay warm, and a build without
+// the network finds the modules an approved download put there); tools
+// outside the sandbox never read it. A run writes the download caches
+// (in the layer) only with the network; without it it sees them through
+// the layer read-only. One run at a time uses the shared layer (a lock);
+// a run that finds it in use gets a layer of its own, removed when it
+// ends (or, if guard was killed, by the next run that makes one: each
+// holds a lock of its own while it is used). A cache the run was granted
+// by name (--allow-write ~/.cache, ~/go/pkg/mod) is written itself: the
+// user asked for it; one granted a path inside a cache (a policy's
+// grant_write = ["~/.cache/tool"]) gets that path itself, bound over the
+// layer, and the rest of the cache through the layer. Where the helper has no mount namespace the run
+// writes the caches itself (guard doctor says so); where the kernel
+// refuses the overlay, the run writes the layer alone, without the
+// user's cache below (confine: cover.go), never the user's cache.
+
+// layerDirs are the caches under the home directory that every writing
+// run sees through guard's layer, each with the name of its own part of
+// the layer ("" for ~/.cache: the layer's first part, from before the
+// download caches were laid over too).
+var layerDirs = []struct{ rel, name string }{
+	{toolCache, ""},
+	{"go/pkg/mod", "go-pkg-mod"},
+	{".npm", "npm"},
+	{".cargo/registry", "cargo-registry"},
+	{".cargo/git", "cargo-git"},
+}
 
 // layer is a run's cache overlay: the lock of the shared layer, held
-// until the run ends, or a layer of its own to remove then.
+// until the run ends, or a layer of its own (and its lock) to remove
+// then.
 type layer struct {
 	lock    *os.File
 	private string
@@ -48,70 +75,171 @@ func (l *layer) release() {
 	if l == nil {
 		return
 	}
+	if l.private != "" {
+		removeAll(l.private)
+		os.Remove(l.private + lockSuffix)
+	}
 	if l.lock != nil {
 		l.lock.Close()
 	}
-	if l.private != "" {
-		removeAll(l.private)
-	}
 }
 
-// cacheLayer returns the overlay of the user's cache for run s (ok false
-// when the run gets none) and the layer to release when it ends. writable
-// are the run's write grants.
-func cacheLayer(s Spec, writable []string) (o confine.Overlay, l *layer, ok bool, err error) {
-	if s.Layers == "" || !s.Write || s.Net || s.Daemons {
-		return o, nil, false, nil
+// lockSuffix names a run's own layer's lock file, beside the layer
+// (run-N.lock for run-N): made and locked before the layer, removed
+// after it, held while the run uses it. A layer whose lock can be taken,
+// or that has none, was left by a guard that was killed.
+const lockSuffix = ".lock"
+
+// cacheLayer returns the overlays of the user's caches for run s (none
+// when the run gets none) and the layer to release when it ends.
+// writable are the run's write grants.
+func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err error) {
+	if s.Layers == "" || !s.Write {
+		return nil, nil, nil
 	}
-	cache := s.res.canonical(filepath.Join(s.Home, toolCache))
-	if !s.res.isDir(cache) || !slices.Contains(writable, cache) {
-		return o, nil, false, nil
+	type laid struct {
+		path, name string
+		through    []string
 	}
-	// A tree of the run's own inside the cache would be laid over too:
-	// the workspace's files would land in guard's layer.
-	for _, own := range append([]string{s.Workspace, s.Dir, s.Layers}, writable...) {
-		if own != "" && own != cache && withinClean(own, cache) {
-			return o, nil, false, nil
+	var dirs []laid
+	for _, d := range layerDirs {
+		c := s.res.canonical(filepath.Join(s.Home, d.rel))
+		if !s.res.isDir(c) || withinClean(c, s.Layers) || slices.ContainsFunc(dirs, func(x laid) bool { return x.path == c }) {
+			continue
 		}
+		through, ok := layered(s, c)
+		if !ok {
+			continue
+		}
+		if !slices.Contains(writable, c) {
+			// Read-only in this run (a download cache without the
+			// network): laid over only when the layer holds something
+			// of it, so that the run sees what a download put there.
+			if _, err := os.Lstat(filepath.Join(s.Layers, "cache", d.name, "upper")); err != nil {
+				continue
+			}
+		}
+		dirs = append(dirs, laid{c, d.name, through})
 	}
-	if withinClean(cache, s.Layers) {
-		return o, nil, false, nil
+	if len(dirs) == 0 {
+		return nil, nil, nil
 	}
 	if err := os.MkdirAll(s.Layers, 0o700); err != nil {
-		return o, nil, false, err
+		return nil, nil, err
 	}
 	lock, err := os.OpenFile(filepath.Join(s.Layers, "cache.lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return o, nil, false, err
+		return nil, nil, err
 	}
 	dir := filepath.Join(s.Layers, "cache")
 	l = &layer{lock: lock}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		lock.Close()
 		if !errors.Is(err, unix.EWOULDBLOCK) {
-			return o, nil, false, err
+			return nil, nil, err
 		}
 		// Another run uses the shared layer: two overlays may not
 		// share one.
-		if dir, err = os.MkdirTemp(s.Layers, "run-"); err != nil {
-			return o, nil, false, err
+		if l, err = privateLayer(s.Layers); err != nil {
+			return nil, nil, err
 		}
-		l = &layer{private: dir}
+		dir = l.private
 	}
-	o = confine.Overlay{Path: cache, Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
-	for _, d := range []string{o.Upper, o.Work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			l.release()
-			return o, nil, false, err
+	for _, d := range dirs {
+		part := filepath.Join(dir, d.name)
+		o := confine.Overlay{Path: d.path, Upper: filepath.Join(part, "upper"), Work: filepath.Join(part, "work"), Through: d.through}
+		for _, p := range []string{o.Upper, o.Work} {
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				l.release()
+				return nil, nil, err
+			}
 		}
+		ovs = append(ovs, o)
 	}
-	return o, l, true, nil
+	return ovs, l, nil
 }
 
-// DropLayer removes the shared layer over the cache in layers (guard's
-// state: Spec.Layers), with what sandboxed runs wrote to ~/.cache through
-// it, and returns the bytes it held. A layer a run is using is left as it
-// is (ErrLayerInUse); so is one a run makes meanwhile.
+// layered reports whether the run of s sees the cache c through guard's
+// layer, and the paths below c the run was granted by name (an approved
+// write there, a policy's grant_write, --allow-write), which stay the
+// real ones: the overlay would take their writes. Not when a tree of
+// the run's own lies inside c (the workspace's files would land in the
+// layer), nor when the run was granted c itself by name, or a path in c
+// that does not exist yet (granted through its parent, c's whole tree
+// may be what it needs): the user asked for that cache to be written.
+func layered(s Spec, c string) (through []string, ok bool) {
+	for _, own := range []string{s.Workspace, s.Dir, s.Layers} {
+		if own != "" && withinClean(own, c) {
+			return nil, false
+		}
+	}
+	for _, w := range s.ExtraWrite {
+		cw := s.res.canonical(w)
+		if !s.res.exists(cw) {
+			// Granted through its parent, as buildGrants grants it.
+			cw = s.res.canonical(filepath.Dir(w))
+		}
+		switch {
+		case cw == c:
+			return nil, false
+		case withinClean(cw, c) && !slices.Contains(through, cw):
+			through = append(through, cw)
+		}
+	}
+	return through, true
+}
+
+// privateLayer makes a layer of a run's own in layers, locked while the
+// run uses it, and first removes those that guard runs killed meanwhile
+// left: nothing reads them, and each may hold as much as a build wrote.
+func privateLayer(layers string) (*layer, error) {
+	sweepLayers(layers)
+	lock, err := os.CreateTemp(layers, "run-*"+lockSuffix)
+	if err != nil {
+		return nil, err
+	}
+	dir := strings.TrimSuffix(lock.Name(), lockSuffix)
+	if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		err = os.Mkdir(dir, 0o700)
+	}
+	if err != nil {
+		os.Remove(lock.Name())
+		lock.Close()
+		return nil, err
+	}
+	return &layer{lock: lock, private: dir}, nil
+}
+
+// sweepLayers removes the runs' own layers in layers that no run uses:
+// those whose lock it can take, and those without one.
+func sweepLayers(layers string) {
+	names, _ := filepath.Glob(filepath.Join(layers, "run-*"))
+	for _, n := range names {
+		dir, isLock := strings.CutSuffix(n, lockSuffix)
+		if !isLock {
+			if _, err := os.Lstat(n + lockSuffix); errors.Is(err, fs.ErrNotExist) {
+				removeAll(n)
+			}
+			continue
+		}
+		lock, err := os.OpenFile(n, os.O_RDWR|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			removeAll(dir)
+			os.Remove(n)
+		}
+		lock.Close()
+	}
+}
+
+// DropLayer removes the shared layer over the caches in layers (guard's
+// state: Spec.Layers), with what sandboxed runs wrote to ~/.cache and the
+// download caches through it, and the runs' own layers that guards
+// killed meanwhile left, and returns the bytes they held. A layer a run
+// is using is left as it is (ErrLayerInUse); so is one a run makes
+// meanwhile.
 func DropLayer(layers string) (int64, error) {
 	lock, err := os.OpenFile(filepath.Join(layers, "cache.lock"), os.O_RDWR|unix.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -128,11 +256,15 @@ func DropLayer(layers string) (int64, error) {
 		return 0, err
 	}
 	dir := filepath.Join(layers, "cache")
-	_, size := usage(dir)
+	_, before := LayerUsage(layers)
 	if err := removeAll(dir); err != nil {
 		return 0, err
 	}
-	return size, nil
+	// The runs' own layers that killed guards left go too; a run's
+	// that is in use stays.
+	sweepLayers(layers)
+	_, after := LayerUsage(layers)
+	return before - after, nil
 }
 
 // LayerUsage counts the files and bytes of the cache layers in layers
@@ -141,6 +273,9 @@ func LayerUsage(layers string) (files, bytes int64) {
 	for _, pat := range []string{"cache", "run-*"} {
 		dirs, _ := filepath.Glob(filepath.Join(layers, pat))
 		for _, d := range dirs {
+			if strings.HasSuffix(d, lockSuffix) {
+				continue // a run's lock, not its layer
+			}
 			f, b := usage(d)
 			files, bytes = files+f, bytes+b
 		}
@@ -164,10 +299,11 @@ func usage(dir string) (files, bytes int64) {
 }
 
 // ProbeLayer reports whether a writing run's writes to ~/.cache land in
-// guard's layer here, and if not, why: it runs a command that writes a
-// file into the cache of a home of its own, through a layer of its own,
-// and looks where the file landed. For guard doctor (it starts a sandboxed
-// command, so never on a run's path).
+// guard's layer here, over the user's cache, and if not, why: it runs a
+// command that looks for a file in the cache of a home of its own and
+// writes another there, through a layer of its own, and looks where the
+// file landed. For guard doctor (it starts a sandboxed command, so never
+// on a run's path).
 func ProbeLayer() error {
 	root, err := os.MkdirTemp("", "guard-layer-probe-")
 	if err != nil {
@@ -180,14 +316,19 @@ func ProbeLayer() error {
 			return err
 		}
 	}
-	probe := filepath.Join(home, toolCache, "probe")
+	probe, below := filepath.Join(home, toolCache, "probe"), filepath.Join(home, toolCache, "below")
+	if err := os.WriteFile(below, nil, 0o600); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	spec := Spec{Workspace: ws, Home: home, Write: true, Layers: layers, Env: []string{"PATH=/usr/bin:/bin"}}
-	res, err := Run(ctx, spec, []string{"sh", "-c", `echo x > "$0"`, probe}, Stdio{})
+	res, err := Run(ctx, spec, []string{"sh", "-c", `test -e "$1" || exit 3; echo x > "$0"`, probe, below}, Stdio{})
 	switch {
 	case err != nil:
 		return fmt.Errorf("the probe did not run: %w", err)
+	case res.ExitCode == 3:
+		return errors.New("the kernel refused the overlay: sandboxed runs write guard's layer alone, without ~/.cache below it (their builds start cold)")
 	case res.ExitCode != 0:
 		return fmt.Errorf("the probe's write failed (exit %d)", res.ExitCode)
 	}

@@ -108,9 +108,10 @@ func TestProbeLayer(t *testing.T) {
 	}
 }
 
-// TestCacheLayerNotForInstalls: a run with the network (an install the
-// user approved) writes the user's cache itself, as the tools expect.
-func TestCacheLayerNotForInstalls(t *testing.T) {
+// TestCacheLayerForInstalls: a run with the network (an install the
+// user approved) writes guard's layer too, not the user's cache; a cache
+// the user grants by name (--allow-write ~/.cache) is written itself.
+func TestCacheLayerForInstalls(t *testing.T) {
 	if err := sandbox.ProbeUserns(); err != nil {
 		t.Skipf("no user namespaces here (%v)", err)
 	}
@@ -120,7 +121,15 @@ func TestCacheLayerNotForInstalls(t *testing.T) {
 	spec.Net = true
 	p := filepath.Join(f.home, ".cache/tool/downloaded")
 	mustSucceed(t, run(t, spec, "sh", "-c", `echo pkg > "$1"`, "sh", p))
+	if got := readFile(t, p); got != "<absent>" {
+		t.Errorf("an install wrote the user's cache: %q", got)
+	}
+	if got := readFile(t, filepath.Join(spec.Layers, "cache/upper/tool/downloaded")); got != "pkg\n" {
+		t.Errorf("the install's write is not in guard's layer: %q", got)
+	}
+	spec.ExtraWrite = []string{filepath.Join(f.home, ".cache")}
+	mustSucceed(t, run(t, spec, "sh", "-c", `echo pkg > "$1"`, "sh", p))
 	if got := readFile(t, p); got != "pkg\n" {
-		t.Errorf("an approved download did not reach the cache: %q", got)
+		t.Errorf("a cache granted by name was not written: %q", got)
 	}
 }

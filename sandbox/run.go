@@ -521,7 +521,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules))}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
@@ -535,7 +535,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		}
 	}
 	p.Cover = coveredSockets(unixSockets(envValue(env, "XDG_RUNTIME_DIR")), s, tmp, env)
-	p.CoverDirs = socketDirs(s, tmp, gs.grants.Write, keptSockets(s, env))
+	p.CoverDirs, p.Conceal = socketDirs(s, tmp, gs.grants.Write, keptSockets(s, env))
 	if s.Write && !s.Net {
 		p.ReadOnly = codeCacheDirs(s.res, s.Home)
 	}
@@ -554,14 +554,12 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 			return nil, tmp, nil, fmt.Errorf("register the run in %s: %w", s.Runs, err)
 		}
 	}
-	ov, lay, ok, err := cacheLayer(s, gs.grants.Write)
+	ovs, lay, err := cacheLayer(s, gs.grants.Write)
 	if err != nil {
 		reg.release()
 		return nil, tmp, nil, fmt.Errorf("guard's layer over the cache: %w", err)
 	}
-	if ok {
-		p.Overlays = []confine.Overlay{ov}
-	}
+	p.Overlays = ovs
 	snap = takeSnapshot(s.res, roots, cutoff)
 	snap.reg = reg
 	snap.layer = lay

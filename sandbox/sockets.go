@@ -179,17 +179,19 @@ var daemonDirs = []struct {
 
 // socketDirs returns the directories the helper covers with an empty
 // read-only tmpfs: where the user's daemons bind their sockets
-// (daemonDirs), so that a socket that appears there after the run began
-// (a tmux or screen server the user starts later, a gpg-agent started on
-// demand) is out of the command's view as well as those the kernel lists
-// now. The rows marked made are made first when missing, in a daemon
-// client's run too, and anything but a directory there is replaced
-// (makeSocketDir). Only this user's own directories (not symlinks) are
-// covered, and none that holds the run's own trees (the workspace, the
-// private temp dir, a writable grant, the working directory) or a socket
-// the user kept (--keep-env SSH_AUTH_SOCK), nor any for a run that
-// reaches the daemons.
-func socketDirs(s Spec, tmp string, writable, kept []string) []string {
+// (daemonDirs: cover), so that a socket that appears there after the run
+// began (a tmux or screen server the user starts later, a gpg-agent
+// started on demand) is out of the command's view as well as those the
+// kernel lists now, and the hidden directories (hiddenDirs: conceal,
+// covered so that a lookup there is refused). The rows marked made are
+// made first when missing, in a daemon client's run too, and anything
+// but a directory there is replaced (makeSocketDir). Only this user's
+// own directories (not symlinks) are covered, none inside another, and
+// none that holds the run's own trees (the workspace, the private temp
+// dir, a writable grant, the working directory), a revealed path or a
+// socket the user kept (--keep-env SSH_AUTH_SOCK), nor any for a run
+// that reaches the daemons.
+func socketDirs(s Spec, tmp string, writable, kept []string) (cover, conceal []string) {
 	uid := os.Getuid()
 	// The user's environment as they gave it: TMPDIR is not the run's
 	// private one.
@@ -231,13 +233,16 @@ func socketDirs(s Spec, tmp string, writable, kept []string) []string {
 		cands = append(cands, dir)
 	}
 	if s.Daemons {
-		return nil
+		return nil, nil
 	}
-	own := append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...)
+	daemons := len(cands)
+	cands = append(cands, hiddenDirs(s)...)
+	own := append(append(append([]string{s.Workspace, tmp, s.Dir}, writable...), kept...), s.Reveal...)
 	var out []string
+	concealed := map[string]bool{}
 	seen := fileSet{}
 next:
-	for _, d := range cands {
+	for i, d := range cands {
 		if !filepath.IsAbs(d) {
 			continue
 		}
@@ -256,7 +261,44 @@ next:
 		}
 		if seen.add(&st) {
 			out = append(out, d)
+			concealed[d] = i >= daemons
 		}
+	}
+	for _, d := range out {
+		// One inside another is covered with it.
+		if slices.ContainsFunc(out, func(o string) bool { return o != d && withinClean(d, o) }) {
+			continue
+		}
+		if concealed[d] {
+			conceal = append(conceal, d)
+		} else {
+			cover = append(cover, d)
+		}
+	}
+	return cover, conceal
+}
+
+// hiddenDirs are the run's hidden paths (secret locations, guard's own
+// state), as socketDirs covers them: agents bind their sockets there, by
+// design or when the user has no runtime directory — gpg-agent's
+// S.gpg-agent.ssh in ~/.gnupg (GNUPGHOME), ssh-agent's ~/.ssh/agent/
+// (OpenSSH 10.1), ssh's ControlMaster sockets (a command that reaches
+// one runs commands on the server without a password), Docker Desktop's
+// ~/.docker/desktop/docker.sock — and an agent started after the run
+// began binds one that /proc/net/unix did not list when it was planned.
+// Landlock does not confine connect(2) on them below ABI 9, and nothing
+// in a hidden directory is the command's to read anyway: covered whole,
+// it shows not even their names. socketDirs keeps only directories, and
+// none that holds a path the run may read or write.
+func hiddenDirs(s Spec) []string {
+	out := make([]string, 0, len(s.Hide))
+	for _, h := range s.Hide {
+		if s.res != nil {
+			h = s.res.canonical(h)
+		} else {
+			h = canonical(h)
+		}
+		out = append(out, h)
 	}
 	return out
 }

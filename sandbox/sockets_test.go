@@ -136,7 +136,7 @@ func TestSocketDirs(t *testing.T) {
 			e := append([]string(nil), env...)
 			tc.edit(&s, &e)
 			s.Env = e // the user's TMPDIR, if any, is the run's environment's
-			got := socketDirs(s, "", tc.writable, keptSockets(s, e))
+			got, _ := socketDirs(s, "", tc.writable, keptSockets(s, e))
 			for _, d := range []string{tmux, emacs, zellij} {
 				if st, err := os.Lstat(d); err != nil || !st.IsDir() {
 					t.Errorf("%s: %v, %v; want a directory", d, st, err)
@@ -171,9 +171,62 @@ func TestSocketDirsUserTmp(t *testing.T) {
 	}
 	env := []string{"XDG_RUNTIME_DIR=" + filepath.Join(root, "none"), "TMPDIR=" + user}
 	s := Spec{Workspace: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"), Env: env}
-	got := socketDirs(s, "", nil, nil)
+	got, _ := socketDirs(s, "", nil, nil)
 	want := []string{filepath.Join(tmuxTmp, "tmux-"+uid), filepath.Join(user, "emacs"+uid), filepath.Join(user, "zellij-"+uid)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestConcealDirs: the hidden directories are concealed, each once (not
+// one inside another, nor one inside a daemon's directory), never one
+// that holds a revealed path, a writable grant or the working directory,
+// nor a hidden file, nor any for a run that reaches the daemons.
+func TestConcealDirs(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	home, runtime := mk("home"), mk("run")
+	old := tmuxTmp
+	tmuxTmp = mk("tmp")
+	t.Cleanup(func() { tmuxTmp = old })
+	ssh, gnupg, kube, state := mk("home/.ssh"), mk("home/.gnupg"), mk("home/.kube"), mk("home/.local/state/guard")
+	mk("home/.gnupg/private-keys-v1.d")
+	mk("run/gnupg")
+	if err := os.WriteFile(filepath.Join(home, ".netrc"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hide := []string{ssh, gnupg, filepath.Join(gnupg, "private-keys-v1.d"), kube, state, filepath.Join(home, ".netrc"), filepath.Join(runtime, "gnupg"), filepath.Join(home, ".missing")}
+	base := Spec{Workspace: mk("ws"), Home: home, Hide: hide, Env: []string{"XDG_RUNTIME_DIR=" + runtime}}
+	for _, tc := range []struct {
+		name     string
+		edit     func(*Spec)
+		writable []string
+		want     []string
+	}{
+		{"every hidden directory once", func(*Spec) {}, nil, []string{ssh, gnupg, kube, state}},
+		{"not one that holds a revealed path", func(s *Spec) { s.Reveal = []string{filepath.Join(kube, "config")} }, nil, []string{ssh, gnupg, state}},
+		{"not one that holds a writable grant", func(*Spec) {}, []string{filepath.Join(ssh, "known_hosts")}, []string{gnupg, kube, state}},
+		{"not the working directory's", func(s *Spec) { s.Dir = filepath.Join(gnupg, "private-keys-v1.d") }, nil, []string{ssh, kube, state}},
+		{"none for a daemon client", func(s *Spec) { s.Daemons = true }, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			tc.edit(&s)
+			cover, conceal := socketDirs(s, "", tc.writable, nil)
+			if !reflect.DeepEqual(conceal, tc.want) {
+				t.Errorf("concealed %q\nwant %q", conceal, tc.want)
+			}
+			uid := strconv.Itoa(os.Getuid())
+			daemons := []string{runtime, filepath.Join(tmuxTmp, "tmux-"+uid), filepath.Join(tmuxTmp, "emacs"+uid), filepath.Join(tmuxTmp, "zellij-"+uid)}
+			if !s.Daemons && !reflect.DeepEqual(cover, daemons) {
+				t.Errorf("covered %q, want the daemons' directories %q", cover, daemons)
+			}
+		})
 	}
 }

@@ -69,9 +69,9 @@ type Spec struct {
 	// registry, every snapshot is taken as the state before the run.
 	Runs string
 	// Layers is a directory, hidden from commands (in guard's state),
-	// for guard's layer over the user's cache (layer.go): a writing run
-	// without the network writes there, not in ~/.cache. Empty: no
-	// layer, the run writes the cache itself.
+	// for guard's layer over the user's caches (layer.go): a writing run
+	// writes there, not in ~/.cache or the download caches. Empty: no
+	// layer, the run writes the caches itself.
 	Layers string
 	// Env is the environment to filter and pass on; nil means
 	// os.Environ().

@@ -132,19 +132,44 @@ func helper() int {
 	}
 	var goByte [1]byte
 	if err := readFull(PlanFD, goByte[:]); err != nil || goByte[0] != Go {
-		// guard is gone, or never said go: nothing runs.
+		// guard is gone, or never said go: nothing runs, and the
+		// private temp dir guard made for the run goes (guard, if it is
+		// still there, removes it too).
+		if p.Tmp != "" {
+			removeTree(p.Tmp)
+		}
 		return fail(CodeFailed, name, "sandbox helper: no go from guard")
 	}
 	w, err := startWatched(path, p)
 	if err != nil {
 		code := CodeNotExecutable
-		if errors.Is(err, syscall.ENOENT) {
+		switch {
+		case errors.Is(err, syscall.ENOENT) && covered(p, path):
+			// Found before the mounts, in a hidden directory they
+			// covered (as root, which searches it anyway): refused, as
+			// Landlock refuses it where there is no cover, not missing.
+			err = &fs.PathError{Op: "exec", Path: path, Err: syscall.EACCES}
+		case errors.Is(err, syscall.ENOENT):
 			code = CodeNotFound // e.g. a missing script interpreter
 		}
 		return fail(code, name, err.Error())
 	}
 	// The command runs; the status pipe stays open for the report.
 	return w.watch()
+}
+
+// covered reports whether path (relative to the plan's directory) lies
+// in a hidden directory the helper covered (Plan.Conceal).
+func covered(p *Plan, path string) bool {
+	if !strings.HasPrefix(path, "/") {
+		path = strings.TrimSuffix(p.Dir, "/") + "/" + path
+	}
+	for _, d := range p.Conceal {
+		if below(path, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func fail(code int, name, msg string) int {

@@ -28,9 +28,15 @@ const Namespaced = "ns"
 //   - CoverDirs: an empty read-only tmpfs over each directory where a
 //     daemon started later binds its socket, so that a socket that
 //     appears there during the run is out of view too;
+//   - Conceal: the same over each hidden directory, mode 0000, so that
+//     a lookup there is refused;
 //   - Overlays: guard's own layer over a directory (the user's cache)
 //     whose writes must not reach it; mounted first, while the layer's
-//     file system is still writable;
+//     file system is still writable; where the kernel refuses the
+//     overlay, the layer alone is bound there if the run may write the
+//     directory, and the run fails if even that is refused; the paths
+//     below it the run was granted by name stay the real ones (bound
+//     back over it);
 //   - ReadOnly: the code caches read-only inside a writable tree.
 //
 // It does nothing where it cannot be sure the mount namespace is its
@@ -40,7 +46,7 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
+	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
@@ -54,8 +60,31 @@ func mounts(p *Plan) error {
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
 	for _, o := range p.Overlays {
-		if err := overlay(o); err != nil && !unsupported(err) && !gone(err) {
+		// The paths granted by name below it, as they are now (the
+		// user's own), to bind back over the layer.
+		through, err := cloneTrees(o.Through)
+		if err != nil {
+			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+		}
+		err = overlay(o)
+		switch {
+		case err == nil:
+		case writableIn(p, o.Path):
+			// The kernel refuses the overlay (too old for lowerdir+, no
+			// unprivileged overlays, a layer or a cache it will not
+			// take): the command writes guard's layer alone, without
+			// the user's cache below, never the user's cache itself
+			// (fail closed), or the run fails. Unless the path is gone
+			// for this user too.
+			if err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, ""); err != nil && !gone(err) {
+				return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+			}
+		case !unsupported(err) && !gone(err):
+			// A path the run may not write stays as it is, read-only.
 			return errors.New("overlay " + o.Path + ": " + err.Error())
+		}
+		if err := moveTrees(through); err != nil {
+			return errors.New("guard's layer over " + o.Path + ": " + err.Error())
 		}
 	}
 	if p.Seal {
@@ -67,11 +96,11 @@ func mounts(p *Plan) error {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil && !gone(err) {
 			return errors.New("mount /dev/shm: " + err.Error())
 		}
-		for _, w := range p.Writable {
+		for _, w := range outermost(p.Writable) {
 			if w == "/dev/shm" {
 				continue
 			}
-			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !gone(err) {
+			if err := bindSelf(w); err != nil && !gone(err) && !errors.Is(err, unix.ELOOP) {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
@@ -85,24 +114,29 @@ func mounts(p *Plan) error {
 		if err := setattr("/", unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY, 0); err != nil {
 			return errors.New("make the file system read-only: " + err.Error())
 		}
-		for _, w := range append(p.Writable, "/proc") {
-			err := setattr(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
+		for _, w := range append(outermost(p.Writable), "/proc") {
+			err := setattrReal(w, unix.AT_RECURSIVE, 0, unix.MOUNT_ATTR_RDONLY)
 			if errors.Is(err, unix.EPERM) {
 				// A mount below it that its owner made read-only
 				// stays so (a user namespace may not change it).
-				err = setattr(w, 0, 0, unix.MOUNT_ATTR_RDONLY)
+				err = setattrReal(w, 0, 0, unix.MOUNT_ATTR_RDONLY)
+			}
+			if errors.Is(err, unix.ELOOP) {
+				// Swapped for a symlink since guard planned the run:
+				// its target stays read-only.
+				continue
 			}
 			if err != nil && !gone(err) {
 				return errors.New("keep " + w + " writable: " + err.Error())
 			}
 		}
 	}
-	for _, d := range p.CoverDirs {
-		// After the seal: read-only even inside a writable tree (/tmp).
-		err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0500")
-		if err != nil && !gone(err) {
-			return errors.New("cover " + d + ": " + err.Error())
-		}
+	// After the seal: read-only even inside a writable tree (/tmp).
+	if err := coverDirs(p.CoverDirs, "0500"); err != nil {
+		return err
+	}
+	if err := coverDirs(p.Conceal, "0000"); err != nil {
+		return err
 	}
 	for _, r := range p.ReadOnly {
 		// A bind mount of the tree onto itself, then read-only: only
@@ -124,6 +158,28 @@ func mounts(p *Plan) error {
 		// below the new ones: move there again, onto the new view.
 		if err := unix.Chdir(p.Dir); err != nil {
 			return errors.New("chdir " + p.Dir + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// coverDirs covers each of dirs with one empty read-only tmpfs of the
+// given mode, mounted on the first and bound to the others (a bind, the
+// mount's flags with it, costs less than a file system of its own).
+func coverDirs(dirs []string, mode string) error {
+	cover := ""
+	for _, d := range dirs {
+		var err error
+		if cover == "" {
+			err = unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode="+mode)
+			if err == nil {
+				cover = d
+			}
+		} else {
+			err = unix.Mount(cover, d, "", unix.MS_BIND, "")
+		}
+		if err != nil && !gone(err) {
+			return errors.New("cover " + d + ": " + err.Error())
 		}
 	}
 	return nil
@@ -164,6 +220,141 @@ func overlay(o Overlay) error {
 // without the layer; guard doctor says so.
 func unsupported(err error) bool {
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)
+}
+
+// tree is a detached copy of the mount tree at path (open_tree), to
+// move back onto path once something else is mounted above it.
+type tree struct {
+	path string
+	fd   int
+	dir  bool
+}
+
+// cloneTrees copies the mount trees at paths; a path that is gone needs
+// none.
+func cloneTrees(paths []string) ([]tree, error) {
+	var out []tree
+	for _, p := range paths {
+		// Not through a symlink put there since guard planned the run:
+		// its target is not what the user granted.
+		at, err := openReal(p)
+		if gone(err) || errors.Is(err, unix.ELOOP) {
+			continue
+		}
+		var st unix.Stat_t
+		if err == nil {
+			err = unix.Fstat(at, &st)
+		}
+		if err != nil {
+			if at >= 0 {
+				unix.Close(at)
+			}
+			closeTrees(out)
+			return nil, err
+		}
+		fd, err := unix.OpenTree(at, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		unix.Close(at)
+		if err != nil {
+			closeTrees(out)
+			return nil, errors.New("keep " + p + ": " + err.Error())
+		}
+		out = append(out, tree{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	return out, nil
+}
+
+// moveTrees moves each copy back onto its path, which is made first (a
+// directory or an empty file, as the copy is) if the view above hides
+// it (a layer that removed it), and closes them.
+func moveTrees(trees []tree) error {
+	defer closeTrees(trees)
+	for _, t := range trees {
+		var st unix.Stat_t
+		if err := unix.Lstat(t.path, &st); errors.Is(err, unix.ENOENT) {
+			if t.dir {
+				err = os.MkdirAll(t.path, 0o700)
+			} else if err = os.MkdirAll(t.path[:strings.LastIndexByte(t.path, '/')+1], 0o700); err == nil {
+				var fd int
+				if fd, err = unix.Open(t.path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600); err == nil {
+					unix.Close(fd)
+				}
+			}
+			if err != nil {
+				return errors.New("make " + t.path + ": " + err.Error())
+			}
+		}
+		if err := unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return errors.New("keep " + t.path + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+func closeTrees(trees []tree) {
+	for _, t := range trees {
+		unix.Close(t.fd)
+	}
+}
+
+// outermost are the trees of ws not inside another of them. A tree
+// inside another is no mount of its own: it is writable with the one
+// around it, and stays a directory that can be renamed into and out of,
+// and removed (the private temp dir in /tmp, once the command is gone).
+func outermost(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		inside := false
+		for _, o := range ws {
+			if o != w && below(w, o) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// writableIn reports whether path lies in one of the plan's writable
+// trees.
+func writableIn(p *Plan, path string) bool {
+	for _, w := range p.Writable {
+		if path == w || below(path, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// below reports whether the clean absolute path lies below dir.
+func below(path, dir string) bool {
+	return strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// bindSelf makes the tree at w a mount of its own (a bind onto itself),
+// through a descriptor opened without following a symlink (openReal):
+// one put in its place since guard planned the run must not make its
+// target writable.
+func bindSelf(w string) error {
+	fd, err := openReal(w)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	return unix.Mount(self, self, "", unix.MS_BIND|unix.MS_REC, "")
+}
+
+// setattrReal is setattr of the mount at path, opened as openReal does.
+func setattrReal(path string, flags uint, set, clr uint64) error {
+	fd, err := openReal(path)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.MountSetattr(fd, "", flags|unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: set, Attr_clr: clr})
 }
 
 // setattr sets and clears mount attributes of the mount at path (and

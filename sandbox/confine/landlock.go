@@ -45,8 +45,12 @@ func restrict(p *Plan) error {
 		if access == 0 {
 			continue
 		}
-		parent, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) {
+		parent, err := openReal(r.Path)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) {
+			// Gone, or swapped for a symlink since guard planned the
+			// run (guard grants real paths only): a command of another
+			// run that may write the directory could point it at a
+			// secret. No rule: less access, never the link's target.
 			continue
 		}
 		if err != nil {
@@ -64,6 +68,19 @@ func restrict(p *Plan) error {
 		return errors.New("restrict: " + errno.Error())
 	}
 	return nil
+}
+
+// openReal opens path (O_PATH) only if no component of it is a symbolic
+// link: guard plans every rule and writable tree on resolved paths, so a
+// symlink found now was put there since, and leads elsewhere.
+func openReal(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	if errors.Is(err, unix.ENOSYS) {
+		// Before Linux 5.6 (and so without Landlock): the last
+		// component at least.
+		fd, err = unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	}
+	return fd, err
 }
 
 // installSeccomp sets no_new_privs and installs the filter on the

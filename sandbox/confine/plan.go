@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 13
+const Format = 14
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -54,6 +54,12 @@ type Plan struct {
 	// socket bound there after the run began is not in the command's
 	// view either.
 	CoverDirs []string
+	// Conceal lists hidden directories (secret locations, guard's own
+	// state) the helper covers the same way, with a cover of mode 0000:
+	// what is looked up there is refused (EACCES), as Landlock refuses
+	// reading it, rather than missing — but a socket bound there later
+	// is out of reach, and the names in them out of view.
+	Conceal []string
 	// Overlays are directories the command sees through an overlay of
 	// guard's own: what it writes there lands in Upper, never in Path
 	// (see sandbox/layer.go).
@@ -68,12 +74,18 @@ type Plan struct {
 	// chown, utimes or extended attributes.
 	Seal     bool
 	Writable []string
+	// Tmp is the run's private temp dir, which guard removes after the
+	// run; should guard be gone (SIGKILLed), the helper removes it once
+	// it has killed and reaped everything the command started.
+	Tmp string
 }
 
 // Overlay shows Path with Upper (and its work directory Work, on the
-// same file system) laid over it.
+// same file system) laid over it. Through are paths below Path the run
+// was granted by name: they stay the real ones, bound over the overlay.
 type Overlay struct {
 	Path, Upper, Work string
+	Through           []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -108,11 +120,15 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendStrings(b, p.Cover)
 	b = appendStrings(b, p.CoverDirs)
+	b = appendStrings(b, p.Conceal)
 	var ovs []string
 	for _, o := range p.Overlays {
 		ovs = append(ovs, o.Path, o.Upper, o.Work)
 	}
 	b = appendStrings(b, ovs)
+	for _, o := range p.Overlays {
+		b = appendStrings(b, o.Through)
+	}
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
 	if p.Seal {
@@ -120,6 +136,8 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendUvarints(b, seal)
 	b = appendStrings(b, p.Writable)
+	b = appendUvarints(b, uint64(len(p.Tmp)))
+	b = append(b, p.Tmp...)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -306,16 +324,23 @@ func decodePlan(b []byte) (*Plan, error) {
 	}
 	p.Cover = d.strings()
 	p.CoverDirs = d.strings()
+	p.Conceal = d.strings()
 	ovs := d.strings()
 	d.bad = d.bad || len(ovs)%3 != 0
 	for i := 0; i+2 < len(ovs); i += 3 {
 		p.Overlays = append(p.Overlays, Overlay{Path: ovs[i], Upper: ovs[i+1], Work: ovs[i+2]})
+	}
+	for i := range p.Overlays {
+		if t := d.strings(); len(t) > 0 {
+			p.Overlays[i].Through = t
+		}
 	}
 	p.ReadOnly = d.strings()
 	seal := d.uvarint()
 	p.Seal = seal == 1
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
+	p.Tmp = string(d.bytes(d.count(1)))
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

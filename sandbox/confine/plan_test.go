@@ -34,10 +34,12 @@ func TestPlanRoundTrip(t *testing.T) {
 		Filter:    []unix.SockFilter{{Code: 0x20, Jt: 1, Jf: 2, K: 0xc000003e}, {Code: 6, K: 0x7fff0000}},
 		Cover:     []string{"/run/user/1000/bus", "/tmp/tmux-1000/default"},
 		CoverDirs: []string{"/run/user/1000", "/tmp/tmux-1000"},
-		Overlays:  []Overlay{{Path: "/home/u/.cache", Upper: "/home/u/.local/state/guard/layers/cache/upper", Work: "/home/u/.local/state/guard/layers/cache/work"}},
+		Conceal:   []string{"/home/u/.ssh", "/home/u/.gnupg"},
+		Overlays:  []Overlay{{Path: "/home/u/.cache", Upper: "/home/u/.local/state/guard/layers/cache/upper", Work: "/home/u/.local/state/guard/layers/cache/work", Through: []string{"/home/u/.cache/tool"}}, {Path: "/home/u/go/pkg/mod", Upper: "/l/go-pkg-mod/upper", Work: "/l/go-pkg-mod/work"}},
 		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
+		Tmp:       "/tmp/guard-run-1",
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)

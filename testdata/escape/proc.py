@@ -26,6 +26,19 @@ def check(r):
     return r
 
 
+def target(arg):
+    """The pid an attack aims at: ARG, or with "child" a child of this
+    process's own (in the sandbox's domain: the control)."""
+    if arg != "child":
+        return int(arg)
+    pid = os.fork()
+    if pid == 0:
+        import time
+        time.sleep(30)
+        os._exit(0)
+    return pid
+
+
 def attempt(op, args):
     if op == "tiocsti":
         # Type a command into the terminal guard reads its prompts from.
@@ -77,6 +90,67 @@ def attempt(op, args):
         q = check(rt.mq_open(args[0].encode(), os.O_WRONLY | os.O_NONBLOCK))
         body = args[1].encode()
         check(rt.mq_send(q, body, len(body), 0))
+    elif op == "ptrace-attach":
+        # Attach to guard (outside the sandbox's domain): its memory
+        # holds the environment it dropped, its descriptors the audit log.
+        check(libc.ptrace(16, target(args[0]), None, None))  # PTRACE_ATTACH
+    elif op == "pidfd-getfd":
+        # Take a descriptor of guard's (the audit log, the plan pipe).
+        libc.syscall.restype = ctypes.c_long
+        pidfd = check(libc.syscall(434, target(args[0]), 0))  # pidfd_open
+        for fd in range(0, 64):
+            got = libc.syscall(438, pidfd, fd, 0)  # pidfd_getfd
+            if got >= 0:
+                print("took " + os.readlink("/proc/self/fd/%d" % got))
+                return
+            e = ctypes.get_errno()
+            if e != errno.EBADF:
+                raise OSError(e, os.strerror(e))
+        raise OSError(errno.EBADF, "no descriptor")
+    elif op == "vm-read":
+        # process_vm_readv of guard's stack: its memory without ptrace.
+        class iovec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+        pid = target(args[0])
+        try:
+            with open("/proc/%d/maps" % pid) as f:
+                start = int(f.readline().split("-")[0], 16)
+        except OSError:
+            start = 0x10000  # unmapped: EFAULT if the call is allowed
+        buf = ctypes.create_string_buffer(64)
+        local = iovec(ctypes.cast(buf, ctypes.c_void_p), 64)
+        remote = iovec(start, 64)
+        libc.process_vm_readv.restype = ctypes.c_ssize_t
+        check(libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0))
+    elif op == "opath-link":
+        # An O_PATH descriptor of a hidden file (Landlock checks opens
+        # for reading and writing, O_PATH is neither), then a name for it
+        # in a writable tree through /proc/self/fd.
+        fd = os.open(args[0], os.O_PATH)
+        check(libc.linkat(-100, b"/proc/self/fd/%d" % fd, -100, args[1].encode(), 0x400))  # AT_SYMLINK_FOLLOW
+        print(open(args[1]).read().strip())
+    elif op == "opath-reopen":
+        # The same descriptor opened again for reading.
+        fd = os.open(args[0], os.O_PATH)
+        print(open("/proc/self/fd/%d" % fd).read().strip())
+    elif op == "opath-chmod":
+        # Its mode changed through the descriptor: guard's audit log or
+        # approvals made unreadable, or readable by everyone.
+        fd = os.open(args[0], os.O_PATH)
+        os.chmod("/proc/self/fd/%d" % fd, int(args[1], 8))
+    elif op == "memfd-exec":
+        # A program the sandbox never saw as a file: a copy of cat in
+        # memory, executed, reading a hidden file.
+        libc.syscall.restype = ctypes.c_long
+        mfd = check(libc.syscall(319, b"x", 0))  # memfd_create
+        with open("/bin/cat", "rb") as src:
+            os.write(mfd, src.read())
+        pid = os.fork()
+        if pid == 0:
+            os.execve("/proc/self/fd/%d" % mfd, ["cat", args[0]], {})
+        _, st = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(st) != 0:
+            raise OSError(errno.EACCES, "cat failed")
     else:
         print("proc.py: unknown op " + op, file=sys.stderr)
         sys.exit(2)
