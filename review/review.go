@@ -84,6 +84,10 @@ func Assess(p *profile.Profile, in Input) Verdict {
 		}
 		add(Reason{Rule: "sandbox.widen", Level: B, Message: "asks for more sandbox than the command needs: " + strings.Join(what, ", "), End: len(in.Text)})
 	}
+	if e := codeBesideDaemons(p); e != nil {
+		add(Reason{Rule: "daemons.code", Level: B, Pos: e.Pos, End: e.End,
+			Message: "runs code guard cannot see (" + e.Program + ") in a line that talks to a local daemon: the sandbox opens the daemons' sockets to the whole line, so that code could ask the daemon to act outside it (docker.sock is root on the machine; tmux types into your shell)"})
+	}
 	switch in.Provenance {
 	case ProvUntrusted:
 		if v.Level == A {
@@ -342,7 +346,28 @@ func Digest(in Input, v Verdict) string {
 }
 
 // reviewRules are the rule ids the review itself adds.
-var reviewRules = []string{"floor.min-level", "provenance.untrusted", "sandbox.widen"}
+var reviewRules = []string{"daemons.code", "floor.min-level", "provenance.untrusted", "sandbox.widen"}
+
+// codeBesideDaemons is the first effect of p that runs code guard cannot
+// see (workspace code, an unknown program, code from a string or the
+// network) from a program that is not itself a daemon client, when p
+// talks to a daemon; nil otherwise. Such a line's sandbox reaches the
+// daemons' sockets (deriveSandbox), and so would that code.
+func codeBesideDaemons(p *profile.Profile) *profile.Effect {
+	if !p.ReachesDaemons() {
+		return nil
+	}
+	for i := range p.Effects {
+		e := &p.Effects[i]
+		switch e.Cap {
+		case profile.CapExec, profile.CapDynamic, profile.CapNetCode:
+			if !profile.DaemonClient(e.Program) {
+				return e
+			}
+		}
+	}
+	return nil
+}
 
 // KnownRule reports whether id is a rule guard's engine can report: a
 // profile rule or one the review adds. Policy rules are "policy.<id>".
