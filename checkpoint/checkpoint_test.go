@@ -239,7 +239,7 @@ func TestCheckpointWritesPacks(t *testing.T) {
 // connected, then undoes cp and checks that the workspace is before.
 func undoRestores(t *testing.T, st, ws string, cp *Checkpoint, before map[string]string) {
 	t.Helper()
-	run(t, ws, "fsck", "--no-dangling")
+	run(t, ws, "fsck", "--strict", "--no-dangling")
 	undo(t, st, cp, false)
 	if got := snapshotFS(t, ws); !reflect.DeepEqual(got, before) {
 		t.Errorf("after undo:\n%v\nwant\n%v", got, before)

@@ -112,9 +112,10 @@ func buildTree(es []ientry, i *int, base string, trees *[]gitObject) ([sha1.Size
 		}
 		// Names at one level come in tree order, each once: a file and a
 		// directory of the same name, or an entry the sort put out of
-		// place, is no tree git would write.
+		// place, is no tree git would write (nor a NUL in a name, which
+		// ends it in a tree: no index git writes holds one).
 		key := treeName(name, sub >= 0)
-		if name == "" || name == "." || name == ".." || name == lastName || (last != "" && last >= key) {
+		if name == "" || name == "." || name == ".." || strings.IndexByte(name, 0) >= 0 || name == lastName || (last != "" && last >= key) {
 			return [sha1.Size]byte{}, errTreeShape
 		}
 		if sub >= 0 {

@@ -1,11 +1,13 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -192,6 +194,76 @@ func TestCheckpointAfterStopMidSnapshot(t *testing.T) {
 		}
 	}
 	undoRestores(t, st, ws, cp, before)
+}
+
+// FuzzBuildTrees: on any index entries (paths from the input, sorted as
+// git sorts them), buildTrees either refuses (errTreeShape) or returns
+// trees that are well formed: each entry "<mode> <name>\0<id>" with a
+// mode git writes, a name that is not empty, ".", ".." or holding "/",
+// names in git's tree order, each once; every id it names as a tree is
+// one of the trees returned; the root is the last.
+func FuzzBuildTrees(f *testing.F) {
+	f.Add("a\na-b\na.c\na/x\na0\nb/c/d")
+	f.Add("a\na/x")
+	f.Add("./x\n../y\na//b\n/abs")
+	f.Fuzz(func(t *testing.T, s string) {
+		paths := strings.Split(s, "\n")
+		sort.Strings(paths)
+		var es []ientry
+		for i, p := range paths {
+			e := ientry{path: p, mode: []uint32{modeFile, modeExec, modeSymlink, modeGitlink}[i%4]}
+			e.oid[0] = byte(i)
+			es = append(es, e)
+		}
+		root, trees, err := buildTrees(es)
+		if err != nil {
+			if !errors.Is(err, errTreeShape) {
+				t.Fatalf("err = %v", err)
+			}
+			return
+		}
+		ids := map[[20]byte]bool{}
+		for _, tr := range trees {
+			ids[tr.oid] = true
+		}
+		if trees[len(trees)-1].oid != root {
+			t.Fatal("the root is not the last tree")
+		}
+		for _, tr := range trees {
+			if objectOf(objTree, tr.data).oid != tr.oid {
+				t.Fatal("a tree's id is not its content's")
+			}
+			last := ""
+			for d := tr.data; len(d) > 0; {
+				sp := bytes.IndexByte(d, ' ')
+				nul := bytes.IndexByte(d, 0)
+				if sp < 0 || nul < sp || nul+21 > len(d) {
+					t.Fatalf("malformed tree %q", tr.data)
+				}
+				mode, name := string(d[:sp]), string(d[sp+1:nul])
+				var id [20]byte
+				copy(id[:], d[nul+1:nul+21])
+				d = d[nul+21:]
+				switch mode {
+				case "100644", "100755", "120000", "160000":
+				case "40000":
+					if !ids[id] {
+						t.Fatalf("tree %q names a tree not built", name)
+					}
+				default:
+					t.Fatalf("mode %q", mode)
+				}
+				if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+					t.Fatalf("name %q", name)
+				}
+				key := treeName(name, mode == "40000")
+				if last != "" && last >= key {
+					t.Fatalf("%q after %q", key, last)
+				}
+				last = key
+			}
+		}
+	})
 }
 
 // What git would refuse or write otherwise is not built: an unmerged
