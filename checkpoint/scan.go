@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -528,8 +527,15 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 		res.entries = es
 	}
 	blobs, rest := readBlobs(r.work, es, paths)
-	if err := r.writeBlobs(es, rest); err != nil {
-		return res, err
+	if len(rest) > 0 {
+		if err := r.writeBlobs(idx, rest); err != nil {
+			return res, err
+		}
+		var err error
+		if es, res.index, err = readIndex(idx, nil); err != nil {
+			return res, err
+		}
+		res.entries = es
 	}
 	var err error
 	res.tree, res.trees, err = r.writeTrees(es, before, known, have, blobs)
@@ -547,29 +553,23 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 }
 
 // writeBlobs has git write the blobs of paths (sorted) whose content
-// guard does not have (readBlobs), as git hashed them into es: through
-// the same filters (git hash-object -w, by path). A path whose content is
-// no longer what es says (written again since), or a symlink, falls back
-// to git add -A.
-func (r *repo) writeBlobs(es []ientry, paths []string) error {
+// guard does not have (readBlobs): git hashes them again, with its
+// filters, and writes them, as it would have without --info-only. They
+// leave guard's index first (update-index hashes again only a path
+// whose stat data changed). Names go to git NUL-separated, as they are:
+// git hash-object --stdin-paths unquotes a line that starts with a
+// quote, and a file named `"../x"` would make git, which guard runs
+// outside the sandbox, store a file outside the workspace in the
+// repository (TestCheckpointNamesAreLiteral).
+func (r *repo) writeBlobs(idx string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	out, err := r.git("", nil, strings.NewReader(strings.Join(paths, "\n")+"\n"), "hash-object", "-w", "--stdin-paths")
-	if err != nil {
+	in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	if _, err := r.git(idx, nil, in, "update-index", "--force-remove", "-z", "--stdin"); err != nil {
 		return err
 	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
-		return errFallback
-	}
-	for k, p := range paths {
-		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
-		if i == len(es) || es[i].path != p || es[i].mode == modeSymlink || ids[k] != hex.EncodeToString(es[i].oid[:]) {
-			return errFallback
-		}
-	}
-	return nil
+	return r.updateIndex(idx, paths, false)
 }
 
 // updateIndex has git hash paths (sorted, workspace-relative) into

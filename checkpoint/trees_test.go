@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -158,6 +159,41 @@ func TestCheckpointCleanFilter(t *testing.T) {
 		t.Errorf("plain.txt: %q", got)
 	}
 	undoRestores(t, st, ws, cp, before)
+}
+
+// guard's git runs outside the sandbox: a file name it hands git must
+// name that file and nothing else. A file over guard's own blob limit,
+// named `"../secret"` (a leading quote is how git's --stdin-paths starts
+// a quoted name, which it unquotes), must not make git store the file
+// outside the workspace that the unquoted name reaches: the next
+// command, which may read .git, would read it there.
+func TestCheckpointNamesAreLiteral(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	secret := "the user's secret, outside the workspace\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(ws), "secret"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	command(t, st, ws, "0000000000000040", nil, func() {})
+	big := strings.Repeat("x", maxPackedBlob+1)
+	cp := command(t, st, ws, "0000000000000041", nil, func() {
+		write(t, ws, map[string]string{`"../secret"`: big, `"a\nb"`: big})
+	})
+	if len(cp.Changes) != 2 {
+		t.Errorf("changes = %v, want the two files", cp.Changes)
+	}
+	c := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
+	c.Dir = ws
+	out, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), secret) {
+		t.Error("git stored the file outside the workspace in the repository")
+	}
+	if got := run(t, ws, "cat-file", "-p", cp.After+`:"../secret"`); got != big {
+		t.Errorf("the checkpoint holds %d bytes for the file, want its %d", len(got), len(big))
+	}
 }
 
 // A snapshot that stops after git recorded new ids in guard's index and
