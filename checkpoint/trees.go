@@ -1,12 +1,13 @@
 package checkpoint
 
 import (
-	"bytes"
+	"bufio"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -203,7 +204,11 @@ func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs, blobs
 		}
 	}
 	if len(pack) > 0 {
-		if _, err := r.git("", nil, bytes.NewReader(packOf(pack)), "index-pack", "--stdin"); err != nil {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writePack(pw, pack)) }()
+		_, err := r.git("", nil, pr, "index-pack", "--stdin")
+		pr.Close() // git gone early: the writer stops
+		if err != nil {
 			return "", nil, err
 		}
 	}
@@ -272,30 +277,38 @@ func readRegular(p string, limit int64) ([]byte, error) {
 	return safefile.ReadAll(f, p, limit)
 }
 
-// packOf is a pack (gitformat-pack, version 2) of the objects, each
-// whole (no deltas) and stored, not deflated: a tree is mostly object
-// ids, which do not compress, and deflating 100 small trees took 10 ms
-// (git gc compresses them with the rest).
-func packOf(objs []gitObject) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("PACK")
-	binary.Write(&buf, binary.BigEndian, uint32(2))
-	binary.Write(&buf, binary.BigEndian, uint32(len(objs)))
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
+// writePack writes to w a pack (gitformat-pack, version 2) of the
+// objects, each whole (no deltas) and stored, not deflated: a tree is
+// mostly object ids, which do not compress, and deflating 100 small
+// trees took 10 ms (git gc compresses them with the rest). It streams:
+// the objects' bytes are not copied into one buffer first.
+func writePack(w io.Writer, objs []gitObject) error {
+	h := sha1.New()
+	bw := bufio.NewWriter(io.MultiWriter(w, h))
+	var head [12]byte
+	copy(head[:], "PACK")
+	binary.BigEndian.PutUint32(head[4:], 2)
+	binary.BigEndian.PutUint32(head[8:], uint32(len(objs)))
+	bw.Write(head[:])
+	zw, _ := zlib.NewWriterLevel(bw, zlib.NoCompression)
 	for _, t := range objs {
 		// Object header: type and size, 4 bits then 7 per byte.
 		size := len(t.data)
 		c := t.typ<<4 | byte(size&15)
 		for size >>= 4; size > 0; size >>= 7 {
-			buf.WriteByte(c | 0x80)
+			bw.WriteByte(c | 0x80)
 			c = byte(size & 0x7f)
 		}
-		buf.WriteByte(c)
-		zw.Reset(&buf)
-		zw.Write(t.data) // a bytes.Buffer does not fail
-		zw.Close()
+		bw.WriteByte(c)
+		zw.Reset(bw)
+		zw.Write(t.data)
+		if err := zw.Close(); err != nil {
+			return err
+		}
 	}
-	sum := sha1.Sum(buf.Bytes())
-	buf.Write(sum[:])
-	return buf.Bytes()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(h.Sum(nil))
+	return err
 }
