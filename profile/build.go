@@ -331,7 +331,8 @@ func then(a, b stream) stream {
 	return out
 }
 
-// knownText is the text a stream is known to hold or resemble.
+// knownText is the text a stream is known to hold or resemble: readers
+// of code review it also when the stream holds more they cannot see.
 func knownText(s stream) string {
 	if s.kind == streamText {
 		return s.text
@@ -442,11 +443,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			}
 			switch {
 			case all:
-				for _, p := range b.fdProcs {
-					p.feed(out)
-				}
+				b.feed(&fdProc{any: true}, out)
 			case dest != nil && dest.parts == before:
-				dest.feed(out)
+				b.feed(dest, out)
 			}
 		}()
 	}
@@ -462,6 +461,11 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 		if c.Var != "" {
 			out = b.loop(c, inner, in, via, sp)
+			break
+		}
+		if c.Kind == "coproc" {
+			// It reads what the line writes to it later (execfd.go).
+			b.fdProcs = append(b.fdProcs, &fdProc{proc: outProc{script: &parse.Script{Stmts: c.Stmts}, st: inner, sp: sp}})
 			break
 		}
 		for _, x := range c.Stmts {

@@ -29,12 +29,22 @@ type fdProc struct {
 	// counted twice.
 	data  stream
 	parts int
+	// any is a descriptor guard cannot follow (exec 3>&$fd): it may
+	// feed every body.
+	any bool
 }
 
-// feed appends a command's output to the body.
-func (p *fdProc) feed(out stream) {
-	p.data = then(p.data, out)
+// feed appends a command's output to the body, or to every body for a
+// descriptor that may be any of them.
+func (b *builder) feed(p *fdProc, out stream) {
 	p.parts++
+	if !p.any {
+		p.data = then(p.data, out)
+		return
+	}
+	for _, q := range b.fdProcs {
+		q.data = then(q.data, out)
+	}
 }
 
 // execFds handles a bare exec's redirections that make a descriptor
@@ -60,6 +70,7 @@ func (b *builder) execFds(s *parse.Stmt, st *state, marks []int) {
 		switch {
 		case end-marks[i] == 1 && isProcTarget(r.Target):
 			p = &fdProc{proc: b.outProcs[marks[i]]}
+			p.proc.st = p.proc.st.clone() // the state at the exec
 			taken[marks[i]] = true
 			if fds[0] != "1" {
 				// What other descriptors carry (errors, xtrace) is not
@@ -68,7 +79,11 @@ func (b *builder) execFds(s *parse.Stmt, st *state, marks []int) {
 			}
 			b.fdProcs = append(b.fdProcs, p)
 		case r.Op == ">&" && r.Target != nil:
-			if v, ok := r.Target.Value(); ok && isDigits(v) {
+			v, ok := r.Target.Value()
+			switch {
+			case !ok:
+				p = &fdProc{any: true} // exec 3>&${COPROC[1]}
+			case isDigits(v):
 				p = st.fds[v]
 			}
 		}

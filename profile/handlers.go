@@ -480,8 +480,8 @@ func hInterp(codeFlags string) handler {
 			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
-			if c.in.kind == streamText {
-				b.inlineShellCalls(c.in.text, c)
+			if t := knownText(c.in); t != "" {
+				b.inlineShellCalls(t, c)
 			}
 		}
 		return stream{kind: streamUnknown}
@@ -1537,8 +1537,8 @@ func hSQL(flags string) handler {
 	return func(b *builder, c *call) stream {
 		var texts []field
 		texts = append(texts, c.a.values(strings.Fields(flags)...)...)
-		if c.in.kind == streamText {
-			texts = append(texts, staticField(c.in.text, c.sp))
+		if t := knownText(c.in); t != "" {
+			texts = append(texts, staticField(t, c.sp))
 		}
 		switch c.prog {
 		case "redis-cli":

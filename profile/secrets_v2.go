@@ -431,9 +431,7 @@ func hSftp(b *builder, c *call) stream {
 			b.pathEffect(CapRead, "net.send-file", "sftp", f, c.st, c.sp, "reads the batch")
 		}
 	}
-	if c.in.kind == streamText {
-		text += c.in.text
-	}
+	text += knownText(c.in)
 	for _, line := range strings.Split(text, "\n") {
 		w := strings.Fields(line)
 		if len(w) < 2 {

@@ -139,6 +139,9 @@ func hStdinLang(b *builder, c *call) stream {
 			lines(c.in.text, staticField("", c.sp))
 		default:
 			b.unseenCommands(c, c.in, fmt.Sprintf("runs %s commands that it reads from its input, which guard cannot see (they can run shell commands)", c.prog))
+			if c.in.near != "" {
+				lines(c.in.near, staticField("", c.sp))
+			}
 		}
 	}
 	return stream{}
