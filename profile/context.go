@@ -312,6 +312,9 @@ var persistRel = sync.OnceValue(func() []string {
 		".tool-versions", ".config/containers/containers.conf", ".config/containers/registries.conf", ".config/containers/registries.conf.d",
 		// Remote login authorization: who may log in as the user.
 		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
+		// Session 10: aria2c's default configuration, read by every
+		// aria2c: its on-download-* options name programs it runs.
+		".aria2/aria2.conf", ".config/aria2/aria2.conf",
 	}
 })
 

@@ -346,6 +346,7 @@ func finalize(t map[string]*spec) {
 	extendLaunch(t)
 	extendPrograms(t)
 	extendStdinLangs(t)
+	extendOptionFiles(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last
