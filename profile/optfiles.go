@@ -206,46 +206,31 @@ func curlConfigValue(s string) string {
 	return out.String()
 }
 
-// wgetrcArgs: a wgetrc file's "command = value" lines are wget -e
-// commands.
-func wgetrcArgs(text string) [][]string {
-	var args []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
+// perLine makes a file's arguments from each line that is neither blank
+// nor a # comment, trimmed.
+func perLine(args func(line string) []string) func(string) [][]string {
+	return func(text string) [][]string {
+		var out []string
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && line[0] != '#' {
+				out = append(out, args(line)...)
+			}
 		}
-		args = append(args, "-e", line)
+		return [][]string{out}
 	}
-	return [][]string{args}
 }
 
+// wgetrcArgs: a wgetrc file's "command = value" lines are wget -e
+// commands.
+var wgetrcArgs = perLine(func(l string) []string { return []string{"-e", l} })
+
 // urlListArgs: a list of URLs, one a line.
-func urlListArgs(text string) [][]string {
-	var args []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		args = append(args, line)
-	}
-	return [][]string{args}
-}
+var urlListArgs = perLine(func(l string) []string { return []string{l} })
 
 // aria2ConfArgs: aria2c's configuration file, "name=value" lines, are
 // its --name=value options.
-func aria2ConfArgs(text string) [][]string {
-	var args []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		args = append(args, "--"+line)
-	}
-	return [][]string{args}
-}
+var aria2ConfArgs = perLine(func(l string) []string { return []string{"--" + l} })
 
 // aria2InputArgs: aria2c's input file — a line of URIs (tab-separated
 // mirrors of one download) starts an entry, and the indented
