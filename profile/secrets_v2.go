@@ -266,6 +266,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			return f.display(), cand.class, true
 		}
 	}
+	if b.ctx.globShadows(pat, fold) {
+		return f.display(), ClassPersistence, true
+	}
 	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
 		for _, cand := range othersPersist() {
 			if couldNameUnder(pat, cand.comps, fold, dot) {
