@@ -64,6 +64,9 @@ func programsTable() map[string]*spec {
 	} {
 		t[k] = v
 	}
+	for k, v := range backupTable() {
+		t[k] = v
+	}
 	return t
 }
 

@@ -379,6 +379,9 @@ func (b *builder) fileArgs(c *call, ops bool) {
 				v = v[i+len("file://"):]
 			} else if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v[i+1:], "@") {
 				v = v[i+2:]
+			} else if i := strings.IndexByte(v, '@'); i > 0 && !strings.ContainsAny(v[:i], "/:=") && strings.HasPrefix(v[i+1:], "/") {
+				// httpie's and xh's form file field: name@/path.
+				v = v[i+1:]
 			}
 		}
 		if v == "" || f.known && !f.glob && !strings.HasPrefix(v, "/") && !strings.Contains(v, "..") && b.plainInWorkspace(c.st) {

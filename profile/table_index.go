@@ -58,6 +58,7 @@ var tableNames = [...]string{
 	"bindfs",
 	"black",
 	"blkdiscard",
+	"borg",
 	"bpftool",
 	"break",
 	"brew",
@@ -187,6 +188,7 @@ var tableNames = [...]string{
 	"dropuser",
 	"du",
 	"duckdb",
+	"duplicity",
 	"e2fsck",
 	"echo",
 	"ed",
@@ -360,6 +362,7 @@ var tableNames = [...]string{
 	"kind",
 	"kitten",
 	"kitty",
+	"kopia",
 	"kotlin",
 	"ksh",
 	"ksh93",
@@ -561,6 +564,7 @@ var tableNames = [...]string{
 	"rbash",
 	"rbw",
 	"rclone",
+	"rdiff-backup",
 	"read",
 	"readarray",
 	"readelf",
@@ -571,6 +575,7 @@ var tableNames = [...]string{
 	"rename",
 	"resize2fs",
 	"resolvectl",
+	"restic",
 	"return",
 	"rev",
 	"rfkill",
@@ -580,6 +585,7 @@ var tableNames = [...]string{
 	"rmmod",
 	"route",
 	"rpm",
+	"rsnapshot",
 	"rsync",
 	"ruby",
 	"ruff",
@@ -678,6 +684,7 @@ var tableNames = [...]string{
 	"tail",
 	"tar",
 	"tarfile",
+	"tarsnap",
 	"task",
 	"taskset",
 	"tc",
@@ -877,6 +884,7 @@ var tableOf = [...]uint8{
 	2,  // bindfs
 	3,  // black
 	8,  // blkdiscard
+	11, // borg
 	2,  // bpftool
 	0,  // break
 	1,  // brew
@@ -1006,6 +1014,7 @@ var tableOf = [...]uint8{
 	8,  // dropuser
 	0,  // du
 	1,  // duckdb
+	11, // duplicity
 	8,  // e2fsck
 	0,  // echo
 	7,  // ed
@@ -1179,6 +1188,7 @@ var tableOf = [...]uint8{
 	8,  // kind
 	11, // kitten
 	11, // kitty
+	11, // kopia
 	0,  // kotlin
 	4,  // ksh
 	4,  // ksh93
@@ -1380,6 +1390,7 @@ var tableOf = [...]uint8{
 	4,  // rbash
 	11, // rbw
 	8,  // rclone
+	11, // rdiff-backup
 	0,  // read
 	0,  // readarray
 	4,  // readelf
@@ -1390,6 +1401,7 @@ var tableOf = [...]uint8{
 	8,  // rename
 	8,  // resize2fs
 	8,  // resolvectl
+	11, // restic
 	0,  // return
 	0,  // rev
 	8,  // rfkill
@@ -1399,6 +1411,7 @@ var tableOf = [...]uint8{
 	2,  // rmmod
 	2,  // route
 	2,  // rpm
+	11, // rsnapshot
 	1,  // rsync
 	0,  // ruby
 	3,  // ruff
@@ -1497,6 +1510,7 @@ var tableOf = [...]uint8{
 	0,  // tail
 	0,  // tar
 	11, // tarfile
+	11, // tarsnap
 	3,  // task
 	0,  // taskset
 	8,  // tc
