@@ -180,6 +180,7 @@ var tableNames = [...]string{
 	"docker-credential-secretservice",
 	"doctl",
 	"doppler",
+	"dotnet-dump",
 	"dpkg",
 	"dpkg-deb",
 	"dpkg-query",
@@ -207,6 +208,7 @@ var tableNames = [...]string{
 	"espeak",
 	"etcdctl",
 	"ethtool",
+	"eu-stack",
 	"eval",
 	"ex",
 	"exec",
@@ -248,6 +250,7 @@ var tableNames = [...]string{
 	"gawk",
 	"gcc",
 	"gcloud",
+	"gcore",
 	"gdb",
 	"gdbus",
 	"gdisk",
@@ -284,6 +287,7 @@ var tableNames = [...]string{
 	"groovysh",
 	"groupadd",
 	"gsettings",
+	"gstack",
 	"gsutil",
 	"gtk-launch",
 	"guard",
@@ -342,13 +346,16 @@ var tableNames = [...]string{
 	"janet",
 	"java",
 	"javac",
+	"jcmd",
 	"jest",
+	"jmap",
 	"jobs",
 	"join",
 	"journalctl",
 	"jq",
 	"jshell",
 	"json.tool",
+	"jstack",
 	"julia",
 	"just",
 	"k3d",
@@ -413,6 +420,7 @@ var tableNames = [...]string{
 	"maxima",
 	"mc",
 	"md5sum",
+	"memray",
 	"meson",
 	"micromamba",
 	"minikube",
@@ -543,13 +551,16 @@ var tableNames = [...]string{
 	"ps",
 	"pscale",
 	"psql",
+	"pstack",
 	"pulumi",
 	"pushd",
 	"pwd",
 	"pwsh",
+	"py-spy",
 	"pydoc",
 	"pylint",
 	"pypy3",
+	"pyrasite",
 	"pytest",
 	"python",
 	"python2",
@@ -562,6 +573,7 @@ var tableNames = [...]string{
 	"raku",
 	"rakudo",
 	"rbash",
+	"rbspy",
 	"rbw",
 	"rclone",
 	"rdiff-backup",
@@ -1006,6 +1018,7 @@ var tableOf = [...]uint8{
 	6,  // docker-credential-secretservice
 	8,  // doctl
 	6,  // doppler
+	4,  // dotnet-dump
 	2,  // dpkg
 	11, // dpkg-deb
 	4,  // dpkg-query
@@ -1033,6 +1046,7 @@ var tableOf = [...]uint8{
 	4,  // espeak
 	8,  // etcdctl
 	8,  // ethtool
+	4,  // eu-stack
 	0,  // eval
 	7,  // ex
 	0,  // exec
@@ -1074,6 +1088,7 @@ var tableOf = [...]uint8{
 	0,  // gawk
 	3,  // gcc
 	1,  // gcloud
+	4,  // gcore
 	4,  // gdb
 	8,  // gdbus
 	2,  // gdisk
@@ -1110,6 +1125,7 @@ var tableOf = [...]uint8{
 	0,  // groovysh
 	2,  // groupadd
 	9,  // gsettings
+	4,  // gstack
 	8,  // gsutil
 	11, // gtk-launch
 	0,  // guard
@@ -1168,13 +1184,16 @@ var tableOf = [...]uint8{
 	0,  // janet
 	3,  // java
 	3,  // javac
+	4,  // jcmd
 	3,  // jest
+	4,  // jmap
 	0,  // jobs
 	0,  // join
 	8,  // journalctl
 	0,  // jq
 	0,  // jshell
 	11, // json.tool
+	4,  // jstack
 	0,  // julia
 	3,  // just
 	8,  // k3d
@@ -1239,6 +1258,7 @@ var tableOf = [...]uint8{
 	0,  // maxima
 	8,  // mc
 	0,  // md5sum
+	4,  // memray
 	3,  // meson
 	3,  // micromamba
 	8,  // minikube
@@ -1369,13 +1389,16 @@ var tableOf = [...]uint8{
 	0,  // ps
 	8,  // pscale
 	1,  // psql
+	4,  // pstack
 	8,  // pulumi
 	0,  // pushd
 	0,  // pwd
 	0,  // pwsh
+	4,  // py-spy
 	11, // pydoc
 	3,  // pylint
 	0,  // pypy3
+	4,  // pyrasite
 	3,  // pytest
 	0,  // python
 	0,  // python2
@@ -1388,6 +1411,7 @@ var tableOf = [...]uint8{
 	0,  // raku
 	0,  // rakudo
 	4,  // rbash
+	4,  // rbspy
 	11, // rbw
 	8,  // rclone
 	11, // rdiff-backup
