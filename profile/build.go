@@ -54,6 +54,9 @@ type builder struct {
 	// fdProcs are the >(…) bodies exec made descriptors of the shell,
 	// reviewed at the end of the line with what they were fed (execfd.go).
 	fdProcs []*fdProc
+	// lcds are the local directories a transfer client's lcd set, by
+	// call (ftpcmds.go).
+	lcds map[*call]string
 }
 
 // outProc is a >(…) body waiting for the output it is given.
