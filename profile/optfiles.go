@@ -223,14 +223,20 @@ func perLine(args func(line string) []string) func(string) [][]string {
 
 // wgetrcArgs: a wgetrc file's "command = value" lines are wget -e
 // commands.
-var wgetrcArgs = perLine(func(l string) []string { return []string{"-e", l} })
+func wgetrcArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{"-e", l} })(text)
+}
 
 // urlListArgs: a list of URLs, one a line.
-var urlListArgs = perLine(func(l string) []string { return []string{l} })
+func urlListArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{l} })(text)
+}
 
 // aria2ConfArgs: aria2c's configuration file, "name=value" lines, are
 // its --name=value options.
-var aria2ConfArgs = perLine(func(l string) []string { return []string{"--" + l} })
+func aria2ConfArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{"--" + l} })(text)
+}
 
 // aria2InputArgs: aria2c's input file — a line of URIs (tab-separated
 // mirrors of one download) starts an entry, and the indented

@@ -347,6 +347,7 @@ func finalize(t map[string]*spec) {
 	extendPrograms(t)
 	extendStdinLangs(t)
 	extendOptionFiles(t)
+	extendUnpackNames(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last
