@@ -512,6 +512,7 @@ var tableNames = [...]string{
 	"passwd",
 	"paste",
 	"patch",
+	"pax",
 	"pbcopy",
 	"pdftotext",
 	"pdksh",
@@ -1350,6 +1351,7 @@ var tableOf = [...]uint8{
 	2,  // passwd
 	0,  // paste
 	0,  // patch
+	8,  // pax
 	9,  // pbcopy
 	11, // pdftotext
 	4,  // pdksh
