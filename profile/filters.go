@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -17,6 +18,31 @@ import (
 // textFilter computes what a filter reading known text on its stdin
 // writes to its stdout, from its arguments; false when it cannot.
 type textFilter func(fs []field, in string) (string, bool)
+
+// scriptFirst are filters whose first operand is their program or
+// pattern, not a file, unless one of these options gives it.
+var scriptFirst = sync.OnceValue(func() map[string][]string {
+	grep := []string{"-e", "--regexp", "-f", "--file"}
+	awk := []string{"-f", "--file", "-e", "--source", "--exec"}
+	return map[string][]string{
+		"sed": {"-e", "--expression", "-f", "--file"}, "grep": grep, "egrep": grep, "fgrep": grep,
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "jq": {"-f", "--from-file"},
+	}
+})
+
+// readsInput reports whether a filter reads its standard input: it has
+// no file operands (tr has none at all; a sed, grep or awk program is not
+// one).
+func readsInput(c *call) bool {
+	if c.prog == "tr" {
+		return true
+	}
+	ops := len(c.a.ops)
+	if opts, ok := scriptFirst()[c.prog]; ok && ops > 0 && !c.a.has(opts...) {
+		ops--
+	}
+	return ops == 0
+}
 
 // filterText returns the output of prog reading the text in, for the
 // filters guard computes: cat and tee pass it on unchanged, head and
