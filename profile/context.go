@@ -824,7 +824,7 @@ func shadowsProgram(rel string) bool {
 		return false
 	}
 	lower := strings.ToLower(name)
-	return specFor(name) != nil || specFor(lower) != nil || pathHelpers()[lower]
+	return specFor(name) != nil || specFor(lower) != nil || pathHelper(lower)
 }
 
 // globShadows reports whether a pattern (worstCase's components) names
@@ -854,7 +854,7 @@ func (c *Context) globShadows(pat []string, fold bool) bool {
 				return true
 			}
 		}
-		for n := range pathHelpers() {
+		for _, n := range pathHelperNames() {
 			if m, _ := path.Match(name, n); m {
 				return true
 			}
@@ -867,12 +867,20 @@ func (c *Context) globShadows(pat []string, fold bool) bool {
 // with no command line naming them: Debian's alternatives that git, man
 // and other tools run as their default editor, pager, browser and
 // terminal.
-var pathHelpers = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"editor": true, "pager": true, "sensible-editor": true, "sensible-pager": true, "sensible-browser": true,
-		"x-www-browser": true, "www-browser": true, "x-terminal-emulator": true, "gnome-www-browser": true,
+func pathHelper(name string) bool {
+	switch name {
+	case "editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser",
+		"x-www-browser", "www-browser", "x-terminal-emulator", "gnome-www-browser":
+		return true
 	}
-})
+	return false
+}
+
+// pathHelperNames are pathHelper's names, for patterns.
+func pathHelperNames() []string {
+	return []string{"editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser",
+		"x-www-browser", "www-browser", "x-terminal-emulator", "gnome-www-browser"}
+}
 
 func homeRelClass(rel string) (secret, persist int) {
 	relSetsOnce.Do(func() {

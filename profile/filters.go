@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -21,14 +20,19 @@ type textFilter func(fs []field, in string) (string, bool)
 
 // scriptFirst are filters whose first operand is their program or
 // pattern, not a file, unless one of these options gives it.
-var scriptFirst = sync.OnceValue(func() map[string][]string {
-	grep := []string{"-e", "--regexp", "-f", "--file"}
-	awk := []string{"-f", "--file", "-e", "--source", "--exec"}
-	return map[string][]string{
-		"sed": {"-e", "--expression", "-f", "--file"}, "grep": grep, "egrep": grep, "fgrep": grep,
-		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "jq": {"-f", "--from-file"},
+func scriptFirst(prog string) ([]string, bool) {
+	switch prog {
+	case "sed":
+		return []string{"-e", "--expression", "-f", "--file"}, true
+	case "grep", "egrep", "fgrep":
+		return []string{"-e", "--regexp", "-f", "--file"}, true
+	case "awk", "gawk", "mawk", "nawk":
+		return []string{"-f", "--file", "-e", "--source", "--exec"}, true
+	case "jq":
+		return []string{"-f", "--from-file"}, true
 	}
-})
+	return nil, false
+}
 
 // readsInput reports whether a filter reads its standard input: it has
 // no file operands (tr has none at all; a sed, grep or awk program is not
@@ -38,7 +42,7 @@ func readsInput(c *call) bool {
 		return true
 	}
 	ops := len(c.a.ops)
-	if opts, ok := scriptFirst()[c.prog]; ok && ops > 0 && !c.a.has(opts...) {
+	if opts, ok := scriptFirst(c.prog); ok && ops > 0 && !c.a.has(opts...) {
 		ops--
 	}
 	return ops == 0

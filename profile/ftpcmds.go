@@ -3,7 +3,6 @@ package profile
 import (
 	"path"
 	"strings"
-	"sync"
 )
 
 // The command languages of file-transfer clients (ftp, sftp, lftp,
@@ -14,13 +13,17 @@ import (
 // the read or write it is; the transfer itself is the program's row.
 
 // ftpVerbs: what a transfer command does with its local files.
-var ftpVerbs = sync.OnceValue(func() map[string]string {
-	return map[string]string{
-		"put": "send", "mput": "send", "reput": "send", "append": "send", "send": "send",
-		"get": "recv", "mget": "recv", "reget": "recv", "recv": "recv", "newer": "recv", "pget": "recv",
-		"mirror": "mirror", "lcd": "lcd",
+func ftpVerb(w string) string {
+	switch w {
+	case "put", "mput", "reput", "append", "send":
+		return "send"
+	case "get", "mget", "reget", "recv", "newer", "pget":
+		return "recv"
+	case "mirror", "lcd":
+		return w
 	}
-})
+	return ""
+}
 
 // transferCommand reviews one line of a transfer client's commands. lcds
 // are the local directories each call's lcd set (by call).
@@ -29,7 +32,7 @@ func (b *builder) transferCommand(c *call, line field) {
 	if len(w) == 0 {
 		return
 	}
-	verb := ftpVerbs()[strings.ToLower(strings.TrimPrefix(w[0], "-"))]
+	verb := ftpVerb(strings.ToLower(strings.TrimPrefix(w[0], "-")))
 	var args []string
 	out := ""
 	for i := 1; i < len(w); i++ {

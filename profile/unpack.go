@@ -17,9 +17,9 @@ var unpackers = sync.OnceValue(func() map[string][]string {
 })
 
 // unpackSuffixes are the suffixes they take off (.tgz becomes .tar).
-var unpackSuffixes = sync.OnceValue(func() []string {
+func unpackSuffixes() []string {
 	return []string{".gz", ".tgz", ".z", ".Z", "-gz", "-z", "_z", ".bz2", ".tbz2", ".tbz", ".xz", ".txz", ".lzma", ".zst", ".lz4", ".br"}
-})
+}
 
 func extendUnpackNames(t map[string]*spec) {
 	for name, flags := range unpackers() {
