@@ -348,6 +348,7 @@ func finalize(t map[string]*spec) {
 	extendStdinLangs(t)
 	extendOptionFiles(t)
 	extendUnpackNames(t)
+	extendShellInit(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last

@@ -67,6 +67,9 @@ func programsTable() map[string]*spec {
 	for k, v := range backupTable() {
 		t[k] = v
 	}
+	for k, v := range shellInitTable() {
+		t[k] = v
+	}
 	return t
 }
 

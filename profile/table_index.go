@@ -16,6 +16,7 @@ var tableNames = [...]string{
 	"[",
 	"ack",
 	"act",
+	"activate-global-python-argcomplete",
 	"addr2line",
 	"ag",
 	"aider",
@@ -62,6 +63,7 @@ var tableNames = [...]string{
 	"bpftool",
 	"break",
 	"brew",
+	"broot",
 	"brotli",
 	"bsdtar",
 	"builtin",
@@ -180,6 +182,7 @@ var tableNames = [...]string{
 	"docker-credential-secretservice",
 	"doctl",
 	"doppler",
+	"dotbot",
 	"dotnet-dump",
 	"dpkg",
 	"dpkg-deb",
@@ -498,6 +501,7 @@ var tableNames = [...]string{
 	"od",
 	"oksh",
 	"op",
+	"opam",
 	"open",
 	"opencode",
 	"openssl",
@@ -577,6 +581,7 @@ var tableNames = [...]string{
 	"rbspy",
 	"rbw",
 	"rclone",
+	"rcup",
 	"rdiff-backup",
 	"read",
 	"readarray",
@@ -855,6 +860,7 @@ var tableOf = [...]uint8{
 	0,  // [
 	0,  // ack
 	8,  // act
+	11, // activate-global-python-argcomplete
 	4,  // addr2line
 	0,  // ag
 	10, // aider
@@ -901,6 +907,7 @@ var tableOf = [...]uint8{
 	2,  // bpftool
 	0,  // break
 	1,  // brew
+	11, // broot
 	11, // brotli
 	0,  // bsdtar
 	0,  // builtin
@@ -1019,6 +1026,7 @@ var tableOf = [...]uint8{
 	6,  // docker-credential-secretservice
 	8,  // doctl
 	6,  // doppler
+	11, // dotbot
 	4,  // dotnet-dump
 	2,  // dpkg
 	11, // dpkg-deb
@@ -1337,6 +1345,7 @@ var tableOf = [...]uint8{
 	0,  // od
 	4,  // oksh
 	2,  // op
+	11, // opam
 	9,  // open
 	10, // opencode
 	8,  // openssl
@@ -1416,6 +1425,7 @@ var tableOf = [...]uint8{
 	4,  // rbspy
 	11, // rbw
 	8,  // rclone
+	11, // rcup
 	11, // rdiff-backup
 	0,  // read
 	0,  // readarray
