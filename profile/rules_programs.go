@@ -70,6 +70,9 @@ func programsTable() map[string]*spec {
 	for k, v := range shellInitTable() {
 		t[k] = v
 	}
+	for k, v := range pkgManagerTable() {
+		t[k] = v
+	}
 	return t
 }
 

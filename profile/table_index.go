@@ -31,6 +31,7 @@ var tableNames = [...]string{
 	"apt-cache",
 	"apt-get",
 	"aptitude",
+	"aqua",
 	"ar",
 	"argocd",
 	"aria2c",
@@ -126,7 +127,9 @@ var tableNames = [...]string{
 	"compopt",
 	"composer",
 	"composite",
+	"conan",
 	"conda",
+	"conda-lock",
 	"conjure",
 	"consul",
 	"continue",
@@ -137,6 +140,8 @@ var tableNames = [...]string{
 	"coreutils",
 	"cowsay",
 	"cp",
+	"cpan",
+	"cpanm",
 	"cpio",
 	"cqlsh",
 	"crictl",
@@ -163,6 +168,7 @@ var tableNames = [...]string{
 	"dd",
 	"delv",
 	"deno",
+	"devbox",
 	"devcontainer",
 	"df",
 	"diff",
@@ -196,8 +202,10 @@ var tableNames = [...]string{
 	"e2fsck",
 	"echo",
 	"ed",
+	"eget",
 	"egrep",
 	"eksctl",
+	"elan",
 	"elixir",
 	"emacs",
 	"emacsclient",
@@ -238,9 +246,11 @@ var tableNames = [...]string{
 	"flatpak",
 	"flit",
 	"flock",
+	"flox",
 	"fly",
 	"flyctl",
 	"fmt",
+	"fnm",
 	"fold",
 	"free",
 	"fsck",
@@ -265,6 +275,7 @@ var tableNames = [...]string{
 	"getopts",
 	"gh",
 	"ghci",
+	"ghcup",
 	"gio",
 	"git-credential-cache",
 	"git-credential-store",
@@ -274,6 +285,7 @@ var tableNames = [...]string{
 	"gnome-terminal",
 	"gnuplot",
 	"go",
+	"goenv",
 	"gofmt",
 	"goimports",
 	"golangci-lint",
@@ -297,6 +309,7 @@ var tableNames = [...]string{
 	"guard-sandbox-exec",
 	"guard-sh",
 	"guile",
+	"guix",
 	"gunzip",
 	"gvim",
 	"gzip",
@@ -350,6 +363,7 @@ var tableNames = [...]string{
 	"java",
 	"javac",
 	"jcmd",
+	"jenv",
 	"jest",
 	"jmap",
 	"jobs",
@@ -360,6 +374,7 @@ var tableNames = [...]string{
 	"json.tool",
 	"jstack",
 	"julia",
+	"juliaup",
 	"just",
 	"k3d",
 	"kde-open",
@@ -404,6 +419,7 @@ var tableNames = [...]string{
 	"ltrace",
 	"lua",
 	"luajit",
+	"luarocks",
 	"lxc",
 	"lynx",
 	"lz4",
@@ -455,6 +471,7 @@ var tableNames = [...]string{
 	"mypy",
 	"mysql",
 	"mysqladmin",
+	"n",
 	"namei",
 	"nano",
 	"nawk",
@@ -482,6 +499,7 @@ var tableNames = [...]string{
 	"nm",
 	"nmcli",
 	"node",
+	"nodenv",
 	"nohup",
 	"notify-send",
 	"nox",
@@ -532,7 +550,10 @@ var tableNames = [...]string{
 	"pip-config",
 	"pip3",
 	"pipx",
+	"pixi",
 	"pkexec",
+	"pkgin",
+	"pkgx",
 	"pkill",
 	"pm2",
 	"pnpm",
@@ -541,6 +562,7 @@ var tableNames = [...]string{
 	"podman-compose",
 	"poetry",
 	"popd",
+	"port",
 	"posh",
 	"poweroff",
 	"powerprofilesctl",
@@ -551,6 +573,7 @@ var tableNames = [...]string{
 	"printenv",
 	"printf",
 	"prlimit",
+	"proto",
 	"proxychains",
 	"proxychains4",
 	"ps",
@@ -563,6 +586,7 @@ var tableNames = [...]string{
 	"pwsh",
 	"py-spy",
 	"pydoc",
+	"pyenv",
 	"pylint",
 	"pypy3",
 	"pyrasite",
@@ -578,6 +602,7 @@ var tableNames = [...]string{
 	"raku",
 	"rakudo",
 	"rbash",
+	"rbenv",
 	"rbspy",
 	"rbw",
 	"rclone",
@@ -614,12 +639,14 @@ var tableNames = [...]string{
 	"rustfmt",
 	"rustup",
 	"rvim",
+	"rye",
 	"s-nail",
 	"s3cmd",
 	"sage",
 	"say",
 	"sbcl",
 	"scala",
+	"scoop",
 	"scp",
 	"screen",
 	"script",
@@ -664,6 +691,7 @@ var tableNames = [...]string{
 	"sops",
 	"sort",
 	"source",
+	"spack",
 	"split",
 	"sponge",
 	"sqlcmd",
@@ -680,6 +708,7 @@ var tableNames = [...]string{
 	"stat",
 	"staticcheck",
 	"stdbuf",
+	"stew",
 	"stow",
 	"strace",
 	"stream",
@@ -693,6 +722,7 @@ var tableNames = [...]string{
 	"swaks",
 	"swapoff",
 	"swapon",
+	"swiftly",
 	"swipl",
 	"sysctl",
 	"systemctl",
@@ -715,6 +745,8 @@ var tableNames = [...]string{
 	"terraform",
 	"terragrunt",
 	"test",
+	"tfenv",
+	"tfswitch",
 	"tftp",
 	"tilt",
 	"time",
@@ -778,6 +810,7 @@ var tableNames = [...]string{
 	"vagrant",
 	"valgrind",
 	"vault",
+	"vcpkg",
 	"venv",
 	"vercel",
 	"vi",
@@ -795,6 +828,7 @@ var tableNames = [...]string{
 	"watch",
 	"wc",
 	"webbrowser",
+	"webi",
 	"websocketd",
 	"wezterm",
 	"wget",
@@ -875,6 +909,7 @@ var tableOf = [...]uint8{
 	4,  // apt-cache
 	2,  // apt-get
 	2,  // aptitude
+	11, // aqua
 	0,  // ar
 	8,  // argocd
 	1,  // aria2c
@@ -970,7 +1005,9 @@ var tableOf = [...]uint8{
 	4,  // compopt
 	1,  // composer
 	7,  // composite
+	11, // conan
 	3,  // conda
+	11, // conda-lock
 	7,  // conjure
 	8,  // consul
 	0,  // continue
@@ -981,6 +1018,8 @@ var tableOf = [...]uint8{
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
+	11, // cpan
+	11, // cpanm
 	8,  // cpio
 	1,  // cqlsh
 	8,  // crictl
@@ -1007,6 +1046,7 @@ var tableOf = [...]uint8{
 	0,  // dd
 	5,  // delv
 	5,  // deno
+	11, // devbox
 	8,  // devcontainer
 	0,  // df
 	0,  // diff
@@ -1040,8 +1080,10 @@ var tableOf = [...]uint8{
 	8,  // e2fsck
 	0,  // echo
 	7,  // ed
+	11, // eget
 	0,  // egrep
 	8,  // eksctl
+	11, // elan
 	0,  // elixir
 	4,  // emacs
 	4,  // emacsclient
@@ -1082,9 +1124,11 @@ var tableOf = [...]uint8{
 	2,  // flatpak
 	8,  // flit
 	0,  // flock
+	11, // flox
 	8,  // fly
 	8,  // flyctl
 	0,  // fmt
+	11, // fnm
 	0,  // fold
 	0,  // free
 	8,  // fsck
@@ -1109,6 +1153,7 @@ var tableOf = [...]uint8{
 	0,  // getopts
 	1,  // gh
 	0,  // ghci
+	11, // ghcup
 	9,  // gio
 	6,  // git-credential-cache
 	6,  // git-credential-store
@@ -1118,6 +1163,7 @@ var tableOf = [...]uint8{
 	11, // gnome-terminal
 	0,  // gnuplot
 	3,  // go
+	11, // goenv
 	0,  // gofmt
 	3,  // goimports
 	3,  // golangci-lint
@@ -1141,6 +1187,7 @@ var tableOf = [...]uint8{
 	0,  // guard-sandbox-exec
 	0,  // guard-sh
 	0,  // guile
+	11, // guix
 	0,  // gunzip
 	4,  // gvim
 	0,  // gzip
@@ -1194,6 +1241,7 @@ var tableOf = [...]uint8{
 	3,  // java
 	3,  // javac
 	4,  // jcmd
+	11, // jenv
 	3,  // jest
 	4,  // jmap
 	0,  // jobs
@@ -1204,6 +1252,7 @@ var tableOf = [...]uint8{
 	11, // json.tool
 	4,  // jstack
 	0,  // julia
+	11, // juliaup
 	3,  // just
 	8,  // k3d
 	9,  // kde-open
@@ -1248,6 +1297,7 @@ var tableOf = [...]uint8{
 	4,  // ltrace
 	0,  // lua
 	0,  // luajit
+	11, // luarocks
 	8,  // lxc
 	5,  // lynx
 	11, // lz4
@@ -1299,6 +1349,7 @@ var tableOf = [...]uint8{
 	3,  // mypy
 	1,  // mysql
 	8,  // mysqladmin
+	11, // n
 	4,  // namei
 	3,  // nano
 	0,  // nawk
@@ -1326,6 +1377,7 @@ var tableOf = [...]uint8{
 	4,  // nm
 	8,  // nmcli
 	0,  // node
+	11, // nodenv
 	0,  // nohup
 	9,  // notify-send
 	3,  // nox
@@ -1376,7 +1428,10 @@ var tableOf = [...]uint8{
 	7,  // pip-config
 	1,  // pip3
 	1,  // pipx
+	11, // pixi
 	0,  // pkexec
+	11, // pkgin
+	11, // pkgx
 	2,  // pkill
 	11, // pm2
 	1,  // pnpm
@@ -1385,6 +1440,7 @@ var tableOf = [...]uint8{
 	8,  // podman-compose
 	1,  // poetry
 	0,  // popd
+	11, // port
 	4,  // posh
 	2,  // poweroff
 	8,  // powerprofilesctl
@@ -1395,6 +1451,7 @@ var tableOf = [...]uint8{
 	0,  // printenv
 	0,  // printf
 	4,  // prlimit
+	11, // proto
 	5,  // proxychains
 	5,  // proxychains4
 	0,  // ps
@@ -1407,6 +1464,7 @@ var tableOf = [...]uint8{
 	0,  // pwsh
 	4,  // py-spy
 	11, // pydoc
+	11, // pyenv
 	3,  // pylint
 	0,  // pypy3
 	4,  // pyrasite
@@ -1422,6 +1480,7 @@ var tableOf = [...]uint8{
 	0,  // raku
 	0,  // rakudo
 	4,  // rbash
+	11, // rbenv
 	4,  // rbspy
 	11, // rbw
 	8,  // rclone
@@ -1458,12 +1517,14 @@ var tableOf = [...]uint8{
 	3,  // rustfmt
 	3,  // rustup
 	4,  // rvim
+	11, // rye
 	1,  // s-nail
 	8,  // s3cmd
 	0,  // sage
 	4,  // say
 	0,  // sbcl
 	0,  // scala
+	11, // scoop
 	1,  // scp
 	2,  // screen
 	4,  // script
@@ -1508,6 +1569,7 @@ var tableOf = [...]uint8{
 	11, // sops
 	0,  // sort
 	0,  // source
+	11, // spack
 	0,  // split
 	0,  // sponge
 	8,  // sqlcmd
@@ -1524,6 +1586,7 @@ var tableOf = [...]uint8{
 	0,  // stat
 	3,  // staticcheck
 	0,  // stdbuf
+	11, // stew
 	11, // stow
 	4,  // strace
 	7,  // stream
@@ -1537,6 +1600,7 @@ var tableOf = [...]uint8{
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon
+	11, // swiftly
 	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
@@ -1559,6 +1623,8 @@ var tableOf = [...]uint8{
 	1,  // terraform
 	8,  // terragrunt
 	0,  // test
+	11, // tfenv
+	11, // tfswitch
 	5,  // tftp
 	8,  // tilt
 	0,  // time
@@ -1622,6 +1688,7 @@ var tableOf = [...]uint8{
 	8,  // vagrant
 	4,  // valgrind
 	2,  // vault
+	11, // vcpkg
 	11, // venv
 	8,  // vercel
 	4,  // vi
@@ -1639,6 +1706,7 @@ var tableOf = [...]uint8{
 	0,  // watch
 	0,  // wc
 	11, // webbrowser
+	11, // webi
 	11, // websocketd
 	11, // wezterm
 	1,  // wget
