@@ -33,10 +33,6 @@ func backupDelete(what string) *spec {
 
 func backupState(what string) *spec { return whole("backup.state", CapSend, what) }
 
-func backupKeys(tool string) *spec {
-	return whole("backup.keys", CapPublish, "changes the keys or passwords that open the "+tool+" repository (who can read it, and whether you still can)")
-}
-
 // backupRestore writes a backup's files into the directory an option or
 // an operand names (extractAny prices it as an archive's extraction).
 func backupRestore(op int, opts ...string) *spec {
