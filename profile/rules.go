@@ -349,6 +349,7 @@ func finalize(t map[string]*spec) {
 	extendOptionFiles(t)
 	extendUnpackNames(t)
 	extendShellInit(t)
+	extendBuildInstall(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last

@@ -80,7 +80,7 @@ func pkgManagerTable() map[string]*spec {
 	for name, m := range pkgManagers() {
 		t[name] = m.spec(name)
 	}
-	return t
+	return withArgCommands(t)
 }
 
 func (m pkgManager) spec(name string) *spec {

@@ -80,6 +80,7 @@ var tableNames = [...]string{
 	"bzip2",
 	"c++filt",
 	"cProfile",
+	"cabal",
 	"cabextract",
 	"caffeinate",
 	"capsh",
@@ -189,6 +190,7 @@ var tableNames = [...]string{
 	"doctl",
 	"doppler",
 	"dotbot",
+	"dotnet",
 	"dotnet-dump",
 	"dpkg",
 	"dpkg-deb",
@@ -444,6 +446,7 @@ var tableNames = [...]string{
 	"micromamba",
 	"minikube",
 	"mise",
+	"mix",
 	"mkdir",
 	"mkfifo",
 	"mkfs",
@@ -484,6 +487,7 @@ var tableNames = [...]string{
 	"newgrp",
 	"nft",
 	"nice",
+	"nimble",
 	"ninja",
 	"nix",
 	"nix-build",
@@ -598,6 +602,7 @@ var tableNames = [...]string{
 	"qpdf",
 	"qwen",
 	"racket",
+	"raco",
 	"railway",
 	"raku",
 	"rakudo",
@@ -705,6 +710,7 @@ var tableNames = [...]string{
 	"ssh-keygen",
 	"sshfs",
 	"ssmtp",
+	"stack",
 	"stat",
 	"staticcheck",
 	"stdbuf",
@@ -958,6 +964,7 @@ var tableOf = [...]uint8{
 	0,  // bzip2
 	4,  // c++filt
 	11, // cProfile
+	11, // cabal
 	11, // cabextract
 	0,  // caffeinate
 	4,  // capsh
@@ -1067,6 +1074,7 @@ var tableOf = [...]uint8{
 	8,  // doctl
 	6,  // doppler
 	11, // dotbot
+	11, // dotnet
 	4,  // dotnet-dump
 	2,  // dpkg
 	11, // dpkg-deb
@@ -1322,6 +1330,7 @@ var tableOf = [...]uint8{
 	3,  // micromamba
 	8,  // minikube
 	11, // mise
+	11, // mix
 	0,  // mkdir
 	0,  // mkfifo
 	2,  // mkfs
@@ -1362,6 +1371,7 @@ var tableOf = [...]uint8{
 	2,  // newgrp
 	2,  // nft
 	0,  // nice
+	11, // nimble
 	3,  // ninja
 	3,  // nix
 	3,  // nix-build
@@ -1476,6 +1486,7 @@ var tableOf = [...]uint8{
 	11, // qpdf
 	10, // qwen
 	0,  // racket
+	11, // raco
 	8,  // railway
 	0,  // raku
 	0,  // rakudo
@@ -1583,6 +1594,7 @@ var tableOf = [...]uint8{
 	8,  // ssh-keygen
 	2,  // sshfs
 	1,  // ssmtp
+	11, // stack
 	0,  // stat
 	3,  // staticcheck
 	0,  // stdbuf
