@@ -234,6 +234,26 @@ func hCpio(b *builder, c *call) stream {
 	return stream{}
 }
 
+// hPax: pax -r extracts the member names as the archive (or a -s
+// substitution) gives them, absolute and ../ ones too, as cpio -i does;
+// pax -rw copies its operands into the last one; pax -w -f FILE writes
+// the archive there.
+func hPax(b *builder, c *call) stream {
+	read, write := c.a.has("-r"), c.a.has("-w")
+	switch {
+	case read && write && len(c.a.ops) > 1:
+		b.pathEffect(CapWrite, "fs.write", c.prog, c.a.ops[len(c.a.ops)-1], c.st, c.sp, "copies files into")
+	case read:
+		b.extractAny(c, staticField(".", c.sp))
+		b.extractAnywhere(c)
+	case write:
+		for _, f := range c.a.values("-f") {
+			b.pathEffect(CapWrite, "fs.output", c.prog, f, c.st, c.sp, "writes the archive to")
+		}
+	}
+	return stream{}
+}
+
 // hDockerMounts: a bind mount of the home directory, a parent of it, a
 // secret or a system path gives the container the host.
 // hMvnExec: the exec plugin's exec goal runs -Dexec.executable with
@@ -349,6 +369,7 @@ func allowTable() map[string]*spec {
 		"prename":             {val: "-e -E", fn: hRename},
 		"perl-rename":         {val: "-e -E", fn: hRename},
 		"cpio":                {val: "-D -F -H -O -I -E -R --directory --file --format --owner", fn: hCpio},
+		"pax":                 {val: "-f -s -o -x -b -p -U -G -T -B", fn: hPax},
 		// Object storage, PaaS, infrastructure as code and database tools:
 		// destroying remote state is C; reading is listed.
 		"gsutil": {rows: []row{{"remote.read", CapFetch, "", "", "talks to Google Cloud Storage"},

@@ -29,6 +29,7 @@ func Build(text string, ctx *Context) *Profile {
 	b := newBuilder(ctx)
 	b.src = text
 	b.text(text, b.initialState(), stream{}, "", span{0, len(text)})
+	b.flushFds()
 	b.finish()
 	return b.prof
 }
@@ -50,6 +51,12 @@ type builder struct {
 	// outProcs are >(…) bodies met in the statement being profiled: they
 	// read what its command writes, known once the command is (stmt).
 	outProcs []outProc
+	// fdProcs are the >(…) bodies exec made descriptors of the shell,
+	// reviewed at the end of the line with what they were fed (execfd.go).
+	fdProcs []*fdProc
+	// lcds are the local directories a transfer client's lcd set, by
+	// call (ftpcmds.go).
+	lcds map[*call]string
 }
 
 // outProc is a >(…) body waiting for the output it is given.
@@ -119,6 +126,9 @@ type state struct {
 	aliases map[string]string
 	// pathDirs are the directories the line put on PATH (linepath.go).
 	pathDirs []string
+	// fds are the shell's descriptors that feed a >(…) body since an
+	// exec (execfd.go); copied on write.
+	fds map[string]*fdProc
 }
 
 type arrayVal struct {
@@ -201,7 +211,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -299,6 +309,40 @@ func worse(a, b stream) stream {
 	return a
 }
 
+// then is the output of a command that prints a and then b (a list, a
+// group, a loop's iterations, the branches of an if or a case, which
+// guard assumes may all run): known texts are joined as printed, so
+// { echo ls; echo 'rm -rf ~'; } | sh reviews both lines, not the first.
+// Otherwise the worse kind wins and the known text of both parts stays
+// near it, for a shell that reads the whole.
+func then(a, b stream) stream {
+	switch {
+	case a.kind == streamNone:
+		return b
+	case b.kind == streamNone:
+		return a
+	case a.kind == streamText && b.kind == streamText:
+		return stream{kind: streamText, text: a.text + b.text}
+	case a.kind == streamPaths && b.kind == streamPaths && a.dir != b.dir:
+		// File names under two directories: neither dir describes them.
+		return stream{kind: streamUnknown, near: a.near + b.near}
+	}
+	out := worse(a, b)
+	if out.kind == streamUnknown || out.kind == streamPaths {
+		out.near = knownText(a) + knownText(b)
+	}
+	return out
+}
+
+// knownText is the text a stream is known to hold or resemble: readers
+// of code review it also when the stream holds more they cannot see.
+func knownText(s stream) string {
+	if s.kind == streamText {
+		return s.text
+	}
+	return s.near
+}
+
 // text parses and profiles nested shell text (the whole line, bash -c,
 // eval, a script file).
 func (b *builder) text(text string, st *state, in stream, via string, sp span) stream {
@@ -341,7 +385,7 @@ func (b *builder) text(text string, st *state, in stream, via string, sp span) s
 func (b *builder) script(s *parse.Script, st *state, in stream, via string) stream {
 	out := stream{}
 	for _, stmt := range s.Stmts {
-		out = b.stmt(stmt, st, in, via)
+		out = then(out, b.stmt(stmt, st, in, via))
 	}
 	return out
 }
@@ -371,7 +415,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 	}()
 	var written []string
-	for _, r := range s.Redirs {
+	marks := make([]int, len(s.Redirs))
+	for i, r := range s.Redirs {
+		marks[i] = len(b.outProcs)
 		rin, wrote, paths := b.redirect(r, st, in, sp)
 		if rin.kind != streamNone {
 			in = rin
@@ -382,6 +428,30 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 	}
 	b.execStdin(s, st, in, sp)
+	if bare := isBareExec(s); bare {
+		b.execFds(s, st, marks)
+	} else {
+		// Where this command's output goes: a body an exec fed
+		// (execfd.go), for the time of the command.
+		dest, all := stdoutDest(s, st.fds)
+		before := 0
+		if dest != nil {
+			before = dest.parts
+		}
+		restore := withStdout(st, dest)
+		defer func() {
+			restore()
+			if !isLeaf(s) {
+				return
+			}
+			switch {
+			case all:
+				b.feed(&fdProc{any: true}, out)
+			case dest != nil && dest.parts == before:
+				b.feed(dest, out)
+			}
+		}()
+	}
 	switch c := s.Cmd.(type) {
 	case *parse.Call:
 		out = b.call(c, st, in, via, sp)
@@ -396,13 +466,21 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			out = b.loop(c, inner, in, via, sp)
 			break
 		}
+		if c.Kind == "coproc" {
+			// It reads what the line writes to it later (execfd.go).
+			b.fdProcs = append(b.fdProcs, &fdProc{proc: outProc{script: &parse.Script{Stmts: c.Stmts}, st: inner, sp: sp}})
+			break
+		}
 		for _, x := range c.Stmts {
-			out = worse(out, b.stmt(x, inner, in, via))
+			out = then(out, b.stmt(x, inner, in, via))
 		}
 	case *parse.Pipeline:
 		cur := in
 		for i, x := range c.Stmts {
 			inner := st.clone()
+			if i < len(c.Stmts)-1 {
+				inner.fds = withoutStdout(inner.fds)
+			}
 			if i == len(c.Stmts)-1 && st.shopts["lastpipe"] {
 				// shopt -s lastpipe: the last command runs in this shell
 				// (echo 'rm -rf ~' | read c; $c).
@@ -1348,7 +1426,7 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 			st.setTainted(c.Var, nil, it.taint)
 		}
 		for _, x := range body {
-			out = worse(out, b.stmt(x, st, in, via))
+			out = then(out, b.stmt(x, st, in, via))
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -312,6 +313,9 @@ var persistRel = sync.OnceValue(func() []string {
 		".tool-versions", ".config/containers/containers.conf", ".config/containers/registries.conf", ".config/containers/registries.conf.d",
 		// Remote login authorization: who may log in as the user.
 		".ssh/authorized_keys2", ".rhosts", ".shosts", ".k5login", ".k5users",
+		// Session 10: aria2c's default configuration, read by every
+		// aria2c: its on-download-* options name programs it runs.
+		".aria2/aria2.conf", ".config/aria2/aria2.conf",
 	}
 })
 
@@ -810,12 +814,72 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 // B). guard itself is such a name: the agent hooks and the shell shim run
 // the guard found there, so replacing it switches every later review off
 // (install -m 755 build/guard ~/bin/ is C, like writing guard's config).
+//
+// Names are compared without case too (a case-insensitive file system
+// finds ~/.local/bin/GIT for git), and the names other programs run from
+// PATH by themselves count as known (pathHelpers).
 func shadowsProgram(rel string) bool {
 	dir, name := path.Split(rel)
 	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" {
 		return false
 	}
-	return specFor(name) != nil
+	lower := strings.ToLower(name)
+	return specFor(name) != nil || specFor(lower) != nil || pathHelper(lower)
+}
+
+// globShadows reports whether a pattern (worstCase's components) names
+// a file in one of the user's bin directories with a name pattern that
+// a program guard knows matches: cp x ~/.local/bin/g* may write
+// ~/.local/bin/git (shadowsProgram). A name guard cannot see at all
+// ($N) is not matched, as ~/$X/config is not taken for ~/.kube/config.
+func (c *Context) globShadows(pat []string, fold bool) bool {
+	if c.Home == "" || len(pat) == 0 {
+		return false
+	}
+	name := pat[len(pat)-1]
+	if name == "**" || !strings.ContainsAny(name, "*?[") {
+		return false
+	}
+	if fold {
+		name = strings.ToLower(name)
+	}
+	home := splitPath(c.Home)
+	for d := range userBinDirs() {
+		dir := append(slices.Clone(home), strings.Split(d, "/")...)
+		if len(dir) != len(pat)-1 || !couldNameUnder(pat[:len(pat)-1], dir, fold, false) {
+			continue
+		}
+		for _, n := range tableNames {
+			if m, _ := path.Match(name, n); m {
+				return true
+			}
+		}
+		for _, n := range pathHelperNames() {
+			if m, _ := path.Match(name, n); m {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathHelpers are names programs look up in PATH and run by themselves,
+// with no command line naming them: Debian's alternatives that git, man
+// and other tools run as their default editor, pager, browser and
+// terminal.
+func pathHelper(name string) bool {
+	switch name {
+	case "editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser",
+		"x-www-browser", "www-browser", "x-terminal-emulator", "gnome-www-browser":
+		return true
+	}
+	return false
+}
+
+// pathHelperNames are pathHelper's names, for patterns.
+func pathHelperNames() []string {
+	return []string{"editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser",
+		"x-www-browser", "www-browser", "x-terminal-emulator", "gnome-www-browser"}
 }
 
 func homeRelClass(rel string) (secret, persist int) {

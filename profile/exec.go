@@ -315,16 +315,21 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out = stream{kind: streamUnknown}
 			if t, ok := filterText(c.prog, c.fs, c.in.text); ok {
 				out = stream{kind: streamText, text: t}
-			} else if len(c.a.ops) == 0 {
+			} else if readsInput(c) {
 				out.near = c.in.text
 			}
-		} else if c.in.kind == streamUnknown && c.in.near != "" && out.kind == streamUnknown && len(c.a.ops) == 0 {
+		} else if c.in.kind == streamUnknown && c.in.near != "" && out.kind == streamUnknown && readsInput(c) {
 			out.near = c.in.near
 		}
 	}
 	if s.fn != nil {
 		if o := s.fn(b, c); o.kind != streamNone {
 			out = o
+		}
+		if s.filter && out.kind == streamUnknown && out.near == "" && readsInput(c) {
+			// A filter's handler (sed, awk) that cannot compute what it
+			// prints: it resembles what it read.
+			out.near = knownText(c.in)
 		}
 	}
 	b.fileOperands(c)

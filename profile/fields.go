@@ -290,6 +290,12 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 // substitute profiles a command or process substitution: it runs in a
 // subshell and its output is what it writes to stdout.
 func (b *builder) substitute(s *parse.Script, st *state, via string, sp span) stream {
+	if st.fds["1"] != nil {
+		// Its output is captured, not written to the shell's.
+		cp := *st
+		cp.fds = withoutStdout(st.fds)
+		st = &cp
+	}
 	return b.substituteIn(s, st, stream{}, via, sp)
 }
 

@@ -18,6 +18,36 @@ import (
 // writes to its stdout, from its arguments; false when it cannot.
 type textFilter func(fs []field, in string) (string, bool)
 
+// scriptFirst are filters whose first operand is their program or
+// pattern, not a file, unless one of these options gives it.
+func scriptFirst(prog string) ([]string, bool) {
+	switch prog {
+	case "sed":
+		return []string{"-e", "--expression", "-f", "--file"}, true
+	case "grep", "egrep", "fgrep":
+		return []string{"-e", "--regexp", "-f", "--file"}, true
+	case "awk", "gawk", "mawk", "nawk":
+		return []string{"-f", "--file", "-e", "--source", "--exec"}, true
+	case "jq":
+		return []string{"-f", "--from-file"}, true
+	}
+	return nil, false
+}
+
+// readsInput reports whether a filter reads its standard input: it has
+// no file operands (tr has none at all; a sed, grep or awk program is not
+// one).
+func readsInput(c *call) bool {
+	if c.prog == "tr" {
+		return true
+	}
+	ops := len(c.a.ops)
+	if opts, ok := scriptFirst(c.prog); ok && ops > 0 && !c.a.has(opts...) {
+		ops--
+	}
+	return ops == 0
+}
+
 // filterText returns the output of prog reading the text in, for the
 // filters guard computes: cat and tee pass it on unchanged, head and
 // tail cut it, rev and tac reverse it.

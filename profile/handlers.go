@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -103,9 +104,47 @@ func hEnv(b *builder, c *call) stream {
 		if len(c.a.rest) == 0 {
 			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables (the sandbox does not pass secret-looking ones)"}, c.sp)
 		}
-		return stream{kind: streamText}
+		out := b.envListing(st)
+		for _, f := range c.a.rest {
+			// env NAME=VALUE prints the pair among the others.
+			out.near += f.display() + "\n"
+		}
+		return out
 	}
 	return b.exec(inner, st, c.in, "env", c.sp)
+}
+
+// envListing is what env and printenv print: NAME=VALUE lines, unquoted,
+// of an environment guard does not see whole. A value the line set is
+// among them as it is (X='a; rm -rf ~' env | sh runs rm -rf ~), so
+// those lines are the known text near the listing; the values the
+// context gave are left out (the user's own environment).
+func (b *builder) envListing(st *state) stream {
+	init := b.initialState().vars
+	var near strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(st.vars)) {
+		if v := st.vars[name]; v != nil && validName(name) && (init[name] == nil || *init[name] != *v) {
+			near.WriteString(name + "=" + *v + "\n")
+		}
+	}
+	return stream{kind: streamUnknown, near: near.String()}
+}
+
+// hPrintenv: printenv alone prints the environment as env does;
+// printenv NAME… prints their values, known when the line set them.
+func hPrintenv(b *builder, c *call) stream {
+	if len(c.a.ops) == 0 {
+		return b.envListing(c.st)
+	}
+	var out strings.Builder
+	for _, f := range c.a.ops {
+		v, ok := c.st.vars[f.val]
+		if !f.known || !ok || v == nil {
+			return stream{kind: streamUnknown}
+		}
+		out.WriteString(*v + "\n")
+	}
+	return stream{kind: streamText, text: out.String()}
 }
 
 // envSplit splits an env -S string as env does: blanks separate words,
@@ -480,8 +519,8 @@ func hInterp(codeFlags string) handler {
 			b.interactive(c, "starts an interactive "+c.prog)
 		default:
 			b.add(Effect{Cap: CapDynamic, Rule: "interp.stdin-code", Program: c.prog, Msg: "runs " + c.prog + " code from its input, which guard does not review"}, c.sp)
-			if c.in.kind == streamText {
-				b.inlineShellCalls(c.in.text, c)
+			if t := knownText(c.in); t != "" {
+				b.inlineShellCalls(t, c)
 			}
 		}
 		return stream{kind: streamUnknown}
@@ -1537,8 +1576,8 @@ func hSQL(flags string) handler {
 	return func(b *builder, c *call) stream {
 		var texts []field
 		texts = append(texts, c.a.values(strings.Fields(flags)...)...)
-		if c.in.kind == streamText {
-			texts = append(texts, staticField(c.in.text, c.sp))
+		if t := knownText(c.in); t != "" {
+			texts = append(texts, staticField(t, c.sp))
 		}
 		switch c.prog {
 		case "redis-cli":

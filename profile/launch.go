@@ -277,6 +277,9 @@ func hPerf(b *builder, c *call) stream {
 		return stream{}
 	}
 	a := parseArgs(rest[1:], perfVal, true)
+	if a.has("-p", "--pid", "-t", "--tid") {
+		b.add(Effect{Cap: CapProcess, Rule: "proc.trace", Program: c.prog, Msg: "attaches to a running process (it can read its memory and data)"}, c.sp)
+	}
 	for _, f := range a.values("-o", "--output") {
 		b.pathEffect(CapWrite, "fs.write", "perf", f, c.st, c.sp, "writes")
 	}
@@ -290,6 +293,9 @@ func hPerf(b *builder, c *call) stream {
 // (reviewed as shell text) and what runs code guard does not read.
 var (
 	gdbShell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:shell\s+|platform\s+shell\s+|!)(.*)$`) })
+	gdbAttach = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:at|att|atta|attac|attach|process\s+attach|pro\s+at)\b`)
+	})
 	gdbPipe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:pipe|\|)\s.*?\|\s*(.*)$`) })
 	gdbScript = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^\s*(?:python|py|pi|python-interactive|guile|gu|source|so|script|command\s+script|eval)\b`)
@@ -319,6 +325,9 @@ func (b *builder) debuggerCommand(f field, c *call) {
 		b.text(m[1], c.st.clone(), stream{}, c.prog+" pipe", span{f.pos, f.end})
 		return
 	}
+	if gdbAttach().MatchString(f.val) {
+		b.add(Effect{Cap: CapProcess, Rule: "proc.trace", Program: c.prog, Msg: "attaches a debugger to a running process (it can read and change its memory)"}, c.sp)
+	}
 	if gdbScript().MatchString(f.val) {
 		b.add(Effect{Cap: CapDynamic, Rule: "debug.script", Program: c.prog, Target: shorten(f.val), Msg: fmt.Sprintf("runs %s script code, which guard does not review", c.prog)}, c.sp)
 	}
@@ -334,7 +343,9 @@ func hGdb(b *builder, c *call) stream {
 	for _, f := range c.a.values("-x", "-command", "--command", "-ix", "-init-command", "--init-command", "-s", "--source", "-S", "--source-before-file") {
 		b.add(Effect{Cap: CapDynamic, Rule: "debug.script", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("runs a %s command file, which can run shell commands, that guard does not review", c.prog)}, c.sp)
 	}
-	if c.a.has("-p", "-pid", "--pid", "--attach-pid", "-n", "--attach-name") {
+	// gdb PROG PID attaches to PID as -p does.
+	pidOp := c.prog == "gdb" && len(c.a.ops) == 2 && c.a.ops[1].known && isDigits(c.a.ops[1].val)
+	if pidOp || c.a.has("-p", "-pid", "--pid", "--attach-pid", "-n", "--attach-name") {
 		b.add(Effect{Cap: CapProcess, Rule: "proc.trace", Program: c.prog, Msg: "attaches a debugger to a running process (it can read and change its memory)"}, c.sp)
 	}
 	for i, f := range c.fs {

@@ -860,6 +860,18 @@ func extendDownloads(t map[string]*spec) {
 	if s := t["gsutil"]; s != nil {
 		s.fn = chain(s.fn, hRemoteDest(1, "^(cp|mv|rsync)$", func(v string) bool { return strings.HasPrefix(v, "gs://") }, "^rsync$"))
 	}
+	if s := t["s3cmd"]; s != nil {
+		s.fn = chain(s.fn, hRemoteDest(1, "^(get|sync|cp|mv)$", func(v string) bool { return strings.HasPrefix(v, "s3://") }, "^sync$"))
+	}
+	if s := t["mc"]; s != nil {
+		// mc names a remote path by its alias (play/bucket/x), a local one
+		// from / or . (after the shell's ~).
+		s.fn = chain(s.fn, hRemoteDest(1, "^(cp|mv|mirror|get)$", func(v string) bool { return !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, ".") }, "^mirror$"))
+	}
+	if s := t["gcloud"]; s != nil {
+		s.fn = chain(s.fn, hRemoteDest(2, "^(cp|mv|rsync)$", func(v string) bool { return strings.HasPrefix(v, "gs://") }, "^rsync$"))
+		s.fn = chain(s.fn, hRemoteDest(2, "^scp$", isHostPath, ""))
+	}
 	if s := t["rclone"]; s != nil {
 		s.fn = chain(s.fn, hRemoteDest(1, "^(copy|copyto|move|moveto|sync|bisync)$", func(v string) bool { return isHostPath(v) && !strings.HasPrefix(v, "/") }, "^(copy|move|sync|bisync)$"))
 	}

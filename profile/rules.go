@@ -73,7 +73,7 @@ func baseTable() map[string]*spec {
 		// Printing the environment is A: the sandbox never passes
 		// secret-looking variables, so there is nothing to reveal.
 		"set":      {fn: hSet, rows: []row{{"env.print-all", CapRead, "noops !-e !-u !-x !-o !-f !-v", "", "prints all shell variables"}}},
-		"printenv": {rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
+		"printenv": {fn: hPrintenv, rows: []row{{"env.print-all", CapRead, "noops", "", "prints all environment variables"}, {"env.print-secret", CapRead, `op~(token|secret|key|pass|credential)`, "", "prints an environment variable (the sandbox does not pass secret-looking ones)"}}},
 		"alias":    {rows: []row{{"shell.alias", CapEnvHijack, "op~=", "", "defines an alias, changing what a command name runs in this shell"}}, fn: hAlias},
 		"unalias":  {fn: hUnalias},
 		"enable":   {val: "-f", rows: []row{{"exec.dynamic-code", CapDynamic, "-f", "", "loads a shared library into the shell (enable -f): native code guard cannot review"}}},
@@ -107,7 +107,7 @@ func baseTable() map[string]*spec {
 		"md5sum": reader("fs.read", ""), "sha1sum": reader("fs.read", ""), "sha256sum": reader("fs.read", ""), "sha512sum": reader("fs.read", ""), "cksum": reader("fs.read", ""), "b2sum": reader("fs.read", ""),
 		"tree": reader("fs.read", "-L -I -P"), "du": reader("fs.read", "-d --max-depth --exclude"), "realpath": reader("fs.read", ""), "readlink": reader("fs.read", ""),
 		"column": reader("fs.read", "-s -t"), "paste": reader("fs.read", "-d"), "join": reader("fs.read", "-t -1 -2 -o"), "comm": reader("fs.read", ""),
-		"fold": reader("fs.read", "-w"), "fmt": reader("fs.read", "-w"), "nl": reader("fs.read", ""), "rev": reader("fs.read", ""), "tac": reader("fs.read", ""),
+		"fold": reader("fs.read", "-w"), "fmt": reader("fs.read", "-w"), "nl": reader("fs.read", "-b -d -f -h -i -l -n -s -v -w --body-numbering --section-delimiter --footer-numbering --header-numbering --line-increment --join-blank-lines --number-format --number-separator --starting-line-number --number-width"), "rev": reader("fs.read", ""), "tac": reader("fs.read", ""),
 		"shuf": reader("fs.read", "-n -i"), "iconv": reader("fs.read", "-f -t"), "zcat": decompressed(), "bat": reader("fs.read", "-l --style --theme"),
 		"grep":  readerAfterPattern("fs.read", "-e -f -m -A -B -C -d -D --include --exclude --exclude-dir --color --regexp --file --context"),
 		"egrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"), "fgrep": readerAfterPattern("fs.read", "-e -f -m -A -B -C"),
@@ -346,6 +346,10 @@ func finalize(t map[string]*spec) {
 	extendLaunch(t)
 	extendPrograms(t)
 	extendStdinLangs(t)
+	extendOptionFiles(t)
+	extendUnpackNames(t)
+	extendShellInit(t)
+	extendBuildInstall(t)
 }
 
 // gitEntry is git's entry, which no table defines: gitSpec has the last

@@ -52,11 +52,26 @@ func launchTable() map[string]*spec {
 			{"fs.write", CapWrite, "", "-o|--output", "writes"},
 			{"proc.trace", CapProcess, "-p", "", "attaches to a running process (it can read its memory and data)"},
 		}},
-		"valgrind":  {posix: true, fn: wrap(0)},
-		"perf":      {posix: true, fn: hPerf},
-		"hyperfine": {val: "-w -r -m -M -p -c -s -C -S -n -L -P -D -u -N --warmup --runs --min-runs --max-runs --prepare --cleanup --setup --conclude --shell --command-name --parameter-scan --parameter-step-size --parameter-list --export-json --export-csv --export-markdown --export-asciidoc --export-orgmode --time-unit --style --output --input --sort", fn: hHyperfine},
-		"gdb":       {val: "-ex -eval-command --eval-command -iex -init-eval-command --init-eval-command -x -command --command -ix -init-command --init-command -p -pid --pid -c -core --core -cd --cd -d -directory --directory -s -symbols --symbols -e -exec --exec -se -tty --tty -D --data-directory", fn: hGdb},
-		"lldb":      {val: "-o --one-line -O --one-line-before-file -k --source-on-crash -s --source -S --source-before-file -p --attach-pid -n --attach-name -c --core -a --arch", fn: hGdb},
+		// Session 10: tools that read or change another running process's
+		// memory (a core dump, stacks, profiles, injected code), as gdb -p
+		// does: its data, tokens and keys included.
+		"gcore":       {val: "-o -a", rows: []row{{"proc.trace", CapProcess, "ops", "", "dumps a running process's memory (its data, tokens and keys) to a file"}}},
+		"gstack":      {rows: []row{{"proc.trace", CapProcess, "ops", "", "reads a running process's stacks through the debugger interface"}}},
+		"pstack":      {rows: []row{{"proc.trace", CapProcess, "ops", "", "reads a running process's stacks through the debugger interface"}}},
+		"eu-stack":    {val: "-p --pid -n", rows: []row{{"proc.trace", CapProcess, "-p|--pid", "", "reads a running process's stacks through the debugger interface"}}},
+		"py-spy":      {val: "-p --pid -o --output -r --rate -d --duration -f --format", fn: hAfterDashes, rows: []row{{"proc.trace", CapProcess, "-p|--pid", "", "attaches to a running process (it can read its memory and data)"}, {"fs.write", CapWrite, "", "-o|--output", "writes"}}},
+		"rbspy":       {val: "-p --pid -f --file -r --rate -d --duration --format", fn: hAfterDashes, rows: []row{{"proc.trace", CapProcess, "-p|--pid", "", "attaches to a running process (it can read its memory and data)"}, {"fs.write", CapWrite, "", "-f|--file", "writes"}}},
+		"pyrasite":    {rows: []row{{"proc.trace", CapProcess, "ops", "", "injects Python code into a running process, where it runs with that process's rights"}}},
+		"memray":      {rows: []row{{"proc.trace", CapProcess, "op0~^attach$", "", "injects a profiler into a running process"}}},
+		"jcmd":        {rows: []row{{"proc.trace", CapProcess, "ops", "", "sends a diagnostic command to a running Java process (it can dump its heap, with its data and secrets)"}}},
+		"jmap":        {rows: []row{{"proc.trace", CapProcess, "ops", "", "reads a running Java process's heap (its data and secrets)"}}},
+		"jstack":      {rows: []row{{"proc.trace", CapProcess, "ops", "", "reads a running Java process's stacks"}}},
+		"dotnet-dump": {val: "-p --process-id -o --output", rows: []row{{"proc.trace", CapProcess, "-p|--process-id", "", "dumps a running .NET process's memory (its data and secrets)"}, {"fs.write", CapWrite, "", "-o|--output", "writes"}}},
+		"valgrind":    {posix: true, fn: wrap(0)},
+		"perf":        {posix: true, fn: hPerf},
+		"hyperfine":   {val: "-w -r -m -M -p -c -s -C -S -n -L -P -D -u -N --warmup --runs --min-runs --max-runs --prepare --cleanup --setup --conclude --shell --command-name --parameter-scan --parameter-step-size --parameter-list --export-json --export-csv --export-markdown --export-asciidoc --export-orgmode --time-unit --style --output --input --sort", fn: hHyperfine},
+		"gdb":         {val: "-ex -eval-command --eval-command -iex -init-eval-command --init-eval-command -x -command --command -ix -init-command --init-command -p -pid --pid -c -core --core -cd --cd -d -directory --directory -s -symbols --symbols -e -exec --exec -se -tty --tty -D --data-directory", fn: hGdb},
+		"lldb":        {val: "-o --one-line -O --one-line-before-file -k --source-on-crash -s --source -S --source-before-file -p --attach-pid -n --attach-name -c --core -a --arch", fn: hGdb},
 
 		// Namespace, container and privilege launchers.
 		"unshare":  {val: "-S -G -R -w --setuid --setgid --root --wd --map-user --map-group --map-users --map-groups --propagation --setgroups", posix: true, fn: launch(0)},

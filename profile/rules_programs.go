@@ -64,6 +64,18 @@ func programsTable() map[string]*spec {
 	} {
 		t[k] = v
 	}
+	for k, v := range withArgCommands(backupTable()) {
+		t[k] = v
+	}
+	for k, v := range withArgCommands(shellInitTable()) {
+		t[k] = v
+	}
+	for k, v := range pkgManagerTable() {
+		t[k] = v
+	}
+	for k, v := range buildInstallTable() {
+		t[k] = v
+	}
 	return t
 }
 

@@ -266,6 +266,9 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			return f.display(), cand.class, true
 		}
 	}
+	if b.ctx.globShadows(pat, fold) {
+		return f.display(), ClassPersistence, true
+	}
 	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
 		for _, cand := range othersPersist() {
 			if couldNameUnder(pat, cand.comps, fold, dot) {
@@ -376,6 +379,9 @@ func (b *builder) fileArgs(c *call, ops bool) {
 				v = v[i+len("file://"):]
 			} else if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v[i+1:], "@") {
 				v = v[i+2:]
+			} else if i := strings.IndexByte(v, '@'); i > 0 && !strings.ContainsAny(v[:i], "/:=") && strings.HasPrefix(v[i+1:], "/") {
+				// httpie's and xh's form file field: name@/path.
+				v = v[i+1:]
 			}
 		}
 		if v == "" || f.known && !f.glob && !strings.HasPrefix(v, "/") && !strings.Contains(v, "..") && b.plainInWorkspace(c.st) {
@@ -417,43 +423,13 @@ func (b *builder) fileArgs(c *call, ops bool) {
 	}
 }
 
-// hSftp: a batch (-b FILE, or commands on stdin) that puts local files
-// sends them: each put of a secret is a read of it.
+// hSftp: the batch file (-b FILE) is read; its commands (and those on
+// stdin) are reviewed as transfer commands (stdinlang.go, ftpcmds.go).
 func hSftp(b *builder, c *call) stream {
 	b.sshOptions(c)
-	var text string
 	for _, f := range c.a.values("-b") {
 		if f.known && f.val != "-" {
-			s := b.fileStream([]field{f}, c.st)
-			if s.kind == streamText {
-				text += s.text + "\n"
-			}
 			b.pathEffect(CapRead, "net.send-file", "sftp", f, c.st, c.sp, "reads the batch")
-		}
-	}
-	if c.in.kind == streamText {
-		text += c.in.text
-	}
-	for _, line := range strings.Split(text, "\n") {
-		w := strings.Fields(line)
-		if len(w) < 2 {
-			continue
-		}
-		switch strings.TrimPrefix(w[0], "-") {
-		case "put", "mput", "reput":
-			for _, a := range w[1:] {
-				if strings.HasPrefix(a, "-") {
-					continue
-				}
-				v := a
-				if home := c.st.vars["HOME"]; home != nil && (v == "~" || strings.HasPrefix(v, "~/")) {
-					v = *home + v[1:]
-				}
-				f := staticField(v, c.sp)
-				f.glob = strings.ContainsAny(v, "*?[")
-				b.pathEffect(CapRead, "net.send-file", "sftp", f, c.st, c.sp, "reads, to send,")
-				break
-			}
 		}
 	}
 	return stream{kind: streamNetwork}

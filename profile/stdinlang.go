@@ -68,11 +68,16 @@ func buildStdinLangs() map[string]stdinLang {
 		}
 		return true
 	}}
+	// File-transfer clients: !CMD, and put/get/mirror/lcd (ftpcmds.go).
+	transfer := func(b *builder, c *call, line field) {
+		bang(b, c, line)
+		b.transferCommand(c, line)
+	}
 	return map[string]stdinLang{
-		"ftp":       {command: bang, reads: always},
-		"sftp":      {command: bang, reads: always, files: []string{"-b"}},
-		"lftp":      {command: bang, reads: func(a args) bool { return !a.has("-c") }, opts: []string{"-c", "-e"}, files: []string{"-f"}, sep: ";"},
-		"smbclient": {command: bang, reads: func(a args) bool { return !a.has("-c", "--command") }, opts: []string{"-c", "--command"}, sep: ";"},
+		"ftp":       {command: transfer, reads: always},
+		"sftp":      {command: transfer, reads: always, files: []string{"-b"}},
+		"lftp":      {command: transfer, reads: func(a args) bool { return !a.has("-c") }, opts: []string{"-c", "-e"}, files: []string{"-f"}, sep: ";"},
+		"smbclient": {command: transfer, reads: func(a args) bool { return !a.has("-c", "--command") }, opts: []string{"-c", "--command"}, sep: ";"},
 		"dc": {command: func(b *builder, c *call, line field) {
 			for _, m := range dcBang().FindAllStringSubmatch(line.val, -1) {
 				b.escapeCommand(c, m[1], line)
@@ -139,6 +144,9 @@ func hStdinLang(b *builder, c *call) stream {
 			lines(c.in.text, staticField("", c.sp))
 		default:
 			b.unseenCommands(c, c.in, fmt.Sprintf("runs %s commands that it reads from its input, which guard cannot see (they can run shell commands)", c.prog))
+			if c.in.near != "" {
+				lines(c.in.near, staticField("", c.sp))
+			}
 		}
 	}
 	return stream{}

@@ -16,6 +16,7 @@ var tableNames = [...]string{
 	"[",
 	"ack",
 	"act",
+	"activate-global-python-argcomplete",
 	"addr2line",
 	"ag",
 	"aider",
@@ -30,6 +31,7 @@ var tableNames = [...]string{
 	"apt-cache",
 	"apt-get",
 	"aptitude",
+	"aqua",
 	"ar",
 	"argocd",
 	"aria2c",
@@ -58,9 +60,11 @@ var tableNames = [...]string{
 	"bindfs",
 	"black",
 	"blkdiscard",
+	"borg",
 	"bpftool",
 	"break",
 	"brew",
+	"broot",
 	"brotli",
 	"bsdtar",
 	"builtin",
@@ -76,6 +80,7 @@ var tableNames = [...]string{
 	"bzip2",
 	"c++filt",
 	"cProfile",
+	"cabal",
 	"cabextract",
 	"caffeinate",
 	"capsh",
@@ -123,7 +128,9 @@ var tableNames = [...]string{
 	"compopt",
 	"composer",
 	"composite",
+	"conan",
 	"conda",
+	"conda-lock",
 	"conjure",
 	"consul",
 	"continue",
@@ -134,6 +141,8 @@ var tableNames = [...]string{
 	"coreutils",
 	"cowsay",
 	"cp",
+	"cpan",
+	"cpanm",
 	"cpio",
 	"cqlsh",
 	"crictl",
@@ -160,6 +169,7 @@ var tableNames = [...]string{
 	"dd",
 	"delv",
 	"deno",
+	"devbox",
 	"devcontainer",
 	"df",
 	"diff",
@@ -179,6 +189,9 @@ var tableNames = [...]string{
 	"docker-credential-secretservice",
 	"doctl",
 	"doppler",
+	"dotbot",
+	"dotnet",
+	"dotnet-dump",
 	"dpkg",
 	"dpkg-deb",
 	"dpkg-query",
@@ -187,11 +200,14 @@ var tableNames = [...]string{
 	"dropuser",
 	"du",
 	"duckdb",
+	"duplicity",
 	"e2fsck",
 	"echo",
 	"ed",
+	"eget",
 	"egrep",
 	"eksctl",
+	"elan",
 	"elixir",
 	"emacs",
 	"emacsclient",
@@ -205,6 +221,7 @@ var tableNames = [...]string{
 	"espeak",
 	"etcdctl",
 	"ethtool",
+	"eu-stack",
 	"eval",
 	"ex",
 	"exec",
@@ -231,9 +248,11 @@ var tableNames = [...]string{
 	"flatpak",
 	"flit",
 	"flock",
+	"flox",
 	"fly",
 	"flyctl",
 	"fmt",
+	"fnm",
 	"fold",
 	"free",
 	"fsck",
@@ -246,6 +265,7 @@ var tableNames = [...]string{
 	"gawk",
 	"gcc",
 	"gcloud",
+	"gcore",
 	"gdb",
 	"gdbus",
 	"gdisk",
@@ -257,6 +277,7 @@ var tableNames = [...]string{
 	"getopts",
 	"gh",
 	"ghci",
+	"ghcup",
 	"gio",
 	"git-credential-cache",
 	"git-credential-store",
@@ -266,6 +287,7 @@ var tableNames = [...]string{
 	"gnome-terminal",
 	"gnuplot",
 	"go",
+	"goenv",
 	"gofmt",
 	"goimports",
 	"golangci-lint",
@@ -282,12 +304,14 @@ var tableNames = [...]string{
 	"groovysh",
 	"groupadd",
 	"gsettings",
+	"gstack",
 	"gsutil",
 	"gtk-launch",
 	"guard",
 	"guard-sandbox-exec",
 	"guard-sh",
 	"guile",
+	"guix",
 	"gunzip",
 	"gvim",
 	"gzip",
@@ -340,14 +364,19 @@ var tableNames = [...]string{
 	"janet",
 	"java",
 	"javac",
+	"jcmd",
+	"jenv",
 	"jest",
+	"jmap",
 	"jobs",
 	"join",
 	"journalctl",
 	"jq",
 	"jshell",
 	"json.tool",
+	"jstack",
 	"julia",
+	"juliaup",
 	"just",
 	"k3d",
 	"kde-open",
@@ -360,6 +389,7 @@ var tableNames = [...]string{
 	"kind",
 	"kitten",
 	"kitty",
+	"kopia",
 	"kotlin",
 	"ksh",
 	"ksh93",
@@ -391,6 +421,7 @@ var tableNames = [...]string{
 	"ltrace",
 	"lua",
 	"luajit",
+	"luarocks",
 	"lxc",
 	"lynx",
 	"lz4",
@@ -410,10 +441,12 @@ var tableNames = [...]string{
 	"maxima",
 	"mc",
 	"md5sum",
+	"memray",
 	"meson",
 	"micromamba",
 	"minikube",
 	"mise",
+	"mix",
 	"mkdir",
 	"mkfifo",
 	"mkfs",
@@ -441,6 +474,7 @@ var tableNames = [...]string{
 	"mypy",
 	"mysql",
 	"mysqladmin",
+	"n",
 	"namei",
 	"nano",
 	"nawk",
@@ -453,6 +487,7 @@ var tableNames = [...]string{
 	"newgrp",
 	"nft",
 	"nice",
+	"nimble",
 	"ninja",
 	"nix",
 	"nix-build",
@@ -468,6 +503,7 @@ var tableNames = [...]string{
 	"nm",
 	"nmcli",
 	"node",
+	"nodenv",
 	"nohup",
 	"notify-send",
 	"nox",
@@ -487,6 +523,7 @@ var tableNames = [...]string{
 	"od",
 	"oksh",
 	"op",
+	"opam",
 	"open",
 	"opencode",
 	"openssl",
@@ -501,6 +538,7 @@ var tableNames = [...]string{
 	"passwd",
 	"paste",
 	"patch",
+	"pax",
 	"pbcopy",
 	"pdftotext",
 	"pdksh",
@@ -516,7 +554,10 @@ var tableNames = [...]string{
 	"pip-config",
 	"pip3",
 	"pipx",
+	"pixi",
 	"pkexec",
+	"pkgin",
+	"pkgx",
 	"pkill",
 	"pm2",
 	"pnpm",
@@ -525,6 +566,7 @@ var tableNames = [...]string{
 	"podman-compose",
 	"poetry",
 	"popd",
+	"port",
 	"posh",
 	"poweroff",
 	"powerprofilesctl",
@@ -535,18 +577,23 @@ var tableNames = [...]string{
 	"printenv",
 	"printf",
 	"prlimit",
+	"proto",
 	"proxychains",
 	"proxychains4",
 	"ps",
 	"pscale",
 	"psql",
+	"pstack",
 	"pulumi",
 	"pushd",
 	"pwd",
 	"pwsh",
+	"py-spy",
 	"pydoc",
+	"pyenv",
 	"pylint",
 	"pypy3",
+	"pyrasite",
 	"pytest",
 	"python",
 	"python2",
@@ -555,12 +602,17 @@ var tableNames = [...]string{
 	"qpdf",
 	"qwen",
 	"racket",
+	"raco",
 	"railway",
 	"raku",
 	"rakudo",
 	"rbash",
+	"rbenv",
+	"rbspy",
 	"rbw",
 	"rclone",
+	"rcup",
+	"rdiff-backup",
 	"read",
 	"readarray",
 	"readelf",
@@ -571,6 +623,7 @@ var tableNames = [...]string{
 	"rename",
 	"resize2fs",
 	"resolvectl",
+	"restic",
 	"return",
 	"rev",
 	"rfkill",
@@ -580,6 +633,7 @@ var tableNames = [...]string{
 	"rmmod",
 	"route",
 	"rpm",
+	"rsnapshot",
 	"rsync",
 	"ruby",
 	"ruff",
@@ -590,12 +644,14 @@ var tableNames = [...]string{
 	"rustfmt",
 	"rustup",
 	"rvim",
+	"rye",
 	"s-nail",
 	"s3cmd",
 	"sage",
 	"say",
 	"sbcl",
 	"scala",
+	"scoop",
 	"scp",
 	"screen",
 	"script",
@@ -640,6 +696,7 @@ var tableNames = [...]string{
 	"sops",
 	"sort",
 	"source",
+	"spack",
 	"split",
 	"sponge",
 	"sqlcmd",
@@ -653,9 +710,11 @@ var tableNames = [...]string{
 	"ssh-keygen",
 	"sshfs",
 	"ssmtp",
+	"stack",
 	"stat",
 	"staticcheck",
 	"stdbuf",
+	"stew",
 	"stow",
 	"strace",
 	"stream",
@@ -669,6 +728,7 @@ var tableNames = [...]string{
 	"swaks",
 	"swapoff",
 	"swapon",
+	"swiftly",
 	"swipl",
 	"sysctl",
 	"systemctl",
@@ -678,6 +738,7 @@ var tableNames = [...]string{
 	"tail",
 	"tar",
 	"tarfile",
+	"tarsnap",
 	"task",
 	"taskset",
 	"tc",
@@ -690,6 +751,8 @@ var tableNames = [...]string{
 	"terraform",
 	"terragrunt",
 	"test",
+	"tfenv",
+	"tfswitch",
 	"tftp",
 	"tilt",
 	"time",
@@ -753,6 +816,7 @@ var tableNames = [...]string{
 	"vagrant",
 	"valgrind",
 	"vault",
+	"vcpkg",
 	"venv",
 	"vercel",
 	"vi",
@@ -770,6 +834,7 @@ var tableNames = [...]string{
 	"watch",
 	"wc",
 	"webbrowser",
+	"webi",
 	"websocketd",
 	"wezterm",
 	"wget",
@@ -835,6 +900,7 @@ var tableOf = [...]uint8{
 	0,  // [
 	0,  // ack
 	8,  // act
+	11, // activate-global-python-argcomplete
 	4,  // addr2line
 	0,  // ag
 	10, // aider
@@ -849,6 +915,7 @@ var tableOf = [...]uint8{
 	4,  // apt-cache
 	2,  // apt-get
 	2,  // aptitude
+	11, // aqua
 	0,  // ar
 	8,  // argocd
 	1,  // aria2c
@@ -877,9 +944,11 @@ var tableOf = [...]uint8{
 	2,  // bindfs
 	3,  // black
 	8,  // blkdiscard
+	11, // borg
 	2,  // bpftool
 	0,  // break
 	1,  // brew
+	11, // broot
 	11, // brotli
 	0,  // bsdtar
 	0,  // builtin
@@ -895,6 +964,7 @@ var tableOf = [...]uint8{
 	0,  // bzip2
 	4,  // c++filt
 	11, // cProfile
+	11, // cabal
 	11, // cabextract
 	0,  // caffeinate
 	4,  // capsh
@@ -942,7 +1012,9 @@ var tableOf = [...]uint8{
 	4,  // compopt
 	1,  // composer
 	7,  // composite
+	11, // conan
 	3,  // conda
+	11, // conda-lock
 	7,  // conjure
 	8,  // consul
 	0,  // continue
@@ -953,6 +1025,8 @@ var tableOf = [...]uint8{
 	4,  // coreutils
 	4,  // cowsay
 	0,  // cp
+	11, // cpan
+	11, // cpanm
 	8,  // cpio
 	1,  // cqlsh
 	8,  // crictl
@@ -979,6 +1053,7 @@ var tableOf = [...]uint8{
 	0,  // dd
 	5,  // delv
 	5,  // deno
+	11, // devbox
 	8,  // devcontainer
 	0,  // df
 	0,  // diff
@@ -998,6 +1073,9 @@ var tableOf = [...]uint8{
 	6,  // docker-credential-secretservice
 	8,  // doctl
 	6,  // doppler
+	11, // dotbot
+	11, // dotnet
+	4,  // dotnet-dump
 	2,  // dpkg
 	11, // dpkg-deb
 	4,  // dpkg-query
@@ -1006,11 +1084,14 @@ var tableOf = [...]uint8{
 	8,  // dropuser
 	0,  // du
 	1,  // duckdb
+	11, // duplicity
 	8,  // e2fsck
 	0,  // echo
 	7,  // ed
+	11, // eget
 	0,  // egrep
 	8,  // eksctl
+	11, // elan
 	0,  // elixir
 	4,  // emacs
 	4,  // emacsclient
@@ -1024,6 +1105,7 @@ var tableOf = [...]uint8{
 	4,  // espeak
 	8,  // etcdctl
 	8,  // ethtool
+	4,  // eu-stack
 	0,  // eval
 	7,  // ex
 	0,  // exec
@@ -1050,9 +1132,11 @@ var tableOf = [...]uint8{
 	2,  // flatpak
 	8,  // flit
 	0,  // flock
+	11, // flox
 	8,  // fly
 	8,  // flyctl
 	0,  // fmt
+	11, // fnm
 	0,  // fold
 	0,  // free
 	8,  // fsck
@@ -1065,6 +1149,7 @@ var tableOf = [...]uint8{
 	0,  // gawk
 	3,  // gcc
 	1,  // gcloud
+	4,  // gcore
 	4,  // gdb
 	8,  // gdbus
 	2,  // gdisk
@@ -1076,6 +1161,7 @@ var tableOf = [...]uint8{
 	0,  // getopts
 	1,  // gh
 	0,  // ghci
+	11, // ghcup
 	9,  // gio
 	6,  // git-credential-cache
 	6,  // git-credential-store
@@ -1085,6 +1171,7 @@ var tableOf = [...]uint8{
 	11, // gnome-terminal
 	0,  // gnuplot
 	3,  // go
+	11, // goenv
 	0,  // gofmt
 	3,  // goimports
 	3,  // golangci-lint
@@ -1101,12 +1188,14 @@ var tableOf = [...]uint8{
 	0,  // groovysh
 	2,  // groupadd
 	9,  // gsettings
+	4,  // gstack
 	8,  // gsutil
 	11, // gtk-launch
 	0,  // guard
 	0,  // guard-sandbox-exec
 	0,  // guard-sh
 	0,  // guile
+	11, // guix
 	0,  // gunzip
 	4,  // gvim
 	0,  // gzip
@@ -1159,14 +1248,19 @@ var tableOf = [...]uint8{
 	0,  // janet
 	3,  // java
 	3,  // javac
+	4,  // jcmd
+	11, // jenv
 	3,  // jest
+	4,  // jmap
 	0,  // jobs
 	0,  // join
 	8,  // journalctl
 	0,  // jq
 	0,  // jshell
 	11, // json.tool
+	4,  // jstack
 	0,  // julia
+	11, // juliaup
 	3,  // just
 	8,  // k3d
 	9,  // kde-open
@@ -1179,6 +1273,7 @@ var tableOf = [...]uint8{
 	8,  // kind
 	11, // kitten
 	11, // kitty
+	11, // kopia
 	0,  // kotlin
 	4,  // ksh
 	4,  // ksh93
@@ -1210,6 +1305,7 @@ var tableOf = [...]uint8{
 	4,  // ltrace
 	0,  // lua
 	0,  // luajit
+	11, // luarocks
 	8,  // lxc
 	5,  // lynx
 	11, // lz4
@@ -1229,10 +1325,12 @@ var tableOf = [...]uint8{
 	0,  // maxima
 	8,  // mc
 	0,  // md5sum
+	4,  // memray
 	3,  // meson
 	3,  // micromamba
 	8,  // minikube
 	11, // mise
+	11, // mix
 	0,  // mkdir
 	0,  // mkfifo
 	2,  // mkfs
@@ -1260,6 +1358,7 @@ var tableOf = [...]uint8{
 	3,  // mypy
 	1,  // mysql
 	8,  // mysqladmin
+	11, // n
 	4,  // namei
 	3,  // nano
 	0,  // nawk
@@ -1272,6 +1371,7 @@ var tableOf = [...]uint8{
 	2,  // newgrp
 	2,  // nft
 	0,  // nice
+	11, // nimble
 	3,  // ninja
 	3,  // nix
 	3,  // nix-build
@@ -1287,6 +1387,7 @@ var tableOf = [...]uint8{
 	4,  // nm
 	8,  // nmcli
 	0,  // node
+	11, // nodenv
 	0,  // nohup
 	9,  // notify-send
 	3,  // nox
@@ -1306,6 +1407,7 @@ var tableOf = [...]uint8{
 	0,  // od
 	4,  // oksh
 	2,  // op
+	11, // opam
 	9,  // open
 	10, // opencode
 	8,  // openssl
@@ -1320,6 +1422,7 @@ var tableOf = [...]uint8{
 	2,  // passwd
 	0,  // paste
 	0,  // patch
+	8,  // pax
 	9,  // pbcopy
 	11, // pdftotext
 	4,  // pdksh
@@ -1335,7 +1438,10 @@ var tableOf = [...]uint8{
 	7,  // pip-config
 	1,  // pip3
 	1,  // pipx
+	11, // pixi
 	0,  // pkexec
+	11, // pkgin
+	11, // pkgx
 	2,  // pkill
 	11, // pm2
 	1,  // pnpm
@@ -1344,6 +1450,7 @@ var tableOf = [...]uint8{
 	8,  // podman-compose
 	1,  // poetry
 	0,  // popd
+	11, // port
 	4,  // posh
 	2,  // poweroff
 	8,  // powerprofilesctl
@@ -1354,18 +1461,23 @@ var tableOf = [...]uint8{
 	0,  // printenv
 	0,  // printf
 	4,  // prlimit
+	11, // proto
 	5,  // proxychains
 	5,  // proxychains4
 	0,  // ps
 	8,  // pscale
 	1,  // psql
+	4,  // pstack
 	8,  // pulumi
 	0,  // pushd
 	0,  // pwd
 	0,  // pwsh
+	4,  // py-spy
 	11, // pydoc
+	11, // pyenv
 	3,  // pylint
 	0,  // pypy3
+	4,  // pyrasite
 	3,  // pytest
 	0,  // python
 	0,  // python2
@@ -1374,12 +1486,17 @@ var tableOf = [...]uint8{
 	11, // qpdf
 	10, // qwen
 	0,  // racket
+	11, // raco
 	8,  // railway
 	0,  // raku
 	0,  // rakudo
 	4,  // rbash
+	11, // rbenv
+	4,  // rbspy
 	11, // rbw
 	8,  // rclone
+	11, // rcup
+	11, // rdiff-backup
 	0,  // read
 	0,  // readarray
 	4,  // readelf
@@ -1390,6 +1507,7 @@ var tableOf = [...]uint8{
 	8,  // rename
 	8,  // resize2fs
 	8,  // resolvectl
+	11, // restic
 	0,  // return
 	0,  // rev
 	8,  // rfkill
@@ -1399,6 +1517,7 @@ var tableOf = [...]uint8{
 	2,  // rmmod
 	2,  // route
 	2,  // rpm
+	11, // rsnapshot
 	1,  // rsync
 	0,  // ruby
 	3,  // ruff
@@ -1409,12 +1528,14 @@ var tableOf = [...]uint8{
 	3,  // rustfmt
 	3,  // rustup
 	4,  // rvim
+	11, // rye
 	1,  // s-nail
 	8,  // s3cmd
 	0,  // sage
 	4,  // say
 	0,  // sbcl
 	0,  // scala
+	11, // scoop
 	1,  // scp
 	2,  // screen
 	4,  // script
@@ -1459,6 +1580,7 @@ var tableOf = [...]uint8{
 	11, // sops
 	0,  // sort
 	0,  // source
+	11, // spack
 	0,  // split
 	0,  // sponge
 	8,  // sqlcmd
@@ -1472,9 +1594,11 @@ var tableOf = [...]uint8{
 	8,  // ssh-keygen
 	2,  // sshfs
 	1,  // ssmtp
+	11, // stack
 	0,  // stat
 	3,  // staticcheck
 	0,  // stdbuf
+	11, // stew
 	11, // stow
 	4,  // strace
 	7,  // stream
@@ -1488,6 +1612,7 @@ var tableOf = [...]uint8{
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon
+	11, // swiftly
 	0,  // swipl
 	2,  // sysctl
 	8,  // systemctl
@@ -1497,6 +1622,7 @@ var tableOf = [...]uint8{
 	0,  // tail
 	0,  // tar
 	11, // tarfile
+	11, // tarsnap
 	3,  // task
 	0,  // taskset
 	8,  // tc
@@ -1509,6 +1635,8 @@ var tableOf = [...]uint8{
 	1,  // terraform
 	8,  // terragrunt
 	0,  // test
+	11, // tfenv
+	11, // tfswitch
 	5,  // tftp
 	8,  // tilt
 	0,  // time
@@ -1572,6 +1700,7 @@ var tableOf = [...]uint8{
 	8,  // vagrant
 	4,  // valgrind
 	2,  // vault
+	11, // vcpkg
 	11, // venv
 	8,  // vercel
 	4,  // vi
@@ -1589,6 +1718,7 @@ var tableOf = [...]uint8{
 	0,  // watch
 	0,  // wc
 	11, // webbrowser
+	11, // webi
 	11, // websocketd
 	11, // wezterm
 	1,  // wget

@@ -148,9 +148,15 @@ func (b *builder) defaultDownloads(c *call, anyOperand bool, dirFlags ...string)
 			name := urlBase(op.val)
 			b.downloaded(c.st, dir, name)
 			// The URL names the file it lands as: wget -P ~ URL/.bashrc
-			// writes ~/.bashrc, which the directory's row does not say.
-			if dir.known && dir.val != "" {
-				if d, ok := b.ctx.Resolve(c.st.cwd, dir.val); ok {
+			// writes ~/.bashrc, which the directory's row does not say;
+			// without a directory, it lands in the cwd (cd ~ && wget
+			// URL/.bashrc, wget URL/.envrc in the workspace).
+			at := dir
+			if !dir.known && dir.val == "" && c.st.cwd != "" {
+				at = staticField(c.st.cwd, c.sp)
+			}
+			if at.known && at.val != "" {
+				if d, ok := b.ctx.Resolve(c.st.cwd, at.val); ok {
 					p := path.Join(d, name)
 					if cl := b.ctx.Classify(p); cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard {
 						b.pathEffect(CapWrite, "net.download", c.prog, staticField(p, span{op.pos, op.end}), c.st, c.sp, "downloads into")

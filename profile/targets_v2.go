@@ -357,6 +357,12 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 		"emacs": {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
 		"code":  {{"fs.edit-in-place", CapWrite, "", "ops", "may edit"}},
 		"gpg":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
+		// Session 10: clients that write what a server sent to a file an
+		// option names.
+		"http": {{"net.download", CapWrite, "", "-o|--output", "writes the response to"}},
+		"xh":   {{"net.download", CapWrite, "", "-o|--output", "writes the response to"}},
+		"az": {{"net.download", CapWrite, "any~^download(-batch)?$", "-f|--file|--dest|-d|--destination|--destination-path", "downloads into"},
+			{"net.download", CapWrite, "op0~^rest$", "--output-file", "writes the response to"}},
 	}
 })
 

@@ -1,0 +1,262 @@
+package profile
+
+import (
+	"strings"
+	"sync"
+)
+
+// Downloaders read more of their command line from files: curl -K FILE
+// (a config of options: output = ~/.bashrc, upload-file = ~/.ssh/id_…),
+// wget --config FILE (wgetrc commands) and -i FILE (the URLs, whose
+// names the downloads land under), aria2c --conf-path FILE and -i FILE
+// (URIs, each with options such as dir= and out=). What such a file says
+// is what the command does: it is reviewed as the arguments it stands
+// for, added to the command's own. A file the line wrote is reviewed by
+// what it wrote when that is known text; one guard cannot read may hold
+// any option (B), one from the network or decoding is C.
+
+// optionFile is an option whose value names a file of arguments.
+type optionFile struct {
+	opts []string
+	// args are the arguments each entry of the file stands for.
+	args func(text string) [][]string
+	// options: the file may hold options (not only operands), so one
+	// guard cannot read may make the command do anything it can.
+	options bool
+}
+
+// optionFiles are the programs' options that name such files.
+var optionFiles = sync.OnceValue(func() map[string][]optionFile {
+	return map[string][]optionFile{
+		"curl": {{opts: []string{"-K", "--config"}, args: curlConfigArgs, options: true}},
+		"wget": {{opts: []string{"--config"}, args: wgetrcArgs, options: true},
+			{opts: []string{"-i", "--input-file"}, args: urlListArgs}},
+		"aria2c": {{opts: []string{"--conf-path"}, args: aria2ConfArgs, options: true},
+			{opts: []string{"-i", "--input-file"}, args: aria2InputArgs, options: true}},
+	}
+})
+
+// extendOptionFiles hands the programs of optionFiles to hOptionFiles,
+// after their own handlers, and makes their options take a value.
+func extendOptionFiles(t map[string]*spec) {
+	for name, ofs := range optionFiles() {
+		s := t[name]
+		if s == nil {
+			continue
+		}
+		for _, of := range ofs {
+			s.val += " " + strings.Join(of.opts, " ")
+		}
+		s.fn = chain(s.fn, hOptionFiles)
+	}
+	if s := t["aria2c"]; s != nil {
+		// aria2c runs these programs (with the download's GID, file
+		// count and path) when a download starts, ends or fails.
+		hooks := []string{"--on-download-complete", "--on-download-start", "--on-download-error", "--on-download-pause", "--on-download-stop", "--on-bt-download-complete"}
+		s.val += " " + strings.Join(hooks, " ")
+		s.fn = chain(s.fn, hProgramOption(hooks...))
+	}
+}
+
+// hOptionFiles reviews the arguments a program reads from the files its
+// options name, each entry as the command with those arguments added.
+func hOptionFiles(b *builder, c *call) stream {
+	for _, of := range optionFiles()[c.prog] {
+		for _, f := range c.a.values(of.opts...) {
+			if f.val == "" && f.known {
+				continue // the option without its value
+			}
+			text, key, ok := b.optionFileText(c, f, of)
+			if !ok || b.active[key] {
+				continue
+			}
+			b.active[key] = true
+			for _, entry := range of.args(text) {
+				argv := append([]field{staticField(c.prog, c.sp)}, c.fs...)
+				for _, a := range entry {
+					argv = append(argv, staticField(a, span{f.pos, f.end}))
+				}
+				b.exec(argv, c.st.clone(), c.in, c.prog+" "+of.opts[0]+" "+f.display(), c.sp)
+			}
+			delete(b.active, key)
+		}
+	}
+	return stream{}
+}
+
+// optionFileText is the text of the file f names: what the line wrote
+// there, its input for -, or the file as it is. When guard cannot know
+// it, the effect says so and ok is false. key names the file for the
+// recursion guard (a config that includes itself).
+func (b *builder) optionFileText(c *call, f field, of optionFile) (text, key string, ok bool) {
+	what := "options"
+	if !of.options {
+		what = "the URLs"
+	}
+	unseen := func(s stream, where string) {
+		switch {
+		case s.tainted():
+			b.add(Effect{Cap: CapNetCode, Rule: "net.options-file", Program: c.prog, Target: where, Msg: "reads " + what + " from " + where + ", data from the network or from decoding that nobody has reviewed"}, c.sp)
+		case of.options:
+			b.add(Effect{Cap: CapDynamic, Rule: "net.options-file", Program: c.prog, Target: where, Msg: "reads options from " + where + ", which guard cannot see (they may name any file it writes, sends or runs)"}, c.sp)
+		}
+	}
+	if !f.known || f.proc {
+		if f.proc && f.taint.kind == streamText {
+			return f.taint.text, "optfile:" + c.prog + ":" + f.taint.text, true
+		}
+		unseen(f.taint, f.display())
+		return "", "", false
+	}
+	if isStdinPath(f.val) {
+		if c.in.kind == streamText {
+			return c.in.text, "optfile:" + c.prog + ":-", true
+		}
+		if c.in.kind != streamNone {
+			unseen(c.in, "its input")
+		}
+		return "", "", false
+	}
+	p, resolved := b.ctx.Resolve(c.st.cwd, f.val)
+	if !resolved || b.ctx.Remote {
+		unseen(stream{}, f.display())
+		return "", "", false
+	}
+	key = "optfile:" + c.prog + ":" + p
+	if w, written := c.st.written(p); written {
+		if w.kind == streamText {
+			return w.text, key, true
+		}
+		unseen(w, p+" (which this line wrote)")
+		return "", "", false
+	}
+	s := b.fileStream([]field{f}, c.st)
+	if s.kind != streamText {
+		unseen(stream{}, p)
+		return "", "", false
+	}
+	return s.text, key, true
+}
+
+// curlConfigArgs: curl's config file, one option a line — "--name
+// value", "-x value", or a long name without dashes separated from its
+// value by whitespace, '=' or ':'; a value in double quotes may hold
+// spaces and \-escapes; # starts a comment line.
+func curlConfigArgs(text string) [][]string {
+	var args []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.IndexAny(line, " \t=:")
+		if strings.HasPrefix(line, "-") {
+			i = strings.IndexAny(line, " \t")
+		}
+		name, rest := line, ""
+		if i >= 0 {
+			name, rest = line[:i], strings.TrimLeft(line[i:], " \t")
+			if !strings.HasPrefix(line, "-") && rest != "" && (rest[0] == '=' || rest[0] == ':') {
+				rest = strings.TrimLeft(rest[1:], " \t")
+			}
+		}
+		if !strings.HasPrefix(name, "-") {
+			name = "--" + name
+		}
+		args = append(args, name)
+		if rest != "" {
+			args = append(args, curlConfigValue(rest))
+		}
+	}
+	return [][]string{args}
+}
+
+// curlConfigValue is a config value: quoted with curl's escapes, or the
+// text up to the first blank.
+func curlConfigValue(s string) string {
+	if s[0] != '"' {
+		if i := strings.IndexAny(s, " \t"); i >= 0 {
+			return s[:i]
+		}
+		return s
+	}
+	var out strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			return out.String()
+		case s[i] == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 't':
+				out.WriteByte('\t')
+			case 'n':
+				out.WriteByte('\n')
+			case 'r':
+				out.WriteByte('\r')
+			case 'v':
+				out.WriteByte('\v')
+			default:
+				out.WriteByte(s[i])
+			}
+		default:
+			out.WriteByte(s[i])
+		}
+	}
+	return out.String()
+}
+
+// perLine makes a file's arguments from each line that is neither blank
+// nor a # comment, trimmed.
+func perLine(args func(line string) []string) func(string) [][]string {
+	return func(text string) [][]string {
+		var out []string
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && line[0] != '#' {
+				out = append(out, args(line)...)
+			}
+		}
+		return [][]string{out}
+	}
+}
+
+// wgetrcArgs: a wgetrc file's "command = value" lines are wget -e
+// commands.
+func wgetrcArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{"-e", l} })(text)
+}
+
+// urlListArgs: a list of URLs, one a line.
+func urlListArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{l} })(text)
+}
+
+// aria2ConfArgs: aria2c's configuration file, "name=value" lines, are
+// its --name=value options.
+func aria2ConfArgs(text string) [][]string {
+	return perLine(func(l string) []string { return []string{"--" + l} })(text)
+}
+
+// aria2InputArgs: aria2c's input file — a line of URIs (tab-separated
+// mirrors of one download) starts an entry, and the indented
+// "name=value" lines after it are that download's options.
+func aria2InputArgs(text string) [][]string {
+	var entries [][]string
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || trimmed[0] == '#' {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if len(entries) > 0 {
+				e := entries[len(entries)-1]
+				entries[len(entries)-1] = append(e[:len(e)-1:len(e)-1], "--"+trimmed, e[len(e)-1])
+			}
+			continue
+		}
+		uri, _, _ := strings.Cut(trimmed, "\t")
+		entries = append(entries, []string{uri})
+	}
+	return entries
+}
