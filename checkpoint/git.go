@@ -34,6 +34,9 @@ var gitFlags = []string{
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "core.quotePath=false",
+	// Never an entry git stops looking at (assume-unchanged, which
+	// core.ignoreStat sets on every file git adds): see seed.go.
+	"-c", "core.ignoreStat=false",
 	// guard's own index stays one plain file (checkpoint/index.go reads it).
 	"-c", "core.splitIndex=false",
 	"-c", "index.sparse=false",
@@ -217,8 +220,10 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 	return out, nil
 }
 
-// copyIndex copies the user's index to dst; a missing index (a fresh
-// repository) leaves dst absent and git starts from an empty one.
+// copyIndex seeds guard's index at dst from the user's index at src,
+// without what git would trust instead of reading the files
+// (distrustIndex). A missing index (a fresh repository), or one guard
+// does not read, leaves dst absent and git starts from an empty one.
 func copyIndex(src, dst string) error {
 	data, err := safefile.Read(src, maxIndexFile)
 	if errors.Is(err, os.ErrNotExist) {
@@ -226,6 +231,10 @@ func copyIndex(src, dst string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read index: %w", err)
+	}
+	data, ok := distrustIndex(data)
+	if !ok {
+		return nil
 	}
 	if err := os.WriteFile(dst, data, 0o600); err != nil {
 		return fmt.Errorf("copy index: %w", err)
