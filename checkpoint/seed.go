@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"strings"
 )
 
 // guard's index of a repository starts as a copy of the user's
@@ -36,6 +37,13 @@ const (
 	flagSkipWorktree = 0x4000 // in the extended flags
 )
 
+// Nor does the seed take a path git itself would refuse to add (see
+// addable): guard's git runs outside the sandbox, and given an entry
+// "../secret" or ".git/x" it read that file, beside the workspace or in
+// the repository, into an object the next command can read (and named
+// it in a tree for undo to write back). An index with one is no index
+// git wrote for this work tree: guard's starts empty.
+
 // distrustIndex is the seed of guard's index made from the user's index
 // data (see above); ok is false when guard does not read data as a
 // SHA-1 index (another version, a split index, another hash, a damaged
@@ -52,6 +60,11 @@ func distrustIndex(data []byte) (seed []byte, ok bool) {
 	if want := sha1.Sum(body); !bytes.Equal(sum, want[:]) && !bytes.Equal(sum, make([]byte, sha1.Size)) {
 		return nil, false
 	}
+	for _, e := range es {
+		if !addable(e.path) {
+			return nil, false
+		}
+	}
 	seed = append([]byte(nil), data[:end]...)
 	be := binary.BigEndian
 	for _, e := range es {
@@ -67,4 +80,29 @@ func distrustIndex(data []byte) (seed []byte, ok bool) {
 	}
 	s := sha1.Sum(seed)
 	return append(seed, s[:]...), true
+}
+
+// addable reports whether git would add an entry of path p (its
+// verify_path, with core.protectNTFS on, git's default): relative, no
+// empty, "." or ".." component, and no component git reads as ".git" on
+// some file system (any case, trailing dots or spaces, the short name
+// "git~1", an NTFS stream).
+func addable(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." || strings.ContainsRune(c, '\\') {
+			return false
+		}
+		c = strings.ToLower(c)
+		if i := strings.IndexByte(c, ':'); i >= 0 {
+			c = c[:i]
+		}
+		c = strings.TrimRight(c, ". ")
+		if c == ".git" || c == "git~1" {
+			return false
+		}
+	}
+	return true
 }

@@ -74,6 +74,79 @@ func TestSeedDistrustsUserIndex(t *testing.T) {
 	}
 }
 
+// A path in the user's index that git would never add ("..", ".git", an
+// empty component) is not seeded into guard's index: guard's git runs
+// outside the sandbox, and would read what such a path names (a key
+// beside the workspace) into objects the next command can read, or name
+// it in a tree for undo to write.
+func TestSeedRefusesForeignPaths(t *testing.T) {
+	for _, forged := range []string{"../secret", "src/../../secret", ".git/secret", "a//secret", ".GIT/secret", "/a/secret", "./../secret", "lnk/secret"} {
+		t.Run(forged, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			secret := "-----BEGIN KEY----- not for the sandbox\n"
+			write(t, filepath.Dir(ws), map[string]string{"secret": secret, "keys/secret": secret})
+			write(t, ws, map[string]string{".git/secret": secret})
+			// A symlink to a directory outside, for "lnk/secret".
+			if err := os.Symlink(filepath.Join(filepath.Dir(ws), "keys"), filepath.Join(ws, "lnk")); err != nil {
+				t.Fatal(err)
+			}
+			// A command stages a file, then renames its entry in place.
+			stand := strings.Repeat("x", len(forged)-len("/secret")) + "/secret"
+			if len(stand) != len(forged) || strings.HasPrefix(forged, "/") {
+				stand = "x" + strings.Repeat("y", len(forged)-2) + "q"
+			}
+			write(t, ws, map[string]string{stand: "staged\n"})
+			run(t, ws, "add", stand)
+			forgeIndexPath(t, filepath.Join(ws, ".git", "index"), stand, forged)
+			command(t, st, ws, "00000000000000b1", nil, func() {
+				write(t, ws, map[string]string{"README.md": "changed\n"})
+			})
+			out := run(t, ws, "cat-file", "--batch-all-objects", "--batch")
+			if strings.Contains(out, strings.TrimSpace(secret)) {
+				t.Errorf("guard's git read %s into the repository's objects", forged)
+			}
+		})
+	}
+}
+
+func TestAddable(t *testing.T) {
+	for p, want := range map[string]bool{
+		"src/main.go": true, ".gitignore": true, ".github/workflows/ci.yml": true, "a.git/b": true,
+		".gitx": true, "src/..x": true, "...": true, "x/.git2/y": true,
+		"": false, "/etc/passwd": false, "a/": false, "a//b": false, "./a": false, "a/./b": false,
+		"..": false, "a/../b": false, ".git": false, "a/.git/config": false, ".Git/hooks/x": false,
+		".git./x": false, ".git /x": false, "GIT~1/x": false, ".git::$INDEX_ALLOCATION/x": false, `a\..\b`: false,
+	} {
+		if got := addable(p); got != want {
+			t.Errorf("addable(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// forgeIndexPath replaces path old by path new (as long) in the index
+// at p, without its extensions, and writes its checksum anew.
+func forgeIndexPath(t *testing.T, p, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, end, err := parseEntries(data, sha1.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := data[:end]
+	if bytes.Count(body, []byte(old+"\x00")) != 1 {
+		t.Fatalf("index holds %s %d times", old, bytes.Count(body, []byte(old+"\x00")))
+	}
+	body = bytes.Replace(body, []byte(old+"\x00"), []byte(new+"\x00"), 1)
+	sum := sha1.Sum(body)
+	if err := os.WriteFile(p, append(body, sum[:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // forgeIndexID replaces object id old by id new in the index at p and
 // writes the index's checksum anew, as a command writing .git/index can.
 func forgeIndexID(t *testing.T, p, old, new string) {
