@@ -110,6 +110,31 @@ func TestSeedRefusesForeignPaths(t *testing.T) {
 	}
 }
 
+// An ignored file the user's index names (a command can add it there:
+// git update-index --add --cacheinfo) is not in guard's index, seeded
+// earlier, so not in the checkpoint's tree. When git add -A wrote the
+// snapshot (core.ignoreCase, an index guard does not read), coverage
+// asked the user's index what git holds, found it tracked, and counted
+// the delete covered without a backup: undo did not bring it back.
+func TestCoverAsksTheSnapshot(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	run(t, ws, "config", "core.ignoreCase", "true") // snapshots by git add -A
+	command(t, st, ws, "00000000000000c1", nil, func() {
+		write(t, ws, map[string]string{"README.md": "seeded\n"})
+	})
+	oid := strings.TrimSpace(run(t, ws, "hash-object", "-w", "build/out.o"))
+	run(t, ws, "update-index", "--add", "--cacheinfo", "100644,"+oid+",build/out.o")
+	build := filepath.Join(ws, "build")
+	cp := command(t, st, ws, "00000000000000c2", []Target{{Path: build}}, func() { os.RemoveAll(build) })
+	if len(cp.Covered) != 0 {
+		t.Errorf("covered = %v, want nothing: build/out.o is neither in the checkpoint's tree nor backed up", cp.Covered)
+	}
+	if len(cp.Backups) != 0 {
+		t.Errorf("backups of a delete not covered: %v", cp.Backups)
+	}
+}
+
 func TestAddable(t *testing.T) {
 	for p, want := range map[string]bool{
 		"src/main.go": true, ".gitignore": true, ".github/workflows/ci.yml": true, "a.git/b": true,

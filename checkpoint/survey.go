@@ -368,19 +368,10 @@ func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
 }
 
 // inTree keeps of the covered targets those whose files git holds are
-// all in the before snapshot's index entries es (a check that what git
-// ls-files said and the snapshot agree; nil es: git add -A wrote the
-// snapshot, and it is git's own view).
-func (s *survey) inTree(covered []string, es []ientry) []string {
-	if es == nil || len(covered) == 0 {
-		return covered
-	}
-	have := make(map[string]bool, len(es))
-	for i := range es {
-		if inTree(&es[i]) {
-			have[es[i].path] = true
-		}
-	}
+// all in the before snapshot, whose files are have (treeFiles): a check
+// that what git ls-files said (from the user's index, which commands
+// can write) and the snapshot agree.
+func (s *survey) inTree(covered []string, have map[string]bool) []string {
 	var out []string
 	for _, t := range covered {
 		ok := true
@@ -395,4 +386,24 @@ func (s *survey) inTree(covered []string, es []ientry) []string {
 		}
 	}
 	return out
+}
+
+// treeFiles lists the files (and submodules) of snapshot res: from its
+// index entries, or, when git add -A wrote it (no entries), from git's
+// listing of its tree.
+func (r *repo) treeFiles(res snapshotResult) (map[string]bool, error) {
+	if res.entries == nil {
+		out, err := r.git("", nil, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", res.tree)
+		if err != nil {
+			return nil, err
+		}
+		return nulSet(out), nil
+	}
+	have := make(map[string]bool, len(res.entries))
+	for i := range res.entries {
+		if inTree(&res.entries[i]) {
+			have[res.entries[i].path] = true
+		}
+	}
+	return have, nil
 }
