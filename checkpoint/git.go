@@ -37,6 +37,11 @@ var gitFlags = []string{
 	// Never an entry git stops looking at (assume-unchanged, which
 	// core.ignoreStat sets on every file git adds): see seed.go.
 	"-c", "core.ignoreStat=false",
+	// No conversion of line endings by configuration: what guard's git
+	// stores and checks out is the file's bytes unless an attribute
+	// says otherwise (convert.go).
+	"-c", "core.autocrlf=false",
+	"-c", "core.eol=lf",
 	// guard's own index stays one plain file (checkpoint/index.go reads it).
 	"-c", "core.splitIndex=false",
 	"-c", "index.sparse=false",

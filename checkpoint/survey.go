@@ -233,6 +233,8 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		}
 	}
 	seen := map[string]bool{}
+	var held []string // regular files git holds, for converted
+	heldBy := map[string][]string{}
 	for _, t := range targets {
 		if _, bad := s.uncovered[t.Path]; bad {
 			continue
@@ -240,6 +242,12 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		for _, e := range files[t.Path] {
 			if r != nil && !ignored[e.Rel] {
 				s.inGit[t.Path] = append(s.inGit[t.Path], e.Rel)
+				if e.Link == "" {
+					if len(heldBy[e.Rel]) == 0 {
+						held = append(held, e.Rel)
+					}
+					heldBy[e.Rel] = append(heldBy[e.Rel], t.Path)
+				}
 				continue // in git's tree
 			}
 			if t.InPlace || t.Written {
@@ -256,6 +264,18 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 				seen[e.Rel] = true
 				s.backup = append(s.backup, e)
 				s.bytes += e.Size
+			}
+		}
+	}
+	// What git would store or check out otherwise than it is, undo would
+	// not bring back byte for byte (convert.go).
+	if len(held) > 0 {
+		conv, err := r.converted(held)
+		for _, rel := range held {
+			if err != nil || conv[rel] {
+				for _, t := range heldBy[rel] {
+					s.uncovered[t] = errConverts.Error()
+				}
 			}
 		}
 	}
