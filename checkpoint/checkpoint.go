@@ -112,16 +112,7 @@ func Begin(o Options) (*Checkpoint, error) {
 	if len(o.Deletes) > 0 {
 		root = backupRoot(o.StateDir, o.Workspace, r)
 	}
-	cp.Covered = s.covered(o.Deletes, o.Budget, root != "")
-	if r != nil && len(cp.Covered) > 0 {
-		// What git holds must be in the before tree; if guard cannot
-		// tell, nothing is covered.
-		have, err := r.treeFiles(cp.before)
-		cp.Covered = s.inTree(cp.Covered, have)
-		if err != nil {
-			cp.Covered = nil
-		}
-	}
+	cp.Covered = s.inTree(r, cp.Before, s.covered(o.Deletes, o.Budget, root != ""))
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
 	covered := map[string]bool{}

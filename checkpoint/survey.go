@@ -388,15 +388,29 @@ func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
 }
 
 // inTree keeps of the covered targets those whose files git holds are
-// all in the before snapshot, whose files are have (treeFiles): a check
-// that what git ls-files said (from the user's index, which commands
-// can write) and the snapshot agree.
-func (s *survey) inTree(covered []string, have map[string]bool) []string {
+// all in the before tree, each with its object whole (verify.go: every
+// tree on the way and the blob hash to their ids), as undo will need
+// them. What git ls-files said comes from the user's index, and what
+// guard's index and record say of the objects from before the command
+// that ran since: any command that may write the workspace may write
+// both .git/index and .git/objects (a pack removed, an object
+// rewritten), and the delete was covered by objects undo could not
+// restore (TestCoverAsksTheSnapshot, TestCoverNeedsObjects). If guard
+// cannot check, nothing is covered.
+func (s *survey) inTree(r *repo, tree string, covered []string) []string {
+	if r == nil || len(covered) == 0 {
+		return covered
+	}
+	v, done, err := r.verifier()
+	if err != nil {
+		return nil
+	}
+	defer done()
 	var out []string
 	for _, t := range covered {
 		ok := true
 		for _, rel := range s.inGit[t] {
-			if !have[rel] {
+			if v.path(tree, rel) != nil {
 				ok = false
 				break
 			}
@@ -406,24 +420,4 @@ func (s *survey) inTree(covered []string, have map[string]bool) []string {
 		}
 	}
 	return out
-}
-
-// treeFiles lists the files (and submodules) of snapshot res: from its
-// index entries, or, when git add -A wrote it (no entries), from git's
-// listing of its tree.
-func (r *repo) treeFiles(res snapshotResult) (map[string]bool, error) {
-	if res.entries == nil {
-		out, err := r.git("", nil, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", res.tree)
-		if err != nil {
-			return nil, err
-		}
-		return nulSet(out), nil
-	}
-	have := make(map[string]bool, len(res.entries))
-	for i := range res.entries {
-		if inTree(&res.entries[i]) {
-			have[res.entries[i].path] = true
-		}
-	}
-	return have, nil
 }

@@ -1,0 +1,60 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// guard's index and record say which objects hold the workspace's
+// files; an unchanged workspace reuses them without running git. But the
+// objects are in .git/objects, which any command that may write the
+// workspace may write: one that removed guard's pack (or rewrote an
+// object) left a later rm -rf covered, "recoverable", by objects that
+// are gone, and undo could not bring the files back. A delete is covered
+// only when every file git holds under it has its object, of its size.
+func TestCoverNeedsObjects(t *testing.T) {
+	for name, damage := range map[string]func(t *testing.T, ws string, packs []string){
+		"pack removed": func(t *testing.T, ws string, packs []string) {
+			for _, p := range packs {
+				base := strings.TrimSuffix(p, ".pack")
+				for _, ext := range []string{".pack", ".idx", ".rev"} {
+					os.Remove(base + ext)
+				}
+			}
+		},
+		"object rewritten": func(t *testing.T, ws string, packs []string) {
+			loosen(t, ws)
+			oid := strings.TrimSpace(run(t, ws, "hash-object", "src/untracked.txt"))
+			poison(t, ws, oid, "blob", []byte("not yet added!"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			old, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
+			command(t, st, ws, "00000000000000e1", nil, func() {}) // guard's index and its pack
+			now, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
+			var guards []string
+			for _, p := range now {
+				if !strings.Contains(strings.Join(old, "\n"), p) {
+					guards = append(guards, p)
+				}
+			}
+			if len(guards) == 0 {
+				t.Fatal("guard wrote no pack")
+			}
+			damage(t, ws, guards)
+			src := filepath.Join(ws, "src")
+			cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000e2", Command: "rm -rf src", Time: t0, Deletes: []Target{{Path: src}}, Budget: DefaultBudget})
+			if err != nil {
+				return // no checkpoint: nothing covered
+			}
+			defer cp.Discard(st)
+			if len(cp.Covered) != 0 {
+				t.Errorf("covered = %v, want nothing: src/untracked.txt's object is not whole", cp.Covered)
+			}
+		})
+	}
+}
