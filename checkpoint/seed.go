@@ -83,7 +83,8 @@ func distrustIndex(data []byte) (seed []byte, ok bool) {
 }
 
 // addable reports whether git would add an entry of path p (its
-// verify_path, with core.protectNTFS on, git's default): relative, no
+// verify_path on Linux, with core.protectNTFS on, git's default):
+// relative, no
 // empty, "." or ".." component, and no component git reads as ".git" on
 // some file system (any case, trailing dots or spaces, the short name
 // "git~1", an NTFS stream).
@@ -92,7 +93,7 @@ func addable(p string) bool {
 		return false
 	}
 	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." || c == ".." || strings.ContainsRune(c, '\\') {
+		if c == "" || c == "." || c == ".." {
 			return false
 		}
 		c = strings.ToLower(c)
