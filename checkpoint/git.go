@@ -28,6 +28,9 @@ const refPrefix = "refs/guard/checkpoints/"
 // hooks, no pager, no automatic gc, no advice on embedded repositories.
 var gitFlags = []string{
 	"--no-pager",
+	// Objects by their ids only: refs/replace/, which any command may
+	// write, would have git read other content in their place.
+	"--no-replace-objects",
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "gc.auto=0",

@@ -7,6 +7,31 @@ import (
 	"testing"
 )
 
+// git reads another object in place of one that refs/replace/ names
+// (git replace), and any command that may write the workspace may write
+// .git/refs. guard's git reads objects by their ids only: a replaced
+// blob neither uncovers a delete (the objects would not hash to their
+// ids) nor stops undo, which restores the bytes deleted.
+func TestReplaceRefsIgnored(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	before := snapshotFS(t, ws)
+	command(t, st, ws, "00000000000000e5", nil, func() {}) // guard's index
+	evilFile := filepath.Join(t.TempDir(), "evil")
+	if err := os.WriteFile(evilFile, []byte("package main // the attacker's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.TrimSpace(run(t, ws, "hash-object", "-w", evilFile))
+	oid := strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:src/main.go"))
+	run(t, ws, "replace", "-f", oid, evil)
+	src := filepath.Join(ws, "src")
+	cp := command(t, st, ws, "00000000000000e6", []Target{{Path: src}}, func() { os.RemoveAll(src) })
+	if len(cp.Covered) != 1 {
+		t.Fatalf("covered = %v, want src", cp.Covered)
+	}
+	undoRestores(t, st, ws, cp, before)
+}
+
 // guard's index and record say which objects hold the workspace's
 // files; an unchanged workspace reuses them without running git. But the
 // objects are in .git/objects, which any command that may write the
