@@ -76,7 +76,12 @@ func converts(ws, rel string, v map[string]string) (bool, error) {
 	}
 	// Text: a CRLF is stored as LF, and checked out as LF (core.eol=lf).
 	// A file without a CR comes back as it is.
-	data, err := readRegular(ws+"/"+rel, maxPackedBlob)
+	b, err := openBeneath(ws)
+	if err != nil {
+		return true, err
+	}
+	defer b.close()
+	data, err := b.read(rel, maxPackedBlob)
 	if err != nil {
 		return true, err
 	}

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -527,6 +526,9 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 		}
 		res.entries = es
 	}
+	if afterHash != nil {
+		afterHash()
+	}
 	blobs, rest := readBlobs(r.work, es, paths)
 	if err := r.writeBlobs(es, rest); err != nil {
 		return res, err
@@ -535,8 +537,10 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 	res.tree, res.trees, err = r.writeTrees(es, before, known, have, blobs)
 	if errors.Is(err, errTreeShape) {
 		// What guard does not build a tree of, git does (or refuses),
-		// from objects git writes.
-		if err = r.updateIndex(idx, paths, false); err == nil {
+		// from the blobs guard read, written first: git update-index
+		// does not write the object of an entry whose stat data it just
+		// recorded.
+		if err = r.writePack(blobs); err == nil {
 			var out []byte
 			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
 				res.tree = strings.TrimSpace(string(out))
@@ -546,31 +550,9 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 	return res, err
 }
 
-// writeBlobs has git write the blobs of paths (sorted) whose content
-// guard does not have (readBlobs), as git hashed them into es: through
-// the same filters (git hash-object -w, by path). A path whose content is
-// no longer what es says (written again since), or a symlink, falls back
-// to git add -A.
-func (r *repo) writeBlobs(es []ientry, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	out, err := r.git("", nil, strings.NewReader(strings.Join(paths, "\n")+"\n"), "hash-object", "-w", "--stdin-paths")
-	if err != nil {
-		return err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
-		return errFallback
-	}
-	for k, p := range paths {
-		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
-		if i == len(es) || es[i].path != p || es[i].mode == modeSymlink || ids[k] != hex.EncodeToString(es[i].oid[:]) {
-			return errFallback
-		}
-	}
-	return nil
-}
+// afterHash, when set (tests), runs once git has hashed a snapshot's
+// changed paths into guard's index, before guard reads them.
+var afterHash func()
 
 // updateIndex has git hash paths (sorted, workspace-relative) into
 // guard's index at idx: added, updated, or removed when gone. infoOnly:

@@ -7,13 +7,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/internal/safefile"
-	"golang.org/x/sys/unix"
 )
 
 // This file writes a snapshot's new objects in one pack instead of a
@@ -201,12 +198,20 @@ func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs, blobs
 			pack = append(pack, o)
 		}
 	}
-	if len(pack) > 0 {
-		if _, err := r.git("", nil, bytes.NewReader(packOf(pack)), "index-pack", "--stdin"); err != nil {
-			return "", nil, err
-		}
+	if err := r.writePack(pack); err != nil {
+		return "", nil, err
 	}
 	return hex.EncodeToString(root[:]), idsOf(trees), nil
+}
+
+// writePack has git store objs in one pack (nothing when there are
+// none).
+func (r *repo) writePack(objs []gitObject) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	_, err := r.git("", nil, bytes.NewReader(packOf(objs)), "index-pack", "--stdin")
+	return err
 }
 
 // Limits on the blobs guard packs itself: a larger file, or files past
@@ -220,25 +225,28 @@ const (
 // content git hashed into es (sorted as git sorts them), and returns it
 // as blobs; rest are the paths whose content guard does not have: not
 // the content git hashed (a clean filter, a conversion, a write since),
-// not readable as what the entry says, or over the limits. Paths with no
-// entry (gone) or a submodule's need no blob.
+// not readable as what the entry says (beneath the workspace, through
+// no symlink: blobs.go), or over the limits. Paths with no entry (gone)
+// or a submodule's need no blob.
 func readBlobs(ws string, es []ientry, paths []string) (blobs []gitObject, rest []string) {
+	b, err := openBeneath(ws)
+	if err != nil {
+		return nil, append(rest, paths...)
+	}
+	defer b.close()
 	total := 0
 	for _, p := range paths {
-		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
-		if i == len(es) || es[i].path != p || es[i].stage != 0 || es[i].ita || es[i].mode == modeGitlink {
+		e := entryOf(es, p)
+		if e == nil || e.ita || e.mode == modeGitlink {
 			continue
 		}
-		e := &es[i]
 		var data []byte
-		var err error
-		full := ws + "/" + p
 		if e.mode == modeSymlink {
 			var l string
-			l, err = os.Readlink(full)
+			l, err = b.readlink(p)
 			data = []byte(l)
 		} else {
-			data, err = readRegular(full, maxPackedBlob)
+			data, err = b.read(p, maxPackedBlob)
 		}
 		if err == nil && total+len(data) <= maxPackedBlobs {
 			if o := objectOf(objBlob, data); o.oid == e.oid {
@@ -252,23 +260,15 @@ func readBlobs(ws string, es []ientry, paths []string) (blobs []gitObject, rest 
 	return blobs, rest
 }
 
-// readRegular reads the regular file at p, not following a symlink
-// there and never blocking (a FIFO), at most limit bytes.
-func readRegular(p string, limit int64) ([]byte, error) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+// read reads the regular file at rel (see regular), at most limit
+// bytes.
+func (b beneath) read(rel string, limit int64) ([]byte, error) {
+	f, _, err := b.regular(rel)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, safefile.ErrNotRegular
-	}
-	return safefile.ReadAll(f, p, limit)
+	return safefile.ReadAll(f, rel, limit)
 }
 
 // packOf is a pack (gitformat-pack, version 2) of the objects, each
@@ -277,19 +277,10 @@ func readRegular(p string, limit int64) ([]byte, error) {
 // (git gc compresses them with the rest).
 func packOf(objs []gitObject) []byte {
 	var buf bytes.Buffer
-	buf.WriteString("PACK")
-	binary.Write(&buf, binary.BigEndian, uint32(2))
-	binary.Write(&buf, binary.BigEndian, uint32(len(objs)))
+	buf.Write(packHeader(len(objs)))
 	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
 	for _, t := range objs {
-		// Object header: type and size, 4 bits then 7 per byte.
-		size := len(t.data)
-		c := t.typ<<4 | byte(size&15)
-		for size >>= 4; size > 0; size >>= 7 {
-			buf.WriteByte(c | 0x80)
-			c = byte(size & 0x7f)
-		}
-		buf.WriteByte(c)
+		buf.Write(objectHeader(t.typ, int64(len(t.data))))
 		zw.Reset(&buf)
 		zw.Write(t.data) // a bytes.Buffer does not fail
 		zw.Close()
@@ -297,4 +288,23 @@ func packOf(objs []gitObject) []byte {
 	sum := sha1.Sum(buf.Bytes())
 	buf.Write(sum[:])
 	return buf.Bytes()
+}
+
+// packHeader starts a pack (version 2) of n objects.
+func packHeader(n int) []byte {
+	h := []byte("PACK\x00\x00\x00\x02\x00\x00\x00\x00")
+	binary.BigEndian.PutUint32(h[8:], uint32(n))
+	return h
+}
+
+// objectHeader starts a whole object of type typ in a pack: the type
+// and the size, 4 bits then 7 per byte.
+func objectHeader(typ byte, size int64) []byte {
+	var h []byte
+	c := typ<<4 | byte(size&15)
+	for size >>= 4; size > 0; size >>= 7 {
+		h = append(h, c|0x80)
+		c = byte(size & 0x7f)
+	}
+	return append(h, c)
 }
