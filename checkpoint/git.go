@@ -277,15 +277,21 @@ func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 	if idx.ref != "" {
 		fmt.Fprintf(&b, "update %s %s\n", idx.ref, idx.tree)
 	}
-	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
+	_, err := r.git("", nil, strings.NewReader(b.String()), updateRef...)
 	return err
 }
+
+// updateRef is how guard runs git update-ref: --no-deref, because a
+// command may have made guard's refs symbolic refs to the user's (a
+// tag, the stash, a branch), which git would then write or delete in
+// their place (TestRefsNeverDereferenced).
+var updateRef = []string{"update-ref", "--no-deref", "--stdin"}
 
 // drop deletes the private refs of checkpoint id (its objects go at the
 // next git gc).
 func (r *repo) drop(id string) error {
 	in := fmt.Sprintf("delete %s%s/before\ndelete %s%s/after\n", refPrefix, id, refPrefix, id)
-	_, err := r.git("", nil, strings.NewReader(in), "update-ref", "--stdin")
+	_, err := r.git("", nil, strings.NewReader(in), updateRef...)
 	return err
 }
 

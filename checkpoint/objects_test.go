@@ -32,6 +32,42 @@ func TestReplaceRefsIgnored(t *testing.T) {
 	undoRestores(t, st, ws, cp, before)
 }
 
+// A command may write .git/refs: one that makes guard's refs symbolic
+// refs to the user's refs had guard's git write a tree id into them
+// (update-ref follows a symbolic ref), or delete them when guard drops
+// a checkpoint: a tag became a tree, a branch was gone. guard writes and
+// deletes its own refs, never through a symbolic ref.
+func TestRefsNeverDereferenced(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	head := strings.TrimSpace(run(t, ws, "rev-parse", "refs/heads/main"))
+	run(t, ws, "tag", "v1")
+	run(t, ws, "tag", "v2")
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ws, "symbolic-ref", indexRef(seedIndex(st, r)), "refs/tags/v1")
+	run(t, ws, "symbolic-ref", refPrefix+"00000000000000eb/after", "refs/tags/v2")
+	cp := command(t, st, ws, "00000000000000eb", nil, func() {
+		write(t, ws, map[string]string{"README.md": "changed\n"})
+	})
+	for _, tag := range []string{"refs/tags/v1", "refs/tags/v2"} {
+		if got := strings.TrimSpace(run(t, ws, "rev-parse", tag)); got != head {
+			t.Errorf("%s = %s, want %s: guard wrote the user's tag", tag, got, head)
+		}
+	}
+	// Dropping the checkpoint deletes guard's refs, not the branch a
+	// command pointed them at.
+	run(t, ws, "symbolic-ref", refPrefix+cp.ID+"/before", "refs/heads/main")
+	if err := cp.Discard(st); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(run(t, ws, "rev-parse", "--verify", "-q", "refs/heads/main")); got != head {
+		t.Errorf("refs/heads/main = %q, want %s: dropping a checkpoint deleted the user's branch", got, head)
+	}
+}
+
 // guard's index and record say which objects hold the workspace's
 // files; an unchanged workspace reuses them without running git. But the
 // objects are in .git/objects, which any command that may write the
