@@ -108,13 +108,14 @@ type entry struct {
 // survey is what a set of delete targets holds and how much of it
 // guard can restore.
 type survey struct {
-	dirs      []entry             // directories under the targets
-	backup    []entry             // files git does not cover: hard-link backups
-	bytes     int64               // their total size
-	uncovered map[string]string   // target path → why it is not covered
-	needs     map[string]bool     // targets that need a backup
-	backupOf  map[string][]entry  // and the files each needs backed up
-	inGit     map[string][]string // target path → the files git holds (not ignored)
+	dirs      []entry                // directories under the targets
+	backup    []entry                // files git does not cover: hard-link backups
+	bytes     int64                  // their total size
+	uncovered map[string]string      // target path → why it is not covered
+	needs     map[string]bool        // targets that need a backup
+	backupOf  map[string][]entry     // and the files each needs backed up
+	inGit     map[string][]string    // target path → the files git holds (not ignored)
+	modes     map[string]fs.FileMode // their permissions, by path (not symlinks')
 }
 
 // globChars start the part of a target that is a pattern.
@@ -139,7 +140,7 @@ func relIn(ws, p string) string {
 // surveyTargets walks every target. r is nil outside git; then every file
 // needs a backup. Without git a workspace's targets are walked the same.
 func surveyTargets(ws string, r *repo, targets []Target) *survey {
-	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}, inGit: map[string][]string{}}
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}, inGit: map[string][]string{}, modes: map[string]fs.FileMode{}}
 	files := map[string][]entry{} // by target path
 	var rels []string
 	seenDir := map[string]bool{}
@@ -243,6 +244,7 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 			if r != nil && !ignored[e.Rel] {
 				s.inGit[t.Path] = append(s.inGit[t.Path], e.Rel)
 				if e.Link == "" {
+					s.modes[e.Rel] = e.Mode.Perm()
 					if len(heldBy[e.Rel]) == 0 {
 						held = append(held, e.Rel)
 					}

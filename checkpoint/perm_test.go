@@ -1,0 +1,56 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// git records a file's executable bit only: checked out, a file is
+// 0666 or 0777 less the umask. A private file under a delete target (a
+// key at 0600) came back readable by every user after rm -rf and undo.
+// A checkpoint records the permissions of the files git holds under a
+// covered target, and undo puts them back.
+func TestUndoKeepsPermissions(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	files := map[string]os.FileMode{
+		"src/keys/deploy.pem": 0o600, "src/keys/tool": 0o700, "src/shared.txt": 0o664, "src/main.go": 0o644,
+	}
+	write(t, ws, map[string]string{"src/keys/deploy.pem": "-----BEGIN KEY-----\n", "src/keys/tool": "#!/bin/sh\n", "src/shared.txt": "shared\n"})
+	for rel, mode := range files {
+		if err := os.Chmod(filepath.Join(ws, rel), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := snapshotFS(t, ws)
+	src := filepath.Join(ws, "src")
+	cp := command(t, st, ws, "00000000000000ec", []Target{{Path: src}}, func() { os.RemoveAll(src) })
+	if len(cp.Covered) != 1 {
+		t.Fatalf("covered = %v, want src", cp.Covered)
+	}
+	undoRestores(t, st, ws, cp, before)
+	for rel, mode := range files {
+		if st, err := os.Lstat(filepath.Join(ws, rel)); err != nil || st.Mode().Perm() != mode {
+			t.Errorf("%s: %v %v, want %v", rel, st.Mode().Perm(), err, mode)
+		}
+	}
+
+	// A file the command changed in place keeps its permissions through
+	// undo (checkout-index writes a new file); an executable bit the
+	// command set goes.
+	cp = command(t, st, ws, "00000000000000ed", nil, func() {
+		write(t, ws, map[string]string{"src/keys/deploy.pem": "-----BEGIN OTHER KEY-----\n"})
+		os.Chmod(filepath.Join(ws, "src/keys/deploy.pem"), 0o600)
+		os.Chmod(filepath.Join(ws, "src/shared.txt"), 0o775)
+	})
+	if len(cp.Changes) != 2 {
+		t.Fatalf("changes %v, want 2 modified", cp.Changes)
+	}
+	undoRestores(t, st, ws, cp, before)
+	for rel, mode := range map[string]os.FileMode{"src/keys/deploy.pem": 0o600, "src/shared.txt": 0o664} {
+		if st, err := os.Lstat(filepath.Join(ws, rel)); err != nil || st.Mode().Perm() != mode {
+			t.Errorf("after undo of the edit, %s: %v %v, want %v", rel, st.Mode().Perm(), err, mode)
+		}
+	}
+}
