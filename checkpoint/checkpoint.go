@@ -41,7 +41,9 @@ type Checkpoint struct {
 	Covered []string `json:"covered,omitempty"`
 	// Modes are the permissions of the files git holds under Covered:
 	// git records only the executable bit, and a private file (a key
-	// at 0600) would come back readable by all.
+	// at 0600) would come back readable by all. Their blobs are their
+	// bytes (Begin checked that git converts none of them): undo writes
+	// them as they are, whatever the attributes say then.
 	Modes []entry `json:"modes,omitempty"`
 	// Changes are what the command changed, set by Finish.
 	Changes []Change `json:"changes,omitempty"`

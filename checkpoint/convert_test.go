@@ -3,8 +3,39 @@ package checkpoint
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
+
+// A .gitattributes written after the delete (by a later command) would
+// have git convert what undo checks out: the files come back as they
+// were deleted, whatever the attributes say now.
+func TestUndoIgnoresLaterAttributes(t *testing.T) {
+	for name, attrs := range map[string]string{
+		"eol=crlf": "*.go text eol=crlf\n",
+		"ident":    "*.go ident\n",
+		"filter":   "*.go filter=up\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			run(t, ws, "config", "filter.up.smudge", "tr a-z A-Z")
+			write(t, ws, map[string]string{"src/id.go": "package main // $Id$\n"})
+			before := snapshotFS(t, ws)
+			src := filepath.Join(ws, "src")
+			cp := command(t, st, ws, "00000000000000d5", []Target{{Path: src}}, func() { os.RemoveAll(src) })
+			if len(cp.Covered) != 1 {
+				t.Fatalf("covered = %v, want src", cp.Covered)
+			}
+			write(t, ws, map[string]string{".gitattributes": attrs})
+			undo(t, st, cp, false)
+			os.Remove(filepath.Join(ws, ".gitattributes"))
+			if got := snapshotFS(t, ws); !reflect.DeepEqual(got, before) {
+				t.Errorf("after undo:\n%v\nwant\n%v", got, before)
+			}
+		})
+	}
+}
 
 // git converts what it stores (a text attribute's line endings, an
 // ident's $Id$, core.autocrlf), and converting back does not always give

@@ -371,20 +371,6 @@ func (r *repo) dirs(tree string) (map[string]bool, error) {
 	return nulSet(out), nil
 }
 
-// checkout writes paths as they are in tree into the work tree (content,
-// executable bit, symlinks), through a temporary index at index.
-func (r *repo) checkout(index, tree string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	if _, err := r.git(index, nil, nil, "read-tree", tree); err != nil {
-		return err
-	}
-	in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-	_, err := r.git(index, nil, in, "checkout-index", "-f", "-z", "--stdin")
-	return err
-}
-
 // ignored lists the untracked ignored files under the workspace-relative
 // paths rels (git's own view of .gitignore, info/exclude and
 // core.excludesFile).

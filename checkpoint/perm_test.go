@@ -37,7 +37,7 @@ func TestUndoKeepsPermissions(t *testing.T) {
 	}
 
 	// A file the command changed in place keeps its permissions through
-	// undo (checkout-index writes a new file); an executable bit the
+	// undo (it writes a new file); an executable bit the
 	// command set goes.
 	cp = command(t, st, ws, "00000000000000ed", nil, func() {
 		write(t, ws, map[string]string{"src/keys/deploy.pem": "-----BEGIN OTHER KEY-----\n"})

@@ -285,17 +285,17 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		}
 		// The permissions git does not record: a deleted file's as Begin
 		// found them (checkpoint.Modes), a file restored in place keeps
-		// its own (checkout-index writes a new file, 0666 less the umask).
-		modes := map[string]fs.FileMode{}
+		// its own (restore writes a new file).
+		modes, raw := map[string]fs.FileMode{}, map[string]bool{}
 		for _, e := range cp.Modes {
-			modes[e.Rel] = e.Mode.Perm()
+			modes[e.Rel], raw[e.Rel] = e.Mode.Perm(), true
 		}
 		for _, p := range fromGit {
 			st, err := root.Lstat(filepath.FromSlash(p))
 			switch {
 			case err != nil:
 			case st.IsDir():
-				// checkout-index will not replace a directory by a file.
+				// A file is not renamed over a directory.
 				if err := root.RemoveAll(filepath.FromSlash(p)); err != nil {
 					return done, err
 				}
@@ -303,17 +303,8 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 				modes[p] = st.Mode().Perm()
 			}
 		}
-		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
-		defer os.Remove(idx)
-		if err := r.checkout(idx, cp.Before, fromGit); err != nil {
+		if err := r.restore(root, cp.Before, fromGit, modes, raw); err != nil {
 			return done, fmt.Errorf("restore from checkpoint: %w", err)
-		}
-		for _, p := range fromGit {
-			if m, ok := modes[p]; ok {
-				if err := keepMode(root, p, m); err != nil {
-					return done, fmt.Errorf("restore the permissions of %s: %w", p, err)
-				}
-			}
 		}
 		done = append(done, restore...)
 		if err := removeCreatedDirs(root, r, cp, removedDirs); err != nil {
@@ -457,19 +448,4 @@ func restoreBackup(root, area *os.Root, areaBase string, e entry) error {
 		return fmt.Errorf("restore %s: %w", e.Rel, err)
 	}
 	return nil
-}
-
-// keepMode gives the regular file git just checked out at rel the
-// permissions m, with the executable bits as git wrote them (where m
-// can read).
-func keepMode(root *os.Root, rel string, m fs.FileMode) error {
-	st, err := root.Lstat(filepath.FromSlash(rel))
-	if err != nil || !st.Mode().IsRegular() {
-		return err
-	}
-	m &^= 0o111
-	if st.Mode()&0o111 != 0 {
-		m |= (m & 0o444) >> 2
-	}
-	return root.Chmod(filepath.FromSlash(rel), m)
 }
