@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +54,20 @@ func TestUndoKeepsPermissions(t *testing.T) {
 			t.Errorf("after undo of the edit, %s: %v %v, want %v", rel, st.Mode().Perm(), err, mode)
 		}
 	}
+}
+
+// Undo writes each file under a short temporary name: a file whose name
+// is as long as a name can be (255 bytes) comes back too.
+func TestUndoLongName(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	long := "src/" + strings.Repeat("n", 255)
+	write(t, ws, map[string]string{long: "long\n"})
+	before := snapshotFS(t, ws)
+	src := filepath.Join(ws, "src")
+	cp := command(t, st, ws, "00000000000000ee", []Target{{Path: src}}, func() { os.RemoveAll(src) })
+	if len(cp.Covered) != 1 {
+		t.Fatalf("covered = %v, want src", cp.Covered)
+	}
+	undoRestores(t, st, ws, cp, before)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 )
 
 // Undo writes the files it restores from git itself, from the blobs of
@@ -88,7 +89,8 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 	if e.mode != "100644" && e.mode != "100755" && e.mode != "120000" {
 		return fmt.Errorf("%w: mode %s", ErrObjects, e.mode)
 	}
-	tmp := filepath.Join(filepath.Dir(name), ".guard-undo-"+strconv.Itoa(os.Getpid())+"-"+filepath.Base(name))
+	// A short name: the file's own may be as long as a name can be.
+	tmp := filepath.Join(filepath.Dir(name), ".guard-undo-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(tmpSeq.Add(1), 10))
 	root.Remove(tmp)
 	if e.mode == "120000" {
 		var b bytesBuffer
@@ -127,6 +129,9 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 	}
 	return renameOver(root, tmp, name)
 }
+
+// tmpSeq numbers undo's temporary files.
+var tmpSeq atomic.Uint64
 
 // renameOver moves tmp to name in root, and removes tmp if it cannot.
 func renameOver(root *os.Root, tmp, name string) error {
