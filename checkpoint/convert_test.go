@@ -23,10 +23,7 @@ func TestUndoIgnoresLaterAttributes(t *testing.T) {
 			write(t, ws, map[string]string{"src/id.go": "package main // $Id$\n"})
 			before := snapshotFS(t, ws)
 			src := filepath.Join(ws, "src")
-			cp := command(t, st, ws, "00000000000000d5", []Target{{Path: src}}, func() { os.RemoveAll(src) })
-			if len(cp.Covered) != 1 {
-				t.Fatalf("covered = %v, want src", cp.Covered)
-			}
+			cp := rmCovered(t, st, ws, "00000000000000d5", src)
 			write(t, ws, map[string]string{".gitattributes": attrs})
 			undo(t, st, cp, false)
 			os.Remove(filepath.Join(ws, ".gitattributes"))

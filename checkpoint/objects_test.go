@@ -25,10 +25,7 @@ func TestReplaceRefsIgnored(t *testing.T) {
 	oid := strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:src/main.go"))
 	run(t, ws, "replace", "-f", oid, evil)
 	src := filepath.Join(ws, "src")
-	cp := command(t, st, ws, "00000000000000e6", []Target{{Path: src}}, func() { os.RemoveAll(src) })
-	if len(cp.Covered) != 1 {
-		t.Fatalf("covered = %v, want src", cp.Covered)
-	}
+	cp := rmCovered(t, st, ws, "00000000000000e6", src)
 	undoRestores(t, st, ws, cp, before)
 }
 

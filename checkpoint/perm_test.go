@@ -26,10 +26,7 @@ func TestUndoKeepsPermissions(t *testing.T) {
 	}
 	before := snapshotFS(t, ws)
 	src := filepath.Join(ws, "src")
-	cp := command(t, st, ws, "00000000000000ec", []Target{{Path: src}}, func() { os.RemoveAll(src) })
-	if len(cp.Covered) != 1 {
-		t.Fatalf("covered = %v, want src", cp.Covered)
-	}
+	cp := rmCovered(t, st, ws, "00000000000000ec", src)
 	undoRestores(t, st, ws, cp, before)
 	for rel, mode := range files {
 		if st, err := os.Lstat(filepath.Join(ws, rel)); err != nil || st.Mode().Perm() != mode {
@@ -65,9 +62,16 @@ func TestUndoLongName(t *testing.T) {
 	write(t, ws, map[string]string{long: "long\n"})
 	before := snapshotFS(t, ws)
 	src := filepath.Join(ws, "src")
-	cp := command(t, st, ws, "00000000000000ee", []Target{{Path: src}}, func() { os.RemoveAll(src) })
-	if len(cp.Covered) != 1 {
-		t.Fatalf("covered = %v, want src", cp.Covered)
-	}
+	cp := rmCovered(t, st, ws, "00000000000000ee", src)
 	undoRestores(t, st, ws, cp, before)
+}
+
+// rmCovered runs rm -rf dir under a checkpoint id, which must cover it.
+func rmCovered(t *testing.T, st, ws, id, dir string) *Checkpoint {
+	t.Helper()
+	cp := command(t, st, ws, id, []Target{{Path: dir}}, func() { os.RemoveAll(dir) })
+	if len(cp.Covered) != 1 || cp.Covered[0] != dir {
+		t.Fatalf("covered = %v, want %s", cp.Covered, dir)
+	}
+	return cp
 }
