@@ -66,6 +66,28 @@ func TestUndoLongName(t *testing.T) {
 	undoRestores(t, st, ws, cp, before)
 }
 
+// A repository of its own inside the workspace is a submodule entry in
+// the checkpoint: undo of its delete makes its directory again, empty,
+// as git checks a submodule out (its files are never covered).
+func TestUndoSubmoduleEntry(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	nested := filepath.Join(ws, "vendor", "lib")
+	write(t, nested, map[string]string{"lib.go": "package lib\n"})
+	run(t, nested, "init", "-q", "-b", "main")
+	run(t, nested, "add", "-A")
+	run(t, nested, "commit", "-q", "-m", "lib")
+	command(t, st, ws, "00000000000000f8", nil, func() {})
+	cp := command(t, st, ws, "00000000000000f9", nil, func() { os.RemoveAll(nested) })
+	if len(cp.Changes) != 1 || cp.Changes[0].Path != "vendor/lib" {
+		t.Fatalf("changes = %v, want vendor/lib deleted", cp.Changes)
+	}
+	undo(t, st, cp, false)
+	if ents, err := os.ReadDir(nested); err != nil || len(ents) != 0 {
+		t.Errorf("vendor/lib after undo: %v %v, want an empty directory", ents, err)
+	}
+}
+
 // rmCovered runs rm -rf dir under a checkpoint id, which must cover it.
 func rmCovered(t *testing.T, st, ws, id, dir string) *Checkpoint {
 	t.Helper()

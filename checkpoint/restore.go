@@ -84,7 +84,10 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 	}
 	if e.mode == "160000" {
 		// A submodule: an empty directory, as git checks it out.
-		return root.Mkdir(name, 0o755)
+		if err := root.Mkdir(name, 0o755); !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
 	}
 	if e.mode != "100644" && e.mode != "100755" && e.mode != "120000" {
 		return fmt.Errorf("%w: mode %s", ErrObjects, e.mode)
