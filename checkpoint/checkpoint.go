@@ -39,6 +39,12 @@ type Checkpoint struct {
 	BackupDir string  `json:"backup_dir,omitempty"`
 	// Covered are the delete targets this checkpoint restores.
 	Covered []string `json:"covered,omitempty"`
+	// Modes are the permissions of the files git holds under Covered:
+	// git records only the executable bit, and a private file (a key
+	// at 0600) would come back readable by all. Their blobs are their
+	// bytes (Begin checked that git converts none of them): undo writes
+	// them as they are, whatever the attributes say then.
+	Modes []entry `json:"modes,omitempty"`
 	// Changes are what the command changed, set by Finish.
 	Changes []Change `json:"changes,omitempty"`
 	// Repos are the git repositories inside the workspace whose code
@@ -112,7 +118,15 @@ func Begin(o Options) (*Checkpoint, error) {
 	if len(o.Deletes) > 0 {
 		root = backupRoot(o.StateDir, o.Workspace, r)
 	}
-	cp.Covered = s.inTree(s.covered(o.Deletes, o.Budget, root != ""), cp.before.entries)
+	cp.Covered = s.inTree(r, cp.Before, s.covered(o.Deletes, o.Budget, root != ""))
+	for _, t := range cp.Covered {
+		for _, rel := range s.inGit[t] {
+			if m, ok := s.modes[rel]; ok {
+				cp.Modes = append(cp.Modes, entry{Rel: rel, Mode: m})
+				delete(s.modes, rel) // once, for overlapping targets
+			}
+		}
+	}
 	// Backups only for covered targets: over budget, or with no place for
 	// them, the delete is not covered and git's trees are still kept.
 	covered := map[string]bool{}

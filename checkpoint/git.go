@@ -28,12 +28,23 @@ const refPrefix = "refs/guard/checkpoints/"
 // hooks, no pager, no automatic gc, no advice on embedded repositories.
 var gitFlags = []string{
 	"--no-pager",
+	// Objects by their ids only: refs/replace/, which any command may
+	// write, would have git read other content in their place.
+	"--no-replace-objects",
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "core.quotePath=false",
+	// Never an entry git stops looking at (assume-unchanged, which
+	// core.ignoreStat sets on every file git adds): see seed.go.
+	"-c", "core.ignoreStat=false",
+	// No conversion of line endings by configuration: what guard's git
+	// stores and checks out is the file's bytes unless an attribute
+	// says otherwise (convert.go).
+	"-c", "core.autocrlf=false",
+	"-c", "core.eol=lf",
 	// guard's own index stays one plain file (checkpoint/index.go reads it).
 	"-c", "core.splitIndex=false",
 	"-c", "index.sparse=false",
@@ -217,8 +228,10 @@ func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string
 	return out, nil
 }
 
-// copyIndex copies the user's index to dst; a missing index (a fresh
-// repository) leaves dst absent and git starts from an empty one.
+// copyIndex seeds guard's index at dst from the user's index at src,
+// without what git would trust instead of reading the files
+// (distrustIndex). A missing index (a fresh repository), or one guard
+// does not read, leaves dst absent and git starts from an empty one.
 func copyIndex(src, dst string) error {
 	data, err := safefile.Read(src, maxIndexFile)
 	if errors.Is(err, os.ErrNotExist) {
@@ -226,6 +239,10 @@ func copyIndex(src, dst string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read index: %w", err)
+	}
+	data, ok := distrustIndex(data)
+	if !ok {
+		return nil
 	}
 	if err := os.WriteFile(dst, data, 0o600); err != nil {
 		return fmt.Errorf("copy index: %w", err)
@@ -260,15 +277,21 @@ func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 	if idx.ref != "" {
 		fmt.Fprintf(&b, "update %s %s\n", idx.ref, idx.tree)
 	}
-	_, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--stdin")
+	_, err := r.git("", nil, strings.NewReader(b.String()), updateRef...)
 	return err
 }
+
+// updateRef is how guard runs git update-ref: --no-deref, because a
+// command may have made guard's refs symbolic refs to the user's (a
+// tag, the stash, a branch), which git would then write or delete in
+// their place (TestRefsNeverDereferenced).
+var updateRef = []string{"update-ref", "--no-deref", "--stdin"}
 
 // drop deletes the private refs of checkpoint id (its objects go at the
 // next git gc).
 func (r *repo) drop(id string) error {
 	in := fmt.Sprintf("delete %s%s/before\ndelete %s%s/after\n", refPrefix, id, refPrefix, id)
-	_, err := r.git("", nil, strings.NewReader(in), "update-ref", "--stdin")
+	_, err := r.git("", nil, strings.NewReader(in), updateRef...)
 	return err
 }
 
@@ -346,20 +369,6 @@ func (r *repo) dirs(tree string) (map[string]bool, error) {
 		return nil, err
 	}
 	return nulSet(out), nil
-}
-
-// checkout writes paths as they are in tree into the work tree (content,
-// executable bit, symlinks), through a temporary index at index.
-func (r *repo) checkout(index, tree string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	if _, err := r.git(index, nil, nil, "read-tree", tree); err != nil {
-		return err
-	}
-	in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-	_, err := r.git(index, nil, in, "checkout-index", "-f", "-z", "--stdin")
-	return err
 }
 
 // ignored lists the untracked ignored files under the workspace-relative

@@ -29,6 +29,8 @@ type ientry struct {
 	// skip: skip-worktree (sparse checkout: not in the work tree, kept as
 	// it is); ita: intent-to-add (no content recorded yet).
 	skip, ita bool
+	// at is the offset of the entry in the index file (seed.go).
+	at int
 }
 
 const (
@@ -46,24 +48,31 @@ var errIndexFormat = errors.New("index: unsupported format")
 // split or sparse index) or a truncated file: the caller then lets git
 // do the work.
 func parseIndex(data []byte, hashLen int) ([]ientry, error) {
+	es, _, err := parseEntries(data, hashLen)
+	return es, err
+}
+
+// parseEntries is parseIndex, and the offset where the entries end (the
+// extensions, or the checksum, start).
+func parseEntries(data []byte, hashLen int) ([]ientry, int, error) {
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return nil, errIndexFormat
+		return nil, 0, errIndexFormat
 	}
 	// The trailing checksum is not verified: git does not either (only
 	// fsck does), and git replaces the file whole when it writes it.
 	body := data[:len(data)-hashLen]
 	if hashLen != sha1.Size {
-		return nil, errIndexFormat
+		return nil, 0, errIndexFormat
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return nil, errIndexFormat
+		return nil, 0, errIndexFormat
 	}
 	n := int(binary.BigEndian.Uint32(data[8:12]))
 	// The count comes from the file (the user's index, which commands
 	// can write): no more entries than the smallest entry fits.
 	if n > (len(body)-12)/(40+hashLen+3) {
-		return nil, errIndexFormat
+		return nil, 0, errIndexFormat
 	}
 	es := make([]ientry, 0, n)
 	// One string for every path of a v2/v3 index, sliced (no copy each).
@@ -77,9 +86,9 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 	for i := 0; i < n; i++ {
 		start := p
 		if p+40+hashLen+2 > len(body) {
-			return nil, errIndexFormat
+			return nil, 0, errIndexFormat
 		}
-		var e ientry
+		e := ientry{at: p}
 		e.stat = statData{
 			CtimeS: be.Uint32(body[p:]), CtimeNs: be.Uint32(body[p+4:]),
 			MtimeS: be.Uint32(body[p+8:]), MtimeNs: be.Uint32(body[p+12:]),
@@ -94,7 +103,7 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 		e.stage = int(flags>>12) & 3
 		if flags&0x4000 != 0 { // extended
 			if version < 3 || p+2 > len(body) {
-				return nil, errIndexFormat
+				return nil, 0, errIndexFormat
 			}
 			ext := be.Uint16(body[p:])
 			p += 2
@@ -103,44 +112,45 @@ func parseIndex(data []byte, hashLen int) ([]ientry, error) {
 		if version == 4 {
 			strip, w := varint(body[p:])
 			if w == 0 || strip > len(prev) {
-				return nil, errIndexFormat
+				return nil, 0, errIndexFormat
 			}
 			p += w
 			end := bytes.IndexByte(body[p:], 0)
 			if end < 0 {
-				return nil, errIndexFormat
+				return nil, 0, errIndexFormat
 			}
 			e.path = prev[:len(prev)-strip] + string(body[p:p+end])
 			p += end + 1
 		} else {
 			end := bytes.IndexByte(body[p:], 0)
 			if end < 0 {
-				return nil, errIndexFormat
+				return nil, 0, errIndexFormat
 			}
 			e.path = str[p : p+end]
 			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
 			p = start + (p+end-start+8)&^7
 			if p > len(body) {
-				return nil, errIndexFormat
+				return nil, 0, errIndexFormat
 			}
 		}
 		prev = e.path
 		es = append(es, e)
 	}
+	entriesEnd := p
 	// Extensions: an optional one (its signature starts with A-Z) may be
 	// skipped; a required one changes what the entries mean.
 	for p+8 <= len(body) {
 		sig := body[p : p+4]
 		size := int(be.Uint32(body[p+4:]))
 		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, errIndexFormat
+			return nil, 0, errIndexFormat
 		}
 		p += 8 + size
 	}
 	if p != len(body) {
-		return nil, errIndexFormat
+		return nil, 0, errIndexFormat
 	}
-	return es, nil
+	return es, entriesEnd, nil
 }
 
 // varint decodes git's offset varint (the v4 path prefix length); w is

@@ -526,23 +526,21 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 		}
 		res.entries = es
 	}
+	if afterHash != nil {
+		afterHash()
+	}
 	blobs, rest := readBlobs(r.work, es, paths)
-	if len(rest) > 0 {
-		if err := r.writeBlobs(idx, rest); err != nil {
-			return res, err
-		}
-		var err error
-		if es, res.index, err = readIndex(idx, nil); err != nil {
-			return res, err
-		}
-		res.entries = es
+	if err := r.writeBlobs(es, rest); err != nil {
+		return res, err
 	}
 	var err error
 	res.tree, res.trees, err = r.writeTrees(es, before, known, have, blobs)
 	if errors.Is(err, errTreeShape) {
 		// What guard does not build a tree of, git does (or refuses),
-		// from objects git writes.
-		if err = r.updateIndex(idx, paths, false); err == nil {
+		// from the blobs guard read, written first: git update-index
+		// does not write the object of an entry whose stat data it just
+		// recorded.
+		if err = r.writePack(blobs); err == nil {
 			var out []byte
 			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
 				res.tree = strings.TrimSpace(string(out))
@@ -552,25 +550,9 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 	return res, err
 }
 
-// writeBlobs has git write the blobs of paths (sorted) whose content
-// guard does not have (readBlobs): git hashes them again, with its
-// filters, and writes them, as it would have without --info-only. They
-// leave guard's index first (update-index hashes again only a path
-// whose stat data changed). Names go to git NUL-separated, as they are:
-// git hash-object --stdin-paths unquotes a line that starts with a
-// quote, and a file named `"../x"` would make git, which guard runs
-// outside the sandbox, store a file outside the workspace in the
-// repository (TestCheckpointNamesAreLiteral).
-func (r *repo) writeBlobs(idx string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	in := strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-	if _, err := r.git(idx, nil, in, "update-index", "--force-remove", "-z", "--stdin"); err != nil {
-		return err
-	}
-	return r.updateIndex(idx, paths, false)
-}
+// afterHash, when set (tests), runs once git has hashed a snapshot's
+// changed paths into guard's index, before guard reads them.
+var afterHash func()
 
 // updateIndex has git hash paths (sorted, workspace-relative) into
 // guard's index at idx: added, updated, or removed when gone. infoOnly:

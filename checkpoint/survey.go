@@ -108,13 +108,14 @@ type entry struct {
 // survey is what a set of delete targets holds and how much of it
 // guard can restore.
 type survey struct {
-	dirs      []entry             // directories under the targets
-	backup    []entry             // files git does not cover: hard-link backups
-	bytes     int64               // their total size
-	uncovered map[string]string   // target path → why it is not covered
-	needs     map[string]bool     // targets that need a backup
-	backupOf  map[string][]entry  // and the files each needs backed up
-	inGit     map[string][]string // target path → the files git holds (not ignored)
+	dirs      []entry                // directories under the targets
+	backup    []entry                // files git does not cover: hard-link backups
+	bytes     int64                  // their total size
+	uncovered map[string]string      // target path → why it is not covered
+	needs     map[string]bool        // targets that need a backup
+	backupOf  map[string][]entry     // and the files each needs backed up
+	inGit     map[string][]string    // target path → the files git holds (not ignored)
+	modes     map[string]fs.FileMode // their permissions, by path (not symlinks')
 }
 
 // globChars start the part of a target that is a pattern.
@@ -139,7 +140,7 @@ func relIn(ws, p string) string {
 // surveyTargets walks every target. r is nil outside git; then every file
 // needs a backup. Without git a workspace's targets are walked the same.
 func surveyTargets(ws string, r *repo, targets []Target) *survey {
-	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}, inGit: map[string][]string{}}
+	s := &survey{uncovered: map[string]string{}, needs: map[string]bool{}, backupOf: map[string][]entry{}, inGit: map[string][]string{}, modes: map[string]fs.FileMode{}}
 	files := map[string][]entry{} // by target path
 	var rels []string
 	seenDir := map[string]bool{}
@@ -233,6 +234,8 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		}
 	}
 	seen := map[string]bool{}
+	var held []string // regular files git holds, for converted
+	heldBy := map[string][]string{}
 	for _, t := range targets {
 		if _, bad := s.uncovered[t.Path]; bad {
 			continue
@@ -240,6 +243,13 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 		for _, e := range files[t.Path] {
 			if r != nil && !ignored[e.Rel] {
 				s.inGit[t.Path] = append(s.inGit[t.Path], e.Rel)
+				if e.Link == "" {
+					s.modes[e.Rel] = e.Mode.Perm()
+					if len(heldBy[e.Rel]) == 0 {
+						held = append(held, e.Rel)
+					}
+					heldBy[e.Rel] = append(heldBy[e.Rel], t.Path)
+				}
 				continue // in git's tree
 			}
 			if t.InPlace || t.Written {
@@ -256,6 +266,18 @@ func surveyTargets(ws string, r *repo, targets []Target) *survey {
 				seen[e.Rel] = true
 				s.backup = append(s.backup, e)
 				s.bytes += e.Size
+			}
+		}
+	}
+	// What git would store or check out otherwise than it is, undo would
+	// not bring back byte for byte (convert.go).
+	if len(held) > 0 {
+		conv, err := r.converted(held)
+		for _, rel := range held {
+			if err != nil || conv[rel] {
+				for _, t := range heldBy[rel] {
+					s.uncovered[t] = errConverts.Error()
+				}
 			}
 		}
 	}
@@ -368,24 +390,29 @@ func (s *survey) covered(targets []Target, b Budget, haveRoot bool) []string {
 }
 
 // inTree keeps of the covered targets those whose files git holds are
-// all in the before snapshot's index entries es (a check that what git
-// ls-files said and the snapshot agree; nil es: git add -A wrote the
-// snapshot, and it is git's own view).
-func (s *survey) inTree(covered []string, es []ientry) []string {
-	if es == nil || len(covered) == 0 {
+// all in the before tree, each with its object whole (verify.go: every
+// tree on the way and the blob hash to their ids), as undo will need
+// them. What git ls-files said comes from the user's index, and what
+// guard's index and record say of the objects from before the command
+// that ran since: any command that may write the workspace may write
+// both .git/index and .git/objects (a pack removed, an object
+// rewritten), and the delete was covered by objects undo could not
+// restore (TestCoverAsksTheSnapshot, TestCoverNeedsObjects). If guard
+// cannot check, nothing is covered.
+func (s *survey) inTree(r *repo, tree string, covered []string) []string {
+	if r == nil || len(covered) == 0 {
 		return covered
 	}
-	have := make(map[string]bool, len(es))
-	for i := range es {
-		if inTree(&es[i]) {
-			have[es[i].path] = true
-		}
+	v, done, err := r.verifier()
+	if err != nil {
+		return nil
 	}
+	defer done()
 	var out []string
 	for _, t := range covered {
 		ok := true
 		for _, rel := range s.inGit[t] {
-			if !have[rel] {
+			if v.path(tree, rel) != nil {
 				ok = false
 				break
 			}

@@ -1,20 +1,16 @@
 package checkpoint
 
 import (
-	"bufio"
+	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"io"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/internal/safefile"
-	"golang.org/x/sys/unix"
 )
 
 // This file writes a snapshot's new objects in one pack instead of a
@@ -203,16 +199,20 @@ func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs, blobs
 			pack = append(pack, o)
 		}
 	}
-	if len(pack) > 0 {
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writePack(pw, pack)) }()
-		_, err := r.git("", nil, pr, "index-pack", "--stdin")
-		pr.Close() // git gone early: the writer stops
-		if err != nil {
-			return "", nil, err
-		}
+	if err := r.writePack(pack); err != nil {
+		return "", nil, err
 	}
 	return hex.EncodeToString(root[:]), idsOf(trees), nil
+}
+
+// writePack has git store objs in one pack (nothing when there are
+// none).
+func (r *repo) writePack(objs []gitObject) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	_, err := r.git("", nil, bytes.NewReader(packOf(objs)), "index-pack", "--stdin")
+	return err
 }
 
 // Limits on the blobs guard packs itself: a larger file, or files past
@@ -226,25 +226,28 @@ const (
 // content git hashed into es (sorted as git sorts them), and returns it
 // as blobs; rest are the paths whose content guard does not have: not
 // the content git hashed (a clean filter, a conversion, a write since),
-// not readable as what the entry says, or over the limits. Paths with no
-// entry (gone) or a submodule's need no blob.
+// not readable as what the entry says (beneath the workspace, through
+// no symlink: blobs.go), or over the limits. Paths with no entry (gone)
+// or a submodule's need no blob.
 func readBlobs(ws string, es []ientry, paths []string) (blobs []gitObject, rest []string) {
+	b, err := openBeneath(ws)
+	if err != nil {
+		return nil, append(rest, paths...)
+	}
+	defer b.close()
 	total := 0
 	for _, p := range paths {
-		i := sort.Search(len(es), func(i int) bool { return es[i].path >= p })
-		if i == len(es) || es[i].path != p || es[i].stage != 0 || es[i].ita || es[i].mode == modeGitlink {
+		e := entryOf(es, p)
+		if e == nil || e.ita || e.mode == modeGitlink {
 			continue
 		}
-		e := &es[i]
 		var data []byte
-		var err error
-		full := ws + "/" + p
 		if e.mode == modeSymlink {
 			var l string
-			l, err = os.Readlink(full)
+			l, err = b.readlink(p)
 			data = []byte(l)
 		} else {
-			data, err = readRegular(full, maxPackedBlob)
+			data, err = b.read(p, maxPackedBlob)
 		}
 		if err == nil && total+len(data) <= maxPackedBlobs {
 			if o := objectOf(objBlob, data); o.oid == e.oid {
@@ -258,57 +261,51 @@ func readBlobs(ws string, es []ientry, paths []string) (blobs []gitObject, rest 
 	return blobs, rest
 }
 
-// readRegular reads the regular file at p, not following a symlink
-// there and never blocking (a FIFO), at most limit bytes.
-func readRegular(p string, limit int64) ([]byte, error) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+// read reads the regular file at rel (see regular), at most limit
+// bytes.
+func (b beneath) read(rel string, limit int64) ([]byte, error) {
+	f, _, err := b.regular(rel)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, safefile.ErrNotRegular
-	}
-	return safefile.ReadAll(f, p, limit)
+	return safefile.ReadAll(f, rel, limit)
 }
 
-// writePack writes to w a pack (gitformat-pack, version 2) of the
-// objects, each whole (no deltas) and stored, not deflated: a tree is
-// mostly object ids, which do not compress, and deflating 100 small
-// trees took 10 ms (git gc compresses them with the rest). It streams:
-// the objects' bytes are not copied into one buffer first.
-func writePack(w io.Writer, objs []gitObject) error {
-	h := sha1.New()
-	bw := bufio.NewWriter(io.MultiWriter(w, h))
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], 2)
-	binary.BigEndian.PutUint32(head[8:], uint32(len(objs)))
-	bw.Write(head[:])
-	zw, _ := zlib.NewWriterLevel(bw, zlib.NoCompression)
+// packOf is a pack (gitformat-pack, version 2) of the objects, each
+// whole (no deltas) and stored, not deflated: a tree is mostly object
+// ids, which do not compress, and deflating 100 small trees took 10 ms
+// (git gc compresses them with the rest).
+func packOf(objs []gitObject) []byte {
+	var buf bytes.Buffer
+	buf.Write(packHeader(len(objs)))
+	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
 	for _, t := range objs {
-		// Object header: type and size, 4 bits then 7 per byte.
-		size := len(t.data)
-		c := t.typ<<4 | byte(size&15)
-		for size >>= 4; size > 0; size >>= 7 {
-			bw.WriteByte(c | 0x80)
-			c = byte(size & 0x7f)
-		}
-		bw.WriteByte(c)
-		zw.Reset(bw)
-		zw.Write(t.data)
-		if err := zw.Close(); err != nil {
-			return err
-		}
+		buf.Write(objectHeader(t.typ, int64(len(t.data))))
+		zw.Reset(&buf)
+		zw.Write(t.data) // a bytes.Buffer does not fail
+		zw.Close()
 	}
-	if err := bw.Flush(); err != nil {
-		return err
+	sum := sha1.Sum(buf.Bytes())
+	buf.Write(sum[:])
+	return buf.Bytes()
+}
+
+// packHeader starts a pack (version 2) of n objects.
+func packHeader(n int) []byte {
+	h := []byte("PACK\x00\x00\x00\x02\x00\x00\x00\x00")
+	binary.BigEndian.PutUint32(h[8:], uint32(n))
+	return h
+}
+
+// objectHeader starts a whole object of type typ in a pack: the type
+// and the size, 4 bits then 7 per byte.
+func objectHeader(typ byte, size int64) []byte {
+	var h []byte
+	c := typ<<4 | byte(size&15)
+	for size >>= 4; size > 0; size >>= 7 {
+		h = append(h, c|0x80)
+		c = byte(size & 0x7f)
 	}
-	_, err := w.Write(h.Sum(nil))
-	return err
+	return append(h, c)
 }

@@ -283,17 +283,27 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		if err != nil {
 			return done, fmt.Errorf("open repository: %w", err)
 		}
+		// The permissions git does not record: a deleted file's as Begin
+		// found them (checkpoint.Modes), a file restored in place keeps
+		// its own (restore writes a new file).
+		modes, raw := map[string]fs.FileMode{}, map[string]bool{}
+		for _, e := range cp.Modes {
+			modes[e.Rel], raw[e.Rel] = e.Mode.Perm(), true
+		}
 		for _, p := range fromGit {
-			// checkout-index will not replace a directory by a file.
-			if st, err := root.Lstat(filepath.FromSlash(p)); err == nil && st.IsDir() {
+			st, err := root.Lstat(filepath.FromSlash(p))
+			switch {
+			case err != nil:
+			case st.IsDir():
+				// A file is not renamed over a directory.
 				if err := root.RemoveAll(filepath.FromSlash(p)); err != nil {
 					return done, err
 				}
+			case st.Mode().IsRegular():
+				modes[p] = st.Mode().Perm()
 			}
 		}
-		idx := filepath.Join(dir(stateDir, cp.ID), "undo-index")
-		defer os.Remove(idx)
-		if err := r.checkout(idx, cp.Before, fromGit); err != nil {
+		if err := r.restore(root, cp.Before, fromGit, modes, raw); err != nil {
 			return done, fmt.Errorf("restore from checkpoint: %w", err)
 		}
 		done = append(done, restore...)

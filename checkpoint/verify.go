@@ -116,6 +116,18 @@ type verifier struct {
 
 // path checks every tree from root down to p and the object p names.
 func (v *verifier) path(root, p string) error {
+	return v.walk(root, p, func(e treeEntry) error {
+		if e.mode == "160000" {
+			return nil // a submodule's commit: nothing of it is restored
+		}
+		_, err := v.object(e.oid, "blob", nil)
+		return err
+	})
+}
+
+// walk checks every tree from root down to p and calls last with the
+// entry p names (not a tree).
+func (v *verifier) walk(root, p string, last func(treeEntry) error) error {
 	oid := root
 	parts := strings.Split(p, "/")
 	for i, name := range parts {
@@ -134,14 +146,10 @@ func (v *verifier) path(root, p string) error {
 			oid = e.oid
 			continue
 		}
-		switch e.mode {
-		case "160000":
-			return nil // a submodule's commit: nothing of it is restored
-		case "40000":
+		if e.mode == "40000" {
 			return fmt.Errorf("%w: a directory where a file was", ErrObjects)
 		}
-		_, err = v.object(e.oid, "blob", nil)
-		return err
+		return last(e)
 	}
 	return nil
 }

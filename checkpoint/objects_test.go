@@ -1,0 +1,118 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// git reads another object in place of one that refs/replace/ names
+// (git replace), and any command that may write the workspace may write
+// .git/refs. guard's git reads objects by their ids only: a replaced
+// blob neither uncovers a delete (the objects would not hash to their
+// ids) nor stops undo, which restores the bytes deleted.
+func TestReplaceRefsIgnored(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	before := snapshotFS(t, ws)
+	command(t, st, ws, "00000000000000e5", nil, func() {}) // guard's index
+	evilFile := filepath.Join(t.TempDir(), "evil")
+	if err := os.WriteFile(evilFile, []byte("package main // the attacker's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.TrimSpace(run(t, ws, "hash-object", "-w", evilFile))
+	oid := strings.TrimSpace(run(t, ws, "rev-parse", "HEAD:src/main.go"))
+	run(t, ws, "replace", "-f", oid, evil)
+	src := filepath.Join(ws, "src")
+	cp := rmCovered(t, st, ws, "00000000000000e6", src)
+	undoRestores(t, st, ws, cp, before)
+}
+
+// A command may write .git/refs: one that makes guard's refs symbolic
+// refs to the user's refs had guard's git write a tree id into them
+// (update-ref follows a symbolic ref), or delete them when guard drops
+// a checkpoint: a tag became a tree, a branch was gone. guard writes and
+// deletes its own refs, never through a symbolic ref.
+func TestRefsNeverDereferenced(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	head := strings.TrimSpace(run(t, ws, "rev-parse", "refs/heads/main"))
+	run(t, ws, "tag", "v1")
+	run(t, ws, "tag", "v2")
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ws, "symbolic-ref", indexRef(seedIndex(st, r)), "refs/tags/v1")
+	run(t, ws, "symbolic-ref", refPrefix+"00000000000000eb/after", "refs/tags/v2")
+	cp := command(t, st, ws, "00000000000000eb", nil, func() {
+		write(t, ws, map[string]string{"README.md": "changed\n"})
+	})
+	for _, tag := range []string{"refs/tags/v1", "refs/tags/v2"} {
+		if got := strings.TrimSpace(run(t, ws, "rev-parse", tag)); got != head {
+			t.Errorf("%s = %s, want %s: guard wrote the user's tag", tag, got, head)
+		}
+	}
+	// Dropping the checkpoint deletes guard's refs, not the branch a
+	// command pointed them at.
+	run(t, ws, "symbolic-ref", refPrefix+cp.ID+"/before", "refs/heads/main")
+	if err := cp.Discard(st); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(run(t, ws, "rev-parse", "--verify", "-q", "refs/heads/main")); got != head {
+		t.Errorf("refs/heads/main = %q, want %s: dropping a checkpoint deleted the user's branch", got, head)
+	}
+}
+
+// guard's index and record say which objects hold the workspace's
+// files; an unchanged workspace reuses them without running git. But the
+// objects are in .git/objects, which any command that may write the
+// workspace may write: one that removed guard's pack (or rewrote an
+// object) left a later rm -rf covered, "recoverable", by objects that
+// are gone, and undo could not bring the files back. A delete is covered
+// only when every file git holds under it has its object, of its size.
+func TestCoverNeedsObjects(t *testing.T) {
+	for name, damage := range map[string]func(t *testing.T, ws string, packs []string){
+		"pack removed": func(t *testing.T, ws string, packs []string) {
+			for _, p := range packs {
+				base := strings.TrimSuffix(p, ".pack")
+				for _, ext := range []string{".pack", ".idx", ".rev"} {
+					os.Remove(base + ext)
+				}
+			}
+		},
+		"object rewritten": func(t *testing.T, ws string, packs []string) {
+			loosen(t, ws)
+			oid := strings.TrimSpace(run(t, ws, "hash-object", "src/untracked.txt"))
+			poison(t, ws, oid, "blob", []byte("not yet added!"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			old, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
+			command(t, st, ws, "00000000000000e1", nil, func() {}) // guard's index and its pack
+			now, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
+			var guards []string
+			for _, p := range now {
+				if !strings.Contains(strings.Join(old, "\n"), p) {
+					guards = append(guards, p)
+				}
+			}
+			if len(guards) == 0 {
+				t.Fatal("guard wrote no pack")
+			}
+			damage(t, ws, guards)
+			src := filepath.Join(ws, "src")
+			cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000e2", Command: "rm -rf src", Time: t0, Deletes: []Target{{Path: src}}, Budget: DefaultBudget})
+			if err != nil {
+				return // no checkpoint: nothing covered
+			}
+			defer cp.Discard(st)
+			if len(cp.Covered) != 0 {
+				t.Errorf("covered = %v, want nothing: src/untracked.txt's object is not whole", cp.Covered)
+			}
+		})
+	}
+}
