@@ -48,8 +48,11 @@ import (
 // change made while guard reads a directory in the same clock tick (as
 // with git's own untracked cache).
 
-// stateVersion changes when wtState does: an older record is rebuilt.
-const stateVersion = 1
+// stateVersion changes when wtState does, or what its tree promises:
+// an older record is rebuilt. 2: the record's tree was written with
+// every tree below it by guard (trees.go), which writes again only the
+// trees of changed directories.
+const stateVersion = 2
 
 // wtState is what guard knows of a work tree beyond its index.
 type wtState struct {
@@ -218,9 +221,6 @@ type snapshotResult struct {
 	written bool
 	index   statData // guard's index file's, when entries were read
 	ref     string   // the ref that keeps the tree (indexRef)
-	// trees are the ids of the tree and every tree below it, when guard
-	// built them (trees.go).
-	trees treeIDs
 	// repos are the repositories of their own that the scan found among
 	// the untracked directories it read (scanned: it read them).
 	repos   []string
@@ -470,12 +470,13 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 				return snapshotResult{}, err
 			}
 		}
-		known, have := "", treeIDs(nil)
-		if old != nil {
-			known = old.Tree // the tree of es
-		}
-		if prev != nil && len(es) > 0 && len(prev.entries) == len(es) && &prev.entries[0] == &es[0] {
-			have = prev.trees // es are prev's: their trees were built then
+		// Only the trees of directories that hold a change are new, when
+		// git has every tree of the index before: the record's tree,
+		// written with all of them (by induction from a first snapshot
+		// that writes them all).
+		var changed map[string]bool
+		if old != nil && old.Tree != "" {
+			changed = changedDirs(paths, drop)
 		}
 		sort.Strings(paths)
 		if len(paths) > 0 {
@@ -483,14 +484,14 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 				return snapshotResult{}, err
 			}
 		}
-		snap, err := r.writeSnapshot(idx, paths, len(drop) > 0, es, known, have)
+		snap, err := r.writeSnapshot(idx, paths, len(drop) > 0, es, changed)
 		if err != nil {
 			return snapshotResult{}, err
 		}
 		if snap.entries != nil {
 			res.entries, res.index = snap.entries, snap.index
 		}
-		res.tree, res.trees, res.written = snap.tree, snap.trees, true
+		res.tree, res.written = snap.tree, true
 	}
 	st.Tree = res.tree
 	if res.written || walked || full {
@@ -509,11 +510,10 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 // records the paths' ids without writing them, guard packs their blobs
 // with the new trees (trees.go), and git writes what guard does not
 // have. read: the index changed even without paths (entries were
-// removed). before are the entries before, known their tree when git
-// has it, have their trees when built already (writeTrees). The result
-// has the index's entries (when read), its tree and the ids of its
-// trees.
-func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ientry, known string, have treeIDs) (snapshotResult, error) {
+// removed). before are the entries before; changed the directories
+// whose trees may be new (nil: all). The result has the index's entries
+// (when read) and its tree.
+func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ientry, changed map[string]bool) (snapshotResult, error) {
 	var res snapshotResult
 	if err := r.updateIndex(idx, paths, true); err != nil {
 		return res, err
@@ -534,7 +534,7 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 		return res, err
 	}
 	var err error
-	res.tree, res.trees, err = r.writeTrees(es, before, known, have, blobs)
+	res.tree, err = r.writeTrees(es, changed, blobs)
 	if errors.Is(err, errTreeShape) {
 		// What guard does not build a tree of, git does (or refuses),
 		// from the blobs guard read, written first: git update-index

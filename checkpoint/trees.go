@@ -69,12 +69,19 @@ func objectOf(typ byte, data []byte) gitObject {
 	return o
 }
 
+// dirTree is a tree and its directory (workspace-relative, "" for the
+// top).
+type dirTree struct {
+	gitObject
+	dir string
+}
+
 // buildTrees returns the root tree of the entries es (sorted as git
 // sorts an index) and every tree below it, as write-tree writes them:
 // merged entries with content only (inTree), skip-worktree ones
-// included, directories without entries absent.
-func buildTrees(es []ientry) ([sha1.Size]byte, []gitObject, error) {
-	var trees []gitObject
+// included, directories without entries absent. The root is the last.
+func buildTrees(es []ientry) ([sha1.Size]byte, []dirTree, error) {
+	var trees []dirTree
 	i := 0
 	root, err := buildTree(es, &i, "", &trees)
 	if err == nil && i != len(es) {
@@ -86,7 +93,7 @@ func buildTrees(es []ientry) ([sha1.Size]byte, []gitObject, error) {
 // buildTree builds the tree of the entries from es[*i] on whose path
 // starts with base ("" or "dir/"), appends it and its subtrees to trees,
 // and leaves *i at the first entry after them.
-func buildTree(es []ientry, i *int, base string, trees *[]gitObject) ([sha1.Size]byte, error) {
+func buildTree(es []ientry, i *int, base string, trees *[]dirTree) ([sha1.Size]byte, error) {
 	var data []byte
 	last, lastName := "", "" // the last name as treeName orders it, and as it is
 	for *i < len(es) {
@@ -137,7 +144,7 @@ func buildTree(es []ientry, i *int, base string, trees *[]gitObject) ([sha1.Size
 		data = append(data, oid[:]...)
 	}
 	t := objectOf(objTree, data)
-	*trees = append(*trees, t)
+	*trees = append(*trees, dirTree{t, strings.TrimSuffix(base, "/")})
 	return t.oid, nil
 }
 
@@ -160,49 +167,51 @@ func rootOf(es []ientry) string {
 	return hex.EncodeToString(root[:])
 }
 
-// treeIDs is the set of trees of one index: the root's and every tree
-// below it.
-type treeIDs map[[sha1.Size]byte]bool
-
-func idsOf(trees []gitObject) treeIDs {
-	ids := make(treeIDs, len(trees))
-	for _, t := range trees {
-		ids[t.oid] = true
+// changedDirs are the directories of paths (workspace-relative) and
+// every directory above them, the top ("") included: those whose trees
+// a change to the paths may change.
+func changedDirs(paths ...[]string) map[string]bool {
+	dirs := map[string]bool{"": true}
+	for _, ps := range paths {
+		for _, p := range ps {
+			for d := pathDir(p); d != "" && !dirs[d]; d = pathDir(d) {
+				dirs[d] = true
+			}
+		}
 	}
-	return ids
+	return dirs
 }
 
-// writeTrees writes blobs and the trees of es that git does not have
-// yet, in one pack, and returns the root's id with the ids of all of
-// es's trees. have are trees git has (with every tree below them): the
-// trees of the entries before, which known names when it is their root
-// (have is then nil: writeTrees builds them) or which an earlier call
-// returned. With neither, every tree is written. When nothing is new,
+// writeTrees writes blobs and the trees of es in one pack, and returns
+// the root's id. changed, when not nil, are the directories whose trees
+// may be new (changedDirs): git has every other tree of es (the
+// snapshot before, with the same entries there). When nothing is new,
 // git does not run.
-func (r *repo) writeTrees(es, before []ientry, known string, have treeIDs, blobs []gitObject) (string, treeIDs, error) {
+func (r *repo) writeTrees(es []ientry, changed map[string]bool, blobs []gitObject) (string, error) {
 	root, trees, err := buildTrees(es)
 	if err != nil {
-		return "", nil, err
-	}
-	if have == nil && known != "" {
-		if broot, btrees, err := buildTrees(before); err == nil && hex.EncodeToString(broot[:]) == known {
-			have = idsOf(btrees)
-		}
+		return "", err
 	}
 	// Each object once: two directories (or files) of the same content
 	// are one object.
 	seen := map[[sha1.Size]byte]bool{}
 	var pack []gitObject
-	for _, o := range append(blobs, trees...) {
-		if !have[o.oid] && !seen[o.oid] {
+	for _, o := range blobs {
+		if !seen[o.oid] {
 			seen[o.oid] = true
 			pack = append(pack, o)
 		}
 	}
-	if err := r.writePack(pack); err != nil {
-		return "", nil, err
+	for _, t := range trees {
+		if (changed == nil || changed[t.dir]) && !seen[t.oid] {
+			seen[t.oid] = true
+			pack = append(pack, t.gitObject)
+		}
 	}
-	return hex.EncodeToString(root[:]), idsOf(trees), nil
+	if err := r.writePack(pack); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(root[:]), nil
 }
 
 // writePack has git store objs in one pack (nothing when there are

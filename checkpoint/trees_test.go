@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -159,6 +160,63 @@ func TestCheckpointCleanFilter(t *testing.T) {
 		t.Errorf("plain.txt: %q", got)
 	}
 	undoRestores(t, st, ws, cp, before)
+}
+
+// A checkpoint writes again only the trees of directories that hold a
+// change; every other tree it names must already be in git. Over a
+// series of random commands (files added in new nested directories,
+// changed, made executable, turned into symlinks, deleted, whole
+// directories removed), every object each checkpoint's trees name
+// exists, and its root is git write-tree's for the same files.
+func TestCheckpointSeriesComplete(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	rng := rand.New(rand.NewSource(7))
+	dirs := []string{"src", "src/sub", "a", "a/b", "a/b/c", "z"}
+	for n := range 15 {
+		id := fmt.Sprintf("00000000000001%02d", n)
+		cp := command(t, st, ws, id, nil, func() {
+			for range 1 + rng.Intn(6) {
+				d := dirs[rng.Intn(len(dirs))]
+				p := filepath.Join(ws, d, fmt.Sprintf("f%d", rng.Intn(4)))
+				switch rng.Intn(5) {
+				case 0, 1:
+					os.MkdirAll(filepath.Dir(p), 0o755)
+					os.Remove(p)
+					os.WriteFile(p, []byte(fmt.Sprintf("%d %d\n", n, rng.Int())), 0o644)
+				case 2:
+					os.Chmod(p, 0o755)
+				case 3:
+					os.Remove(p)
+					os.MkdirAll(filepath.Dir(p), 0o755)
+					os.Symlink("target", p)
+				case 4:
+					if rng.Intn(3) == 0 {
+						os.RemoveAll(filepath.Join(ws, d))
+					} else {
+						os.Remove(p)
+					}
+				}
+			}
+		})
+		if cp.After == "" {
+			continue // nothing changed
+		}
+		c := exec.Command("git", "cat-file", "--batch-check")
+		c.Dir = ws
+		var ids []string
+		for _, l := range strings.Split(strings.TrimSpace(run(t, ws, "ls-tree", "-r", "-t", cp.After)), "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[1] != "commit" {
+				ids = append(ids, f[2])
+			}
+		}
+		c.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+		out, err := c.Output()
+		if err != nil || strings.Contains(string(out), "missing") {
+			t.Fatalf("command %d: the checkpoint names objects git does not have: %v\n%s", n, err, out)
+		}
+	}
+	run(t, ws, "fsck", "--strict", "--no-dangling")
 }
 
 // guard's git runs outside the sandbox: a file name it hands git must
