@@ -86,6 +86,8 @@ type repo struct {
 	// directories no sandboxed command can write (internal/hostexec):
 	// guard runs it unconfined.
 	gitPath, path string
+	// env is added to every git's environment (tests).
+	env []string
 }
 
 // errNoRepo: the workspace is not in git (it has no .git); guard falls
@@ -190,7 +192,7 @@ func (r *repo) command(index string, extra []string, args ...string) *exec.Cmd {
 	if index != "" {
 		env = append(env, "GIT_INDEX_FILE="+index)
 	}
-	cmd.Env = append(env, extra...)
+	cmd.Env = append(append(env, r.env...), extra...)
 	return cmd
 }
 
@@ -286,6 +288,52 @@ func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 // tag, the stash, a branch), which git would then write or delete in
 // their place (TestRefsNeverDereferenced).
 var updateRef = []string{"update-ref", "--no-deref", "--stdin"}
+
+// checkRefs checks that the objects guard's refs name (refs/guard/) are
+// in git, and deletes the refs whose objects are gone: a command may
+// delete guard's pack, and a ref naming a missing object makes the
+// user's git gc fail. whole reports whether tree (the index's, "" for
+// none) is there.
+func (r *repo) checkRefs(tree string) (whole bool, err error) {
+	out, err := r.git("", nil, nil, "for-each-ref", "--format=%(objectname) %(refname)", "refs/guard/")
+	if err != nil {
+		return false, err
+	}
+	var ids, refs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if id, ref, ok := strings.Cut(l, " "); ok {
+			ids, refs = append(ids, id), append(refs, ref)
+		}
+	}
+	if tree != "" {
+		ids = append(ids, tree)
+	}
+	if len(ids) == 0 {
+		return true, nil
+	}
+	out, err = r.git("", nil, strings.NewReader(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return false, err
+	}
+	missing := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if id, what, _ := strings.Cut(l, " "); what == "missing" {
+			missing[id] = true
+		}
+	}
+	var b strings.Builder
+	for i, ref := range refs {
+		if missing[ids[i]] {
+			fmt.Fprintf(&b, "delete %s\n", ref)
+		}
+	}
+	if b.Len() > 0 {
+		if _, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--no-deref", "--stdin"); err != nil {
+			return false, err
+		}
+	}
+	return tree == "" || !missing[tree], nil
+}
 
 // drop deletes the private refs of checkpoint id (its objects go at the
 // next git gc).

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +66,34 @@ func TestRefsNeverDereferenced(t *testing.T) {
 	}
 }
 
+// A command that deletes guard's packs leaves refs/guard/ naming trees
+// git no longer has, and the user's git gc fails on them ("bad object").
+// The next checkpoint notices (the pack directory changed), deletes the
+// refs whose objects are gone and writes its own objects anew: git gc
+// works again, and the new checkpoint undoes.
+func TestRefsRepairedAfterPackRemoved(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	old, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*"))
+	command(t, st, ws, "00000000000000d1", nil, func() { write(t, ws, map[string]string{"a.txt": "1\n"}) })
+	command(t, st, ws, "00000000000000d2", nil, func() { write(t, ws, map[string]string{"src/b.txt": "2\n"}) })
+	now, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*"))
+	for _, p := range now {
+		if !strings.Contains(strings.Join(old, "\n"), p) {
+			os.Remove(p) // what a command may do
+		}
+	}
+	c := exec.Command("git", "gc", "-q")
+	c.Dir = ws
+	if out, err := c.CombinedOutput(); err == nil {
+		t.Fatalf("git gc worked with guard's packs gone: the test removed nothing\n%s", out)
+	}
+	before := snapshotFS(t, ws)
+	cp := command(t, st, ws, "00000000000000d3", nil, func() { write(t, ws, map[string]string{"README.md": "changed\n"}) })
+	run(t, ws, "gc", "-q")
+	undoRestores(t, st, ws, cp, before)
+}
+
 // guard's index and record say which objects hold the workspace's
 // files; an unchanged workspace reuses them without running git. But the
 // objects are in .git/objects, which any command that may write the
@@ -72,7 +101,12 @@ func TestRefsNeverDereferenced(t *testing.T) {
 // object) left a later rm -rf covered, "recoverable", by objects that
 // are gone, and undo could not bring the files back. A delete is covered
 // only when every file git holds under it has its object, of its size.
+// A removed pack is noticed (the pack directory changed) and guard's
+// index starts again, writing every object anew (checkRefs): the delete
+// is then covered, by objects that are there, and undo brings the files
+// back; a rewritten object is not covered.
 func TestCoverNeedsObjects(t *testing.T) {
+	healed := map[string]bool{"pack removed": true}
 	for name, damage := range map[string]func(t *testing.T, ws string, packs []string){
 		"pack removed": func(t *testing.T, ws string, packs []string) {
 			for _, p := range packs {
@@ -108,6 +142,19 @@ func TestCoverNeedsObjects(t *testing.T) {
 			cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000e2", Command: "rm -rf src", Time: t0, Deletes: []Target{{Path: src}}, Budget: DefaultBudget})
 			if err != nil {
 				return // no checkpoint: nothing covered
+			}
+			if healed[name] {
+				before := snapshotFS(t, ws)
+				if len(cp.Covered) != 1 {
+					t.Fatalf("covered = %v, want src: its objects were written again", cp.Covered)
+				}
+				os.RemoveAll(src)
+				if _, err := cp.Finish(st); err != nil {
+					t.Fatal(err)
+				}
+				run(t, ws, "gc", "-q")
+				undoRestores(t, st, ws, cp, before)
+				return
 			}
 			defer cp.Discard(st)
 			if len(cp.Covered) != 0 {

@@ -79,6 +79,11 @@ type wtState struct {
 	// that do not exist, and is dropped (git seeds it again from the
 	// user's).
 	Pending bool `json:"pending,omitempty"`
+	// Packs is the stat data of the repository's objects/pack directory
+	// when the record was written: packs added or removed since (a
+	// fetch, a gc, or a command that deleted guard's pack) make guard
+	// check that the objects its refs name are still there (checkRefs).
+	Packs statData `json:"packs"`
 }
 
 // dirStat is a path and its stat data (Missing: it was absent).
@@ -169,14 +174,7 @@ func (r *repo) config() (gitConfig, error) {
 // ignores: info/exclude, the excludes file, and the config files that
 // name it.
 func (r *repo) sourceFiles(c gitConfig) []string {
-	common := r.gitDir
-	if data, err := safefile.Read(filepath.Join(r.gitDir, "commondir"), maxGitFile); err == nil {
-		d := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(r.gitDir, d)
-		}
-		common = filepath.Clean(d)
-	}
+	common := r.commonDir()
 	fs := []string{filepath.Join(common, "info", "exclude"), filepath.Join(common, "config"), filepath.Join(r.gitDir, "config.worktree"), "/etc/gitconfig"}
 	if c.excludesFile != "" {
 		fs = append(fs, c.excludesFile)
@@ -188,6 +186,19 @@ func (r *repo) sourceFiles(c gitConfig) []string {
 		fs = append(fs, filepath.Join(x, "git", "config"))
 	}
 	return fs
+}
+
+// commonDir is the repository's common directory: a linked worktree's
+// git dir names it in commondir, else it is the git dir.
+func (r *repo) commonDir() string {
+	if data, err := safefile.Read(filepath.Join(r.gitDir, "commondir"), maxGitFile); err == nil {
+		d := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(r.gitDir, d)
+		}
+		return filepath.Clean(d)
+	}
+	return r.gitDir
 }
 
 // statSource is a source's stat data, through symlinks (a ~/.gitconfig
@@ -386,6 +397,21 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 			old = nil
 		}
 	}
+	packs, _, _ := lstatData(filepath.Join(r.commonDir(), "objects", "pack"))
+	if old != nil && old.Packs != packs {
+		whole, err := r.checkRefs(old.Tree)
+		if err != nil {
+			return snapshotResult{}, err
+		}
+		if !whole {
+			// The index's tree is gone, and with it objects its entries
+			// name: guard's index starts again from the user's.
+			if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return snapshotResult{}, err
+			}
+			old = nil
+		}
+	}
 	full := old == nil
 	if !full && sourcesChanged(old.Sources, stRef) {
 		full = true
@@ -494,7 +520,11 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		res.tree, res.written = snap.tree, true
 	}
 	st.Tree = res.tree
-	if res.written || walked || full {
+	st.Packs = packs
+	if res.written {
+		st.Packs, _, _ = lstatData(filepath.Join(r.commonDir(), "objects", "pack"))
+	}
+	if res.written || walked || full || (old != nil && old.Packs != st.Packs) {
 		if st.Index, _, _ = lstatData(idx); res.written && len(paths) == 0 && len(drop) == 0 {
 			res.index = st.Index // write-tree may have written the index
 		}

@@ -44,7 +44,11 @@ func age(t *testing.T, ws string) {
 // index: what the fast snapshot must equal.
 func oracle(t *testing.T, r *repo) string {
 	t.Helper()
-	tree, err := r.addAll(filepath.Join(t.TempDir(), "index"))
+	// Its objects go to an object directory of its own: a pack it wrote
+	// in the repository would look to the next snapshot like a fetch.
+	o := *r
+	o.env = []string{"GIT_OBJECT_DIRECTORY=" + t.TempDir(), "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.commonDir(), "objects")}
+	tree, err := o.addAll(filepath.Join(t.TempDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
