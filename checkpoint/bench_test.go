@@ -436,6 +436,42 @@ func BenchmarkGitStatus10k(b *testing.B) {
 	m.report(b)
 }
 
+// rm -rf src of the 10,000 tracked files: Cover before review, then
+// Begin, which reads back every tree and blob under src (undo's
+// verifier: a command may have removed or rewritten them), as a
+// checkpointed delete of a tracked directory costs before it runs.
+func BenchmarkCoverTracked10k(b *testing.B) {
+	st := env(b)
+	ws := benchRepo(b, 10000)
+	warm(b, st, ws)
+	targets := []Target{{Path: filepath.Join(ws, "src")}}
+	b.ResetTimer()
+	m := startCPU()
+	for i := 0; i < b.N; i++ {
+		cp := coverAndBegin(b, st, ws, targets, i)
+		m.stop(b)
+		if len(cp.Covered) != 1 {
+			b.Fatalf("covered %v", cp.Covered)
+		}
+		cp.Discard(st)
+		m.start(b)
+	}
+	m.report(b)
+}
+
+// coverAndBegin is what guard does for a delete of targets before it
+// runs: Cover (before the review), then Begin.
+func coverAndBegin(b *testing.B, st, ws string, targets []Target, i int) *Checkpoint {
+	if got := Cover(st, ws, targets, DefaultBudget); len(got) != 1 {
+		b.Fatalf("Cover = %v", got)
+	}
+	cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: fmt.Sprintf("%016x", i+1), Time: t0, Deletes: targets, Budget: DefaultBudget})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cp
+}
+
 // rm -rf of an ignored directory of 10,000 files: Cover before review,
 // then Begin's hard-link backup; reports the files' size and what the
 // backup itself takes on disk (directory blocks: the files' blocks are
@@ -457,13 +493,7 @@ func BenchmarkBackupIgnored10k(b *testing.B) {
 	b.ResetTimer()
 	m := startCPU()
 	for i := 0; i < b.N; i++ {
-		if got := Cover(st, ws, targets, DefaultBudget); len(got) != 1 {
-			b.Fatalf("Cover = %v", got)
-		}
-		cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: fmt.Sprintf("%016x", i+1), Time: t0, Deletes: targets, Budget: DefaultBudget})
-		if err != nil {
-			b.Fatal(err)
-		}
+		cp := coverAndBegin(b, st, ws, targets, i)
 		m.stop(b)
 		if len(cp.Backups) != 10000 {
 			b.Fatalf("%d backups", len(cp.Backups))

@@ -121,6 +121,13 @@ func TestCoverNeedsObjects(t *testing.T) {
 			oid := strings.TrimSpace(run(t, ws, "hash-object", "src/untracked.txt"))
 			poison(t, ws, oid, "blob", []byte("not yet added!"))
 		},
+		// Early among the blobs guard asks git for at once: the answers
+		// after it are left unread, and guard must not wait on git.
+		"first object rewritten": func(t *testing.T, ws string, packs []string) {
+			loosen(t, ws)
+			oid := strings.TrimSpace(run(t, ws, "hash-object", "src/main.go"))
+			poison(t, ws, oid, "blob", []byte("package main // the attacker's\n"))
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			st := env(t)

@@ -410,14 +410,7 @@ func (s *survey) inTree(r *repo, tree string, covered []string) []string {
 	defer done()
 	var out []string
 	for _, t := range covered {
-		ok := true
-		for _, rel := range s.inGit[t] {
-			if v.path(tree, rel) != nil {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if v.blobs(tree, s.inGit[t]) == nil {
 			out = append(out, t)
 		}
 	}

@@ -94,11 +94,16 @@ func (r *repo) verifier() (v *verifier, done func(), err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, nil, fmt.Errorf("git cat-file: %w", err)
 	}
+	v = &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}
 	done = func() {
 		in.Close()
+		if v.broken {
+			// Answers may be left unread: git would wait to write them.
+			cmd.Process.Kill()
+		}
 		cmd.Wait()
 	}
-	return &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}, done, nil
+	return v, done, nil
 }
 
 // treeEntry is one entry of a tree object.
@@ -112,6 +117,53 @@ type verifier struct {
 	in    io.Writer
 	out   *bufio.Reader
 	trees map[string]map[string]treeEntry // checked trees, by id
+	// broken: a pipelined read stopped before all its answers (blobs);
+	// the verifier answers nothing more.
+	broken bool
+}
+
+// blobs checks every tree from root down to each of paths and the blob
+// each names (as path does), asking git for all the blobs at once
+// rather than one after another: a delete of 10,000 tracked files waited
+// 10,000 round trips (BenchmarkCoverTracked10k).
+func (v *verifier) blobs(root string, paths []string) error {
+	var oids []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		err := v.walk(root, p, func(e treeEntry) error {
+			if e.mode != "160000" && !seen[e.oid] { // a submodule's commit: nothing of it is restored
+				seen[e.oid] = true
+				oids = append(oids, e.oid)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(oids) == 0 {
+		return nil
+	}
+	if v.broken {
+		return errors.New("git cat-file: an earlier read stopped")
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(v.in)
+		for _, oid := range oids {
+			w.WriteString(oid + "\n")
+		}
+		wrote <- w.Flush()
+	}()
+	for i, oid := range oids {
+		if _, err := v.read(oid, "blob", nil); err != nil {
+			if i < len(oids)-1 {
+				v.broken = true
+			}
+			return err
+		}
+	}
+	return <-wrote
 }
 
 // path checks every tree from root down to p and the object p names.
@@ -182,6 +234,21 @@ func (v *verifier) tree(oid string) (map[string]treeEntry, error) {
 // object reads object oid, of type want, copying its content to keep
 // (nil: none), and checks that the content hashes to oid.
 func (v *verifier) object(oid, want string, keep io.Writer) (int64, error) {
+	if len(oid) != 40 && len(oid) != 64 {
+		return 0, fmt.Errorf("bad object id %q", oid)
+	}
+	if v.broken {
+		return 0, errors.New("git cat-file: an earlier read stopped")
+	}
+	if _, err := io.WriteString(v.in, oid+"\n"); err != nil {
+		return 0, fmt.Errorf("git cat-file: %w", err)
+	}
+	return v.read(oid, want, keep)
+}
+
+// read reads and checks git's answer for object oid, asked for already
+// (see object).
+func (v *verifier) read(oid, want string, keep io.Writer) (int64, error) {
 	var h hash.Hash
 	switch len(oid) {
 	case 40:
@@ -190,9 +257,6 @@ func (v *verifier) object(oid, want string, keep io.Writer) (int64, error) {
 		h = sha256.New()
 	default:
 		return 0, fmt.Errorf("bad object id %q", oid)
-	}
-	if _, err := io.WriteString(v.in, oid+"\n"); err != nil {
-		return 0, fmt.Errorf("git cat-file: %w", err)
 	}
 	head, err := v.out.ReadString('\n')
 	if err != nil {
