@@ -668,6 +668,43 @@ func (b *builder) vimFiles(v string, f field, c *call) bool {
 	return all
 }
 
+// jdwpExposed reports whether arg (-agentlib:jdwp=… or -Xrunjdwp:…)
+// makes the JVM listen for a debugger on more than the loopback
+// interface: server=y with an address whose host is not loopback. A
+// bare port listens on loopback (Java 9 and later; v9-evasions.tsv keeps
+// it A).
+func jdwpExposed(arg string) bool {
+	opts, ok := strings.CutPrefix(arg, "-agentlib:jdwp=")
+	if !ok {
+		if opts, ok = strings.CutPrefix(arg, "-Xrunjdwp:"); !ok {
+			return false
+		}
+	}
+	server, addr := false, ""
+	for _, kv := range strings.Split(opts, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "server":
+			server = v == "y"
+		case "address":
+			addr = v
+		}
+	}
+	if !server {
+		return false
+	}
+	host, _, hasHost := strings.Cut(strings.TrimPrefix(addr, "["), "]:")
+	if !hasHost {
+		if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+			host, hasHost = addr[:i], true
+		}
+	}
+	if !hasHost {
+		return false // a port alone
+	}
+	return !(host == "localhost" || host == "::1" || strings.HasPrefix(host, "127."))
+}
+
 // hJavaAgents: java -javaagent:JAR and -agentpath:LIB load code into the
 // JVM before the program: from outside the workspace and the temp dirs
 // that is code this line does not show (as JAVA_TOOL_OPTIONS is).
@@ -676,7 +713,7 @@ func hJavaAgents(b *builder, c *call) stream {
 		if !f.known {
 			continue
 		}
-		if jdwp, ok := strings.CutPrefix(f.val, "-agentlib:jdwp="); ok && strings.Contains(jdwp, "server=y") && (strings.Contains(jdwp, "address=*") || strings.Contains(jdwp, "address=0.0.0.0")) {
+		if jdwpExposed(f.val) {
 			// A debugger port on every interface: whoever connects runs
 			// code in the JVM.
 			b.add(Effect{Cap: CapSend, Rule: "net.serve", Program: c.prog, Target: f.val, Msg: "opens a debugger port on every network interface: whoever connects runs code in the program"}, c.sp)

@@ -25,6 +25,10 @@ func extendUnpackNames(t map[string]*spec) {
 	for name, flags := range unpackers() {
 		if s := t[name]; s != nil {
 			s.val += " -S --suffix -o --output"
+			// An -o it takes as a value is a write to price (unzstd -o
+			// ~/.bashrc x.zst), whether or not the program's own row
+			// names it: the value is no operand any more.
+			s.rows = append(s.rows, row{"fs.output", CapWrite, "", "-o|--output", "writes"})
 			s.fn = chain(s.fn, hUnpackNames(flags...))
 		}
 	}
