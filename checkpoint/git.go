@@ -289,11 +289,11 @@ func (r *repo) keep(id, before, after string, idx snapshotResult) error {
 // their place (TestRefsNeverDereferenced).
 var updateRef = []string{"update-ref", "--no-deref", "--stdin"}
 
-// checkRefs checks that the objects guard's refs name (refs/guard/) are
-// in git, and deletes the refs whose objects are gone: a command may
-// delete guard's pack, and a ref naming a missing object makes the
-// user's git gc fail. whole reports whether tree (the index's, "" for
-// none) is there.
+// checkRefs checks that every object guard's refs name (refs/guard/),
+// and every object below them, is in git, and deletes the refs that
+// name or reach one that is gone: a command may delete guard's packs,
+// and a ref reaching a missing object makes the user's git gc fail.
+// whole reports whether tree (the index's, "" for none) is whole.
 func (r *repo) checkRefs(tree string) (whole bool, err error) {
 	out, err := r.git("", nil, nil, "for-each-ref", "--format=%(objectname) %(refname)", "refs/guard/")
 	if err != nil {
@@ -306,33 +306,71 @@ func (r *repo) checkRefs(tree string) (whole bool, err error) {
 		}
 	}
 	if tree != "" {
-		ids = append(ids, tree)
+		ids, refs = append(ids, tree), append(refs, "")
 	}
 	if len(ids) == 0 {
 		return true, nil
 	}
+	// First the objects the refs name (rev-list refuses a missing one),
+	// then everything below those that are there, all in one walk; only
+	// when something is missing, each ref on its own.
 	out, err = r.git("", nil, strings.NewReader(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return false, err
 	}
-	missing := map[string]bool{}
+	broken := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if id, what, _ := strings.Cut(l, " "); what == "missing" {
-			missing[id] = true
+			broken[id] = true
+		}
+	}
+	var there []string
+	for _, id := range ids {
+		if !broken[id] {
+			there = append(there, id)
+		}
+	}
+	if len(there) > 0 {
+		some, err := r.reachesMissing(there)
+		for _, id := range there {
+			if err != nil || !some {
+				break
+			}
+			if broken[id], err = r.reachesMissing([]string{id}); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			return false, err
 		}
 	}
 	var b strings.Builder
 	for i, ref := range refs {
-		if missing[ids[i]] {
+		if ref != "" && broken[ids[i]] {
 			fmt.Fprintf(&b, "delete %s\n", ref)
 		}
 	}
 	if b.Len() > 0 {
-		if _, err := r.git("", nil, strings.NewReader(b.String()), "update-ref", "--no-deref", "--stdin"); err != nil {
+		if _, err := r.git("", nil, strings.NewReader(b.String()), updateRef...); err != nil {
 			return false, err
 		}
 	}
-	return tree == "" || !missing[tree], nil
+	return tree == "" || !broken[tree], nil
+}
+
+// reachesMissing reports whether an object below the objects ids (which
+// git has) is missing.
+func (r *repo) reachesMissing(ids []string) (bool, error) {
+	out, err := r.git("", nil, nil, append([]string{"rev-list", "--objects", "--missing=print"}, ids...)...)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "?") {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // drop deletes the private refs of checkpoint id (its objects go at the

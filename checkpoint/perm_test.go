@@ -51,6 +51,19 @@ func TestUndoKeepsPermissions(t *testing.T) {
 			t.Errorf("after undo of the edit, %s: %v %v, want %v", rel, st.Mode().Perm(), err, mode)
 		}
 	}
+
+	// A covered delete whose command makes the key again, readable by
+	// all: undo brings the key's bytes back no more readable than Begin
+	// found it.
+	cp = command(t, st, ws, "00000000000000ee", []Target{{Path: src}}, func() {
+		os.RemoveAll(src)
+		write(t, ws, map[string]string{"src/keys/deploy.pem": "made again\n"})
+		os.Chmod(filepath.Join(ws, "src/keys/deploy.pem"), 0o644)
+	})
+	undoRestores(t, st, ws, cp, before)
+	if st, err := os.Lstat(filepath.Join(ws, "src/keys/deploy.pem")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("after undo of the delete and the new file: %v %v, want 0600", st.Mode().Perm(), err)
+	}
 }
 
 // Undo writes each file under a short temporary name: a file whose name

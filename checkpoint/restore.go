@@ -60,6 +60,11 @@ func (r *repo) restore(root *os.Root, tree string, paths []string, modes map[str
 		}
 		if conv[p] {
 			fill = func(w io.Writer) error {
+				// The blob is checked as every other is, then git
+				// converts it for its path.
+				if _, err := v.object(e.oid, "blob", nil); err != nil {
+					return err
+				}
 				out, err := r.git("", nil, nil, "cat-file", "--filters", "--path="+p, e.oid)
 				if err == nil {
 					_, err = w.Write(out)
@@ -83,11 +88,16 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 		}
 	}
 	if e.mode == "160000" {
-		// A submodule: an empty directory, as git checks it out.
-		if err := root.Mkdir(name, 0o755); !errors.Is(err, fs.ErrExist) {
-			return err
+		// A submodule: an empty directory, as git checks it out; a
+		// file in its place is not one.
+		err := root.Mkdir(name, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			if st, serr := root.Lstat(name); serr != nil || !st.IsDir() {
+				return fmt.Errorf("%s is in the way of a submodule's directory", rel)
+			}
+			return nil
 		}
-		return nil
+		return err
 	}
 	if e.mode != "100644" && e.mode != "100755" && e.mode != "120000" {
 		return fmt.Errorf("%w: mode %s", ErrObjects, e.mode)

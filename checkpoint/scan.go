@@ -545,7 +545,7 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 // (when read) and its tree.
 func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ientry, changed map[string]bool) (snapshotResult, error) {
 	var res snapshotResult
-	if err := r.updateIndex(idx, paths, true); err != nil {
+	if err := r.updateIndex(idx, paths); err != nil {
 		return res, err
 	}
 	es := before
@@ -585,18 +585,14 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 var afterHash func()
 
 // updateIndex has git hash paths (sorted, workspace-relative) into
-// guard's index at idx: added, updated, or removed when gone. infoOnly:
-// git records their ids without writing the objects (guard packs them,
-// trees.go); else git writes them (in one pack: gitFlags).
-func (r *repo) updateIndex(idx string, paths []string, infoOnly bool) error {
+// guard's index at idx: added, updated, or removed when gone. git
+// records their ids without writing the objects (--info-only): guard
+// stores them (trees.go, blobs.go).
+func (r *repo) updateIndex(idx string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	args := []string{"update-index", "--add", "--remove", "--replace", "-z", "--stdin"}
-	if infoOnly {
-		args = append(args[:4:4], "--info-only", "-z", "--stdin")
-	}
-	_, err := r.git(idx, nil, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), args...)
+	_, err := r.git(idx, nil, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "update-index", "--add", "--remove", "--replace", "--info-only", "-z", "--stdin")
 	return err
 }
 

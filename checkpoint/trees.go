@@ -21,9 +21,10 @@ import (
 // from the index entries as git write-tree would (gitformat-index's
 // entries, in index order, are in tree order at every level), and hands
 // git the blobs and the new trees together (`git index-pack --stdin`).
-// A file whose content is not what git hashed (a clean filter, a line
-// ending conversion, a write since, a file over the size limit) is
-// written by git itself (update-index again, without --info-only).
+// A file guard did not pack (a clean filter, a line-ending conversion,
+// over the size limit) is stored from guard's own copy of it (blobs.go:
+// streamed, or through git hash-object --stdin for its filters); one
+// written again since git hashed it falls back to git add -A.
 //
 // Why: each loose object is a new file, and a new file costs an inode:
 // on ext4 without a journal (this machine) allocating one scans every
@@ -155,16 +156,6 @@ func treeName(name string, dir bool) string {
 		return name + "/"
 	}
 	return name
-}
-
-// rootOf is the id of the root tree of es, "" when guard does not build
-// it (errTreeShape).
-func rootOf(es []ientry) string {
-	root, _, err := buildTrees(es)
-	if err != nil {
-		return ""
-	}
-	return hex.EncodeToString(root[:])
 }
 
 // changedDirs are the directories of paths (workspace-relative) and

@@ -285,7 +285,9 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 		}
 		// The permissions git does not record: a deleted file's as Begin
 		// found them (checkpoint.Modes), a file restored in place keeps
-		// its own (restore writes a new file).
+		// its own (restore writes a new file), never more than Begin
+		// found: a 0600 key the command deleted and made again as 0644
+		// comes back 0600.
 		modes, raw := map[string]fs.FileMode{}, map[string]bool{}
 		for _, e := range cp.Modes {
 			modes[e.Rel], raw[e.Rel] = e.Mode.Perm(), true
@@ -300,7 +302,11 @@ func (p *Plan) Apply(stateDir string, force bool, now time.Time) ([]Action, erro
 					return done, err
 				}
 			case st.Mode().IsRegular():
-				modes[p] = st.Mode().Perm()
+				if m, ok := modes[p]; ok {
+					modes[p] = m & st.Mode().Perm()
+				} else {
+					modes[p] = st.Mode().Perm()
+				}
 			}
 		}
 		if err := r.restore(root, cp.Before, fromGit, modes, raw); err != nil {

@@ -97,10 +97,9 @@ func (r *repo) verifier() (v *verifier, done func(), err error) {
 	v = &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}
 	done = func() {
 		in.Close()
-		if v.broken {
-			// Answers may be left unread: git would wait to write them.
-			cmd.Process.Kill()
-		}
+		// An answer may be left part-read (a blob whose copy failed, a
+		// batch stopped early): git would wait to write the rest.
+		cmd.Process.Kill()
 		cmd.Wait()
 	}
 	return v, done, nil
