@@ -111,7 +111,7 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 		if !ok {
 			continue
 		}
-		if !slices.Contains(writable, c) {
+		if !slices.ContainsFunc(writable, func(w string) bool { return withinClean(c, w) }) {
 			// Read-only in this run (a download cache without the
 			// network): laid over only when the layer holds something
 			// of it, so that the run sees what a download put there.

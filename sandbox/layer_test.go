@@ -96,6 +96,31 @@ func TestAttackCachePoisoning(t *testing.T) {
 	})
 }
 
+// TestCacheLayerUnderParentGrant: a run granted a directory above the
+// cache (an approved delete in ~ grants ~) writes the cache through the
+// layer from its first run, as a run without that grant does; only a
+// cache granted by name is written itself. The first run used to write
+// the user's cache, while the layer was still empty.
+func TestCacheLayerUnderParentGrant(t *testing.T) {
+	c := newCacheCase(t)
+	// A download cache: writable in a run without the network only by
+	// the grant above it.
+	mod := filepath.Join(c.f.home, "go/pkg/mod/example.com/m@v1/m.go")
+	if err := os.MkdirAll(filepath.Dir(mod), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mod, []byte("package m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := c.spec
+	spec.ExtraWrite = append(spec.ExtraWrite, c.f.home)
+	mustSucceed(t, run(t, spec, "sh", "-c", `echo poisoned > "$1" && echo poisoned > "$2"`, "sh", c.entry, mod))
+	c.real(t)
+	if got := readFile(t, mod); got != "package m\n" {
+		t.Errorf("the user's module cache now holds %q", got)
+	}
+}
+
 // TestProbeLayer: guard doctor's probe finds the layer in force where the
 // helper has namespaces (this kind of machine: the attack tests above
 // show the same layer at work).

@@ -2,6 +2,7 @@ package confine
 
 import (
 	"errors"
+	"github.com/guard-sh/guard/internal/paths"
 	"os"
 	"strconv"
 	"strings"
@@ -74,10 +75,15 @@ func mounts(p *Plan) error {
 			// unprivileged overlays, a layer or a cache it will not
 			// take): the command writes guard's layer alone, without
 			// the user's cache below, never the user's cache itself
-			// (fail closed), or the run fails. Unless the path is gone
-			// for this user too.
-			if err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, ""); err != nil && !gone(err) {
-				return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+			// (fail closed), or the run fails. Unless the cache itself
+			// is gone for this user too: a layer that cannot be bound
+			// over a cache that is there is a failure, whatever the
+			// error says (the layer's directory removed, say).
+			if err = unix.Mount(o.Upper, o.Path, "", unix.MS_BIND, ""); err != nil {
+				var st unix.Stat_t
+				if lerr := unix.Lstat(o.Path, &st); lerr == nil || !gone(lerr) {
+					return errors.New("guard's layer over " + o.Path + ": " + err.Error())
+				}
 			}
 		case !unsupported(err) && !gone(err):
 			// A path the run may not write stays as it is, read-only.
@@ -321,7 +327,7 @@ func outermost(ws []string) []string {
 // trees.
 func writableIn(p *Plan, path string) bool {
 	for _, w := range p.Writable {
-		if path == w || below(path, w) {
+		if paths.Within(path, w) {
 			return true
 		}
 	}
@@ -330,7 +336,7 @@ func writableIn(p *Plan, path string) bool {
 
 // below reports whether the clean absolute path lies below dir.
 func below(path, dir string) bool {
-	return strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+	return path != dir && paths.Within(path, dir)
 }
 
 // bindSelf makes the tree at w a mount of its own (a bind onto itself),
