@@ -867,14 +867,7 @@ func (c *Context) globShadows(pat []string, fold bool) bool {
 // with no command line naming them: Debian's alternatives that git, man
 // and other tools run as their default editor, pager, browser and
 // terminal.
-func pathHelper(name string) bool {
-	switch name {
-	case "editor", "pager", "sensible-editor", "sensible-pager", "sensible-browser",
-		"x-www-browser", "www-browser", "x-terminal-emulator", "gnome-www-browser":
-		return true
-	}
-	return false
-}
+func pathHelper(name string) bool { return slices.Contains(pathHelperNames(), name) }
 
 // pathHelperNames are pathHelper's names, for patterns.
 func pathHelperNames() []string {

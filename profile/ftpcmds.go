@@ -12,21 +12,18 @@ import (
 // (~/.bashrc, ~/.config/autostart), lcd changes where. Each is priced as
 // the read or write it is; the transfer itself is the program's row.
 
-// ftpVerbs: what a transfer command does with its local files.
-func ftpVerb(w string) string {
-	switch w {
-	case "put", "mput", "reput", "append", "send":
-		return "send"
-	case "get", "mget", "reget", "recv", "newer", "pget":
-		return "recv"
-	case "mirror", "lcd":
-		return w
-	}
-	return ""
+// ftpVerbs are what a transfer command does with its local files, by
+// the command's name.
+var ftpVerbs = map[string]string{
+	"put": "send", "mput": "send", "reput": "send", "append": "send", "send": "send",
+	"get": "recv", "mget": "recv", "reget": "recv", "recv": "recv", "newer": "recv", "pget": "recv",
+	"mirror": "mirror", "lcd": "lcd",
 }
 
-// transferCommand reviews one line of a transfer client's commands. lcds
-// are the local directories each call's lcd set (by call).
+func ftpVerb(w string) string { return ftpVerbs[w] }
+
+// transferCommand reviews one line of a transfer client's commands
+// (b.lcds: the local directory each call's lcd set).
 func (b *builder) transferCommand(c *call, line field) {
 	w := strings.Fields(line.val)
 	if len(w) == 0 {
