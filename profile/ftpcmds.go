@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // The command languages of file-transfer clients (ftp, sftp, lftp,
@@ -14,13 +15,16 @@ import (
 
 // ftpVerbs are what a transfer command does with its local files, by
 // the command's name.
-var ftpVerbs = map[string]string{
-	"put": "send", "mput": "send", "reput": "send", "append": "send", "send": "send",
-	"get": "recv", "mget": "recv", "reget": "recv", "recv": "recv", "newer": "recv", "pget": "recv",
-	"mirror": "mirror", "lcd": "lcd",
-}
+// (built on first use: nothing at init).
+var ftpVerbs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"put": "send", "mput": "send", "reput": "send", "append": "send", "send": "send",
+		"get": "recv", "mget": "recv", "reget": "recv", "recv": "recv", "newer": "recv", "pget": "recv",
+		"mirror": "mirror", "lcd": "lcd",
+	}
+})
 
-func ftpVerb(w string) string { return ftpVerbs[w] }
+func ftpVerb(w string) string { return ftpVerbs()[w] }
 
 // transferCommand reviews one line of a transfer client's commands
 // (b.lcds: the local directory each call's lcd set).
