@@ -14,8 +14,7 @@ import (
 // the read or write it is; the transfer itself is the program's row.
 
 // ftpVerbs are what a transfer command does with its local files, by
-// the command's name.
-// (built on first use: nothing at init).
+// the command's name (built on first use: nothing at init).
 var ftpVerbs = sync.OnceValue(func() map[string]string {
 	return map[string]string{
 		"put": "send", "mput": "send", "reput": "send", "append": "send", "send": "send",
