@@ -73,24 +73,37 @@ func TestRefsNeverDereferenced(t *testing.T) {
 // refs whose objects are gone and writes its own objects anew: git gc
 // works again, and the new checkpoint undoes.
 func TestRefsRepairedAfterPackRemoved(t *testing.T) {
-	for _, which := range []string{"every pack", "the first pack"} {
-		t.Run(which, func(t *testing.T) { refsRepaired(t, which == "every pack") })
+	for _, which := range []string{"every pack", "the first pack", "every pack and the record", "every pack, git add -A"} {
+		t.Run(which, func(t *testing.T) {
+			refsRepaired(t, which != "the first pack", strings.HasSuffix(which, "record"), strings.HasSuffix(which, "add -A"))
+		})
 	}
 }
 
 // refsRepaired: guard's packs, or only the first (blobs and trees later
-// checkpoints still name, while their roots are in later packs), gone.
-func refsRepaired(t *testing.T, every bool) {
+// checkpoints still name, while their roots are in later packs), gone;
+// with noRecord, guard's record of its index too (a user who cleared
+// guard's state, a crash): the next snapshot starts without one and must
+// still find the refs that reach nothing.
+// With addAll, every snapshot is git add -A's (core.ignoreCase).
+func refsRepaired(t *testing.T, every, noRecord, addAll bool) {
 	st := env(t)
 	ws := newRepo(t)
+	if addAll {
+		run(t, ws, "config", "core.ignoreCase", "true")
+	}
 	packs := func() []string {
 		m, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
-		return m
+		// git add -A writes loose objects.
+		loose, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "??", "*"))
+		return append(m, loose...)
 	}
 	old := packs()
-	command(t, st, ws, "00000000000000d1", nil, func() { write(t, ws, map[string]string{"a.txt": "1\n"}) })
+	// Files as old as in a real workspace: git takes their entries'
+	// objects on trust (racily clean ones it would hash again).
+	command(t, st, ws, "00000000000000d1", nil, func() { write(t, ws, map[string]string{"a.txt": "1\n"}); age(t, ws) })
 	first := packs()
-	command(t, st, ws, "00000000000000d2", nil, func() { write(t, ws, map[string]string{"src/b.txt": "2\n"}) })
+	command(t, st, ws, "00000000000000d2", nil, func() { write(t, ws, map[string]string{"src/b.txt": "2\n"}); age(t, ws) })
 	gone := packs()
 	if !every {
 		gone = first
@@ -106,6 +119,15 @@ func refsRepaired(t *testing.T, every bool) {
 	c.Dir = ws
 	if out, err := c.CombinedOutput(); err == nil {
 		t.Fatalf("git gc worked with guard's packs gone: the test removed nothing\n%s", out)
+	}
+	if noRecord {
+		recs, _ := filepath.Glob(filepath.Join(st, "checkpoints", "index-*.json"))
+		if len(recs) != 1 {
+			t.Fatalf("guard's index records: %q, want one", recs)
+		}
+		if err := os.Remove(recs[0]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before := snapshotFS(t, ws)
 	cp := command(t, st, ws, "00000000000000d3", nil, func() { write(t, ws, map[string]string{"README.md": "changed\n"}) })

@@ -275,6 +275,20 @@ func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapsho
 		if err != nil {
 			return snapshotResult{}, err
 		}
+		// git add -A takes the objects of the entries it does not hash
+		// again on trust, and no record says they are all there (a
+		// command may have deleted guard's packs): a tree that reaches a
+		// missing one is made again from a fresh seed.
+		if missing, err := r.reachesMissing([]string{tree}); err != nil {
+			return snapshotResult{}, err
+		} else if missing {
+			if err := os.Remove(idx); err != nil {
+				return snapshotResult{}, err
+			}
+			if tree, err = r.addAll(idx); err != nil {
+				return snapshotResult{}, err
+			}
+		}
 		res = snapshotResult{tree: tree, written: true}
 	}
 	res.ref = indexRef(idx)
@@ -381,35 +395,38 @@ func seedFromUser(r *repo, index string) error {
 	return copyIndex(filepath.Join(r.gitDir, "index"), index)
 }
 
+// sameIndex reports whether guard's index at idx is the one record s
+// was written with.
+func sameIndex(idx string, s *wtState) bool {
+	st, _, ok := lstatData(idx)
+	return ok && st == s.Index
+}
+
 // fastSnapshot compares the work tree with guard's index and record, and
 // brings them up to date with as little git as it can.
 func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
 	stPath := idx + ".json"
 	old, stRef := loadState(stPath, r)
-	if old != nil && old.Pending {
-		if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return snapshotResult{}, err
-		}
+	if old != nil && (old.Pending || !sameIndex(idx, old)) {
 		old = nil
 	}
-	if old != nil {
-		if st, _, ok := lstatData(idx); !ok || st != old.Index {
-			old = nil
-		}
-	}
 	packs, _, _ := lstatData(filepath.Join(r.commonDir(), "objects", "pack"))
-	if old != nil && old.Packs != packs {
+	switch {
+	case old == nil:
+		// No record says which packs guard's refs were whole with (the
+		// first snapshot here, a crash, state cleared): a pack may have
+		// gone since, and a ref reaching a missing object breaks the
+		// user's git gc.
+		if _, err := r.checkRefs(""); err != nil {
+			return snapshotResult{}, err
+		}
+	case old.Packs != packs:
 		whole, err := r.checkRefs(old.Tree)
 		if err != nil {
 			return snapshotResult{}, err
 		}
 		if !whole {
-			// The index's tree is gone, and with it objects its entries
-			// name: guard's index starts again from the user's.
-			if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return snapshotResult{}, err
-			}
-			old = nil
+			old = nil // the index's tree is gone, and objects its entries name
 		}
 	}
 	full := old == nil
@@ -434,6 +451,15 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	}
 	if full {
 		if err := loadCfg(); err != nil {
+			return snapshotResult{}, err
+		}
+	}
+	if old == nil {
+		// guard's index is used only with the record that says it is
+		// whole: without one (a snapshot stopped half-way, state
+		// cleared, a tree gone, the index changed) its entries may name
+		// objects that are gone, and it starts again from the user's.
+		if err := os.Remove(idx); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return snapshotResult{}, err
 		}
 	}

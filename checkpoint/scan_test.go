@@ -154,12 +154,14 @@ func TestSnapshotMatchesGitAddAll(t *testing.T) {
 			}
 		}},
 		{name: "nothing changed since", do: func() {}, noGit: true},
+		// An index that is not the one guard's record was written with is
+		// never read: guard's index starts again from the user's.
 		{name: "an index guard cannot read", do: func() {
 			idx := seedIndex(st, r)
 			data, _ := os.ReadFile(idx)
 			os.WriteFile(idx, data[:len(data)/2], 0o600) // truncated
-		}, fallback: true},
-		{name: "after the fallback", do: func() { write(t, ws, map[string]string{"after.txt": "a\n"}) }},
+		}},
+		{name: "after the damaged index", do: func() { write(t, ws, map[string]string{"after.txt": "a\n"}) }},
 		{name: "a nested repository", do: func() {
 			os.MkdirAll(p("vendor/lib"), 0o755)
 			run(t, p("vendor/lib"), "init", "-q")
