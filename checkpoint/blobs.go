@@ -186,8 +186,8 @@ func (r *repo) streamPack(b beneath, es []*ientry) error {
 	if err != nil {
 		return err
 	}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("git index-pack: %w", err)
 	}
@@ -196,6 +196,7 @@ func (r *repo) streamPack(b beneath, es []*ientry) error {
 	if err := cmd.Wait(); werr == nil && err != nil {
 		werr = fmt.Errorf("git index-pack: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
+	r.notePack(stdout.Bytes())
 	return werr
 }
 

@@ -88,6 +88,32 @@ type repo struct {
 	gitPath, path string
 	// env is added to every git's environment (tests).
 	env []string
+	// wrote are the packs (file names in objects/pack) guard has had git
+	// write, for the record (wtState.Packs).
+	wrote []string
+}
+
+// notePack records the pack git index-pack named on its stdout out
+// ("pack\tHASH").
+func (r *repo) notePack(out []byte) {
+	for _, l := range strings.Split(string(out), "\n") {
+		if h, ok := strings.CutPrefix(l, "pack\t"); ok && h != "" {
+			r.wrote = append(r.wrote, "pack-"+h+".pack")
+		}
+	}
+}
+
+// packNames lists the packs (file names) in the repository's
+// objects/pack; a directory that cannot be read lists none.
+func (r *repo) packNames() []string {
+	des, _ := os.ReadDir(filepath.Join(r.commonDir(), "objects", "pack"))
+	var out []string
+	for _, d := range des {
+		if strings.HasSuffix(d.Name(), ".pack") {
+			out = append(out, d.Name())
+		}
+	}
+	return out
 }
 
 // errNoRepo: the workspace is not in git (it has no .git); guard falls

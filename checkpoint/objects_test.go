@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,6 +132,65 @@ func refsRepaired(t *testing.T, every, noRecord, addAll bool) {
 	}
 	before := snapshotFS(t, ws)
 	cp := command(t, st, ws, "00000000000000d3", nil, func() { write(t, ws, map[string]string{"README.md": "changed\n"}) })
+	run(t, ws, "gc", "-q")
+	undoRestores(t, st, ws, cp, before)
+}
+
+// TestPackGoneWhileSnapshotWrites: guard's earlier pack is deleted while
+// a snapshot has git write its own (another guard's command running at
+// the same time, or a gc). The record written at the end must still let
+// the next snapshot see that a pack went: when it held only the pack
+// directory's stat data from after the write, the next snapshot trusted
+// guard's index, whose entries name the deleted pack's blobs, and the
+// user's git gc failed on guard's refs.
+func TestPackGoneWhileSnapshotWrites(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	packs := func() []string {
+		m, _ := filepath.Glob(filepath.Join(ws, ".git", "objects", "pack", "*.pack"))
+		return m
+	}
+	old := packs()
+	command(t, st, ws, "00000000000000e1", nil, func() { write(t, ws, map[string]string{"a.txt": "only in e1's pack\n"}); age(t, ws) })
+	var first []string
+	for _, p := range packs() {
+		if !slices.Contains(old, p) {
+			first = append(first, strings.TrimSuffix(p, ".pack"))
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("the first checkpoint wrote no pack")
+	}
+	// git, as guard's snapshot runs it, with the first pack deleted just
+	// before index-pack writes the new one.
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := r.gitPath
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\ncase \"$*\" in *index-pack*)\n")
+	for _, base := range first {
+		for _, ext := range []string{".pack", ".idx", ".rev"} {
+			fmt.Fprintf(&script, "  rm -f '%s%s'\n", base, ext)
+		}
+	}
+	fmt.Fprintf(&script, "esac\nexec '%s' \"$@\"\n", real)
+	wrapper := filepath.Join(t.TempDir(), "git")
+	if err := os.WriteFile(wrapper, []byte(script.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.gitPath = wrapper
+	write(t, ws, map[string]string{"b.txt": "written while the pack goes\n"})
+	age(t, ws)
+	if _, err := r.snapshot(st, nil, r.protect); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(first[0] + ".pack"); !os.IsNotExist(err) {
+		t.Fatalf("the first pack is still there (%v): the wrapper did not run", err)
+	}
+	before := snapshotFS(t, ws)
+	cp := command(t, st, ws, "00000000000000e3", nil, func() { write(t, ws, map[string]string{"README.md": "changed\n"}) })
 	run(t, ws, "gc", "-q")
 	undoRestores(t, st, ws, cp, before)
 }

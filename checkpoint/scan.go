@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,8 +52,9 @@ import (
 // stateVersion changes when wtState does, or what its tree promises:
 // an older record is rebuilt. 2: the record's tree was written with
 // every tree below it by guard (trees.go), which writes again only the
-// trees of changed directories.
-const stateVersion = 2
+// trees of changed directories. 3: Packs names packs, not the stat data
+// of their directory.
+const stateVersion = 3
 
 // wtState is what guard knows of a work tree beyond its index.
 type wtState struct {
@@ -79,11 +81,24 @@ type wtState struct {
 	// that do not exist, and is dropped (git seeds it again from the
 	// user's).
 	Pending bool `json:"pending,omitempty"`
-	// Packs is the stat data of the repository's objects/pack directory
-	// when the record was written: packs added or removed since (a
-	// fetch, a gc, or a command that deleted guard's pack) make guard
-	// check that the objects its refs name are still there (checkRefs).
-	Packs statData `json:"packs"`
+	// Packs are the packs (file names in objects/pack) the record
+	// vouches for: those there when the snapshot began and those guard
+	// wrote in it (and any there at its end). One of them gone (a gc, or
+	// a command, maybe another guard's, that deleted guard's pack, even
+	// while this snapshot wrote) makes the next snapshot check that the
+	// objects guard's refs name are still there (checkRefs). Packs added
+	// take nothing away.
+	Packs []string `json:"packs"`
+}
+
+// packsGone reports whether a pack in was is not in now.
+func packsGone(was, now []string) bool {
+	for _, p := range was {
+		if !slices.Contains(now, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // dirStat is a path and its stat data (Missing: it was absent).
@@ -410,7 +425,7 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	if old != nil && (old.Pending || !sameIndex(idx, old)) {
 		old = nil
 	}
-	packs, _, _ := lstatData(filepath.Join(r.commonDir(), "objects", "pack"))
+	packs := r.packNames()
 	switch {
 	case old == nil:
 		// No record says which packs guard's refs were whole with (the
@@ -420,7 +435,7 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		if _, err := r.checkRefs(""); err != nil {
 			return snapshotResult{}, err
 		}
-	case old.Packs != packs:
+	case packsGone(old.Packs, packs):
 		whole, err := r.checkRefs(old.Tree)
 		if err != nil {
 			return snapshotResult{}, err
@@ -548,9 +563,14 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	st.Tree = res.tree
 	st.Packs = packs
 	if res.written {
-		st.Packs, _, _ = lstatData(filepath.Join(r.commonDir(), "objects", "pack"))
+		for _, p := range append(r.wrote, r.packNames()...) {
+			if !slices.Contains(st.Packs, p) {
+				st.Packs = append(st.Packs, p)
+			}
+		}
+		sort.Strings(st.Packs)
 	}
-	if res.written || walked || full || (old != nil && old.Packs != st.Packs) {
+	if res.written || walked || full || (old != nil && !slices.Equal(old.Packs, st.Packs)) {
 		if st.Index, _, _ = lstatData(idx); res.written && len(paths) == 0 && len(drop) == 0 {
 			res.index = st.Index // write-tree may have written the index
 		}

@@ -211,7 +211,8 @@ func (r *repo) writePack(objs []gitObject) error {
 	if len(objs) == 0 {
 		return nil
 	}
-	_, err := r.git("", nil, bytes.NewReader(packOf(objs)), "index-pack", "--stdin")
+	out, err := r.git("", nil, bytes.NewReader(packOf(objs)), "index-pack", "--stdin")
+	r.notePack(out)
 	return err
 }
 
