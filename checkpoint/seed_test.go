@@ -146,6 +146,30 @@ func TestAddable(t *testing.T) {
 	}
 }
 
+// TestSeedFileAndDirectory: a command rewrites the user's index so that
+// it holds a file "a" and a file "a/x" below a directory of the same
+// name, with "a-b" sorted between them (git itself never writes such an
+// index). The snapshot drops a/x (a is no directory), and guard's tree
+// builder refuses the shape besides (FuzzBuildTrees: it once compared
+// only neighbours, and would have written a tree with two entries "a",
+// which git fsck calls broken). The checkpoint must be one git fsck
+// accepts, holding the file a.
+func TestSeedFileAndDirectory(t *testing.T) {
+	st := env(t)
+	ws := newRepo(t)
+	write(t, ws, map[string]string{"a": "file a\n", "a-b": "file a-b\n", "b/x": "file b/x\n"})
+	run(t, ws, "add", "a", "a-b", "b/x")
+	forgeIndexPath(t, filepath.Join(ws, ".git", "index"), "b/x", "a/x")
+	if got := run(t, ws, "ls-files", "a/x"); strings.TrimSpace(got) != "a/x" {
+		t.Fatalf("forged index lists %q, want a/x", got)
+	}
+	command(t, st, ws, "00000000000000f1", nil, func() { write(t, ws, map[string]string{"README.md": "changed\n"}) })
+	run(t, ws, "fsck", "--strict", "--no-dangling")
+	if got := run(t, ws, "ls-tree", "-r", "--name-only", "refs/guard/checkpoints/00000000000000f1/before", "a", "a/x"); got != "a\n" {
+		t.Errorf("the checkpoint holds %q, want only the file a (a/x is no file)", got)
+	}
+}
+
 // forgeIndexPath replaces path old by path new (as long) in the index
 // at p, without its extensions, and writes its checksum anew.
 func forgeIndexPath(t *testing.T, p, old, new string) {

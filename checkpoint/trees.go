@@ -96,7 +96,8 @@ func buildTrees(es []ientry) ([sha1.Size]byte, []dirTree, error) {
 // and leaves *i at the first entry after them.
 func buildTree(es []ientry, i *int, base string, trees *[]dirTree) ([sha1.Size]byte, error) {
 	var data []byte
-	last, lastName := "", "" // the last name as treeName orders it, and as it is
+	last, lastName := "", ""  // the last name as treeName orders it, and as it is
+	var files map[string]bool // the files' names at this level
 	for *i < len(es) {
 		e := &es[*i]
 		if !strings.HasPrefix(e.path, base) {
@@ -119,9 +120,17 @@ func buildTree(es []ientry, i *int, base string, trees *[]dirTree) ([sha1.Size]b
 		// directory of the same name, or an entry the sort put out of
 		// place, is no tree git would write (nor a NUL in a name, which
 		// ends it in a tree: no index git writes holds one).
+		// A file "a" and a directory "a/" need not be neighbours: "a-b"
+		// and "a.c" sort between them.
 		key := treeName(name, sub >= 0)
-		if name == "" || name == "." || name == ".." || strings.IndexByte(name, 0) >= 0 || name == lastName || (last != "" && last >= key) {
+		if name == "" || name == "." || name == ".." || strings.IndexByte(name, 0) >= 0 || name == lastName || (last != "" && last >= key) || (sub >= 0 && files[name]) {
 			return [sha1.Size]byte{}, errTreeShape
+		}
+		if sub < 0 {
+			if files == nil {
+				files = map[string]bool{}
+			}
+			files[name] = true
 		}
 		if sub >= 0 {
 			var err error

@@ -307,6 +307,26 @@ func TestCheckpointAfterStopMidSnapshot(t *testing.T) {
 // mode git writes, a name that is not empty, ".", ".." or holding "/",
 // names in git's tree order, each once; every id it names as a tree is
 // one of the trees returned; the root is the last.
+// notATree says why sorted index paths are no tree git would write: a
+// path git does not add (addable), one named twice, a file with the
+// name of a directory, or a NUL; "" when they are one.
+func notATree(paths []string) string {
+	for i, p := range paths {
+		if !addable(p) || strings.ContainsRune(p, 0) {
+			return fmt.Sprintf("%q is no path git adds", p)
+		}
+		if i > 0 && paths[i-1] == p {
+			return fmt.Sprintf("%q twice", p)
+		}
+		for _, q := range paths {
+			if strings.HasPrefix(q, p+"/") {
+				return fmt.Sprintf("%q is a file and a directory", p)
+			}
+		}
+	}
+	return ""
+}
+
 func FuzzBuildTrees(f *testing.F) {
 	f.Add("a\na-b\na.c\na/x\na0\nb/c/d")
 	f.Add("a\na/x")
@@ -325,7 +345,14 @@ func FuzzBuildTrees(f *testing.F) {
 			if !errors.Is(err, errTreeShape) {
 				t.Fatalf("err = %v", err)
 			}
+			// Only what git itself would not hold as a tree is refused.
+			if why := notATree(paths); why == "" {
+				t.Fatalf("buildTrees refused %q (%v), which git holds", paths, err)
+			}
 			return
+		}
+		if why := notATree(paths); why != "" {
+			t.Fatalf("buildTrees built a tree of %q: %s", paths, why)
 		}
 		ids := map[[20]byte]bool{}
 		for _, tr := range trees {
