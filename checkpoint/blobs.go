@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -164,8 +163,7 @@ func entryOf(es []ientry, p string) *ientry {
 
 // blobHash is the id of a blob of the size bytes f reads.
 func blobHash(f io.Reader, size int64) ([sha1.Size]byte, error) {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", size)
+	h := objectHasher(sha1.New(), "blob", size)
 	var sum [sha1.Size]byte
 	if n, err := io.Copy(h, f); err != nil || n != size {
 		return sum, errors.New("the file changed while guard read it")
@@ -241,8 +239,7 @@ func writeObject(w io.Writer, src io.Reader, size int64, oid [sha1.Size]byte) er
 	if _, err := w.Write(objectHeader(objBlob, size)); err != nil {
 		return err
 	}
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.FormatInt(size, 10) + "\x00"))
+	h := objectHasher(sha1.New(), "blob", size)
 	zw, _ := zlib.NewWriterLevel(w, zlib.NoCompression)
 	n, err := io.Copy(io.MultiWriter(zw, h), io.LimitReader(src, size))
 	if err != nil {

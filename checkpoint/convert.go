@@ -41,6 +41,11 @@ func (r *repo) converted(rels []string) (map[string]bool, error) {
 	if len(f) != 3*len(convertAttrs)*len(rels) {
 		return nil, errors.New("git check-attr: an answer of unexpected length")
 	}
+	b, err := openBeneath(r.work)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
 	for i := 0; i < len(f); i += 3 * len(convertAttrs) {
 		p := f[i]
 		v := map[string]string{}
@@ -50,7 +55,7 @@ func (r *repo) converted(rels []string) (map[string]bool, error) {
 			}
 			v[f[j+1]] = f[j+2]
 		}
-		if conv, err := converts(r.work, p, v); err != nil || conv {
+		if conv, err := converts(b, p, v); err != nil || conv {
 			out[p] = true
 		}
 	}
@@ -60,7 +65,7 @@ func (r *repo) converted(rels []string) (map[string]bool, error) {
 // converts decides for the file at rel, with attribute values v (as git
 // check-attr prints them), whether git's store and check-out may change
 // its bytes.
-func converts(ws, rel string, v map[string]string) (bool, error) {
+func converts(b beneath, rel string, v map[string]string) (bool, error) {
 	set := func(a string) bool { return v[a] != "unspecified" && v[a] != "unset" }
 	if set("filter") || set("ident") || set("working-tree-encoding") {
 		return true, nil
@@ -76,11 +81,6 @@ func converts(ws, rel string, v map[string]string) (bool, error) {
 	}
 	// Text: a CRLF is stored as LF, and checked out as LF (core.eol=lf).
 	// A file without a CR comes back as it is.
-	b, err := openBeneath(ws)
-	if err != nil {
-		return true, err
-	}
-	defer b.close()
 	data, err := b.read(rel, maxPackedBlob)
 	if err != nil {
 		return true, err

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"strconv"
 	"strings"
 
@@ -58,16 +59,23 @@ type gitObject struct {
 
 // objectOf is the object of type typ (objTree, objBlob) holding data.
 func objectOf(typ byte, data []byte) gitObject {
-	name := "blob "
+	name := "blob"
 	if typ == objTree {
-		name = "tree "
+		name = "tree"
 	}
-	h := sha1.New()
-	h.Write([]byte(name + strconv.Itoa(len(data)) + "\x00"))
+	h := objectHasher(sha1.New(), name, int64(len(data)))
 	h.Write(data)
 	o := gitObject{typ: typ, data: data}
 	h.Sum(o.oid[:0])
 	return o
+}
+
+// objectHasher is h, given the header of an object of type typ ("blob",
+// "tree", …) and size bytes: an object's id is the hash of the header
+// and the content, which the caller writes next.
+func objectHasher(h hash.Hash, typ string, size int64) hash.Hash {
+	h.Write([]byte(typ + " " + strconv.FormatInt(size, 10) + "\x00"))
+	return h
 }
 
 // dirTree is a tree and its directory (workspace-relative, "" for the

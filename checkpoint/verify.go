@@ -269,8 +269,7 @@ func (v *verifier) read(oid, want string, keep io.Writer) (int64, error) {
 	if err != nil || size < 0 {
 		return 0, fmt.Errorf("git cat-file: bad size in %q", head)
 	}
-	// The object id is the hash of "TYPE SIZE\0" and the content.
-	fmt.Fprintf(h, "%s %d\x00", f[1], size)
+	objectHasher(h, f[1], size)
 	w := io.Writer(h)
 	if keep != nil {
 		w = io.MultiWriter(h, keep)
