@@ -59,6 +59,16 @@ func repoChanges(ws string, before []ientry, after snapshotResult, since time.Ti
 	for _, r := range after.repos {
 		cands[r] = true
 	}
+	// The repositories in the workspace's top directories, ignored ones
+	// too (the scan reads no ignored directory): editors open these on
+	// their own, and run git there.
+	if ents, err := os.ReadDir(ws); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && e.Name() != ".git" && exists(filepath.Join(ws, e.Name(), ".git")) {
+				cands[e.Name()] = true
+			}
+		}
+	}
 	rels := make([]string, 0, len(cands))
 	for r := range cands {
 		rels = append(rels, r)
@@ -134,4 +144,11 @@ func changedSince(p string, since time.Time) bool {
 		return true
 	}
 	return st.Mask&unix.STATX_BTIME != 0 && !at(st.Btime).Before(since)
+}
+
+// exists reports whether there is a file of any kind at p (not
+// following a final symlink).
+func exists(p string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(p, &st) == nil
 }

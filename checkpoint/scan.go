@@ -89,6 +89,12 @@ type wtState struct {
 	// objects guard's refs name are still there (checkRefs). Packs added
 	// take nothing away.
 	Packs []string `json:"packs"`
+	// Repos are the repositories of their own the scans found among the
+	// untracked directories (no commit: git leaves them out of the
+	// index), checked after every command (repoChanges). A scan reads
+	// only the directories that changed, and a command that gives such
+	// a repository code by writing in its .git changes none of them.
+	Repos []string `json:"repos,omitempty"`
 }
 
 // packsGone reports whether a pack in was is not in now.
@@ -526,8 +532,18 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	} else {
 		st.Sources = old.Sources
 	}
+	repos := w.repos
+	if old != nil {
+		for _, rel := range old.Repos {
+			if !slices.Contains(repos, rel) && realDirs(r.work, rel) && exists(filepath.Join(r.work, filepath.FromSlash(rel), ".git")) {
+				repos = append(repos, rel)
+			}
+		}
+	}
+	sort.Strings(repos)
+	st.Repos = repos
 	paths := append(dirty, w.newFiles...)
-	res := snapshotResult{entries: es, index: idxStat, repos: w.repos, scanned: true}
+	res := snapshotResult{entries: es, index: idxStat, repos: repos, scanned: true}
 	if len(paths) == 0 && len(drop) == 0 && old != nil && old.Tree != "" {
 		res.tree = old.Tree
 	} else {
