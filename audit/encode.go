@@ -12,8 +12,11 @@ import (
 // encode renders r as one NDJSON line, newline included: the bytes
 // encoding/json writes for a Record with HTML left as it is (commands are
 // full of & and >). It writes them without encoding/json's reflection,
-// which cost the first record of every guard process (every decision)
-// about 0.15 ms to build the type's encoder. TestEncodeMatchesJSON and
+// which builds the type's encoder on the first record of every guard
+// process (every decision): BenchmarkFirstEncode, a fresh process per
+// op, measured 0.133 ms for encoding/json's first record against
+// 0.035 ms for encode's (medians of 40, on the development machine).
+// TestEncodeMatchesJSON and
 // FuzzEncode hold the two byte-identical; a record this encoder does not
 // render the same way (a time outside years 0–9999, which encoding/json
 // refuses) goes through encoding/json.

@@ -2,12 +2,72 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
 	"reflect"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/guard-sh/guard/review"
 )
+
+// BenchmarkFirstEncode is what the first record of a guard process costs
+// to render, with encode and with encoding/json (whose reflection builds
+// the type's encoder on first use, then caches it): each op starts this
+// test binary afresh, which renders one decision record and prints how
+// long that took (TestFirstEncodeChild); first-ns/op is its median.
+func BenchmarkFirstEncode(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, way := range []string{"encode", "encoding/json"} {
+		b.Run(strings.ReplaceAll(way, "/", "-"), func(b *testing.B) {
+			var ns []int
+			for b.Loop() {
+				cmd := exec.Command(exe, "-test.run=^TestFirstEncodeChild$")
+				cmd.Env = append(os.Environ(), "GUARD_FIRST_ENCODE="+way)
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatal(err)
+				}
+				f := strings.Fields(string(out))
+				n, err := strconv.Atoi(f[0])
+				if err != nil {
+					b.Fatalf("child said %q", out)
+				}
+				ns = append(ns, n)
+			}
+			sort.Ints(ns)
+			b.ReportMetric(float64(ns[len(ns)/2]), "first-ns/op")
+		})
+	}
+}
+
+// TestFirstEncodeChild is BenchmarkFirstEncode's child: it renders one
+// record the way GUARD_FIRST_ENCODE names and prints the nanoseconds.
+func TestFirstEncodeChild(t *testing.T) {
+	way := os.Getenv("GUARD_FIRST_ENCODE")
+	if way == "" {
+		t.Skip("run by BenchmarkFirstEncode")
+	}
+	r := Record{V: 1, Time: time.Now(), ID: "0123456789abcdef", Session: "ppid:1234", Cwd: "/home/u/proj", Workspace: "/home/u/proj",
+		Command: "git status", Level: review.A, Rules: []string{"git.read"}, Decision: ApprovedAuto,
+		Sandbox: &review.Sandbox{Hide: []string{"/home/u/.ssh"}, Protect: []string{"/home/u/.bashrc"}}}
+	render := encode
+	if way == "encoding/json" {
+		render = encodeJSON
+	}
+	start := time.Now()
+	if _, err := render(r); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(time.Since(start).Nanoseconds())
+}
 
 // fillAll sets every exported field reachable from v (through pointers
 // and into structs) to a non-zero value built from s, so a field added
