@@ -180,5 +180,26 @@ guard: TOPICS.`,
 	root.Long = strings.Replace(root.Long, "TOPICS", topicsLine(), 1)
 	root.SetHelpCommand(newHelpCmd(s))
 	registerCompletions(root)
+	root.InitDefaultCompletionCmd()
+	requireSubcommands(root)
 	return root
+}
+
+// requireSubcommands makes every command that only groups others (guard
+// install, guard completion) refuse a word that names none of them, as
+// guard pin does: cobra would print the help and exit 0, and a script
+// that ran 'guard install claud' would take it for done.
+func requireSubcommands(c *cobra.Command) {
+	for _, sc := range c.Commands() {
+		requireSubcommands(sc)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef(fmt.Sprintf("run '%s --help' to list its subcommands", c.CommandPath()), "unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 }

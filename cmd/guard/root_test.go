@@ -6,6 +6,32 @@ import (
 	"testing"
 )
 
+// TestGroupCommandsRefuseUnknownWords: a command that only groups others
+// (install, uninstall, completion, pin, log, policy) given a word that
+// names none of them is a usage error (exit 125, and a hint), not its
+// help and exit 0, which a script would take for done; alone, a command
+// with nothing of its own to do shows its help.
+func TestGroupCommandsRefuseUnknownWords(t *testing.T) {
+	docFixture(t)
+	for _, group := range []string{"install", "uninstall", "completion", "pin", "log", "policy"} {
+		t.Run(group, func(t *testing.T) {
+			code, out, errs := runGuard(group, "claud")
+			if code != exitGuardFailed || out != "" {
+				t.Errorf("guard %s claud: exit %d, stdout %q; want 125 and nothing", group, code, out)
+			}
+			if !strings.HasPrefix(errs, "guard: error: unknown command \"claud\" for \"guard "+group+"\"\nguard: hint: ") {
+				t.Errorf("guard %s claud: stderr %q", group, errs)
+			}
+			if group == "log" || group == "policy" {
+				return // guard log shows the log; guard policy asks for a subcommand
+			}
+			if code, out, _ := runGuard(group); code != exitOK || !strings.Contains(out, "Usage:") {
+				t.Errorf("guard %s: exit %d, stdout %q; want its help", group, code, out)
+			}
+		})
+	}
+}
+
 // TestHotPathsSameAsTree: what run answers for the calls started once per
 // reviewed command — 'guard version' and 'guard hook AGENT' without cobra,
 // check, hook, run, shell and version with a tree of their own subcommand

@@ -131,6 +131,15 @@ func runUndo(s *streams, o *undoOptions) error {
 		if err != nil {
 			return failf(nil, "%v", err)
 		}
+		if len(cps) == 0 {
+			// Said to people, on stderr: stdout stays a list (empty).
+			where := "for " + ws
+			if ws == "" {
+				where = "anywhere"
+			}
+			fmt.Fprintf(s.err, "guard: no checkpoints %s (guard takes one before each command that may change the workspace)\n", where)
+			return nil
+		}
 		listCheckpoints(s.out, cps)
 		return nil
 	}
