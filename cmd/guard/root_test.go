@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,6 +31,22 @@ func TestGroupCommandsRefuseUnknownWords(t *testing.T) {
 				t.Errorf("guard %s: exit %d, stdout %q; want its help", group, code, out)
 			}
 		})
+	}
+}
+
+// TestAllowWriteNeedsPath: in 'guard --allow-write -- true' the flag took
+// "--" for its path and guard queued a request to write "WS/--": a usage
+// error instead, before anything is asked or recorded.
+func TestAllowWriteNeedsPath(t *testing.T) {
+	home := docFixture(t)
+	for _, args := range [][]string{{"--allow-write", "--", "true"}, {"--allow-write=", "--", "true"}} {
+		code, out, errs := runGuard(args...)
+		if code != exitGuardFailed || out != "" || !strings.HasPrefix(errs, "guard: error: --allow-write needs a path") {
+			t.Errorf("guard %q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "guard", "approvals")); !os.IsNotExist(err) {
+		t.Errorf("an approval request was queued (%v)", err)
 	}
 }
 

@@ -107,6 +107,10 @@ func runRun(s *streams, o *runOptions) error {
 	ao.WidenNet = o.net
 	ao.WidenDaemons = o.daemons
 	for _, w := range o.allowWrite {
+		if w == "" || w == "--" {
+			// guard --allow-write -- make: the flag took "--" for its path.
+			return usagef("give the path right after it: guard --allow-write build -- make", "--allow-write needs a path (got %q)", w)
+		}
 		abs, err := filepath.Abs(w)
 		if err != nil {
 			return usagef("pass an absolute or relative path to --allow-write", "bad --allow-write %q: %v", w, err)
