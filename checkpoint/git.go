@@ -34,6 +34,10 @@ var gitFlags = []string{
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "gc.auto=0",
+	// No reflog for guard's refs, whatever the repository's config says
+	// (core.logAllRefUpdates=always): .git/logs is one more directory a
+	// command could swap for a symlink.
+	"-c", "core.logAllRefUpdates=false",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "core.quotePath=false",
@@ -402,6 +406,9 @@ func (r *repo) reachesMissing(ids []string) (bool, error) {
 // drop deletes the private refs of checkpoint id (its objects go at the
 // next git gc).
 func (r *repo) drop(id string) error {
+	if err := r.realStore(); err != nil {
+		return err
+	}
 	in := fmt.Sprintf("delete %s%s/before\ndelete %s%s/after\n", refPrefix, id, refPrefix, id)
 	_, err := r.git("", nil, strings.NewReader(in), updateRef...)
 	return err

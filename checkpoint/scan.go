@@ -266,6 +266,9 @@ type snapshotResult struct {
 // keeps (refs), so that the index's ref always names its tree. prev, when not nil, is an earlier snapshot of this process: its
 // entries are used again if the index file did not change since.
 func (r *repo) snapshot(stateDir string, prev *snapshotResult, then func(snapshotResult) error) (snapshotResult, error) {
+	if err := r.realStore(); err != nil {
+		return snapshotResult{}, err
+	}
 	idx := seedIndex(stateDir, r)
 	if err := os.MkdirAll(filepath.Dir(idx), 0o700); err != nil {
 		return snapshotResult{}, err

@@ -1,0 +1,73 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// errStoreLink: a directory guard's git writes into (objects, a loose
+// object directory, objects/pack, refs, refs/guard and those below it)
+// is not a directory of the repository but a symlink (or a file). git
+// follows it: a command that swapped .git/refs for a link to a directory
+// outside the workspace had guard's own git, which runs unconfined after
+// the command, create refs/guard/checkpoints/ID/before there.
+var errStoreLink = errors.New("a directory git writes checkpoints into is not a directory of the repository")
+
+// realStore checks that every directory guard's git writes into in r is
+// a real directory (or absent: git then makes it in its parent, which is
+// one). It runs before each snapshot and ref deletion; the sandbox has
+// ended the command and everything it started by then.
+func (r *repo) realStore() error {
+	common := r.commonDir()
+	objects := filepath.Join(common, "objects")
+	refs := filepath.Join(common, "refs")
+	guard := filepath.Join(refs, "guard")
+	// Parents before children: an absent parent ends the walk down.
+	for _, d := range []string{r.gitDir, common, objects, filepath.Join(objects, "pack"), refs, guard} {
+		if err := realDir(d); err != nil {
+			return err
+		}
+	}
+	// What git makes below them on its own: loose object directories,
+	// and a directory per checkpoint and per index under refs/guard.
+	for _, d := range []string{objects, filepath.Join(guard, "checkpoints"), filepath.Join(guard, "index")} {
+		if err := realDir(d); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(d)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %v", errStoreLink, err)
+		}
+		for _, e := range ents {
+			if e.Type()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%w: %s is a symlink", errStoreLink, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	return nil
+}
+
+// realDir reports an error unless p is a directory (not through a
+// symlink at p) or absent.
+func realDir(p string) error {
+	st, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %v", errStoreLink, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is a %s", errStoreLink, p, kindName(st.Mode()))
+	}
+	return nil
+}
+
+func kindName(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "symlink"
+	}
+	return "file, not a directory"
+}
