@@ -186,7 +186,7 @@ func (r *repo) streamPack(b beneath, es []*ientry) error {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
+	if err := startConfined(cmd, r.writable("")); err != nil {
 		return fmt.Errorf("git index-pack: %w", err)
 	}
 	werr := streamObjects(b, es, in)

@@ -238,10 +238,14 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.
 func (r *repo) git(index string, extra []string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := r.command(index, extra, args...)
 	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	out, err := cmd.Output()
+	err := startConfined(cmd, r.writable(index))
+	if err == nil {
+		err = cmd.Wait()
+	}
+	out := stdout.Bytes()
 	if err != nil && time.Since(start) >= GitTimeout {
 		return out, fmt.Errorf("git %s: %w", args[0], errGitTimeout)
 	}

@@ -1151,7 +1151,7 @@ func (r *repo) checkIgnore(index string) (*ignoreCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startConfined(cmd, r.writable(index)); err != nil {
 		return nil, fmt.Errorf("git check-ignore: %w", err)
 	}
 	return &ignoreCheck{cmd: cmd, in: in, out: bufio.NewReader(out), start: time.Now()}, nil

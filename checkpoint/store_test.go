@@ -7,6 +7,47 @@ import (
 	"testing"
 )
 
+// TestGitConfinedToRepository: another command, still running, swaps
+// refs/guard/checkpoints for a symlink to a directory outside the
+// workspace after realStore's check, just before guard's git writes a
+// ref (a git wrapper makes the swap at that moment). guard's git is
+// confined to writing beneath the repository: the write is refused,
+// nothing appears outside, and the snapshot fails rather than keeping a
+// ref it did not write.
+func TestGitConfinedToRepository(t *testing.T) {
+	if landlockABI() == 0 {
+		t.Skip("no Landlock on this kernel: guard's git runs unconfined (realStore still checks)")
+	}
+	st := env(t)
+	ws := newRepo(t)
+	command(t, st, ws, "00000000000000b1", nil, func() { write(t, ws, map[string]string{"a.txt": "1\n"}) })
+	outside := t.TempDir()
+	r, err := openRepo(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := filepath.Join(r.gitDir, "refs", "guard", "checkpoints")
+	script := "#!/bin/sh\ncase \"$*\" in *update-ref*)\n" +
+		"  mv '" + refs + "' '" + refs + ".moved' && ln -s '" + outside + "' '" + refs + "' || exit 99\n" +
+		"esac\nexec '" + r.gitPath + "' \"$@\"\n"
+	wrapper := filepath.Join(t.TempDir(), "git")
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.gitPath = wrapper
+	write(t, ws, map[string]string{"b.txt": "written while the refs move\n"})
+	_, err = r.snapshot(st, nil, func(res snapshotResult) error { return r.keep("00000000000000b2", "", res.tree, res) })
+	if err == nil {
+		t.Error("the snapshot kept a ref through a symlink out of the repository")
+	}
+	if target, lerr := os.Readlink(refs); lerr != nil || target != outside {
+		t.Fatalf("the wrapper did not swap the refs (%q, %v): the test proves nothing", target, lerr)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("guard's git wrote %q outside the repository", ents[0].Name())
+	}
+}
+
 // TestStoreLinksRefused: a command swaps a directory guard's git writes
 // into for a symlink to a directory outside the workspace. guard's git
 // runs unconfined after the command and followed it (refs/guard/… files

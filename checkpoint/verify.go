@@ -91,7 +91,7 @@ func (r *repo) verifier() (v *verifier, done func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startConfined(cmd, r.writable("")); err != nil {
 		return nil, nil, fmt.Errorf("git cat-file: %w", err)
 	}
 	v = &verifier{in: in, out: bufio.NewReader(outPipe), trees: map[string]map[string]treeEntry{}}
