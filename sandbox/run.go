@@ -473,6 +473,9 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 		return res, err
 	}
 	if st != nil && st.Ran {
+		if st.Unmounted != "" {
+			res.Degraded = append(res.Degraded, unmountedGap+" ("+st.Unmounted+")")
+		}
 		res.Started = true
 		res.ExitCode = st.Code
 		res.Signal = syscall.Signal(st.Signal)
@@ -499,6 +502,10 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	return res, nil
 }
 
+// unmountedGap is Result.Degraded's line for a run whose helper could
+// not mount: what the mounts would have done.
+const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the read-only code caches, and the covers over daemons' sockets and hidden directories"
+
 // prepare computes the plan (and the private temp dir, to remove once
 // the run is over, even on error) and takes the snapshot of the
 // protected paths, filling res's grants and dropped variables.
@@ -521,7 +528,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Require: s.Require}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
@@ -709,14 +716,16 @@ func launch(ctx context.Context, helper, name string, stdio Stdio, home string) 
 		// Namespaces cost a little: only where there are sockets.
 		ns := !noUserns.Load() && needNamespaces(home)
 		cmd = helperCmd(ns)
-		err = cmd.Start()
-		if err != nil && ns {
+		err = startHelper(cmd)
+		if err != nil && ns && namespacesRefused(err) {
 			// No user namespaces for this user (a sysctl, a container's
-			// seccomp profile, a limit): the helper runs in guard's own,
-			// where it covers no socket (guard doctor says so).
+			// seccomp profile, a security module): the helper runs in
+			// guard's own, where it mounts nothing, and says so in its
+			// report (Result.Degraded). Any other error (a limit a
+			// concurrent command can reach) fails this run alone.
 			noUserns.Store(true)
 			cmd = helperCmd(false)
-			err = cmd.Start()
+			err = startHelper(cmd)
 		}
 	}
 	l.cmd = cmd
@@ -744,6 +753,10 @@ func launch(ctx context.Context, helper, name string, stdio Stdio, home string) 
 	ok = true
 	return l, nil
 }
+
+// startHelper starts the helper's process (a variable for tests, which
+// make it fail as a limit of the moment would).
+var startHelper = (*exec.Cmd).Start
 
 // copyErr copies the command's stderr through the watcher until every
 // writer has closed it: the command and what it started, gone once the

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -11,8 +13,36 @@ import (
 )
 
 // noUserns is set once starting the helper in namespaces of its own
-// failed: this process does not try again.
+// was refused in a way that means this machine has none for this user
+// (namespacesRefused): this process does not try again. Any other
+// failure to start it (a limit a concurrent command can reach: the
+// user's processes, live namespaces, memory) fails that run and leaves
+// the next one as confined as ever.
 var noUserns atomic.Bool
+
+// namespacesRefused reports whether err, starting the helper in
+// namespaces of its own, means they are not allowed here at all: the
+// kernel has none (EINVAL, ENOSYS), a sysctl, a security module or a
+// container's seccomp profile refuses them (EPERM, EACCES), or the
+// user's namespace limit is zero (ENOSPC, with
+// /proc/sys/user/max_user_namespaces 0). ENOSPC under a limit above
+// zero is the limit reached by the namespaces that are live (a command
+// can make them), and EAGAIN, ENOMEM and the like are limits of the
+// moment: none of those says anything of the next run.
+func namespacesRefused(err error) bool {
+	switch {
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
+		return true
+	case errors.Is(err, unix.ENOSPC):
+		b, rerr := os.ReadFile(maxUserNamespaces)
+		return rerr == nil && strings.TrimSpace(string(b)) == "0"
+	}
+	return false
+}
+
+// maxUserNamespaces is the sysctl of the user namespaces each user may
+// have (a variable for tests).
+var maxUserNamespaces = "/proc/sys/user/max_user_namespaces"
 
 // namespaced starts the helper in mount and IPC namespaces of its own, and,
 // unless guard runs as root, in a user namespace of its own too, where

@@ -51,12 +51,12 @@ func mounts(p *Plan) error {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
-		return nil
+		return unmountable(p, "the sandbox helper has no namespaces of its own (user namespaces are refused here): System V IPC is shared too")
 	}
 	// Nothing mounted here may propagate anywhere.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
-			return nil
+			return unmountable(p, "the sandbox helper may not mount in its namespace: "+err.Error())
 		}
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
@@ -166,6 +166,21 @@ func mounts(p *Plan) error {
 			return errors.New("chdir " + p.Dir + ": " + err.Error())
 		}
 	}
+	return nil
+}
+
+// Unmounted is set when the helper could not make the plan's mounts
+// (why): its report says so, and guard lists it in Result.Degraded.
+var Unmounted string
+
+// unmountable is mounts' answer where it cannot mount: an error when the
+// plan requires the mounts, else none, the command running without them
+// and the report saying why.
+func unmountable(p *Plan, why string) error {
+	if p.Require {
+		return errors.New(why + "; refusing to run without the whole sandbox")
+	}
+	Unmounted = why
 	return nil
 }
 
