@@ -594,21 +594,3 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 	}
 	return out
 }
-
-// removeAll removes a tree the command may have made unreadable or
-// read-only. Its modes are put back through p's parent opened as an
-// os.Root: the private temp dir lies in the shared /tmp, where a command
-// of another run, still running, could swap a directory of the tree for
-// a symlink between the walk and the chmod, and guard (unconfined) would
-// change the mode of what it points to.
-func removeAll(p string) error {
-	if err := os.RemoveAll(p); err == nil {
-		return nil
-	}
-	root, err := os.OpenRoot(filepath.Dir(p))
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return removeAllIn(root, filepath.Base(p))
-}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/guard-sh/guard/internal/rootdir"
+	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,21 +61,13 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, one the command may have
-// made unreadable or read-only.
-func removeAllIn(root *os.Root, name string) error {
-	if err := root.RemoveAll(name); err == nil {
-		return nil
-	}
-	root.Chmod(name, 0o700)
-	fs.WalkDir(root.FS(), name, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			root.Chmod(q, 0o700)
-		}
-		return nil
-	})
-	return root.RemoveAll(name)
-}
+// removeAllIn removes the tree name in root, and removeAll the tree at a
+// path, one the command may have made unreadable or read-only: the
+// helper's own, which it uses when guard is gone.
+var (
+	removeAllIn = confine.RemoveAllIn
+	removeAll   = confine.RemoveTree
+)
 
 // realDirsIn makes every directory from top down to name's parent a
 // real directory again (see restore): a filter may record a file

@@ -517,7 +517,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	}
 	env, res.DroppedEnv = filterEnv(env, s.KeepEnv)
 	if s.Write {
-		tmp, err = os.MkdirTemp("/tmp", "guard-run-")
+		tmp, err = os.MkdirTemp(tmpDir, "guard-run-")
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("create private temp dir: %w", err)
 		}

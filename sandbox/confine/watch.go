@@ -2,10 +2,8 @@ package confine
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -188,7 +186,7 @@ func (w *watched) watch() int {
 		// would stay in /tmp with what the command wrote there: nothing
 		// of the command is left to write it now. (Inside the
 		// command's own grants: the temp dir is writable.)
-		removeTree(w.tmp)
+		RemoveTree(w.tmp)
 	}
 	if err != nil || killed {
 		// No report: guard takes the helper's own status.
@@ -244,22 +242,6 @@ func awaitGuard() {
 		}
 		return
 	}
-}
-
-// removeTree removes the tree at p, making the directories the command
-// left unwritable writable again first if it must (in the command's own
-// grants and mounts: nothing outside them can change).
-func removeTree(p string) {
-	if os.RemoveAll(p) == nil {
-		return
-	}
-	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			unix.Fchmodat(unix.AT_FDCWD, q, 0o700, 0)
-		}
-		return nil
-	})
-	os.RemoveAll(p)
 }
 
 // killDescendants kills and reaps every process the command started.
