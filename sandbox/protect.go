@@ -188,6 +188,18 @@ func takeSnapshot(res *resolver, roots []protectRoot, cutoff time.Time) *snapsho
 	return s
 }
 
+// absentIn lists the protected paths directly in dir that were absent at
+// the snapshot.
+func (s *snapshot) absentIn(dir string) []string {
+	var out []string
+	for _, r := range s.roots {
+		if len(r.entries) == 0 && !r.over && filepath.Dir(r.path) == dir {
+			out = append(out, r.path)
+		}
+	}
+	return out
+}
+
 // close releases the descriptors the snapshot holds.
 func (s *snapshot) close() {
 	s.reg.release()

@@ -570,6 +570,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	snap = takeSnapshot(s.res, roots, cutoff)
 	snap.reg = reg
 	snap.layer = lay
+	p.Absent = snap.absentIn(sharedTmp)
 	return p, tmp, snap, nil
 }
 

@@ -78,6 +78,13 @@ type Plan struct {
 	// run; should guard be gone (SIGKILLed), the helper removes it once
 	// it has killed and reaped everything the command started.
 	Tmp string
+	// Absent are the names in the shared temp dir that programs find
+	// by walking up and obey (/tmp/.git, /tmp/node_modules, …), absent
+	// when guard planned the run: guard removes what the command made
+	// there when it checks the protected paths; should guard be gone
+	// before that (SIGKILLed), the helper removes it once it has killed
+	// everything the command started, as guard's check would have.
+	Absent []string
 	// Require: the mounts above must be made, or nothing runs (the
 	// user asked for the whole sandbox: --require-sandbox). Without it
 	// a helper that cannot mount (no mount namespace of its own, or no
@@ -153,6 +160,7 @@ func (p *Plan) Encode() []byte {
 	b = appendStrings(b, p.Writable)
 	b = appendUvarints(b, uint64(len(p.Tmp)))
 	b = append(b, p.Tmp...)
+	b = appendStrings(b, p.Absent)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -357,6 +365,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
 	p.Tmp = string(d.bytes(d.count(1)))
+	p.Absent = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

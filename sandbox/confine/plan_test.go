@@ -40,6 +40,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
 		Tmp:       "/tmp/guard-run-1",
+		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
 		Require:   true,
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.

@@ -50,8 +50,10 @@ type watched struct {
 	// killAll: kill(-1) reaches only the command's Landlock domain
 	// (signal scoping), so it may end every process in it at once.
 	killAll bool
-	// tmp is the run's private temp dir (Plan.Tmp).
-	tmp string
+	// tmp is the run's private temp dir (Plan.Tmp), absent the shared
+	// temp dir's names absent before the run (Plan.Absent).
+	tmp    string
+	absent []string
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -135,7 +137,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp}, nil
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent}, nil
 }
 
 // watch waits for the command or for guard's end, whichever is first,
@@ -181,6 +183,13 @@ func (w *watched) watch() int {
 		}
 	}
 	w.killDescendants()
+	if killed {
+		// Before the temp dir, whose removal tells that the helper is
+		// done with the file system.
+		for _, a := range w.absent {
+			RemoveTree(a)
+		}
+	}
 	if killed && w.tmp != "" {
 		// guard is gone and cannot remove the private temp dir, which
 		// would stay in /tmp with what the command wrote there: nothing
