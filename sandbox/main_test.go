@@ -120,7 +120,7 @@ func killGuardMidRun(t *testing.T, spec sandbox.Spec, env []string, ready string
 		}
 	}
 	tmp := strings.TrimSpace(readFile(t, ready))
-	if !strings.HasPrefix(tmp, "/tmp/guard-run-") {
+	if !strings.HasPrefix(tmp, privateTmpPrefix()) {
 		guard.Process.Kill()
 		guard.Wait()
 		t.Fatalf("the command's TMPDIR is %q", tmp)
@@ -139,6 +139,9 @@ func killGuardMidRun(t *testing.T, spec sandbox.Spec, env []string, ready string
 	}
 	return tmp
 }
+
+// privateTmpPrefix starts the name of every run's private temp dir.
+func privateTmpPrefix() string { return fmt.Sprintf("/tmp/guard-%d/run-", os.Geteuid()) }
 
 // fixture is a fake home and workspace outside /tmp (which a writing
 // run may write), under /var/tmp.

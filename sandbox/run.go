@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -502,9 +505,29 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	return res, nil
 }
 
+// privateTmps returns the directory of the runs' private temp dirs,
+// tmpDir/guard-UID, made if need be: a directory of this user's alone,
+// or an error (another user's, or a symlink, on a shared machine). The
+// helper covers it in every run but binds the run's own temp dir back
+// (confine: ownTmp), so no run reaches another's.
+func privateTmps() (string, error) {
+	dir := filepath.Join(tmpDir, "guard-"+strconv.Itoa(os.Geteuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return "", err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a directory of this user's alone (mode %o, owner %d)", dir, st.Mode&0o7777, st.Uid)
+	}
+	return dir, nil
+}
+
 // unmountedGap is Result.Degraded's line for a run whose helper could
 // not mount: what the mounts would have done.
-const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the read-only code caches, and the covers over daemons' sockets and hidden directories"
+const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the other runs' temp dirs out of view, the read-only code caches, and the covers over daemons' sockets and hidden directories"
 
 // prepare computes the plan (and the private temp dir, to remove once
 // the run is over, even on error) and takes the snapshot of the
@@ -516,8 +539,14 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		env = os.Environ()
 	}
 	env, res.DroppedEnv = filterEnv(env, s.KeepEnv)
+	// Made for every run, so that each covers it (confine: ownTmp):
+	// one made after a run began would be in that run's view.
+	tmps, err := privateTmps()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("the runs' temp dirs: %w", err)
+	}
 	if s.Write {
-		tmp, err = os.MkdirTemp(tmpDir, "guard-run-")
+		tmp, err = os.MkdirTemp(tmps, "run-")
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("create private temp dir: %w", err)
 		}
@@ -528,7 +557,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Require: s.Require}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: tmps, Require: s.Require}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}

@@ -136,7 +136,7 @@ func helper() int {
 		// private temp dir guard made for the run goes (guard, if it is
 		// still there, removes it too).
 		if p.Tmp != "" {
-			RemoveTree(p.Tmp)
+			removeOwnTmp(p.Tmp)
 		}
 		return fail(CodeFailed, name, "sandbox helper: no go from guard")
 	}

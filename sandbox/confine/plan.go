@@ -78,6 +78,11 @@ type Plan struct {
 	// run; should guard be gone (SIGKILLed), the helper removes it once
 	// it has killed and reaped everything the command started.
 	Tmp string
+	// Tmps is the directory of every run's private temp dir (Tmp is in
+	// it): the helper covers it, and binds the run's own back, so that
+	// no run reaches another's (one that is running, with what it was
+	// approved to read staged there).
+	Tmps string
 	// Absent are the names in the shared temp dir that programs find
 	// by walking up and obey (/tmp/.git, /tmp/node_modules, …), absent
 	// when guard planned the run: guard removes what the command made
@@ -160,6 +165,8 @@ func (p *Plan) Encode() []byte {
 	b = appendStrings(b, p.Writable)
 	b = appendUvarints(b, uint64(len(p.Tmp)))
 	b = append(b, p.Tmp...)
+	b = appendUvarints(b, uint64(len(p.Tmps)))
+	b = append(b, p.Tmps...)
 	b = appendStrings(b, p.Absent)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
@@ -365,6 +372,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
 	p.Tmp = string(d.bytes(d.count(1)))
+	p.Tmps = string(d.bytes(d.count(1)))
 	p.Absent = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan

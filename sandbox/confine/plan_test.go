@@ -39,7 +39,8 @@ func TestPlanRoundTrip(t *testing.T) {
 		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
-		Tmp:       "/tmp/guard-run-1",
+		Tmp:       "/tmp/guard-1000/run-1",
+		Tmps:      "/tmp/guard-1000",
 		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
 		Require:   true,
 	}

@@ -195,7 +195,7 @@ func (w *watched) watch() int {
 		// would stay in /tmp with what the command wrote there: nothing
 		// of the command is left to write it now. (Inside the
 		// command's own grants: the temp dir is writable.)
-		RemoveTree(w.tmp)
+		removeOwnTmp(w.tmp)
 	}
 	if err != nil || killed {
 		// No report: guard takes the helper's own status.
