@@ -1,12 +1,16 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
@@ -83,7 +87,11 @@ func namespaced(cmd *exec.Cmd) {
 func needNamespaces(home string) bool { return true }
 
 // ProbeUserns reports whether a helper can be started in namespaces of
-// its own here (by starting true so), and if not, why.
+// its own here and make its mounts there, and if not, why: it starts
+// true so, then runs it sandboxed (a security module may let the
+// namespace be made and refuse every mount in it: Ubuntu's restriction
+// of unprivileged user namespaces), and the run says whether its mounts
+// were made. For guard doctor, and tests.
 func ProbeUserns() error {
 	path, err := exec.LookPath("true")
 	if err != nil {
@@ -91,5 +99,25 @@ func ProbeUserns() error {
 	}
 	cmd := &exec.Cmd{Path: path, Args: []string{"true"}, SysProcAttr: &syscall.SysProcAttr{}}
 	namespaced(cmd)
-	return cmd.Run()
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp("", "guard-userns-probe-")
+	if err != nil {
+		return err
+	}
+	defer removeAll(root)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	spec := Spec{Workspace: root, Home: filepath.Join(root, "home"), Env: []string{"PATH=" + filepath.Dir(path)}}
+	res, err := Run(ctx, spec, []string{path}, Stdio{})
+	if err != nil {
+		return fmt.Errorf("the probe did not run: %w", err)
+	}
+	for _, d := range res.Degraded {
+		if why, ok := strings.CutPrefix(d, unmountedGap+" ("); ok {
+			return errors.New(strings.TrimSuffix(why, ")"))
+		}
+	}
+	return nil
 }

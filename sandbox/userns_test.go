@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,10 @@ import (
 // with errno, as the kernel fails it when a limit is reached or
 // namespaces are refused, under a user namespace limit of max (the
 // sysctl's text); noUserns and the rest are restored after the test.
+// With errno 0 every namespaced start succeeds without the namespaces
+// (a helper told it has them, which finds it may not mount: as a
+// security module that lets the namespaces be made but refuses every
+// mount in them leaves it).
 func failNamespacedStart(t *testing.T, errno syscall.Errno, max string) {
 	t.Helper()
 	if err := ProbeUserns(); err != nil {
@@ -34,7 +39,11 @@ func failNamespacedStart(t *testing.T, errno syscall.Errno, max string) {
 	t.Cleanup(func() { startHelper, maxUserNamespaces = saved, sysctl; noUserns.Store(was) })
 	n := 1
 	startHelper = func(cmd *exec.Cmd) error {
-		if n > 0 && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS != 0 {
+		if errno == 0 && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS != 0 {
+			a := cmd.SysProcAttr
+			a.Cloneflags, a.UidMappings, a.GidMappings, a.AmbientCaps = 0, nil, nil, nil
+		}
+		if errno != 0 && n > 0 && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS != 0 {
 			n--
 			return &fs.PathError{Op: "fork/exec", Path: cmd.Path, Err: errno}
 		}
@@ -138,5 +147,32 @@ func TestNoNamespacesVisible(t *testing.T) {
 				t.Error("--require-sandbox: the command ran and wrote /dev/shm")
 			}
 		})
+	}
+}
+
+// TestNamespacesWithoutMounts: where the helper gets its namespaces but
+// no right to mount in them (Ubuntu 24.04 restricts unprivileged user
+// namespaces so), its mounts used to be skipped in silence: guard
+// doctor's probe (which only started a process in them) said they were
+// there, and runs said nothing. Now each run says so, and the probe.
+func TestNamespacesWithoutMounts(t *testing.T) {
+	failNamespacedStart(t, 0, "1000")
+	spec := writableSpec(t)
+	shm := shmName(t)
+	res, err := runShell(t, spec, `echo planted > "$1"`, shm)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(shm); err != nil {
+		t.Fatalf("control: without its mounts the write should reach /dev/shm: %v", err)
+	}
+	if !slices.ContainsFunc(res.Degraded, func(d string) bool { return strings.HasPrefix(d, unmountedGap) }) {
+		t.Errorf("a run without the helper's mounts did not say so: Degraded %q", res.Degraded)
+	}
+	if noUserns.Load() {
+		t.Error("namespaces turned off for later runs: the start succeeded")
+	}
+	if err := ProbeUserns(); err == nil {
+		t.Error("ProbeUserns (guard doctor) says the helper's namespaces are in force; its mounts are not")
 	}
 }
