@@ -524,6 +524,9 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		if beforeRestore != nil {
 			beforeRestore(p)
 		}
+		if err := ownerRights(root, name); err != nil {
+			return err
+		}
 		return f(name)
 	}
 	aside := func(p string) (string, error) {

@@ -69,6 +69,37 @@ var (
 	removeAll   = confine.RemoveTree
 )
 
+// ownerRights gives the owner back read, write and search on every
+// directory above name in root (not root itself), top down: the command
+// may chmod in its writable trees, and a directory it left read-only
+// (chmod 0555 .git/hooks) made guard's removal of a hook it planted
+// there, and the restore of a config it rewrote, fail, leaving them in
+// place under their names. What else those directories had is restored
+// from the snapshot where it records them; the others keep the rest of
+// their mode.
+func ownerRights(root *os.Root, name string) error {
+	dir := filepath.Dir(name)
+	if dir == "." {
+		return nil
+	}
+	cur := ""
+	for _, c := range strings.Split(dir, "/") {
+		cur = filepath.Join(cur, c)
+		st, err := root.Lstat(cur)
+		if err != nil || !st.IsDir() {
+			// Missing, or not a directory: the change itself fails, or
+			// realDirsIn replaces it.
+			return nil
+		}
+		if st.Mode().Perm()&0o700 != 0o700 {
+			if err := root.Chmod(cur, st.Mode()&chmodBits|0o700); err != nil {
+				return fmt.Errorf("%s, above it, was made read-only and could not be made writable again: %w", cur, err)
+			}
+		}
+	}
+	return nil
+}
+
 // realDirsIn makes every directory from top down to name's parent a
 // real directory again (see restore): a filter may record a file
 // without the directories above it (gitCode: modules/sub/config, not
