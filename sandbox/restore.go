@@ -70,21 +70,23 @@ var (
 )
 
 // ownerRights gives the owner back read, write and search on every
-// directory above name in root (not root itself), top down: the command
-// may chmod in its writable trees, and a directory it left read-only
-// (chmod 0555 .git/hooks) made guard's removal of a hook it planted
-// there, and the restore of a config it rewrote, fail, leaving them in
-// place under their names. What else those directories had is restored
-// from the snapshot where it records them; the others keep the rest of
-// their mode.
+// directory above name in root, root itself included, top down: the
+// command may chmod in its writable trees, and a directory it left
+// read-only (chmod 0555 .git/hooks, or the workspace itself) made
+// guard's removal of a hook it planted there, and the restore of a
+// config it rewrote, fail, leaving them in place under their names.
+// What else those directories had is restored from the snapshot where
+// it records them; the others keep the rest of their mode.
 func ownerRights(root *os.Root, name string) error {
-	dir := filepath.Dir(name)
-	if dir == "." {
-		return nil
+	dirs := []string{"."}
+	if dir := filepath.Dir(name); dir != "." {
+		cur := ""
+		for _, c := range strings.Split(dir, "/") {
+			cur = filepath.Join(cur, c)
+			dirs = append(dirs, cur)
+		}
 	}
-	cur := ""
-	for _, c := range strings.Split(dir, "/") {
-		cur = filepath.Join(cur, c)
+	for _, cur := range dirs {
 		st, err := root.Lstat(cur)
 		if err != nil || !st.IsDir() {
 			// Missing, or not a directory: the change itself fails, or
