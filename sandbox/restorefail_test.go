@@ -25,6 +25,7 @@ func TestAttackRestoreBlocked(t *testing.T) {
 		{"new hook, hooks dir read-only", `printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && chmod 0555 .git/hooks`},
 		{"new submodule hook, its dir read-only", `printf '#!/bin/sh\necho pwned\n' > .git/modules/sub/hooks/pre-commit && chmod +x .git/modules/sub/hooks/pre-commit && chmod 0555 .git/modules/sub/hooks .git/modules/sub`},
 		{"workspace read-only", `printf '[hooks]\nenter = "/bin/planted"\n' >> mise.toml && chmod 0555 .`},
+		{".git swapped, workspace read-only", `mv .git .git.old && mkdir -p .git/hooks && printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit && cp .git.old/config .git/config && printf '\tfsmonitor = /bin/planted\n' >> .git/config && chmod 0555 .git/hooks .git .`},
 		{"modules dir read-only", `printf '[core]\n\tfsmonitor = /bin/planted\n' > .git/modules/sub/config && chmod 0555 .git/modules`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
