@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,34 @@ func TestAttackOtherRunsTmp(t *testing.T) {
 	mustSucceed(t, o)
 	if strings.Contains(o.stdout, "PLANTED") || o.stdout != "mine\n" {
 		t.Errorf("run A ran what run B planted in its TMPDIR: %q", o.stdout)
+	}
+}
+
+// TestNestedRunInTmp: a guard run inside a sandboxed command whose
+// workspace is that command's TMPDIR (inside the directory every run's
+// helper covers) still sees its workspace: the cover is left out where
+// it would hide the run's own trees.
+func TestNestedRunInTmp(t *testing.T) {
+	f := newFixture(t)
+	tmps := filepath.Dir(privateTmpPrefix())
+	if err := os.MkdirAll(tmps, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := os.MkdirTemp(tmps, "outer-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeForce(ws) })
+	for _, write := range []bool{true, false} {
+		spec := f.spec()
+		spec.Workspace, spec.Write = ws, write
+		o := run(t, spec, "sh", "-c", `pwd; test "$1" = false || echo made > made.txt`, "sh", fmt.Sprint(write))
+		mustSucceed(t, o)
+		if strings.TrimSpace(o.stdout) != ws {
+			t.Errorf("write %v: the run's working directory is %q, want %s", write, o.stdout, ws)
+		}
+	}
+	if got := readFile(t, filepath.Join(ws, "made.txt")); got != "made\n" {
+		t.Errorf("the nested run's write: %q", got)
 	}
 }

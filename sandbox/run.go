@@ -525,6 +525,20 @@ func privateTmps() (string, error) {
 	return dir, nil
 }
 
+// coveredTmps is tmps, for the helper to cover, unless the run's own
+// trees other than its temp dir tmp lie in it (a guard run inside a
+// sandboxed command whose workspace is that command's TMPDIR): the
+// cover would hide them. That run is inside the outer run's view
+// already, where no other run's temp dir is.
+func coveredTmps(s Spec, tmps, tmp string, writable []string) string {
+	for _, own := range append([]string{s.Workspace, s.Dir}, writable...) {
+		if own != "" && withinClean(own, tmps) && (tmp == "" || !withinClean(own, tmp)) {
+			return ""
+		}
+	}
+	return tmps
+}
+
 // unmountedGap is Result.Degraded's line for a run whose helper could
 // not mount: what the mounts would have done.
 const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the other runs' temp dirs out of view, the read-only code caches, and the covers over daemons' sockets and hidden directories"
@@ -557,7 +571,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: tmps, Require: s.Require}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: coveredTmps(s, tmps, tmp, gs.grants.Write), Require: s.Require}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
