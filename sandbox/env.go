@@ -261,7 +261,7 @@ func secretFiles(env []string, dir, home string) []envFile {
 // is not a path (empty, a URL, spaces, a credential's shape).
 func filePath(v, dir, home string) string {
 	switch {
-	case v == "" || strings.ContainsAny(v, " \t\n@") || strings.Contains(v, "://") || secretShaped(v):
+	case !pathText(v):
 		return ""
 	case v == "~" || strings.HasPrefix(v, "~/"):
 		return filepath.Join(home, v[1:])
@@ -380,12 +380,15 @@ func secretShaped(v string) bool {
 }
 
 // plainPath reports whether a value is an absolute path and nothing
-// else (no scheme, no spaces, no credentials shape).
-func plainPath(v string) bool {
-	return strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \t\n@") && !secretShaped(v)
+// else (pathText).
+func plainPath(v string) bool { return strings.HasPrefix(v, "/") && pathText(v) }
+
+// pathText reports whether a value can be a path and nothing else: not
+// empty, no spaces, no @, no scheme, no credential's shape.
+func pathText(v string) bool {
+	return v != "" && !strings.ContainsAny(v, " \t\n@") && !strings.Contains(v, "://") && !secretShaped(v)
 }
 
-// setEnv replaces or adds name=value.
 // envValue is name's value in env ("" when unset).
 func envValue(env []string, name string) string {
 	for _, kv := range env {
@@ -396,6 +399,7 @@ func envValue(env []string, name string) string {
 	return ""
 }
 
+// setEnv replaces or adds name=value.
 func setEnv(env []string, name, value string) []string {
 	out := env[:0:0]
 	for _, kv := range env {

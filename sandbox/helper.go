@@ -38,6 +38,9 @@ type status struct {
 	// it started is killed and reaped. Only the helper is left, exiting.
 	Ran    bool `json:"ran,omitempty"`
 	Signal int  `json:"signal,omitempty"`
+	// Unmounted: why the command ran without the plan's mounts (no
+	// mount namespace of the helper's own), for Result.Degraded.
+	Unmounted string `json:"unmounted,omitempty"`
 }
 
 // ChildMain must be called first thing in main (and in TestMain of

@@ -1,14 +1,10 @@
 package sandbox_test
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -241,45 +237,10 @@ func TestAttackLeftoverLayers(t *testing.T) {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	js, err := json.Marshal(c.spec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ready := filepath.Join(c.f.ws, "ready")
 	// The command also leaves a file in its private temp dir, which
 	// only guard would have removed, and names the dir.
-	guard := exec.Command(os.Args[0], "sh", "-c", `echo planted > "$1" && mkdir "$TMPDIR/ro" && touch "$TMPDIR/ro/left" && chmod 0500 "$TMPDIR/ro" && echo "$TMPDIR" > "$2.new" && mv "$2.new" "$2" && exec sleep 60`, "sh", c.planted, ready)
-	guard.Env = []string{"SANDBOX_TEST_GUARD=" + string(js)}
-	if err := guard.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// A bound, not a timing assert: it only stops a broken run from
-	// hanging.
-	for deadline := time.Now().Add(20 * time.Second); readFile(t, ready) == "<absent>"; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			guard.Process.Kill()
-			guard.Wait()
-			t.Fatal("the command did not start")
-		}
-	}
-	tmp := strings.TrimSpace(readFile(t, ready))
-	if !strings.HasPrefix(tmp, "/tmp/guard-run-") {
-		t.Fatalf("the command's TMPDIR is %q", tmp)
-	}
-	guard.Process.Signal(syscall.SIGKILL)
-	guard.Wait()
-	// The helper, its lifeline gone, kills the command, then removes
-	// the private temp dir. A bound, not a timing assert.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the killed run's temp dir %s is left", tmp)
-			removeForce(tmp)
-			break
-		}
-	}
+	killGuardMidRun(t, c.spec, nil, ready, "sh", "-c", `echo planted > "$1" && mkdir "$TMPDIR/ro" && touch "$TMPDIR/ro/left" && chmod 0500 "$TMPDIR/ro" && echo "$TMPDIR" > "$2.new" && mv "$2.new" "$2" && exec sleep 60`, "sh", c.planted, ready)
 	left := privateLayers(t, c.layers)
 	if len(left) != 1 {
 		t.Fatalf("want the killed run's own layer left, got %v", left)

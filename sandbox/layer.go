@@ -192,22 +192,60 @@ func layered(s Spec, c string) (through []string, ok bool) {
 // privateLayer makes a layer of a run's own in layers, locked while the
 // run uses it, and first removes those that guard runs killed meanwhile
 // left: nothing reads them, and each may hold as much as a build wrote.
+//
+// Another guard's sweep may find the new lock between its creation and
+// its locking, take it (nothing holds it yet) and remove it: the run's
+// lock would then be a file no longer there, and the layer made after
+// it one without a lock, which the next sweep removes while the run
+// uses it. So the lock is taken waiting (only a sweep holds a lock no
+// run has taken, for as long as it takes to remove it), and kept only
+// if it still has its name; otherwise the run makes another.
 func privateLayer(layers string) (*layer, error) {
 	sweepLayers(layers)
-	lock, err := os.CreateTemp(layers, "run-*"+lockSuffix)
-	if err != nil {
-		return nil, err
+	for range 8 {
+		lock, err := os.CreateTemp(layers, "run-*"+lockSuffix)
+		if err != nil {
+			return nil, err
+		}
+		lockMade(lock.Name())
+		if err := flock(lock, unix.LOCK_EX); err != nil {
+			os.Remove(lock.Name())
+			lock.Close()
+			return nil, err
+		}
+		if !named(lock) {
+			lock.Close() // swept: its name may be another run's now
+			continue
+		}
+		dir := strings.TrimSuffix(lock.Name(), lockSuffix)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			os.Remove(lock.Name())
+			lock.Close()
+			return nil, err
+		}
+		return &layer{lock: lock, private: dir}, nil
 	}
-	dir := strings.TrimSuffix(lock.Name(), lockSuffix)
-	if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
-		err = os.Mkdir(dir, 0o700)
+	return nil, errors.New("a layer of the run's own: its lock was swept away each time")
+}
+
+// lockMade is called once a run's own lock is made, before it is taken
+// (tests sweep there).
+var lockMade = func(string) {}
+
+// flock takes how on f, again when a signal interrupts the wait.
+func flock(f *os.File, how int) error {
+	for {
+		err := unix.Flock(int(f.Fd()), how)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
 	}
-	if err != nil {
-		os.Remove(lock.Name())
-		lock.Close()
-		return nil, err
-	}
-	return &layer{lock: lock, private: dir}, nil
+}
+
+// named reports whether f is still the file at its name.
+func named(f *os.File) bool {
+	var a, b unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &a) == nil && unix.Lstat(f.Name(), &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
 }
 
 // sweepLayers removes the runs' own layers in layers that no run uses:
@@ -226,7 +264,9 @@ func sweepLayers(layers string) {
 		if err != nil {
 			continue
 		}
-		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		// Still at its name once taken: a sweep meanwhile may have
+		// removed it, and a run made its own under that name.
+		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && named(lock) {
 			removeAll(dir)
 			os.Remove(n)
 		}

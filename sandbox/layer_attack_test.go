@@ -43,8 +43,16 @@ func TestAttackCacheLayerBypass(t *testing.T) {
 		// root's mode, an opaque directory, a whiteout of everything. The
 		// next run must still see the layer, not the real cache.
 		run(t, spec, "sh", "-c", `rm -rf "$HOME/.cache/go-build"; mkdir "$HOME/.cache/go-build"; setfattr -n user.overlay.opaque -v y "$HOME/.cache" 2>/dev/null; chmod 0 "$HOME/.cache"; true`)
-		run(t, spec, "sh", "-c", `chmod 755 "$HOME/.cache"; mkdir -p "$(dirname "$1")"; echo poisoned > "$1"; echo planted > "$2"`, "sh", entry, planted)
+		// The second run must run (a run that fails to start writes
+		// nothing, and would pass unseen) and write through a layer.
+		o := run(t, spec, "sh", "-c", `chmod 755 "$HOME/.cache"; mkdir -p "$(dirname "$1")"; echo poisoned > "$1"; echo planted > "$2"; cat "$2"`, "sh", entry, planted)
+		if !o.res.Started || o.stdout != "planted\n" {
+			t.Errorf("the run after the mangling did not run its writes: %v", o)
+		}
 		real(t)
+		if got := readFile(t, filepath.Join(layers, "cache/upper/go-build/ab/planted-d")); got != "planted\n" {
+			t.Errorf("the write is not in guard's layer: %q", got)
+		}
 	})
 	t.Run("a process left behind", func(t *testing.T) {
 		// It waits on a fifo in the workspace for the test to say go

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +39,9 @@ func guardMain(specJSON string, argv []string) int {
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		fmt.Fprintln(os.Stderr, "guard-test:", err)
 		return 125
+	}
+	if tmp := os.Getenv("SANDBOX_TEST_SHARED_TMP"); tmp != "" {
+		sandbox.SetSharedTmp(tmp)
 	}
 	if key := os.Getenv("SANDBOX_TEST_KEY"); key != "" {
 		// A secret in a session keyring of its own, on the thread that
@@ -87,6 +92,56 @@ func guardMain(specJSON string, argv []string) int {
 	}
 	return res.ExitCode
 }
+
+// killGuardMidRun starts guard (this binary, SANDBOX_TEST_GUARD) running
+// argv by spec, with env besides; once the command has named its
+// private temp dir in the file ready (written as ready.new and renamed),
+// it SIGKILLs guard, as an agent's tool timeout does, and waits for the
+// helper, its lifeline gone, to kill the command and remove that temp
+// dir, its last step. It returns the temp dir.
+func killGuardMidRun(t *testing.T, spec sandbox.Spec, env []string, ready string, argv ...string) string {
+	t.Helper()
+	js, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := exec.Command(os.Args[0], argv...)
+	guard.Env = append([]string{"SANDBOX_TEST_GUARD=" + string(js)}, env...)
+	if err := guard.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Bounds, not timing asserts: they only stop a broken run from
+	// hanging.
+	for deadline := time.Now().Add(20 * time.Second); readFile(t, ready) == "<absent>"; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			guard.Process.Kill()
+			guard.Wait()
+			t.Fatal("the command did not start")
+		}
+	}
+	tmp := strings.TrimSpace(readFile(t, ready))
+	if !strings.HasPrefix(tmp, privateTmpPrefix()) {
+		guard.Process.Kill()
+		guard.Wait()
+		t.Fatalf("the command's TMPDIR is %q", tmp)
+	}
+	guard.Process.Signal(syscall.SIGKILL)
+	guard.Wait()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the killed run's temp dir %s is left", tmp)
+			removeForce(tmp)
+			break
+		}
+	}
+	return tmp
+}
+
+// privateTmpPrefix starts the name of every run's private temp dir.
+func privateTmpPrefix() string { return fmt.Sprintf("/tmp/guard-%d/run-", os.Geteuid()) }
 
 // fixture is a fake home and workspace outside /tmp (which a writing
 // run may write), under /var/tmp.

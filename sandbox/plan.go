@@ -215,7 +215,7 @@ func buildGrants(s Spec, ttys []string, tmp string) (grantSet, error) {
 		if tmp != "" {
 			writable = append(writable, tmp)
 		}
-		writable = append(writable, "/tmp", "/dev/shm")
+		writable = append(writable, tmpDir, "/dev/shm")
 		writable = append(writable, filepath.Join(s.Home, toolCache))
 		if s.Net {
 			for _, c := range downloadCaches {

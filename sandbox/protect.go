@@ -188,6 +188,18 @@ func takeSnapshot(res *resolver, roots []protectRoot, cutoff time.Time) *snapsho
 	return s
 }
 
+// absentIn lists the protected paths directly in dir that were absent at
+// the snapshot.
+func (s *snapshot) absentIn(dir string) []string {
+	var out []string
+	for _, r := range s.roots {
+		if len(r.entries) == 0 && !r.over && filepath.Dir(r.path) == dir {
+			out = append(out, r.path)
+		}
+	}
+	return out
+}
+
 // close releases the descriptors the snapshot holds.
 func (s *snapshot) close() {
 	s.reg.release()
@@ -512,6 +524,9 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		if beforeRestore != nil {
 			beforeRestore(p)
 		}
+		if err := ownerRights(root, name); err != nil {
+			return err
+		}
 		return f(name)
 	}
 	aside := func(p string) (string, error) {
@@ -593,22 +608,4 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		out = append(out, v)
 	}
 	return out
-}
-
-// removeAll removes a tree the command may have made unreadable or
-// read-only. Its modes are put back through p's parent opened as an
-// os.Root: the private temp dir lies in the shared /tmp, where a command
-// of another run, still running, could swap a directory of the tree for
-// a symlink between the walk and the chmod, and guard (unconfined) would
-// change the mode of what it points to.
-func removeAll(p string) error {
-	if err := os.RemoveAll(p); err == nil {
-		return nil
-	}
-	root, err := os.OpenRoot(filepath.Dir(p))
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return removeAllIn(root, filepath.Base(p))
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/guard-sh/guard/internal/rootdir"
+	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,20 +61,45 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, one the command may have
-// made unreadable or read-only.
-func removeAllIn(root *os.Root, name string) error {
-	if err := root.RemoveAll(name); err == nil {
-		return nil
-	}
-	root.Chmod(name, 0o700)
-	fs.WalkDir(root.FS(), name, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			root.Chmod(q, 0o700)
+// removeAllIn removes the tree name in root, and removeAll the tree at a
+// path, one the command may have made unreadable or read-only: the
+// helper's own, which it uses when guard is gone.
+var (
+	removeAllIn = confine.RemoveAllIn
+	removeAll   = confine.RemoveTree
+)
+
+// ownerRights gives the owner back read, write and search on every
+// directory above name in root, root itself included, top down: the
+// command may chmod in its writable trees, and a directory it left
+// read-only (chmod 0555 .git/hooks, or the workspace itself) made
+// guard's removal of a hook it planted there, and the restore of a
+// config it rewrote, fail, leaving them in place under their names.
+// What else those directories had is restored from the snapshot where
+// it records them; the others keep the rest of their mode.
+func ownerRights(root *os.Root, name string) error {
+	dirs := []string{"."}
+	if dir := filepath.Dir(name); dir != "." {
+		cur := ""
+		for _, c := range strings.Split(dir, "/") {
+			cur = filepath.Join(cur, c)
+			dirs = append(dirs, cur)
 		}
-		return nil
-	})
-	return root.RemoveAll(name)
+	}
+	for _, cur := range dirs {
+		st, err := root.Lstat(cur)
+		if err != nil || !st.IsDir() {
+			// Missing, or not a directory: the change itself fails, or
+			// realDirsIn replaces it.
+			return nil
+		}
+		if st.Mode().Perm()&0o700 != 0o700 {
+			if err := root.Chmod(cur, st.Mode()&chmodBits|0o700); err != nil {
+				return fmt.Errorf("%s, above it, was made read-only and could not be made writable again: %w", cur, err)
+			}
+		}
+	}
+	return nil
 }
 
 // realDirsIn makes every directory from top down to name's parent a

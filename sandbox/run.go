@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -473,6 +476,9 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 		return res, err
 	}
 	if st != nil && st.Ran {
+		if st.Unmounted != "" {
+			res.Degraded = append(res.Degraded, unmountedGap+" ("+st.Unmounted+")")
+		}
 		res.Started = true
 		res.ExitCode = st.Code
 		res.Signal = syscall.Signal(st.Signal)
@@ -499,6 +505,44 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	return res, nil
 }
 
+// privateTmps returns the directory of the runs' private temp dirs,
+// tmpDir/guard-UID, made if need be: a directory of this user's alone,
+// or an error (another user's, or a symlink, on a shared machine). The
+// helper covers it in every run but binds the run's own temp dir back
+// (confine: ownTmp), so no run reaches another's.
+func privateTmps() (string, error) {
+	dir := filepath.Join(tmpDir, "guard-"+strconv.Itoa(os.Geteuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return "", err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a directory of this user's alone (mode %o, owner %d)", dir, st.Mode&0o7777, st.Uid)
+	}
+	return dir, nil
+}
+
+// coveredTmps is tmps, for the helper to cover, unless the run's own
+// trees other than its temp dir tmp lie in it (a guard run inside a
+// sandboxed command whose workspace is that command's TMPDIR): the
+// cover would hide them. That run is inside the outer run's view
+// already, where no other run's temp dir is.
+func coveredTmps(s Spec, tmps, tmp string, writable []string) string {
+	for _, own := range append([]string{s.Workspace, s.Dir}, writable...) {
+		if own != "" && withinClean(own, tmps) && (tmp == "" || !withinClean(own, tmp)) {
+			return ""
+		}
+	}
+	return tmps
+}
+
+// unmountedGap is Result.Degraded's line for a run whose helper could
+// not mount: what the mounts would have done.
+const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the other runs' temp dirs out of view, the read-only code caches, and the covers over daemons' sockets and hidden directories"
+
 // prepare computes the plan (and the private temp dir, to remove once
 // the run is over, even on error) and takes the snapshot of the
 // protected paths, filling res's grants and dropped variables.
@@ -509,8 +553,14 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		env = os.Environ()
 	}
 	env, res.DroppedEnv = filterEnv(env, s.KeepEnv)
+	// Made for every run, so that each covers it (confine: ownTmp):
+	// one made after a run began would be in that run's view.
+	tmps, err := privateTmps()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("the runs' temp dirs: %w", err)
+	}
 	if s.Write {
-		tmp, err = os.MkdirTemp("/tmp", "guard-run-")
+		tmp, err = os.MkdirTemp(tmps, "run-")
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("create private temp dir: %w", err)
 		}
@@ -521,7 +571,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: coveredTmps(s, tmps, tmp, gs.grants.Write), Require: s.Require}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}
@@ -563,6 +613,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	snap = takeSnapshot(s.res, roots, cutoff)
 	snap.reg = reg
 	snap.layer = lay
+	p.Absent = snap.absentIn(sharedTmp)
 	return p, tmp, snap, nil
 }
 
@@ -709,14 +760,16 @@ func launch(ctx context.Context, helper, name string, stdio Stdio, home string) 
 		// Namespaces cost a little: only where there are sockets.
 		ns := !noUserns.Load() && needNamespaces(home)
 		cmd = helperCmd(ns)
-		err = cmd.Start()
-		if err != nil && ns {
+		err = startHelper(cmd)
+		if err != nil && ns && namespacesRefused(err) {
 			// No user namespaces for this user (a sysctl, a container's
-			// seccomp profile, a limit): the helper runs in guard's own,
-			// where it covers no socket (guard doctor says so).
+			// seccomp profile, a security module): the helper runs in
+			// guard's own, where it mounts nothing, and says so in its
+			// report (Result.Degraded). Any other error (a limit a
+			// concurrent command can reach) fails this run alone.
 			noUserns.Store(true)
 			cmd = helperCmd(false)
-			err = cmd.Start()
+			err = startHelper(cmd)
 		}
 	}
 	l.cmd = cmd
@@ -744,6 +797,10 @@ func launch(ctx context.Context, helper, name string, stdio Stdio, home string) 
 	ok = true
 	return l, nil
 }
+
+// startHelper starts the helper's process (a variable for tests, which
+// make it fail as a limit of the moment would).
+var startHelper = (*exec.Cmd).Start
 
 // copyErr copies the command's stderr through the watcher until every
 // writer has closed it: the command and what it started, gone once the

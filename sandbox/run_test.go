@@ -448,7 +448,7 @@ func TestPrivateTmpdir(t *testing.T) {
 		t.Fatal(o)
 	}
 	dir := strings.TrimSpace(o.stdout)
-	if !strings.HasPrefix(dir, "/tmp/guard-run-") {
+	if !strings.HasPrefix(dir, privateTmpPrefix()) {
 		t.Errorf("TMPDIR = %q", dir)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

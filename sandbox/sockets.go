@@ -153,7 +153,7 @@ func coveredSockets(socks []string, s Spec, tmp string, env []string) []string {
 
 // tmuxTmp is the temp dir of daemonDirs' rows that name a base when
 // their variable is not set (a variable for tests).
-var tmuxTmp = "/tmp"
+var tmuxTmp = tmpDir
 
 // daemonDirs are the directories where programs the user may start
 // after a run began bind their sockets, one row each: dirVar names the

@@ -188,9 +188,14 @@ func (s Spec) validate() (Spec, error) {
 	return s, nil
 }
 
-// sharedTmp is the temporary directory every writing run may write and
-// every process of the user shares (a variable for tests).
-var sharedTmp = "/tmp"
+// tmpDir is the temporary directory every writing run may write and
+// every process of the user shares; the runs' private temp dirs are
+// made in it.
+const tmpDir = "/tmp"
+
+// sharedTmp is tmpDir where sharedTmpProtect looks (a variable for
+// tests).
+var sharedTmp = tmpDir
 
 // sharedTmpProtect are the paths in the shared temp dir that programs
 // find by walking up from where they run, and obey (internal/walkup).

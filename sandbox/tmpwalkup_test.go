@@ -92,6 +92,39 @@ func TestAttackSharedTmpPointers(t *testing.T) {
 	})
 }
 
+// TestAttackSharedTmpGuardKilled: the command plants a repository and a
+// project file in the shared temp dir, then guard is SIGKILLed (an
+// agent's tool timeout) before it checks the protected paths. The plant
+// used to stay; and the next run, finding /tmp/.git there, took it for
+// the user's own and protected it no more, so every git below /tmp
+// (a shell prompt's) ran its fsmonitor outside guard from then on. The
+// helper, which outlives guard to kill the command, now removes what is
+// at the names that were absent before the run; what was there before
+// (the user's own node_modules) stays.
+func TestAttackSharedTmpGuardKilled(t *testing.T) {
+	tmp, spec := sharedTmpSpec(t)
+	mine := filepath.Join(tmp, "node_modules/m/index.js")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready := filepath.Join(spec.Workspace, "ready")
+	const plant = `mkdir -p "$1/.git/hooks" && printf '[core]\n\tfsmonitor = /bin/planted\n' > "$1/.git/config" && chmod 0 "$1/.git/hooks" && echo '{}' > "$1/package.json" && ln -s /bin/planted "$1/.yarnrc.yml" && echo "$TMPDIR" > "$2.new" && mv "$2.new" "$2" && exec sleep 60`
+	// The helper removes the plants before the private temp dir, whose
+	// removal killGuardMidRun waits for.
+	killGuardMidRun(t, spec, []string{"SANDBOX_TEST_SHARED_TMP=" + tmp}, ready, "sh", "-c", plant, "sh", tmp, ready)
+	for _, p := range []string{".git", "package.json", ".yarnrc.yml"} {
+		if _, err := os.Lstat(filepath.Join(tmp, p)); !os.IsNotExist(err) {
+			t.Errorf("%s, planted by a run whose guard was killed, is left in the shared temp dir (%v)", p, err)
+		}
+	}
+	if got := readFile(t, mine); got != "mine\n" {
+		t.Errorf("the user's own node_modules lost its file: %q", got)
+	}
+}
+
 // sharedTmpSpec points the shared temp dir's protection at a directory
 // of the test's own (until the test ends) and returns it, with the spec
 // of a writing run that may write it, as every run may write /tmp.

@@ -1,18 +1,52 @@
 package sandbox
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
 )
 
 // noUserns is set once starting the helper in namespaces of its own
-// failed: this process does not try again.
+// was refused in a way that means this machine has none for this user
+// (namespacesRefused): this process does not try again. Any other
+// failure to start it (a limit a concurrent command can reach: the
+// user's processes, live namespaces, memory) fails that run and leaves
+// the next one as confined as ever.
 var noUserns atomic.Bool
+
+// namespacesRefused reports whether err, starting the helper in
+// namespaces of its own, means they are not allowed here at all: the
+// kernel has none (EINVAL, ENOSYS), a sysctl, a security module or a
+// container's seccomp profile refuses them (EPERM, EACCES), or the
+// user's namespace limit is zero (ENOSPC, with
+// /proc/sys/user/max_user_namespaces 0). ENOSPC under a limit above
+// zero is the limit reached by the namespaces that are live (a command
+// can make them), and EAGAIN, ENOMEM and the like are limits of the
+// moment: none of those says anything of the next run.
+func namespacesRefused(err error) bool {
+	switch {
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
+		return true
+	case errors.Is(err, unix.ENOSPC):
+		b, rerr := os.ReadFile(maxUserNamespaces)
+		return rerr == nil && strings.TrimSpace(string(b)) == "0"
+	}
+	return false
+}
+
+// maxUserNamespaces is the sysctl of the user namespaces each user may
+// have (a variable for tests).
+var maxUserNamespaces = "/proc/sys/user/max_user_namespaces"
 
 // namespaced starts the helper in mount and IPC namespaces of its own, and,
 // unless guard runs as root, in a user namespace of its own too, where
@@ -53,7 +87,11 @@ func namespaced(cmd *exec.Cmd) {
 func needNamespaces(home string) bool { return true }
 
 // ProbeUserns reports whether a helper can be started in namespaces of
-// its own here (by starting true so), and if not, why.
+// its own here and make its mounts there, and if not, why: it starts
+// true so, then runs it sandboxed (a security module may let the
+// namespace be made and refuse every mount in it: Ubuntu's restriction
+// of unprivileged user namespaces), and the run says whether its mounts
+// were made. For guard doctor, and tests.
 func ProbeUserns() error {
 	path, err := exec.LookPath("true")
 	if err != nil {
@@ -61,5 +99,25 @@ func ProbeUserns() error {
 	}
 	cmd := &exec.Cmd{Path: path, Args: []string{"true"}, SysProcAttr: &syscall.SysProcAttr{}}
 	namespaced(cmd)
-	return cmd.Run()
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp("", "guard-userns-probe-")
+	if err != nil {
+		return err
+	}
+	defer removeAll(root)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	spec := Spec{Workspace: root, Home: filepath.Join(root, "home"), Env: []string{"PATH=" + filepath.Dir(path)}}
+	res, err := Run(ctx, spec, []string{path}, Stdio{})
+	if err != nil {
+		return fmt.Errorf("the probe did not run: %w", err)
+	}
+	for _, d := range res.Degraded {
+		if why, ok := strings.CutPrefix(d, unmountedGap+" ("); ok {
+			return errors.New(strings.TrimSuffix(why, ")"))
+		}
+	}
+	return nil
 }

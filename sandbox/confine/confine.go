@@ -136,7 +136,7 @@ func helper() int {
 		// private temp dir guard made for the run goes (guard, if it is
 		// still there, removes it too).
 		if p.Tmp != "" {
-			removeTree(p.Tmp)
+			removeOwnTmp(p.Tmp)
 		}
 		return fail(CodeFailed, name, "sandbox helper: no go from guard")
 	}
@@ -194,13 +194,18 @@ func writeStatus(code int, name, msg string, stale bool) {
 }
 
 // report tells guard the command has exited with code, or died of sig,
-// and nothing it started is left: {"code":N,"ran":true,"signal":S}. One
-// write of a short line, so guard reads it whole.
+// and nothing it started is left: {"code":N,"ran":true,"signal":S}, with
+// "unmounted":"why" when it ran without the plan's mounts (Unmounted).
+// One write of a short line, so guard reads it whole.
 func report(code int, sig syscall.Signal) {
 	b := []byte(`{"code":`)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"ran":true,"signal":`...)
 	b = strconv.AppendInt(b, int64(sig), 10)
+	if Unmounted != "" {
+		b = append(b, `,"unmounted":`...)
+		b = appendJSONString(b, Unmounted)
+	}
 	b = append(b, '}', '\n')
 	unix.Write(StatusFD, b)
 }

@@ -51,12 +51,12 @@ func mounts(p *Plan) error {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
-		return nil
+		return unmountable(p, "the sandbox helper has no namespaces of its own (user namespaces are refused here): System V IPC is shared too")
 	}
 	// Nothing mounted here may propagate anywhere.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
-			return nil
+			return unmountable(p, "the sandbox helper may not mount in its namespace: "+err.Error())
 		}
 		return errors.New("make the helper's mounts private: " + err.Error())
 	}
@@ -111,6 +111,13 @@ func mounts(p *Plan) error {
 			}
 		}
 	}
+	if p.Tmp != "" && p.Tmps != "" {
+		// On the writable mount of the temp dir made above: the seal
+		// below leaves it (and what is mounted here) writable.
+		if err := ownTmp(p); err != nil {
+			return err
+		}
+	}
 	for _, s := range p.Cover {
 		if err := unix.Mount("/dev/null", s, "", unix.MS_BIND, ""); err != nil && !gone(err) {
 			return errors.New("cover unix socket " + s + ": " + err.Error())
@@ -141,7 +148,12 @@ func mounts(p *Plan) error {
 	if err := coverDirs(p.CoverDirs, "0500"); err != nil {
 		return err
 	}
-	if err := coverDirs(p.Conceal, "0000"); err != nil {
+	conceal := p.Conceal
+	if p.Tmp == "" && p.Tmps != "" {
+		// A run without a temp dir of its own sees none of the others.
+		conceal = append(conceal[:len(conceal):len(conceal)], p.Tmps)
+	}
+	if err := coverDirs(conceal, "0000"); err != nil {
 		return err
 	}
 	for _, r := range p.ReadOnly {
@@ -166,6 +178,61 @@ func mounts(p *Plan) error {
 			return errors.New("chdir " + p.Dir + ": " + err.Error())
 		}
 	}
+	return nil
+}
+
+// tmpsFD is the runs' temp dirs' directory (Plan.Tmps) as it is below
+// the cover ownTmp puts over it, -1 without one: the helper removes the
+// run's own temp dir through it, should guard be gone (removeOwnTmp).
+var tmpsFD = -1
+
+// ownTmp covers the directory of every run's private temp dir with an
+// empty tmpfs of the helper's own and binds the run's own temp dir back
+// in it: the command sees its own and no other run's (which another
+// command, approved to read a secret, may have staged there), and no
+// other run sees what it puts in its own (theirs are covered likewise).
+func ownTmp(p *Plan) error {
+	own, err := cloneTrees([]string{p.Tmp})
+	if err == nil && len(own) != 1 {
+		closeTrees(own)
+		err = unix.ENOENT
+	}
+	if err != nil {
+		return errors.New("the run's temp dir " + p.Tmp + ": " + err.Error())
+	}
+	fd, err := unix.Open(p.Tmps, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		tmpsFD = fd
+		err = unix.Mount("tmpfs", p.Tmps, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=64k,nr_inodes=64,mode=0700")
+	}
+	if err != nil {
+		closeTrees(own)
+		return errors.New("cover the runs' temp dirs " + p.Tmps + ": " + err.Error())
+	}
+	return moveTrees(own)
+}
+
+// removeOwnTmp removes the run's temp dir tmp, through the directory
+// below the cover where ownTmp made one (there, tmp is a mount point).
+func removeOwnTmp(tmp string) {
+	if tmpsFD >= 0 {
+		tmp = "/proc/self/fd/" + strconv.Itoa(tmpsFD) + tmp[strings.LastIndexByte(tmp, '/'):]
+	}
+	RemoveTree(tmp)
+}
+
+// Unmounted is set when the helper could not make the plan's mounts
+// (why): its report says so, and guard lists it in Result.Degraded.
+var Unmounted string
+
+// unmountable is mounts' answer where it cannot mount: an error when the
+// plan requires the mounts, else none, the command running without them
+// and the report saying why.
+func unmountable(p *Plan, why string) error {
+	if p.Require {
+		return errors.New(why + "; refusing to run without the whole sandbox")
+	}
+	Unmounted = why
 	return nil
 }
 

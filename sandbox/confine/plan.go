@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 14
+const Format = 15
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -78,7 +78,31 @@ type Plan struct {
 	// run; should guard be gone (SIGKILLed), the helper removes it once
 	// it has killed and reaped everything the command started.
 	Tmp string
+	// Tmps is the directory of every run's private temp dir (Tmp is in
+	// it): the helper covers it, and binds the run's own back, so that
+	// no run reaches another's (one that is running, with what it was
+	// approved to read staged there).
+	Tmps string
+	// Absent are the names in the shared temp dir that programs find
+	// by walking up and obey (/tmp/.git, /tmp/node_modules, …), absent
+	// when guard planned the run: guard removes what the command made
+	// there when it checks the protected paths; should guard be gone
+	// before that (SIGKILLed), the helper removes it once it has killed
+	// everything the command started, as guard's check would have.
+	Absent []string
+	// Require: the mounts above must be made, or nothing runs (the
+	// user asked for the whole sandbox: --require-sandbox). Without it
+	// a helper that cannot mount (no mount namespace of its own, or no
+	// right to mount in it) runs the command without them and says so
+	// in its report (Unmounted).
+	Require bool
 }
+
+// Bits of the plan's flags.
+const (
+	flagLandlock = 1 << iota
+	flagRequire
+)
 
 // Overlay shows Path with Upper (and its work directory Work, on the
 // same file system) laid over it. Through are paths below Path the run
@@ -101,7 +125,10 @@ func (p *Plan) Encode() []byte {
 	var b []byte
 	flags := uint64(0)
 	if p.Landlock {
-		flags = 1
+		flags |= flagLandlock
+	}
+	if p.Require {
+		flags |= flagRequire
 	}
 	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
 	b = appendUvarints(b, uint64(len(p.Dir)))
@@ -138,6 +165,9 @@ func (p *Plan) Encode() []byte {
 	b = appendStrings(b, p.Writable)
 	b = appendUvarints(b, uint64(len(p.Tmp)))
 	b = append(b, p.Tmp...)
+	b = appendUvarints(b, uint64(len(p.Tmps)))
+	b = append(b, p.Tmps...)
+	b = appendStrings(b, p.Absent)
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, formatPrefix...)
 	out = strconv.AppendInt(out, Format, 10)
@@ -299,11 +329,12 @@ func (d *decoder) strings() []string {
 func decodePlan(b []byte) (*Plan, error) {
 	d := &decoder{b: b}
 	p := &Plan{}
-	// Flags: bit 0 is Landlock. An unknown bit is a plan this helper
+	// Flags: Landlock, Require. An unknown bit is a plan this helper
 	// does not understand, never a plan without Landlock.
 	flags := d.uvarint()
-	p.Landlock = flags&1 != 0
-	d.bad = d.bad || flags > 1
+	p.Landlock = flags&flagLandlock != 0
+	p.Require = flags&flagRequire != 0
+	d.bad = d.bad || flags&^(flagLandlock|flagRequire) != 0
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
 	p.Dir = string(d.bytes(d.count(1)))
 	p.Argv = d.strings()
@@ -341,6 +372,8 @@ func decodePlan(b []byte) (*Plan, error) {
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
 	p.Tmp = string(d.bytes(d.count(1)))
+	p.Tmps = string(d.bytes(d.count(1)))
+	p.Absent = d.strings()
 	if d.bad || len(d.b) != 0 {
 		return nil, errPlan
 	}

@@ -39,7 +39,10 @@ func TestPlanRoundTrip(t *testing.T) {
 		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
-		Tmp:       "/tmp/guard-run-1",
+		Tmp:       "/tmp/guard-1000/run-1",
+		Tmps:      "/tmp/guard-1000",
+		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
+		Require:   true,
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)
@@ -79,9 +82,9 @@ func TestPlanStale(t *testing.T) {
 func TestPlanMalformed(t *testing.T) {
 	good := (&Plan{Argv: []string{"true"}, Rules: []Rule{{Path: "/", Access: 1}}}).Encode()
 	// The body starts after the header line and its 4-byte length with
-	// the flags; 3 is Landlock and a bit this helper does not know.
+	// the flags; 5 is Landlock and a bit this helper does not know.
 	unknownFlag := append([]byte(nil), good...)
-	unknownFlag[bytes.IndexByte(good, '\n')+5] = 3
+	unknownFlag[bytes.IndexByte(good, '\n')+5] = 5
 	for name, data := range map[string][]byte{
 		"unknown flag": unknownFlag,
 		"empty":        nil,

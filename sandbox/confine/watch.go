@@ -2,10 +2,8 @@ package confine
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -52,8 +50,10 @@ type watched struct {
 	// killAll: kill(-1) reaches only the command's Landlock domain
 	// (signal scoping), so it may end every process in it at once.
 	killAll bool
-	// tmp is the run's private temp dir (Plan.Tmp).
-	tmp string
+	// tmp is the run's private temp dir (Plan.Tmp), absent the shared
+	// temp dir's names absent before the run (Plan.Absent).
+	tmp    string
+	absent []string
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -137,7 +137,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp}, nil
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent}, nil
 }
 
 // watch waits for the command or for guard's end, whichever is first,
@@ -183,12 +183,19 @@ func (w *watched) watch() int {
 		}
 	}
 	w.killDescendants()
+	if killed {
+		// Before the temp dir, whose removal tells that the helper is
+		// done with the file system.
+		for _, a := range w.absent {
+			RemoveTree(a)
+		}
+	}
 	if killed && w.tmp != "" {
 		// guard is gone and cannot remove the private temp dir, which
 		// would stay in /tmp with what the command wrote there: nothing
 		// of the command is left to write it now. (Inside the
 		// command's own grants: the temp dir is writable.)
-		removeTree(w.tmp)
+		removeOwnTmp(w.tmp)
 	}
 	if err != nil || killed {
 		// No report: guard takes the helper's own status.
@@ -244,22 +251,6 @@ func awaitGuard() {
 		}
 		return
 	}
-}
-
-// removeTree removes the tree at p, making the directories the command
-// left unwritable writable again first if it must (in the command's own
-// grants and mounts: nothing outside them can change).
-func removeTree(p string) {
-	if os.RemoveAll(p) == nil {
-		return
-	}
-	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			unix.Fchmodat(unix.AT_FDCWD, q, 0o700, 0)
-		}
-		return nil
-	})
-	os.RemoveAll(p)
 }
 
 // killDescendants kills and reaps every process the command started.

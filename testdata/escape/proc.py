@@ -151,6 +151,30 @@ def attempt(op, args):
         _, st = os.waitpid(pid, 0)
         if os.waitstatus_to_exitcode(st) != 0:
             raise OSError(errno.EACCES, "cat failed")
+    elif op == "sigio-kill":
+        # No kill(2) at all: make the kernel send SIGKILL to the target
+        # as the owner of a pipe that becomes readable (F_SETOWN and
+        # F_SETSIG), then make it readable. The kernel drops a signal it
+        # may not send; the target's death is the effect.
+        pid = target(args[0])
+        r, w = os.pipe()
+        fcntl.fcntl(r, fcntl.F_SETOWN, pid)
+        fcntl.fcntl(r, 10, 9)  # F_SETSIG SIGKILL
+        fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
+        os.write(w, b"x")
+        if args[0] == "child":
+            _, st = os.waitpid(pid, 0)
+            if not os.WIFSIGNALED(st):
+                raise OSError(errno.EPERM, "the child was not killed")
+    elif op == "pidfd-kill":
+        # SIGKILL through a pidfd rather than a pid.
+        libc.syscall.restype = ctypes.c_long
+        pidfd = check(libc.syscall(434, target(args[0]), 0))  # pidfd_open
+        check(libc.syscall(424, pidfd, 9, None, 0))  # pidfd_send_signal
+    elif op == "kill-helper":
+        # The sandbox helper (the parent) watches the command and kills
+        # what it leaves; it runs in the command's Landlock domain.
+        os.kill(os.getppid(), 9)
     else:
         print("proc.py: unknown op " + op, file=sys.stderr)
         sys.exit(2)
