@@ -249,7 +249,7 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent), and the directories where daemons started later bind theirs, covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
 	} else {
-		c.Detail = fmt.Sprintf("none: the sandbox helper cannot have a user namespace here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
+		c.Detail = fmt.Sprintf("none: the sandbox helper cannot confine runs with a mount namespace of its own here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
 	}
 	sec.Checks = append(sec.Checks, c)
 	if env.userns == nil {

@@ -354,6 +354,21 @@ func consentToRun(t *terminal, level review.Level, explanation, details string, 
 
 // execute runs the approved command in the sandbox, records the outcome
 // and reports.
+// outcomeNote is the ran record's note: the protected paths the command
+// changed, and what the sandbox did not enforce on this kernel (a run
+// without the helper's mounts, say), so the log shows a run that was
+// less confined than its decision record says.
+func outcomeNote(violations, degraded []string) string {
+	var parts []string
+	if len(violations) > 0 {
+		parts = append(parts, "protected paths changed: "+strings.Join(violations, "; "))
+	}
+	if len(degraded) > 0 {
+		parts = append(parts, "not enforced on this kernel: "+strings.Join(degraded, "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record, helper *sandbox.Helper, after func() []string) error {
 	spec := runSpec(a, o)
 	start := time.Now()
@@ -419,12 +434,10 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		rec.Violations = append(rec.Violations, l)
 		restored = restored && !strings.Contains(l, "could not move it aside")
 	}
-	if len(rec.Violations) > 0 {
-		if code == 0 {
-			code = 1
-		}
-		rec.Note = "protected paths changed: " + strings.Join(rec.Violations, "; ")
+	if len(rec.Violations) > 0 && code == 0 {
+		code = 1
 	}
+	rec.Note = outcomeNote(rec.Violations, res.Degraded)
 	// The record carries the status guard itself returns.
 	rec.Exit = &code
 	if rerr := appendAudit(log, rec); rerr != nil {

@@ -11,6 +11,26 @@ import (
 	"github.com/guard-sh/guard/sandbox/confine"
 )
 
+// TestOutcomeNote: the ran record says what the sandbox did not enforce
+// (Result.Degraded: a run without the helper's mounts), beside the
+// protected paths the command changed; before, only the terminal heard
+// of it and the log showed a run as confined as its decision.
+func TestOutcomeNote(t *testing.T) {
+	for _, tc := range []struct {
+		violations, degraded []string
+		want                 string
+	}{
+		{nil, nil, ""},
+		{[]string{"/h/.bashrc modified (restored)"}, nil, "protected paths changed: /h/.bashrc modified (restored)"},
+		{nil, []string{"the helper's mounts (no user namespace)"}, "not enforced on this kernel: the helper's mounts (no user namespace)"},
+		{[]string{"a", "b"}, []string{"c"}, "protected paths changed: a; b; not enforced on this kernel: c"},
+	} {
+		if got := outcomeNote(tc.violations, tc.degraded); got != tc.want {
+			t.Errorf("outcomeNote(%q, %q) = %q, want %q", tc.violations, tc.degraded, got, tc.want)
+		}
+	}
+}
+
 // TestRunHelperStartedEarly: guard starts its sandbox helper before the
 // review. A command the review refuses or must ask about never runs for
 // it, and whatever the outcome, no process of guard's is left once run
