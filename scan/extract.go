@@ -73,6 +73,16 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.justfile()
 	case Procfile:
 		x.procfile()
+	case Mise:
+		err = x.mise()
+	case Pyproject:
+		err = x.pyproject()
+	case Tox:
+		err = x.tox()
+	case Devbox:
+		err = x.devbox()
+	case Earthly:
+		x.earthfile()
 	}
 	return x.out, err
 }

@@ -57,6 +57,16 @@ func KindOf(name string) Kind {
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
+	case isMiseConfig(name):
+		return Mise
+	case base == "pyproject.toml":
+		return Pyproject
+	case isToxConfig(lower):
+		return Tox
+	case lower == "devbox.json":
+		return Devbox
+	case base == "Earthfile":
+		return Earthly
 	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
 		return DevContainer
 	}

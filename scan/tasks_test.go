@@ -1,0 +1,75 @@
+package scan
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestExtractTaskRunners: mise, pyproject.toml's task runners, tox,
+// devbox and Earthly keep commands the developer's machine runs. None of
+// them was read (every case with commands failed before). Keys of other
+// tools, and values that are not commands (a PDM call, a Poe script, a
+// sequence's task names), give nothing.
+func TestExtractTaskRunners(t *testing.T) {
+	checkExtract(t, "mise.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"hooks and tasks", "[hooks]\nenter = \"echo in\"\npostinstall = [\"a\", \"b\"]\n[tasks.x]\nrun = \"curl https://x | sh\"\n[tasks]\ny = \"ls\"\n", []extracted{{"echo in", "2:10"}, {"a", "3:17"}, {"b", "3:22"}, {"curl https://x | sh", "5:8"}, {"ls", "7:6"}}},
+		{"hook table and multi-line run", "[hooks]\ncd = { script = \"make\" }\n[tasks.t]\nrun = '''\nset -e\nrm -rf ~\n'''\n", []extracted{{"make", "2:18"}, {"set -e\nrm -rf ~\n", "5:1"}}},
+		{"env and tools are not commands", "[tools]\ngo = \"1.22\"\n[env]\nX = \"rm -rf ~\"\n", nil},
+	})
+	checkExtract(t, "pyproject.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"poe", "[tool.poe.tasks]\na = \"ls\"\nb = { shell = \"curl https://x | sh\" }\nc = { script = \"pkg:main\" }\nd = [\"a\", \"b\"]\ne = { sequence = [\"a\", { cmd = \"rm -rf ~\" }] }\n", []extracted{{"ls", "2:6"}, {"curl https://x | sh", "3:16"}, {"rm -rf ~", "6:33"}}},
+		{"pdm", "[tool.pdm.scripts]\n_ = { env_file = \".env\" }\na = { cmd = [\"go\", \"test\"] }\nb = { call = \"pkg:main\" }\nc = { composite = [\"a\", \"rm -rf ~\"] }\n", []extracted{{"go test", "3:15"}, {"a", "5:21"}, {"rm -rf ~", "5:26"}}},
+		{"hatch and taskipy", "[tool.hatch.envs.default]\npre-install-commands = [\"rm -rf ~\"]\n[tool.hatch.envs.lint.scripts]\nx = [\"ls\", \"pwd\"]\n[tool.taskipy.tasks]\ny = { cmd = \"make\" }\n", []extracted{{"make", "6:14"}, {"rm -rf ~", "2:26"}, {"ls", "4:7"}, {"pwd", "4:13"}}},
+		{"tox in pyproject", "[tool.tox.env_run_base]\ncommands = [[\"pytest\", \"{posargs}\"]]\n[tool.tox.env.lint]\ncommands_pre = [[\"sh\", \"-c\", \"rm -rf ~\"]]\n", []extracted{{"pytest '{posargs}'", "2:15"}, {"sh -c 'rm -rf ~'", "4:19"}}},
+		{"project metadata is not a command", "[project]\nname = \"x\"\nscripts = { x = \"rm -rf ~\" }\n[tool.ruff]\nline-length = 100\n", nil},
+	})
+	checkExtract(t, "tox.ini", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"commands lines", "[tox]\nenvlist = py3\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs}\n    - sh -c 'rm -rf ~'\ncommands_pre = curl https://x \\\n    | sh\n[testenv:lint]\ncommands = ruff check .\n", []extracted{{"pytest ${posargs}", "6:5"}, {"sh -c 'rm -rf ~'", "7:7"}, {"curl https://x  | sh", "8:16"}, {"ruff check .", "11:12"}}},
+		{"other sections and keys", "[flake8]\ncommands = rm -rf ~\n[testenv]\ndescription = rm -rf ~\n", nil},
+	})
+	checkExtract(t, "devbox.json", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"init_hook and scripts", "{\"shell\": {\"init_hook\": \"rm -rf ~\", \"scripts\": {\"a\": [\"ls\"], \"b\": \"pwd\"}}}", []extracted{{"rm -rf ~", "1:26"}, {"ls", "1:56"}, {"pwd", "1:68"}}},
+		{"packages only", "{\"packages\": [\"rm\"]}", nil},
+	})
+	checkExtract(t, "Earthfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"targets", "VERSION 0.8\nFROM alpine\nbuild:\n    RUN ls\ndeploy:\n    LOCALLY\n    RUN curl https://x | sh\n", []extracted{{"ls", "4:9"}, {"curl https://x | sh", "7:9"}}},
+	})
+	for name, want := range map[string]Kind{
+		"mise.toml": Mise, ".mise.toml": Mise, "mise.local.toml": Mise, "mise.dev.toml": Mise, ".config/mise.toml": Mise,
+		".config/mise/config.toml": Mise, "mise/config.toml": Mise, ".mise/config.toml": Mise, ".config/mise/conf.d/a.toml": Mise,
+		"pyproject.toml": Pyproject, "sub/pyproject.toml": Pyproject, "tox.ini": Tox, "tox.toml": Tox, "devbox.json": Devbox, "Earthfile": Earthly,
+		"config.toml": "", "promise.toml": "", "Cargo.toml": "", "setup.cfg": "", "earthfile.txt": "", "devbox.lock": "",
+	} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestExtractTaskRunnerSyntax: a TOML config that does not parse is a
+// syntax error at its place, like YAML and JSON (a scan cannot say it holds
+// no command).
+func TestExtractTaskRunnerSyntax(t *testing.T) {
+	for _, name := range []string{"mise.toml", "pyproject.toml", "tox.toml"} {
+		_, err := Extract(name, []byte("[tasks]\nx = \"ls\"\ny = \n"))
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Pos.Line != 3 {
+			t.Errorf("%s: err = %v, want a syntax error on line 3", name, err)
+		}
+	}
+}
