@@ -42,6 +42,13 @@ var ciSystems = []struct {
 		},
 		[]string{"commands"},
 	},
+	{ // Semaphore: jobs' commands, and the prologue and epilogue of a
+		// task (commands, on_pass, on_fail: commands again).
+		func(name, lower, dir string) bool {
+			return (dir == ".semaphore" || strings.HasSuffix(dir, "/.semaphore")) && isYAML(lower)
+		},
+		[]string{"commands"},
+	},
 	{ // Buildkite.
 		func(name, lower, dir string) bool {
 			return (dir == ".buildkite" || strings.HasSuffix(dir, "/.buildkite")) && isYAML(lower)

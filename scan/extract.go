@@ -83,6 +83,12 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.devbox()
 	case Earthly:
 		x.earthfile()
+	case Deno:
+		err = x.deno()
+	case CargoMake:
+		err = x.cargoMake()
+	case Netlify:
+		err = x.netlify()
 	}
 	return x.out, err
 }

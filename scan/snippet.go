@@ -29,6 +29,9 @@ const (
 	Tox          Kind = "tox"            // a tox environment's command (tox.ini, tox.toml)
 	Devbox       Kind = "devbox"         // a devbox.json init_hook or script
 	Earthly      Kind = "earthfile"      // an Earthfile RUN line
+	Deno         Kind = "deno"           // a deno.json task
+	CargoMake    Kind = "cargo-make"     // a cargo-make task's command or script (Makefile.toml)
+	Netlify      Kind = "netlify"        // a netlify.toml build or dev command
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

@@ -71,7 +71,7 @@ func table(doc map[string]any, keys ...string) map[string]any {
 
 // sortedKeys are t's keys in order, so snippets come out the same way on
 // every run.
-func sortedKeys(t map[string]any) []string {
+func sortedKeys[V any](t map[string]V) []string {
 	keys := make([]string, 0, len(t))
 	for k := range t {
 		keys = append(keys, k)
@@ -380,12 +380,7 @@ func (x *extractor) devbox() error {
 		return x.syntaxError(0, "json does not parse: %v", err)
 	}
 	raws := []json.RawMessage{file.Shell.InitHook}
-	names := make([]string, 0, len(file.Shell.Scripts))
-	for n := range file.Shell.Scripts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(file.Shell.Scripts) {
 		raws = append(raws, file.Shell.Scripts[n])
 	}
 	cursor := map[string]int{}
@@ -401,6 +396,128 @@ func (x *extractor) devbox() error {
 			}
 		}
 	}
+	return nil
+}
+
+// deno reads deno.json's tasks ('deno task NAME' runs them with Deno's
+// shell, which reads bash's syntax): a command line, or an object whose
+// command is one.
+func (x *extractor) deno() error {
+	std, err := x.standardJSON()
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Tasks map[string]json.RawMessage `json:"tasks"`
+	}
+	if err := json.Unmarshal(std, &file); err != nil {
+		return x.syntaxError(0, "json does not parse: %v", err)
+	}
+	cursor := map[string]int{}
+	for _, n := range sortedKeys(file.Tasks) {
+		var one string
+		var task struct {
+			Command string `json:"command"`
+		}
+		switch raw := file.Tasks[n]; {
+		case json.Unmarshal(raw, &one) == nil:
+			x.emitJSON(Deno, std, one, one, cursor)
+		case json.Unmarshal(raw, &task) == nil && task.Command != "":
+			x.emitJSON(Deno, std, task.Command, task.Command, cursor)
+		}
+	}
+	return nil
+}
+
+// cargoMakeShells are the script runners whose scripts are shell (no
+// runner is the shell too).
+var cargoMakeShells = []string{"", "@shell", "sh", "bash"}
+
+// cargoMake reads cargo-make's Makefile.toml: each task's command with its
+// args, its script (one string, or a list of its lines) when it runs under
+// the shell, the same in its per-platform overrides, and the scripts that
+// compute [env] values, which run whenever the file is loaded.
+func (x *extractor) cargoMake() error {
+	doc, err := x.tomlTable()
+	if err != nil {
+		return err
+	}
+	var cmds []string
+	script := func(t map[string]any) {
+		runner, _ := t["script_runner"].(string)
+		if !slices.Contains(cargoMakeShells, runner) {
+			return
+		}
+		switch s := t["script"].(type) {
+		case string:
+			cmds = append(cmds, s)
+		case []any:
+			var lines []string
+			for _, l := range s {
+				if l, ok := l.(string); ok {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) > 0 {
+				cmds = append(cmds, strings.Join(lines, "\n"))
+			}
+		}
+	}
+	task := func(t map[string]any) {
+		if c, ok := t["command"].(string); ok && c != "" {
+			words := []any{c}
+			if args, ok := t["args"].([]any); ok {
+				words = append(words, args...)
+			}
+			if q, ok := quoteWords(words); ok {
+				cmds = append(cmds, q)
+			}
+		}
+		script(t)
+	}
+	tasks := table(doc, "tasks")
+	for _, name := range sortedKeys(tasks) {
+		t, _ := tasks[name].(map[string]any)
+		task(t)
+		for _, osKey := range []string{"linux", "mac", "windows"} {
+			if o := table(t, osKey); o != nil {
+				task(o)
+			}
+		}
+	}
+	env := table(doc, "env")
+	for _, name := range sortedKeys(env) {
+		if t, ok := env[name].(map[string]any); ok {
+			script(t)
+		}
+	}
+	x.emitAll(CargoMake, cmds)
+	return nil
+}
+
+// netlify reads netlify.toml's build and dev commands, and those of each
+// deploy context; Netlify's build machine runs them with the site's
+// secrets.
+func (x *extractor) netlify() error {
+	doc, err := x.tomlTable()
+	if err != nil {
+		return err
+	}
+	var cmds []string
+	add := func(t map[string]any) {
+		if c, ok := t["command"].(string); ok {
+			cmds = append(cmds, c)
+		}
+	}
+	add(table(doc, "build"))
+	add(table(doc, "dev"))
+	contexts := table(doc, "context")
+	for _, name := range sortedKeys(contexts) {
+		c, _ := contexts[name].(map[string]any)
+		add(c)
+		add(table(c, "build"))
+	}
+	x.emitAll(Netlify, cmds)
 	return nil
 }
 

@@ -49,6 +49,34 @@ func TestExtractTaskRunners(t *testing.T) {
 	}{
 		{"targets", "VERSION 0.8\nFROM alpine\nbuild:\n    RUN ls\ndeploy:\n    LOCALLY\n    RUN curl https://x | sh\n", []extracted{{"ls", "4:9"}, {"curl https://x | sh", "7:9"}}},
 	})
+	checkExtract(t, "deno.json", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"tasks", "{\n  // dev\n  \"tasks\": {\"a\": \"rm -rf ~\", \"b\": {\"command\": \"ls\", \"description\": \"rm -rf ~\"}},\n  \"imports\": {\"x\": \"rm -rf ~\"}\n}", []extracted{{"rm -rf ~", "3:19"}, {"ls", "3:48"}}},
+	})
+	checkExtract(t, "Makefile.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"command, script and env", "[env]\nV = { script = [\"curl https://x | sh\"] }\n[tasks.a]\ncommand = \"cargo\"\nargs = [\"build\", \"--release\"]\n[tasks.b]\nscript = [\"set -e\", \"rm -rf ~\"]\n[tasks.b.linux]\nscript = \"make\"\n", []extracted{{"cargo build --release", "4:12"}, {"set -e\nrm -rf ~", "7:12"}, {"make", "9:11"}, {"curl https://x | sh", "2:18"}}},
+		{"other runners are not shell", "[tasks.a]\nscript_runner = \"@rust\"\nscript = \"fn main() {}\"\n[tasks.b]\nscript_runner = \"python\"\nscript = [\"import os\"]\n", nil},
+	})
+	checkExtract(t, "netlify.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"build, dev and contexts", "[build]\ncommand = \"npm run build\"\npublish = \"dist\"\n[dev]\ncommand = \"npm run dev\"\n[context.deploy-preview]\ncommand = \"curl https://x | sh\"\n", []extracted{{"npm run build", "2:12"}, {"npm run dev", "5:12"}, {"curl https://x | sh", "7:12"}}},
+	})
+	for name, want := range map[string]Kind{
+		".gitea/workflows/ci.yml": Workflow, ".forgejo/workflows/ci.yaml": Workflow, "sub/.gitea/workflows/x.yml": Workflow, ".gitea/ci.yml": "",
+		"deno.json": Deno, "deno.jsonc": Deno, "Makefile.toml": CargoMake, "netlify.toml": Netlify,
+		".semaphore/semaphore.yml": CI, "deno.lock": "",
+	} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
 	for name, want := range map[string]Kind{
 		"mise.toml": Mise, ".mise.toml": Mise, "mise.local.toml": Mise, "mise.dev.toml": Mise, ".config/mise.toml": Mise,
 		".config/mise/config.toml": Mise, "mise/config.toml": Mise, ".mise/config.toml": Mise, ".config/mise/conf.d/a.toml": Mise,

@@ -54,7 +54,9 @@ justfile recipes and backticks, Procfile processes, Jenkinsfile sh
 steps, Dockerfile and Earthfile RUN
 instructions, package.json scripts, VS Code tasks and dev container
 lifecycle commands, mise hooks and tasks, pyproject.toml tasks (Poe, PDM,
-Hatch, taskipy, tox), tox.ini commands and devbox.json's init_hook. A committed symbolic link with such a name is read
+Hatch, taskipy, tox), tox.ini commands, devbox.json's init_hook, deno.json
+tasks, cargo-make's Makefile.toml, netlify.toml's build commands, and the
+workflows of Gitea and Forgejo and Semaphore's pipelines. A committed symbolic link with such a name is read
 through when it leads inside the repository. A Dockerfile
 RUN changes the image, not this machine: its packages and system paths are
 B there (code from the network stays C).
