@@ -68,7 +68,26 @@ func TestExtractTaskRunners(t *testing.T) {
 	}{
 		{"build, dev and contexts", "[build]\ncommand = \"npm run build\"\npublish = \"dist\"\n[dev]\ncommand = \"npm run dev\"\n[context.deploy-preview]\ncommand = \"curl https://x | sh\"\n", []extracted{{"npm run build", "2:12"}, {"npm run dev", "5:12"}, {"curl https://x | sh", "7:12"}}},
 	})
+	checkExtract(t, ".cirrus.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"script and *_script", "task:\n  container:\n    image: golang\n  setup_script: curl https://x | sh\n  test_script:\n    - go test ./...\n  script: make\n  _script: no\n  transcript: no\n", []extracted{{"curl https://x | sh", "4:17"}, {"go test ./...", "6:7"}, {"make", "7:11"}}},
+	})
+	checkExtract(t, "cloudbuild.yaml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"step script", "steps:\n- name: ubuntu\n  script: |\n    curl https://x | sh\n", []extracted{{"curl https://x | sh\n", "4:5"}}},
+	})
+	checkExtract(t, "bitrise.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"script step content", "workflows:\n  ci:\n    steps:\n    - script@1:\n        inputs:\n        - content: rm -rf ~\n", []extracted{{"rm -rf ~", "6:20"}}},
+	})
 	for name, want := range map[string]Kind{
+		".cirrus.yml": CI, "cloudbuild.yaml": CI, "codemagic.yaml": CI, "bitrise.yml": CI,
 		".gitea/workflows/ci.yml": Workflow, ".forgejo/workflows/ci.yaml": Workflow, "sub/.gitea/workflows/x.yml": Workflow, ".gitea/ci.yml": "",
 		"deno.json": Deno, "deno.jsonc": Deno, "Makefile.toml": CargoMake, "netlify.toml": Netlify,
 		".semaphore/semaphore.yml": CI, "deno.lock": "",
