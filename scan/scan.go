@@ -288,14 +288,17 @@ func scanFile(opts Options, f File) fileResult {
 			if errors.As(err, &pe) {
 				why = pe.Err
 			}
-			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: f.Kind(), Level: review.C,
-				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
-			fd.lineHash = lineHash(f.Path, fd.Rule, nil)
-			return fileResult{findings: []Finding{fd}}
+			return unreadable(f, why)
 		}
 		if src == nil {
 			return fileResult{}
 		}
+	}
+	if f.Kind() != "" && isLFSPointer(src) {
+		// What runs is the file Git LFS puts there on checkout (CI that
+		// pulls LFS objects, a developer with git-lfs); the repository
+		// holds only its hash.
+		return unreadable(f, errLFSPointer)
 	}
 	snippets, xerr := ExtractKind(f.Path, f.kind, src)
 	if len(snippets) == 0 && xerr == nil {
@@ -416,6 +419,28 @@ func ownExplanation(rule string) string {
 // that is not a regular file when it is read (a FIFO swapped in after the
 // listing), is a C finding (scan-unreadable), never skipped.
 const MaxFileRead = 16 << 20
+
+// unreadable is the finding for a file that may hold shell and cannot be
+// read (why): not known to be safe.
+func unreadable(f File, why error) fileResult {
+	fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: f.Kind(), Level: review.C,
+		Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
+	fd.lineHash = lineHash(f.Path, fd.Rule, nil)
+	return fileResult{findings: []Finding{fd}}
+}
+
+// errLFSPointer is why a Git LFS pointer with a shell file's name is not
+// read: its content is stored outside the repository.
+var errLFSPointer = errors.New("it is a Git LFS pointer: the content that runs is stored outside the repository, where guard cannot review it")
+
+// isLFSPointer reports whether src is a Git LFS pointer file: the spec's
+// version line first, then oid and size lines, and nothing long.
+func isLFSPointer(src []byte) bool {
+	if len(src) > 1024 || !bytes.HasPrefix(src, []byte("version https://git-lfs.github.com/spec/")) {
+		return false
+	}
+	return bytes.Contains(src, []byte("\noid sha256:")) && bytes.Contains(src, []byte("\nsize "))
+}
 
 // errLinkOutside is why a symbolic link that leads out of the repository
 // is not read: its content is not the repository's (a secret, a device),
