@@ -38,7 +38,11 @@ func isMiseConfig(name string) bool {
 }
 
 // isToxConfig reports whether name is tox's INI or TOML configuration.
-func isToxConfig(lower string) bool { return lower == "tox.ini" || lower == "tox.toml" }
+// setup.cfg holds tox's configuration too ([tox:tox], [testenv]); only its
+// testenv sections are read.
+func isToxConfig(lower string) bool {
+	return lower == "tox.ini" || lower == "tox.toml" || lower == "setup.cfg"
+}
 
 // tomlTables reads src as TOML into a table; a file that does not parse is
 // a *SyntaxError.
@@ -175,8 +179,9 @@ var (
 	// miseHook: hooks.enter = "cmd" | ["cmd", …] | {script = "cmd"}.
 	miseTask = taskCommand{keys: []string{"run", "run_windows", "script"}, stringIsCmd: true, listIsCommands: true}
 	// poeTask: a string is a cmd task; cmd and shell hold command lines;
-	// a sequence's tables are tasks (its strings name other tasks).
-	poeTask = taskCommand{keys: []string{"cmd", "shell"}, stringIsCmd: true, nested: []string{"sequence"}}
+	// the tables of a sequence, parallel or switch are tasks (their
+	// strings name other tasks).
+	poeTask = taskCommand{keys: []string{"cmd", "shell"}, stringIsCmd: true, nested: []string{"sequence", "parallel", "switch"}}
 	// pdmScript: a string is a cmd; cmd is a line or words; composite
 	// entries name scripts or are commands.
 	pdmScript = taskCommand{keys: []string{"cmd", "shell", "composite"}, stringIsCmd: true, wordKeys: []string{"cmd"}}
@@ -199,6 +204,8 @@ func (x *extractor) mise() error {
 	for _, k := range sortedKeys(tasks) {
 		cmds = append(cmds, miseTask.commands(tasks[k], 0)...)
 	}
+	// [[watch_files]]: run when a watched file changes.
+	cmds = append(cmds, miseTask.commands(doc["watch_files"], 0)...)
 	x.emitAll(Mise, cmds)
 	return nil
 }

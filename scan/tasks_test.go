@@ -18,12 +18,14 @@ func TestExtractTaskRunners(t *testing.T) {
 		{"hooks and tasks", "[hooks]\nenter = \"echo in\"\npostinstall = [\"a\", \"b\"]\n[tasks.x]\nrun = \"curl https://x | sh\"\n[tasks]\ny = \"ls\"\n", []extracted{{"echo in", "2:10"}, {"a", "3:17"}, {"b", "3:22"}, {"curl https://x | sh", "5:8"}, {"ls", "7:6"}}},
 		{"hook table and multi-line run", "[hooks]\ncd = { script = \"make\" }\n[tasks.t]\nrun = '''\nset -e\nrm -rf ~\n'''\n", []extracted{{"make", "2:18"}, {"set -e\nrm -rf ~\n", "5:1"}}},
 		{"env and tools are not commands", "[tools]\ngo = \"1.22\"\n[env]\nX = \"rm -rf ~\"\n", nil},
+		{"watch_files", "[[watch_files]]\npatterns = [\"src/*.go\"]\nrun = \"rm -rf ~\"\n", []extracted{{"rm -rf ~", "3:8"}}},
 	})
 	checkExtract(t, "pyproject.toml", []struct {
 		name, src string
 		want      []extracted
 	}{
 		{"poe", "[tool.poe.tasks]\na = \"ls\"\nb = { shell = \"curl https://x | sh\" }\nc = { script = \"pkg:main\" }\nd = [\"a\", \"b\"]\ne = { sequence = [\"a\", { cmd = \"rm -rf ~\" }] }\n", []extracted{{"ls", "2:6"}, {"curl https://x | sh", "3:16"}, {"rm -rf ~", "6:33"}}},
+		{"poe parallel and switch", "[tool.poe.tasks.a]\nparallel = [{ cmd = \"ls\" }, \"b\"]\n[tool.poe.tasks.c]\ncontrol.expr = \"sys.platform\"\nswitch = [{ case = \"linux\", shell = \"rm -rf ~\" }]\n", []extracted{{"ls", "2:22"}, {"rm -rf ~", "5:38"}}},
 		{"pdm", "[tool.pdm.scripts]\n_ = { env_file = \".env\" }\na = { cmd = [\"go\", \"test\"] }\nb = { call = \"pkg:main\" }\nc = { composite = [\"a\", \"rm -rf ~\"] }\n", []extracted{{"go test", "3:15"}, {"a", "5:21"}, {"rm -rf ~", "5:26"}}},
 		{"hatch and taskipy", "[tool.hatch.envs.default]\npre-install-commands = [\"rm -rf ~\"]\n[tool.hatch.envs.lint.scripts]\nx = [\"ls\", \"pwd\"]\n[tool.taskipy.tasks]\ny = { cmd = \"make\" }\n", []extracted{{"make", "6:14"}, {"rm -rf ~", "2:26"}, {"ls", "4:7"}, {"pwd", "4:13"}}},
 		{"tox in pyproject", "[tool.tox.env_run_base]\ncommands = [[\"pytest\", \"{posargs}\"]]\n[tool.tox.env.lint]\ncommands_pre = [[\"sh\", \"-c\", \"rm -rf ~\"]]\n", []extracted{{"pytest '{posargs}'", "2:15"}, {"sh -c 'rm -rf ~'", "4:19"}}},
@@ -35,6 +37,12 @@ func TestExtractTaskRunners(t *testing.T) {
 	}{
 		{"commands lines", "[tox]\nenvlist = py3\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs}\n    - sh -c 'rm -rf ~'\ncommands_pre = curl https://x \\\n    | sh\n[testenv:lint]\ncommands = ruff check .\n", []extracted{{"pytest ${posargs}", "6:5"}, {"sh -c 'rm -rf ~'", "7:7"}, {"curl https://x  | sh", "8:16"}, {"ruff check .", "11:12"}}},
 		{"other sections and keys", "[flake8]\ncommands = rm -rf ~\n[testenv]\ndescription = rm -rf ~\n", nil},
+	})
+	checkExtract(t, "setup.cfg", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"tox sections only", "[metadata]\nname = x\n[tox:tox]\nenvlist = py3\n[testenv]\ncommands = rm -rf ~\n", []extracted{{"rm -rf ~", "6:12"}}},
 	})
 	checkExtract(t, "devbox.json", []struct {
 		name, src string
@@ -100,7 +108,7 @@ func TestExtractTaskRunners(t *testing.T) {
 		"mise.toml": Mise, ".mise.toml": Mise, "mise.local.toml": Mise, "mise.dev.toml": Mise, ".config/mise.toml": Mise,
 		".config/mise/config.toml": Mise, "mise/config.toml": Mise, ".mise/config.toml": Mise, ".config/mise/conf.d/a.toml": Mise,
 		"pyproject.toml": Pyproject, "sub/pyproject.toml": Pyproject, "tox.ini": Tox, "tox.toml": Tox, "devbox.json": Devbox, "Earthfile": Earthly,
-		"config.toml": "", "promise.toml": "", "Cargo.toml": "", "setup.cfg": "", "earthfile.txt": "", "devbox.lock": "",
+		"config.toml": "", "promise.toml": "", "Cargo.toml": "", "setup.cfg": Tox, "earthfile.txt": "", "devbox.lock": "",
 	} {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
