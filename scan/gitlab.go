@@ -15,11 +15,19 @@ import (
 // (ci/build.yml). Includes of includes count. A file that cannot be read
 // or parsed here includes nothing: its own scan reports that.
 func gitlabIncluded(root string, files []File) []File {
+	return included(root, files, GitLab, func(_ string, src []byte) []string { return gitlabLocalIncludes(src) })
+}
+
+// included marks the files that files of kind include as that kind:
+// includes(name, src) gives the slash-separated patterns, from the root,
+// of the files the file name includes. Includes of includes count; a file
+// that already has a kind keeps it.
+func included(root string, files []File, kind Kind, includes func(name string, src []byte) []string) []File {
 	index := map[string]int{}
 	var todo []int
 	for i, f := range files {
 		index[f.Path] = i
-		if f.Kind() == GitLab {
+		if f.Kind() == kind {
 			todo = append(todo, i)
 		}
 	}
@@ -36,7 +44,7 @@ func gitlabIncluded(root string, files []File) []File {
 			}
 			src, _ = readCandidate(p, f.Path, root, true)
 		}
-		for _, pat := range gitlabLocalIncludes(src) {
+		for _, pat := range includes(f.Path, src) {
 			for name, i := range index {
 				if ok, _ := doublestar.Match(pat, name); !ok || out[i].Kind() != "" {
 					continue
@@ -44,7 +52,7 @@ func gitlabIncluded(root string, files []File) []File {
 				if !copied {
 					out, copied = append([]File(nil), files...), true
 				}
-				out[i].kind = GitLab
+				out[i].kind = kind
 				todo = append(todo, i)
 			}
 		}

@@ -196,6 +196,7 @@ func Run(opts Options, files []File) (*Report, error) {
 		return c.v, c.err
 	}
 	files = gitlabIncluded(opts.Root, files)
+	files = included(opts.Root, files, Makefile, makeIncludes)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
