@@ -3,6 +3,7 @@ package scan
 import (
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -23,13 +24,28 @@ func gitlabIncluded(root string, files []File) []File {
 // of the files the file name includes. Includes of includes count; a file
 // that already has a kind keeps it.
 func included(root string, files []File, kind Kind, includes func(name string, src []byte) []string) []File {
-	index := map[string]int{}
+	// The files' names sorted: a pattern is matched only against the
+	// names under its static directory, a plain name is one search (a
+	// tree of Makefiles names many patterns).
+	order := make([]int, len(files))
 	var todo []int
 	for i, f := range files {
-		index[f.Path] = i
+		order[i] = i
 		if f.Kind() == kind {
 			todo = append(todo, i)
 		}
+	}
+	if len(todo) == 0 {
+		return files
+	}
+	sort.Slice(order, func(a, b int) bool { return files[order[a]].Path < files[order[b]].Path })
+	under := func(prefix string) []int {
+		lo := sort.Search(len(order), func(k int) bool { return files[order[k]].Path >= prefix })
+		hi := lo
+		for hi < len(order) && strings.HasPrefix(files[order[hi]].Path, prefix) {
+			hi++
+		}
+		return order[lo:hi]
 	}
 	out := files
 	copied := false
@@ -45,8 +61,16 @@ func included(root string, files []File, kind Kind, includes func(name string, s
 			src, _ = readCandidate(p, f.Path, root, true)
 		}
 		for _, pat := range includes(f.Path, src) {
-			for name, i := range index {
-				if ok, _ := doublestar.Match(pat, name); !ok || out[i].Kind() != "" {
+			var candidates []int
+			if meta := strings.IndexAny(pat, `*?[{\`); meta < 0 {
+				candidates = under(pat)
+			} else if slash := strings.LastIndex(pat[:meta], "/"); slash >= 0 {
+				candidates = under(pat[:slash+1])
+			} else {
+				candidates = order
+			}
+			for _, i := range candidates {
+				if ok, _ := doublestar.Match(pat, files[i].Path); !ok || out[i].Kind() != "" {
 					continue
 				}
 				if !copied {
