@@ -160,7 +160,9 @@ func makeInclude(lower string) bool {
 }
 
 // notMakeExts end names that start as a Makefile's but are not one.
-var notMakeExts = []string{".am", ".in", ".toml", ".json", ".yml", ".yaml", ".md", ".txt", ".rst", ".orig", ".bak", ".swp", ".sample", ".example", ".j2", ".tmpl", ".template"}
+var notMakeExts = []string{".am", ".in", ".toml", ".json", ".yml", ".yaml", ".md", ".txt", ".rst", ".orig", ".bak", ".swp", ".sample", ".example", ".j2", ".tmpl", ".template",
+	// Source files named after what they handle (scan/makefile.go).
+	".go", ".py", ".rs", ".js", ".ts", ".rb", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".cs", ".php", ".pl", ".lua", ".swift", ".scala", ".html", ".css"}
 
 func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")
