@@ -3,6 +3,8 @@ package scan
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -298,8 +300,13 @@ func scanFile(opts Options, f File) fileResult {
 	if f.Kind() != "" && isLFSPointer(src) {
 		// What runs is the file Git LFS puts there on checkout (CI that
 		// pulls LFS objects, a developer with git-lfs); the repository
-		// holds only its hash.
-		return unreadable(f, errLFSPointer)
+		// holds only its hash. The work tree's file is that content when
+		// its hash is the pointer's (a commit staging an LFS file).
+		content, ok := lfsContent(opts.Root, f, src)
+		if !ok {
+			return unreadable(f, errLFSPointer)
+		}
+		src = content
 	}
 	snippets, xerr := ExtractKind(f.Path, f.kind, src)
 	if len(snippets) == 0 && xerr == nil {
@@ -441,6 +448,22 @@ func isLFSPointer(src []byte) bool {
 		return false
 	}
 	return bytes.Contains(src, []byte("\noid sha256:")) && bytes.Contains(src, []byte("\nsize "))
+}
+
+// lfsContent is the content the LFS pointer ptr of f stands for, when the
+// work tree's file under root has it (its SHA-256 is the pointer's oid).
+func lfsContent(root string, f File, ptr []byte) ([]byte, bool) {
+	_, rest, ok := bytes.Cut(ptr, []byte("\noid sha256:"))
+	if !ok || root == "" {
+		return nil, false
+	}
+	oid, _, _ := bytes.Cut(rest, []byte("\n"))
+	src, err := readCandidate(filepath.Join(root, filepath.FromSlash(f.Path)), f.Path, root, true)
+	if err != nil || src == nil {
+		return nil, false
+	}
+	sum := sha256.Sum256(src)
+	return src, hex.EncodeToString(sum[:]) == string(bytes.TrimSpace(oid))
 }
 
 // errLinkOutside is why a symbolic link that leads out of the repository
