@@ -191,6 +191,31 @@ func ConsumeAsked(dir string, key Binding, token string, now func() time.Time) (
 	return Request{}, ErrNotFound
 }
 
+// RevokePINApprovals withdraws every approval given with the PIN and not
+// used yet, for when the PIN changes: whoever knew the old PIN gave them,
+// and a user changes a PIN they think another knows. It returns the
+// requests it revoked; on an error the ones before it stay revoked.
+func RevokePINApprovals(dir string, now func() time.Time) ([]Request, error) {
+	reqs, unlock, err := lockedAll(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	t := now()
+	var out []Request
+	for _, r := range reqs {
+		if !r.PIN || r.StateAt(t) != Approved {
+			continue
+		}
+		r.State, r.Decided = Revoked, t
+		if err := writeRequest(dir, r, os.Rename); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // Revoke withdraws request id: an approval not used yet (approved,
 // unexpired) or a request still pending. Anything else gives a
 // *StateError.

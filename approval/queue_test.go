@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -423,4 +424,62 @@ func TestRevoke(t *testing.T) {
 	if _, err := Revoke(dir, used, at(t0)); !errors.Is(err, ErrUsed) {
 		t.Errorf("Revoke a used approval: %v; want ErrUsed", err)
 	}
+}
+
+// TestRevokePINApprovals: a PIN change withdraws the approvals given with
+// the PIN that are still usable; one given without it, a used one, a
+// pending request and one already past its time are left as they were.
+func TestRevokePINApprovals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "approvals")
+	bind := func(c string) Binding { return Binding{Command: c, Cwd: "/", Workspace: "/", Digest: "d"} }
+	add := func(c string, level review.Level, pin bool) string {
+		id := mustAdd(t, dir, request(bind(c), level))
+		if c != "pending" {
+			if _, err := Approve(dir, id, Grant{PIN: pin}, at(t0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	withPIN, withPINB := add("c", review.C, true), add("b-pin", review.B, true)
+	noPIN, pending, used := add("b", review.B, false), add("pending", review.C, false), add("used", review.C, true)
+	if _, err := Consume(dir, bind("used"), at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	old := mustAdd(t, dir, request(bind("old"), review.C))
+	if _, err := Approve(dir, old, Grant{PIN: true, TTL: time.Minute}, at(t0)); err != nil {
+		t.Fatal(err)
+	}
+	revoked, err := RevokePINApprovals(dir, at(t0.Add(5*time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range revoked {
+		ids = append(ids, r.ID)
+	}
+	if fmt.Sprint(ids) != fmt.Sprint(sortedIDs(withPIN, withPINB)) {
+		t.Errorf("revoked %v, want %v", ids, sortedIDs(withPIN, withPINB))
+	}
+	want := map[string]State{withPIN: Revoked, withPINB: Revoked, noPIN: Approved, pending: Pending, used: Consumed, old: Expired}
+	for id, st := range want {
+		r, err := Get(dir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.StateAt(t0.Add(5 * time.Minute)); got != st {
+			t.Errorf("%s (%s): state %s, want %s", id, r.Command, got, st)
+		}
+	}
+	var se *StateError
+	if _, err := Consume(dir, bind("c"), at(t0.Add(6*time.Minute))); !errors.As(err, &se) || se.State != Revoked {
+		t.Errorf("Consume after the PIN changed: %v; want a revoked StateError", err)
+	}
+}
+
+// sortedIDs is ids in the order readAll lists requests created at the same
+// time (by id).
+func sortedIDs(ids ...string) []string {
+	slices.Sort(ids)
+	return ids
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -41,6 +42,29 @@ var ciSystems = []struct {
 				((dir == ".woodpecker" || strings.HasSuffix(dir, "/.woodpecker")) && isYAML(lower))
 		},
 		[]string{"commands"},
+	},
+	{ // Semaphore: jobs' commands, and the prologue and epilogue of a
+		// task (commands, on_pass, on_fail: commands again).
+		func(name, lower, dir string) bool {
+			return (dir == ".semaphore" || strings.HasSuffix(dir, "/.semaphore")) && isYAML(lower)
+		},
+		[]string{"commands"},
+	},
+	{ // Cirrus CI: script and every *_script instruction (test_script,
+		// setup_script, …), a command or a list of them.
+		func(name, lower, dir string) bool { return lower == ".cirrus.yml" || lower == ".cirrus.yaml" },
+		[]string{"script", "*_script"},
+	},
+	{ // Google Cloud Build (a step's script), Codemagic (scripts' script)
+		// and Bitrise (a script step's content).
+		func(name, lower, dir string) bool {
+			return lower == "cloudbuild.yaml" || lower == "cloudbuild.yml" || lower == "codemagic.yaml" || lower == "codemagic.yml"
+		},
+		[]string{"script"},
+	},
+	{
+		func(name, lower, dir string) bool { return lower == "bitrise.yml" || lower == "bitrise.yaml" },
+		[]string{"content"},
 	},
 	{ // Buildkite.
 		func(name, lower, dir string) bool {
@@ -105,8 +129,16 @@ func ciKeys(name string) []string {
 // at any depth (anchors resolved, each node once).
 func (x *extractor) ci() error {
 	keys := map[string]bool{}
+	var suffixes []string // "*_script": any key that ends in _script
 	for _, k := range ciKeys(x.name) {
+		if rest, ok := strings.CutPrefix(k, "*"); ok {
+			suffixes = append(suffixes, rest)
+			continue
+		}
 		keys[k] = true
+	}
+	isKey := func(k string) bool {
+		return keys[k] || slices.ContainsFunc(suffixes, func(s string) bool { return len(k) > len(s) && strings.HasSuffix(k, s) })
 	}
 	docs, err := x.yamlDocs()
 	emitted := map[*yaml.Node]bool{} // a value under two keys (cmds: [{cmd: …}]) is one command
@@ -121,7 +153,7 @@ func (x *extractor) ci() error {
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := n.Content[i]; k.Kind == yaml.ScalarNode && keys[k.Value] {
+				if k := n.Content[i]; k.Kind == yaml.ScalarNode && isKey(k.Value) {
 					x.ciCommands(n.Content[i+1], emitted, 0)
 				}
 				walk(n.Content[i+1], depth+1)

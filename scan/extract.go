@@ -73,6 +73,22 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.justfile()
 	case Procfile:
 		x.procfile()
+	case Mise:
+		err = x.mise()
+	case Pyproject:
+		err = x.pyproject()
+	case Tox:
+		err = x.tox()
+	case Devbox:
+		err = x.devbox()
+	case Earthly:
+		x.earthfile()
+	case Deno:
+		err = x.deno()
+	case CargoMake:
+		err = x.cargoMake()
+	case Netlify:
+		err = x.netlify()
 	}
 	return x.out, err
 }

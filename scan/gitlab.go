@@ -3,6 +3,7 @@ package scan
 import (
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -15,13 +16,36 @@ import (
 // (ci/build.yml). Includes of includes count. A file that cannot be read
 // or parsed here includes nothing: its own scan reports that.
 func gitlabIncluded(root string, files []File) []File {
-	index := map[string]int{}
+	return included(root, files, GitLab, func(_ string, src []byte) []string { return gitlabLocalIncludes(src) })
+}
+
+// included marks the files that files of kind include as that kind:
+// includes(name, src) gives the slash-separated patterns, from the root,
+// of the files the file name includes. Includes of includes count; a file
+// that already has a kind keeps it.
+func included(root string, files []File, kind Kind, includes func(name string, src []byte) []string) []File {
+	// The files' names sorted: a pattern is matched only against the
+	// names under its static directory, a plain name is one search (a
+	// tree of Makefiles names many patterns).
+	order := make([]int, len(files))
 	var todo []int
 	for i, f := range files {
-		index[f.Path] = i
-		if f.Kind() == GitLab {
+		order[i] = i
+		if f.Kind() == kind {
 			todo = append(todo, i)
 		}
+	}
+	if len(todo) == 0 {
+		return files
+	}
+	sort.Slice(order, func(a, b int) bool { return files[order[a]].Path < files[order[b]].Path })
+	under := func(prefix string) []int {
+		lo := sort.Search(len(order), func(k int) bool { return files[order[k]].Path >= prefix })
+		hi := lo
+		for hi < len(order) && strings.HasPrefix(files[order[hi]].Path, prefix) {
+			hi++
+		}
+		return order[lo:hi]
 	}
 	out := files
 	copied := false
@@ -36,15 +60,23 @@ func gitlabIncluded(root string, files []File) []File {
 			}
 			src, _ = readCandidate(p, f.Path, root, true)
 		}
-		for _, pat := range gitlabLocalIncludes(src) {
-			for name, i := range index {
-				if ok, _ := doublestar.Match(pat, name); !ok || out[i].Kind() != "" {
+		for _, pat := range includes(f.Path, src) {
+			var candidates []int
+			if meta := strings.IndexAny(pat, `*?[{\`); meta < 0 {
+				candidates = under(pat)
+			} else if slash := strings.LastIndex(pat[:meta], "/"); slash >= 0 {
+				candidates = under(pat[:slash+1])
+			} else {
+				candidates = order
+			}
+			for _, i := range candidates {
+				if ok, _ := doublestar.Match(pat, files[i].Path); !ok || out[i].Kind() != "" {
 					continue
 				}
 				if !copied {
 					out, copied = append([]File(nil), files...), true
 				}
-				out[i].kind = GitLab
+				out[i].kind = kind
 				todo = append(todo, i)
 			}
 		}

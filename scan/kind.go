@@ -26,7 +26,9 @@ func KindOf(name string) Kind {
 		// A git hook under any hooks path (core.hooksPath=hooks,
 		// scripts/git-hooks): git runs it, with or without a shebang.
 		return Script
-	case (dir == ".github/workflows" || strings.HasSuffix(dir, "/.github/workflows")) && isYAML(lower):
+	case workflowDir(dir) && isYAML(lower):
+		// GitHub Actions, and Gitea's and Forgejo's, which run workflows
+		// of the same syntax from their own directories.
 		return Workflow
 	case lower == "action.yml" || lower == "action.yaml":
 		return Workflow
@@ -57,10 +59,41 @@ func KindOf(name string) Kind {
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
+	case isMiseConfig(name):
+		return Mise
+	case base == "pyproject.toml":
+		return Pyproject
+	case isToxConfig(lower):
+		return Tox
+	case lower == "devbox.json":
+		return Devbox
+	case base == "Earthfile":
+		return Earthly
+	case lower == "deno.json" || lower == "deno.jsonc":
+		return Deno
+	case base == "Makefile.toml":
+		return CargoMake
+	case lower == "netlify.toml":
+		return Netlify
 	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
 		return DevContainer
 	}
 	return ""
+}
+
+// workflowDirs hold GitHub Actions workflows, or Gitea's and Forgejo's
+// (the same syntax).
+var workflowDirs = []string{".github/workflows", ".gitea/workflows", ".forgejo/workflows"}
+
+// workflowDir reports whether dir is a workflow directory, at the root or
+// below it.
+func workflowDir(dir string) bool {
+	for _, w := range workflowDirs {
+		if dir == w || strings.HasSuffix(dir, "/"+w) {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptExt reports whether a (lower-case) name's extension is a shell
@@ -127,7 +160,9 @@ func makeInclude(lower string) bool {
 }
 
 // notMakeExts end names that start as a Makefile's but are not one.
-var notMakeExts = []string{".am", ".in", ".toml", ".json", ".yml", ".yaml", ".md", ".txt", ".rst", ".orig", ".bak", ".swp", ".sample", ".example", ".j2", ".tmpl", ".template"}
+var notMakeExts = []string{".am", ".in", ".toml", ".json", ".yml", ".yaml", ".md", ".txt", ".rst", ".orig", ".bak", ".swp", ".sample", ".example", ".j2", ".tmpl", ".template",
+	// Source files named after what they handle (scan/makefile.go).
+	".go", ".py", ".rs", ".js", ".ts", ".rb", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".cs", ".php", ".pl", ".lua", ".swift", ".scala", ".html", ".css"}
 
 func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")

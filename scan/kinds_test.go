@@ -50,7 +50,7 @@ func TestKindOf(t *testing.T) {
 		"action.yml": Workflow, ".github/actions/a/action.yaml": Workflow,
 		".gitlab-ci.yml": GitLab, "ci/build.gitlab-ci.yml": GitLab,
 		"Makefile": Makefile, "GNUmakefile": Makefile, "rules.mk": Makefile, "Makefile.am": "",
-		"Makefile.common": Makefile, "sub/makefile.local": Makefile, "build/defs.mak": Makefile, "make/rules.make": Makefile, "Makefile.in": "", "Makefile.toml": "", "Makefile.md": "", "Makefile.": "",
+		"Makefile.common": Makefile, "sub/makefile.local": Makefile, "build/defs.mak": Makefile, "make/rules.make": Makefile, "Makefile.in": "", "Makefile.toml": CargoMake, "scan/makefile.go": "", "tools/makefile.py": "", "Makefile.md": "", "Makefile.": "",
 		"Dockerfile": Dockerfile, "Dockerfile.prod": Dockerfile, "api.Dockerfile": Dockerfile, "Containerfile": Dockerfile,
 		"package.json": NPM, "web/package.json": NPM, "package-lock.json": "",
 		"README.md": "", "main.go": "", "script": "",

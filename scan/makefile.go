@@ -2,10 +2,47 @@ package scan
 
 import (
 	"bytes"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
 )
+
+// makeIncludes are the patterns, from the root, of the files the Makefile
+// name includes (include, -include, sinclude at a line's start; names
+// relative to the directory make runs in, that of this file or of one above
+// it; globs as make expands them). Make reads them as Makefiles whatever
+// they are named (include ci/defs): their $(shell …) runs whenever make
+// reads them. A name with a variable reference in it is unknown here and
+// is skipped.
+func makeIncludes(name string, src []byte) []string {
+	dir := path.Dir(name)
+	var out []string
+	for _, line := range bytes.Split(src, []byte("\n")) {
+		f := strings.Fields(stripMakeComment(string(line)))
+		if len(f) < 2 || line[0] == '\t' {
+			continue
+		}
+		switch f[0] {
+		case "include", "-include", "sinclude":
+			for _, w := range f[1:] {
+				if strings.Contains(w, "$") {
+					continue
+				}
+				// Relative to the directory make runs in: the including
+				// file's, or (an include of an include) the top
+				// Makefile's, which may be any directory above it.
+				for d := dir; ; d = path.Dir(d) {
+					out = append(out, path.Join(d, w))
+					if d == "." || d == "/" {
+						break
+					}
+				}
+			}
+		}
+	}
+	return out
+}
 
 // makefile reads the recipes of a Makefile: the lines that start with a tab
 // (or .RECIPEPREFIX) after a rule line, and a recipe after ';' on the rule

@@ -32,7 +32,7 @@ var ownRules = []RuleInfo{
 		Fix:   "Correct the syntax error, or exclude the file (a .guardignore line or --exclude) when it is malformed on purpose."},
 	{ID: RuleUnreadable, Level: review.C, Topic: "ci", Tags: []string{"security", "correctness"},
 		Short: "A file that may hold shell could not be read",
-		Full:  "guard scan could not read a file that may hold shell (permissions, a device, a file removed during the scan). What cannot be read is not known to be safe.",
+		Full:  "guard scan could not read a file that may hold shell (permissions, a device, a file removed during the scan, a symbolic link out of the repository, a Git LFS pointer whose content is stored elsewhere). What cannot be read is not known to be safe.",
 		Fix:   "Make the file readable, or exclude it (a .guardignore line or --exclude)."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},
 		Short: "A level without a reason at that level",

@@ -3,6 +3,8 @@ package scan
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -196,6 +198,7 @@ func Run(opts Options, files []File) (*Report, error) {
 		return c.v, c.err
 	}
 	files = gitlabIncluded(opts.Root, files)
+	files = included(opts.Root, files, Makefile, makeIncludes)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -288,14 +291,22 @@ func scanFile(opts Options, f File) fileResult {
 			if errors.As(err, &pe) {
 				why = pe.Err
 			}
-			fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: f.Kind(), Level: review.C,
-				Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
-			fd.lineHash = lineHash(f.Path, fd.Rule, nil)
-			return fileResult{findings: []Finding{fd}}
+			return unreadable(f, why)
 		}
 		if src == nil {
 			return fileResult{}
 		}
+	}
+	if f.Kind() != "" && isLFSPointer(src) {
+		// What runs is the file Git LFS puts there on checkout (CI that
+		// pulls LFS objects, a developer with git-lfs); the repository
+		// holds only its hash. The work tree's file is that content when
+		// its hash is the pointer's (a commit staging an LFS file).
+		content, ok := lfsContent(opts.Root, f, src)
+		if !ok {
+			return unreadable(f, errLFSPointer)
+		}
+		src = content
 	}
 	snippets, xerr := ExtractKind(f.Path, f.kind, src)
 	if len(snippets) == 0 && xerr == nil {
@@ -416,6 +427,44 @@ func ownExplanation(rule string) string {
 // that is not a regular file when it is read (a FIFO swapped in after the
 // listing), is a C finding (scan-unreadable), never skipped.
 const MaxFileRead = 16 << 20
+
+// unreadable is the finding for a file that may hold shell and cannot be
+// read (why): not known to be safe.
+func unreadable(f File, why error) fileResult {
+	fd := Finding{Path: f.Path, Position: Position{Line: 1, Col: 1}, Kind: f.Kind(), Level: review.C,
+		Rule: RuleUnreadable, Message: fmt.Sprintf("cannot read the file: %v", why), Explanation: ownExplanation(RuleUnreadable), snippet: -1}
+	fd.lineHash = lineHash(f.Path, fd.Rule, nil)
+	return fileResult{findings: []Finding{fd}}
+}
+
+// errLFSPointer is why a Git LFS pointer with a shell file's name is not
+// read: its content is stored outside the repository.
+var errLFSPointer = errors.New("it is a Git LFS pointer: the content that runs is stored outside the repository, where guard cannot review it")
+
+// isLFSPointer reports whether src is a Git LFS pointer file: the spec's
+// version line first, then oid and size lines, and nothing long.
+func isLFSPointer(src []byte) bool {
+	if len(src) > 1024 || !bytes.HasPrefix(src, []byte("version https://git-lfs.github.com/spec/")) {
+		return false
+	}
+	return bytes.Contains(src, []byte("\noid sha256:")) && bytes.Contains(src, []byte("\nsize "))
+}
+
+// lfsContent is the content the LFS pointer ptr of f stands for, when the
+// work tree's file under root has it (its SHA-256 is the pointer's oid).
+func lfsContent(root string, f File, ptr []byte) ([]byte, bool) {
+	_, rest, ok := bytes.Cut(ptr, []byte("\noid sha256:"))
+	if !ok || root == "" {
+		return nil, false
+	}
+	oid, _, _ := bytes.Cut(rest, []byte("\n"))
+	src, err := readCandidate(filepath.Join(root, filepath.FromSlash(f.Path)), f.Path, root, true)
+	if err != nil || src == nil {
+		return nil, false
+	}
+	sum := sha256.Sum256(src)
+	return src, hex.EncodeToString(sum[:]) == string(bytes.TrimSpace(oid))
+}
 
 // errLinkOutside is why a symbolic link that leads out of the repository
 // is not read: its content is not the repository's (a secret, a device),

@@ -24,6 +24,14 @@ const (
 	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task, Gitpod, Jenkins)
 	Just         Kind = "justfile"       // a justfile recipe line, backtick or shell() call
 	Procfile     Kind = "procfile"       // a Procfile process's command
+	Mise         Kind = "mise"           // a mise task or hook (mise.toml)
+	Pyproject    Kind = "pyproject"      // a pyproject.toml task (Poe the Poet, PDM, Hatch, taskipy, tox)
+	Tox          Kind = "tox"            // a tox environment's command (tox.ini, tox.toml)
+	Devbox       Kind = "devbox"         // a devbox.json init_hook or script
+	Earthly      Kind = "earthfile"      // an Earthfile RUN line
+	Deno         Kind = "deno"           // a deno.json task
+	CargoMake    Kind = "cargo-make"     // a cargo-make task's command or script (Makefile.toml)
+	Netlify      Kind = "netlify"        // a netlify.toml build or dev command
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

@@ -15,7 +15,9 @@ import (
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/dirs"
 	"github.com/guard-sh/guard/pin"
+	"github.com/guard-sh/guard/policy"
 	"github.com/guard-sh/guard/review"
 )
 
@@ -121,6 +123,61 @@ func (o *approvalsOptions) recordQueueDecision(r approval.Request, d audit.Decis
 		Cwd: r.Cwd, Workspace: r.Workspace, Command: r.Command, Level: r.Level, Decision: d, Note: note}
 	if err := o.record(rec); err != nil {
 		return failf([]string{"guard records every decision; make the state directory writable (see 'guard doctor')"}, "audit log: %v; the decision about %s was not recorded", err, r.ID)
+	}
+	return nil
+}
+
+// revokePINApprovals withdraws what was approved with a PIN that was just
+// changed (guard pin change), each with an audit record: a user changes a
+// PIN they think another knows, and whoever knew it could have approved
+// level C commands with it, usable for 15 minutes more, or granted one
+// for days. That is every approval given with the PIN and not used yet,
+// and every standing grant whose approval had the PIN or is no longer in
+// the queue (guard cannot tell how it was given). A failure is an error
+// the user sees, with what to do by hand.
+func revokePINApprovals(s *streams) error {
+	d, err := guardDirs()
+	if err == nil {
+		err = revokePINGrants(s, d)
+	}
+	o := &approvalsOptions{record: func(r audit.Record) error { return recordDecision(d.State, r) }}
+	if err == nil {
+		var revoked []approval.Request
+		revoked, err = approval.RevokePINApprovals(d.Approvals(), time.Now)
+		for _, r := range revoked {
+			if rerr := o.recordQueueDecision(r, audit.Revoked, "approval "+r.ID+" revoked: the PIN that gave it was changed"); rerr != nil && err == nil {
+				err = rerr
+			}
+			fmt.Fprintf(s.err, "guard: revoked approval %s, given with the old PIN\n", r.ID)
+		}
+	}
+	if err != nil {
+		return failf([]string{"run 'guard approvals', then 'guard revoke ID' for each approval and grant given with the old PIN"}, "the PIN changed, but what was approved with the old PIN may still be usable: %v", err)
+	}
+	return nil
+}
+
+// revokePINGrants removes the standing grants given with the old PIN (see
+// revokePINApprovals).
+func revokePINGrants(s *streams, d dirs.Dirs) error {
+	path := d.UserPolicy()
+	grants, err := standingGrants(path)
+	if err != nil {
+		return err
+	}
+	o := &approvalsOptions{record: func(r audit.Record) error { return recordDecision(d.State, r) }}
+	for _, g := range grants {
+		id := strings.TrimPrefix(g.ID, policy.GrantPrefix)
+		r, err := approval.Get(d.Approvals(), id)
+		switch {
+		case err == nil && !r.PIN:
+			continue
+		case err != nil && !errors.Is(err, approval.ErrNotFound):
+			return err
+		}
+		if _, err := removeGrant(s, o, path, r, id, "grant "+g.ID+" revoked: the PIN that gave it was changed"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

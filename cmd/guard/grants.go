@@ -198,6 +198,37 @@ func capsText(caps []profile.Cap) string {
 	return strings.Join(out, ", ")
 }
 
+// removeGrant removes grant-ID from the user's policy file at path, after
+// its audit record (r is the grant's approval, when the queue still has
+// it; note says why). found is false when the file holds no such grant.
+func removeGrant(s *streams, opts *approvalsOptions, path string, r approval.Request, id, note string) (found bool, err error) {
+	data, err := safefile.Read(path, policy.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read policy %s: %v", path, err)
+	}
+	out, found, err := policy.RemoveRule(path, data, policy.GrantPrefix+id)
+	if err != nil {
+		return false, decision.PolicyError(err, true)
+	}
+	if !found {
+		return false, nil
+	}
+	if r.ID == "" {
+		r = approval.Request{ID: id}
+	}
+	if err := opts.recordQueueDecision(r, audit.Revoked, note); err != nil {
+		return false, err
+	}
+	if err := writeFileAtomic(path, out, 0o600); err != nil {
+		return false, fmt.Errorf("write %s: %v", path, err)
+	}
+	fmt.Fprintf(s.err, "guard: revoked grant %s%s\n", policy.GrantPrefix, id)
+	return true, nil
+}
+
 // newRevokeCmd is `guard revoke ID...`: withdraw a standing grant or an
 // approval not used yet.
 func newRevokeCmd(s *streams) *cobra.Command {
@@ -241,29 +272,9 @@ func revoke(s *streams, opts *approvalsOptions, id string) error {
 	if err != nil && !errors.Is(err, approval.ErrNotFound) {
 		return err
 	}
-	done := false
-	path := d.UserPolicy()
-	data, rerr := safefile.Read(path, policy.MaxFileSize)
-	if rerr == nil {
-		out, found, err := policy.RemoveRule(path, data, policy.GrantPrefix+id)
-		if err != nil {
-			return decision.PolicyError(err, true)
-		}
-		if found {
-			if r.ID == "" {
-				r = approval.Request{ID: id}
-			}
-			if err := opts.recordQueueDecision(r, audit.Revoked, "grant "+policy.GrantPrefix+id+" revoked"); err != nil {
-				return err
-			}
-			if err := writeFileAtomic(path, out, 0o600); err != nil {
-				return fmt.Errorf("write %s: %v", path, err)
-			}
-			fmt.Fprintf(s.err, "guard: revoked grant %s%s\n", policy.GrantPrefix, id)
-			done = true
-		}
-	} else if !errors.Is(rerr, fs.ErrNotExist) {
-		return fmt.Errorf("read policy %s: %v", path, rerr)
+	done, err := removeGrant(s, opts, d.UserPolicy(), r, id, "grant "+policy.GrantPrefix+id+" revoked")
+	if err != nil {
+		return err
 	}
 	if r.Command != "" {
 		if st := r.StateAt(opts.now()); st == approval.Approved || st == approval.Pending {

@@ -471,6 +471,9 @@ func (h *hookCall) shell() hookAnswer {
 	if !ok {
 		return h.fail("", "malformed hook input: %s without tool_input.command", h.ev.ToolName)
 	}
+	if err := nulCommand(text); err != nil {
+		return h.fail(text, "%v", err)
+	}
 	// Any other member the agent may read (a new option, a path, a
 	// second command) is judged as an unknown tool's input would be: an
 	// answer there (ask, deny) comes first.
@@ -560,6 +563,19 @@ func (h *hookCall) shell() hookAnswer {
 	}
 	return denyf("%s\nThis needs %s, which cannot be given through %s. It is queued as %s: ask the user to run 'guard approve %s' in their terminal, then run exactly the same command again from the same directory (an approval is good once, for 15 minutes).",
 		levelReason(a), need, h.p.label, id, id)
+}
+
+// nulCommand refuses shell text that holds a NUL byte. Whatever runs it
+// (a shell started with it as an argument, a C library call) receives the
+// text before the NUL only, while guard's parser reads on: it would judge
+// another command than the one that runs ("rm -rf .git" then a NUL and
+// "x" was asked about as a delete of .gitx in the workspace, B; what ran
+// deletes .git, C).
+func nulCommand(text string) error {
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return fmt.Errorf("malformed hook input: the command holds a NUL byte (at byte %d); what runs it sees only the text before it, so guard cannot judge the command that would run", i)
+	}
+	return nil
 }
 
 // askRewritten asks the user in the agent's own prompt about a level B
@@ -789,6 +805,9 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}
 	for _, text := range found.commands {
+		if err := nulCommand(text); err != nil {
+			return h.fail(text, "%v", err)
+		}
 		// The tool may run the command in the event's cwd or in any
 		// directory its input names: the worst of them counts.
 		var a *assessment

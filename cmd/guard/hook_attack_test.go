@@ -221,6 +221,27 @@ func TestHookToolCommandDirs(t *testing.T) {
 	})
 }
 
+// TestHookNULCommand: a command that holds a NUL byte runs only up to it
+// (a shell started with it, a C library call), while guard's parser reads
+// on. "rm -rf .git" NUL "x" was asked about as a delete of .gitx in the
+// workspace (B), and the tool deletes .git (C); a terminal's keys and a
+// shell-tagged code member the same. The 4 MCP attacks (Claude Code and Gemini CLI) were asks before;
+// the shell tool's was denied already (its rewrite cannot be quoted), now
+// for the reason. Controls: a NUL in a file's content is not a command,
+// and commands without one are judged as before.
+func TestHookNULCommand(t *testing.T) {
+	runHookAttacks(t, []hookAttack{
+		{name: "mcp_command", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf .git\u0000x"}`, ""), want: hookDeny, says: "NUL byte"},
+		{name: "terminal_keys", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"rm -rf .git\u0000x Enter"}`, ""), want: hookDeny, says: "NUL byte"},
+		{name: "shell_tagged_code", agent: "claude", event: claudeEvent("mcp__jupyter__run", `{"language":"bash","code":"rm -rf .git\u0000x"}`, ""), want: hookDeny, says: "NUL byte"},
+		{name: "gemini_mcp_command", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"mcp_term_exec","tool_input":{"cmd":"rm -rf .git\u0000x"}}`, want: hookDeny, says: "NUL byte"},
+		{name: "bash_tool", agent: "claude", event: claudeEvent("Bash", `{"command":"rm -rf .git\u0000x"}`, ""), want: hookDeny, says: "NUL byte"},
+		{name: "control_content_with_nul", agent: "claude", event: claudeEvent("Write", `{"file_path":"$PROJ/a.bin","content":"a\u0000b"}`, ""), want: hookNoOpinion},
+		{name: "control_mcp_delete", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"rm -rf build"}`, ""), want: hookAsk, says: "level B"},
+		{name: "control_mcp_ls", agent: "claude", event: claudeEvent("mcp__term__exec", `{"command":"ls -la"}`, ""), want: hookNoOpinion},
+	})
+}
+
 // symlinkT makes link point at target, creating link's directory.
 func symlinkT(t *testing.T, target, link string) {
 	t.Helper()

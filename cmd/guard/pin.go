@@ -74,7 +74,10 @@ func newPinChangeCmd(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "change",
 		Short: "Change the PIN (the current one first)",
-		Args:  cobra.NoArgs,
+		Long: `Change the PIN: the current one first, then the new one twice. Approvals
+given with the old PIN that have not run yet, and the grants given with it,
+are withdrawn (revoked).`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			opts := newPinOptions()
 			if err := opts.resolve(); err != nil {
@@ -161,7 +164,7 @@ func runPinChange(s *streams, opts *pinOptions) error {
 		return pinError(err)
 	}
 	fmt.Fprintln(s.err, "guard: PIN changed")
-	return nil
+	return revokePINApprovals(s)
 }
 
 func runPinStatus(s *streams, opts *pinOptions) error {

@@ -51,9 +51,13 @@ hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
 of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
 Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
 justfile recipes and backticks, Procfile processes, Jenkinsfile sh
-steps, Dockerfile RUN
+steps, Dockerfile and Earthfile RUN
 instructions, package.json scripts, VS Code tasks and dev container
-lifecycle commands. A committed symbolic link with such a name is read
+lifecycle commands, mise hooks and tasks, pyproject.toml tasks (Poe, PDM,
+Hatch, taskipy, tox), tox.ini commands, devbox.json's init_hook, deno.json
+tasks, cargo-make's Makefile.toml, netlify.toml's build commands, and the
+workflows of Gitea and Forgejo, and the scripts of Semaphore, Cirrus CI,
+Cloud Build, Codemagic and Bitrise. A committed symbolic link with such a name is read
 through when it leads inside the repository. A Dockerfile
 RUN changes the image, not this machine: its packages and system paths are
 B there (code from the network stays C).
