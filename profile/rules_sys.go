@@ -188,7 +188,7 @@ func devTable() map[string]*spec {
 			"env":     {rows: []row{{"pkg.config-code", CapPersistence, "-w|-u", "", "changes the Go tool's settings (GOFLAGS, GOPROXY, GOTOOLCHAIN), which choose what later go commands download and run"}}},
 			"get":     fetch("downloads Go modules"),
 			"run":     {val: "-exec -toolexec -C -p -tags -ldflags -gcflags -mod -modfile -overlay", fn: hGoRun, rows: []row{{"dev.build", CapExec, "", "", "runs the Go tool"}}},
-			"install": fetch("downloads, builds and installs a Go program"),
+			"install": {val: "-C -p -tags -ldflags -gcflags -asmflags -buildmode -mod -modfile -overlay -pgo -pkgdir -toolexec", fn: chain(hGoExec, hGoInstall), rows: []row{{"dev.fetch", CapFetch, "", "", "downloads, builds and installs a Go program"}}},
 			"mod": subs(exec("maintains go.mod"), map[string]*spec{"download": fetch("downloads Go modules"), "tidy": fetch("downloads Go modules and rewrites go.mod"), "vendor": fetch("downloads Go modules into vendor/"),
 				"graph": plain(), "why": plain(), "verify": plain(), "edit": exec("edits go.mod"), "init": exec("creates go.mod"), "*": unknownSub("go mod")}),
 			"clean": {rows: []row{{"dev.clean-cache", CapDelete, "-cache|-modcache|-testcache|-fuzzcache", "", "deletes Go's caches"}}},
