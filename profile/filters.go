@@ -48,6 +48,55 @@ func readsInput(c *call) bool {
 	return ops == 0
 }
 
+// argPrinter reports whether prog prints text taken from its arguments
+// that guard does not compute: sed's replacements and a/i/c text, jq's
+// and awk's string literals, date's +FORMAT, yes, basename, dirname.
+func argPrinter(prog string) bool {
+	switch prog {
+	case "sed", "gsed", "jq", "gojq", "yq", "awk", "gawk", "mawk", "nawk", "date", "yes", "basename", "dirname":
+		return true
+	}
+	return false
+}
+
+// argNear is text a program's output may hold, from its known
+// arguments: each argument, the parts of one split at the punctuation
+// that delimits sed's commands (s/A/B/, s|A|B|), and the contents of its
+// double-quoted strings (jq's and awk's literals), one a line; date's
+// +FORMAT without the +.
+func argNear(prog string, fs []field) string {
+	var out []string
+	for _, f := range fs {
+		if !f.known || f.val == "" {
+			continue
+		}
+		v := f.val
+		if prog == "date" {
+			if !strings.HasPrefix(v, "+") {
+				continue
+			}
+			v = v[1:]
+		}
+		out = append(out, v)
+		if strings.HasPrefix(v, "-") {
+			continue
+		}
+		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("/|#,:@;\"\n", r) })...)
+	}
+	return strings.Join(out, "\n")
+}
+
+// joinNear joins two texts a stream's output may resemble.
+func joinNear(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}
+
 // filterText returns the output of prog reading the text in, for the
 // filters guard computes: cat and tee pass it on unchanged, head and
 // tail cut it, rev and tac reverse it.
