@@ -805,7 +805,11 @@ func (b *builder) writeAnyName(c *call, dir field, rule, verb string) {
 		return
 	}
 	switch b.ctx.Classify(d) {
-	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
+	case ClassWorkspace, ClassWSRoot, ClassTemp, ClassNull:
+		// The sandbox keeps the workspace's hooks and guard's files.
+	default:
+		// Any other directory, a start-up or hook directory
+		// (~/.config/autostart) and a secret store among them.
 		for _, pat := range []string{"/*", "/.*"} {
 			b.pathEffect(CapWrite, rule, c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, verb)
 		}
