@@ -27,7 +27,7 @@ var handlerRules = sync.OnceValue(func() []string {
 		"tar.create", "tar.extract", "tar.read", "text.lookalike",
 		// Launchers and command-running options (principle 7).
 		"debug.script", "editor.script", "exec.argument-code", "exec.argument-command",
-		"dev.compiler-code", "dev.install-bin", "git.worktree-write", "net.download", "fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
+		"dev.compiler-code", "dev.install-bin", "backup.action", "git.worktree-write", "net.download", "fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
 	}
 })
 

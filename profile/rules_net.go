@@ -144,7 +144,7 @@ func networkTable() map[string]*spec {
 			"remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "rm": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
 			"run":     {fn: hBunRun},
-			"test":    whole("dev.build", CapExec, "runs the project's tests"), "build": whole("dev.build", CapExec, "bundles the project"),
+			"test":    whole("dev.build", CapExec, "runs the project's tests"), "build": {val: "--outfile --outdir -e --external --target --format --root", rows: []row{{"dev.build", CapExec, "", "", "bundles the project"}, {"fs.output", CapWrite, "", "--outfile|--outdir", "writes its bundle to"}}},
 		}),
 		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),

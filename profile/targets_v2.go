@@ -363,6 +363,17 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 		"xh":   {{"net.download", CapWrite, "", "-o|--output", "writes the response to"}},
 		"az": {{"net.download", CapWrite, "any~^download(-batch)?$", "-f|--file|--dest|-d|--destination|--destination-path", "downloads into"},
 			{"net.download", CapWrite, "op0~^rest$", "--output-file", "writes the response to"}},
+		// Session 11: compilers, bundlers and formatters guard has rows
+		// for (so the unknown-program rule no longer prices what they
+		// are handed) write their output where an option says, or
+		// rewrite their operands.
+		"tsc":     {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
+		"deno":    {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"}},
+		"black":   {{"fs.format", CapWrite, "!--check !--diff", "ops", "rewrites"}},
+		"rustfmt": {{"fs.format", CapWrite, "!--check", "ops", "rewrites"}},
+		"eslint":  {{"fs.format", CapWrite, "--fix", "ops", "rewrites"}},
+		"ruff":    {{"fs.format", CapWrite, "op0~^format$ !--check !--diff", "ops1", "rewrites"}, {"fs.format", CapWrite, "op0~^check$ --fix", "ops1", "rewrites"}},
+		"isort":   {{"fs.format", CapWrite, "!--check-only !--check !-c !--diff", "ops", "rewrites"}},
 	}
 })
 
