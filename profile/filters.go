@@ -77,21 +77,29 @@ func argNear(prog string, fs []field) string {
 			}
 			v = v[1:]
 		}
-		out = append(out, v)
 		if strings.HasPrefix(v, "-") {
-			continue
+			continue // an option, not printed text
 		}
+		out = append(out, v)
 		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("/|#,:@;\"\n", r) })...)
 	}
 	return strings.Join(out, "\n")
 }
 
-// joinNear joins two texts a stream's output may resemble.
-func joinNear(a, b string) string {
+// maxNearJoin bounds the near text a stage of a pipeline copies to add
+// its own: a line of thousands of sed stages over a long text would
+// otherwise copy that text at every stage (quadratic time). Past it the
+// stage's own text is left out; its output stays data guard cannot see
+// (at least B).
+const maxNearJoin = 8 << 10
+
+// joinNear joins two texts a stream's output may resemble, leaving b out
+// when the result would pass limit.
+func joinNear(a, b string, limit int) string {
 	switch {
 	case a == "":
 		return b
-	case b == "":
+	case b == "" || len(a)+len(b) >= limit:
 		return a
 	}
 	return a + "\n" + b
