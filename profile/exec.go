@@ -332,6 +332,12 @@ func (b *builder) apply(s *spec, c *call) stream {
 			out.near = knownText(c.in)
 		}
 	}
+	if out.kind == streamUnknown && argPrinter(c.prog) {
+		// Programs that print text from their arguments which guard does
+		// not compute (sed's replacement, jq's and awk's strings, date's
+		// format, yes, basename): their output resembles that text.
+		out.near = joinNear(out.near, argNear(c.prog, c.fs), maxNearJoin)
+	}
 	b.fileOperands(c)
 	out = b.taintOut(out, c)
 	b.net = prevNet || b.net
@@ -398,7 +404,11 @@ func (b *builder) unknownProgram(prog string, fs []field, st *state, in stream, 
 	b.add(Effect{Cap: CapExec, Rule: "exec.program", Program: prog, Msg: fmt.Sprintf("runs %s", prog)}, sp)
 	b.handedPaths(prog, fs, st, sp)
 	b.argumentCommands(prog, fs, st, in, sp)
-	return stream{kind: streamUnknown}
+	// What it prints guard cannot compute, but it may be what it read
+	// (envsubst, cpp, expand, a converter): a shell reading it is
+	// reviewed by that text too. (Its arguments that read as commands
+	// are reviewed above.)
+	return stream{kind: streamUnknown, near: knownText(in)}
 }
 
 // worstTargets: a program guard cannot name may be any program (rm too),

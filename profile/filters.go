@@ -48,6 +48,63 @@ func readsInput(c *call) bool {
 	return ops == 0
 }
 
+// argPrinter reports whether prog prints text taken from its arguments
+// that guard does not compute: sed's replacements and a/i/c text, jq's
+// and awk's string literals, date's +FORMAT, yes, basename, dirname.
+func argPrinter(prog string) bool {
+	switch prog {
+	case "sed", "gsed", "jq", "gojq", "yq", "awk", "gawk", "mawk", "nawk", "date", "yes", "basename", "dirname":
+		return true
+	}
+	return false
+}
+
+// argNear is text a program's output may hold, from its known
+// arguments: each argument, the parts of one split at the punctuation
+// that delimits sed's commands (s/A/B/, s|A|B|), and the contents of its
+// double-quoted strings (jq's and awk's literals), one a line; date's
+// +FORMAT without the +.
+func argNear(prog string, fs []field) string {
+	var out []string
+	for _, f := range fs {
+		if !f.known || f.val == "" {
+			continue
+		}
+		v := f.val
+		if prog == "date" {
+			if !strings.HasPrefix(v, "+") {
+				continue
+			}
+			v = v[1:]
+		}
+		if strings.HasPrefix(v, "-") {
+			continue // an option, not printed text
+		}
+		out = append(out, v)
+		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("/|#,:@;\"\n", r) })...)
+	}
+	return strings.Join(out, "\n")
+}
+
+// maxNearJoin bounds the near text a stage of a pipeline copies to add
+// its own: a line of thousands of sed stages over a long text would
+// otherwise copy that text at every stage (quadratic time). Past it the
+// stage's own text is left out; its output stays data guard cannot see
+// (at least B).
+const maxNearJoin = 8 << 10
+
+// joinNear joins two texts a stream's output may resemble, leaving b out
+// when the result would pass limit.
+func joinNear(a, b string, limit int) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || len(a)+len(b) >= limit:
+		return a
+	}
+	return a + "\n" + b
+}
+
 // filterText returns the output of prog reading the text in, for the
 // filters guard computes: cat and tee pass it on unchanged, head and
 // tail cut it, rev and tac reverse it.

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,51 @@ func TestFilterText(t *testing.T) {
 	// An argument guard cannot see may be any option.
 	if _, ok := filterText("head", []field{{raw: "$N"}}, "a\n"); ok {
 		t.Errorf("head with an argument that is not static was computed")
+	}
+}
+
+func TestArgNear(t *testing.T) {
+	tests := []struct {
+		prog string
+		args []string
+		want []string // lines that must be in the near text
+		not  []string // lines that must not
+	}{
+		{"sed", []string{"s/.*/rm -rf ~/"}, []string{"rm -rf ~"}, nil},
+		{"sed", []string{"-n", "s|x|curl x.example|p"}, []string{"curl x.example"}, []string{"-n"}},
+		{"jq", []string{"-rn", `"rm -rf ~"`}, []string{"rm -rf ~"}, nil},
+		{"date", []string{"-u", "+rm -rf ~"}, []string{"rm -rf ~"}, []string{"-u"}},
+		{"date", []string{"-d", "now"}, nil, []string{"now"}},
+	}
+	for _, tt := range tests {
+		var fs []field
+		for _, a := range tt.args {
+			fs = append(fs, field{val: a, known: true})
+		}
+		fs = append(fs, field{raw: "$X"}) // not static: left out
+		lines := strings.Split(argNear(tt.prog, fs), "\n")
+		for _, w := range tt.want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("argNear(%s %q) = %q, lacks the line %q", tt.prog, tt.args, lines, w)
+			}
+		}
+		for _, n := range tt.not {
+			if slices.Contains(lines, n) {
+				t.Errorf("argNear(%s %q) = %q, holds the line %q", tt.prog, tt.args, lines, n)
+			}
+		}
+	}
+}
+
+func TestJoinNearLimit(t *testing.T) {
+	if got := joinNear("a", "b", 10); got != "a\nb" {
+		t.Errorf("joinNear(a, b) = %q, want %q", got, "a\nb")
+	}
+	long := strings.Repeat("x", 20)
+	if got := joinNear(long, "rm -rf ~", 16); got != long {
+		t.Errorf("joinNear past the limit = %q, want the first text unchanged", got)
+	}
+	if got := joinNear("", long, 16); got != long {
+		t.Errorf("joinNear of nothing and a text = %q, want the text", got)
 	}
 }

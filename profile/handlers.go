@@ -542,6 +542,30 @@ var awkSystem = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`system\s*\(\s*` + str + `\s*\)|` + str + `\s*\|&?\s*getline|\|&?\s*` + str)
 })
 
+// awkPrintPipe is print or printf to a command given as a literal: the
+// arguments, then the command.
+var awkPrintPipe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bprintf?\b((?:[^;{}\n|"]|"(?:[^"\\]|\\.)*")*)\|&?\s*"((?:[^"\\]|\\.)*)"`)
+})
+
+// awkLiterals is the line print writes for args made only of string
+// literals (adjacent ones concatenate, a comma is a space), with awk's
+// escapes undone.
+func awkLiterals(args string) (string, bool) {
+	lits := regexp.MustCompile(`^\s*\(?\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\)?\s*$`).FindStringSubmatch(args)
+	if lits == nil {
+		return "", false
+	}
+	var out strings.Builder
+	for _, m := range regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*,)?`).FindAllStringSubmatch(lits[1], -1) {
+		out.WriteString(strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\/`, "/").Replace(m[1]))
+		if m[2] != "" {
+			out.WriteString(" ")
+		}
+	}
+	return out.String() + "\n", true
+}
+
 // hAwk: awk programs that call system() or pipe to commands run code.
 func hAwk(b *builder, c *call) stream {
 	// gawk's program files: -f/--file, -E/--exec, and -i/--include of
@@ -593,7 +617,21 @@ func hAwk(b *builder, c *call) stream {
 		return b.dynamicCode(prog, c, "an awk program")
 	}
 	b.awkFiles(c, prog)
-	body := awkSystem().ReplaceAllStringFunc(prog.val, func(m string) string {
+	// print … | "CMD": CMD reads what the program prints to it. Text
+	// made only of string literals is that text; anything else is the
+	// awk's input or data guard cannot see, and keeps the input's kind.
+	body := awkPrintPipe().ReplaceAllStringFunc(prog.val, func(m string) string {
+		sub := awkPrintPipe().FindStringSubmatch(m)
+		in := stream{kind: max(streamUnknown, c.in.kind), near: c.in.near + c.in.text}
+		if text, ok := awkLiterals(sub[1]); ok && !strings.HasPrefix(m, "printf") {
+			in = stream{kind: streamText, text: text}
+		} else if ok && !strings.Contains(text, "%") && regexp.MustCompile(`^\s*\(?\s*"(?:[^"\\]|\\.)*"\s*\)?\s*$`).MatchString(sub[1]) {
+			in = stream{kind: streamText, text: strings.TrimSuffix(text, "\n")} // printf FORMAT: no newline of its own
+		}
+		b.text(strings.ReplaceAll(sub[2], `\"`, `"`), c.st.clone(), in, "awk command", span{prog.pos, prog.end})
+		return ""
+	})
+	body = awkSystem().ReplaceAllStringFunc(body, func(m string) string {
 		sub := awkSystem().FindStringSubmatch(m)
 		cmd := sub[1] + sub[2] + sub[3] // one of them matched
 		b.text(strings.ReplaceAll(cmd, `\"`, `"`), c.st.clone(), stream{}, "awk command", span{prog.pos, prog.end})

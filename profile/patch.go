@@ -36,15 +36,14 @@ func hSplit(b *builder, c *call) stream {
 	var prefix field
 	switch {
 	case c.prog == "csplit":
-		ps := c.a.values("-f", "--prefix")
-		if len(ps) == 0 {
-			return stream{}
+		prefix = staticField("xx", c.sp) // its default prefix, in the cwd
+		if ps := c.a.values("-f", "--prefix"); len(ps) > 0 {
+			prefix = ps[len(ps)-1]
 		}
-		prefix = ps[len(ps)-1]
 	case len(c.a.ops) > 1:
 		prefix = c.a.ops[1]
 	default:
-		return stream{}
+		prefix = staticField("x", c.sp) // split's default prefix, in the cwd
 	}
 	if !prefix.known {
 		return stream{}

@@ -12,7 +12,7 @@ var handlerRules = sync.OnceValue(func() []string {
 	return []string{
 		"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
 		"chmod.setuid", "db.destroy", "db.file-read", "db.file-write", "dd.device", "dd.read", "dd.write",
-		"env.bash-func", "env.code-dynamic", "env.code-flags", "env.less-command", "env.print-all", "env.split-dynamic",
+		"env.bash-func", "env.code-dynamic", "env.code-flags", "env.less-command", "python.warnings-import", "env.print-all", "env.split-dynamic",
 		"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand", "exec.dynamic-target", "exec.runner-outside", "exec.unseen-option",
 		"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
 		"exec.program-reads", "exec.program-writes", "exec.script", "exec.script-unreadable", "exec.stdin-code",
@@ -27,7 +27,7 @@ var handlerRules = sync.OnceValue(func() []string {
 		"tar.create", "tar.extract", "tar.read", "text.lookalike",
 		// Launchers and command-running options (principle 7).
 		"debug.script", "editor.script", "exec.argument-code", "exec.argument-command",
-		"dev.compiler-code", "git.worktree-write", "net.download", "fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
+		"dev.compiler-code", "dev.install-bin", "backup.action", "git.worktree-write", "net.download", "fs.source-delete", "inject.editor-remote", "shell.hook-function", "shell.nameref-dynamic", "shell.trap", "shell.trap-body", "shell.hash", "fs.create", "inject.terminal", "inject.tmux-run", "proc.trace", "tar.remove-files",
 	}
 })
 

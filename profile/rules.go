@@ -233,10 +233,10 @@ func baseTable() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: setupPy()},
-		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: setupPy()},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: setupPy()},
+		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
+		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
+		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: pythonRows()},
+		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: pythonRows()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader --run", fn: hNode},
 
 		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "-e", "-E"), hPerlArgv)},
@@ -408,12 +408,16 @@ func lastTable(prog string) int {
 
 // decoder marks a program's output as decoded data when a decode option
 // is present (base64 -d, xxd -r): piping that into a shell is C.
-// setupPy: python setup.py install (or develop) installs the package
+// pythonRows: python setup.py install (or develop) installs the package
 // into Python's site-packages, outside the workspace, and setuptools
 // downloads what it depends on; build, test and sdist stay in the
-// workspace.
-func setupPy() []row {
-	return []row{{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"}}
+// workspace. -W ACTION:MESSAGE:MODULE.CATEGORY imports MODULE at start
+// (as PYTHONWARNINGS does), whatever the script is.
+func pythonRows() []row {
+	return []row{
+		{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"},
+		{"python.warnings-import", CapDynamic, `-W=~^[^:]*:[^:]*:[^:]*\.`, "", "imports (runs) the module a warning filter's category names, at start"},
+	}
 }
 
 // decompressed is a reader whose output is always decoded data (zcat,

@@ -87,6 +87,10 @@ func borgSpec() *spec {
 		}.rows("borg")}
 }
 
+// kopiaActions are kopia policy set's options naming a command it runs
+// around every later snapshot of the path.
+const kopiaActions = "--before-folder-action --after-folder-action --before-snapshot-root-action --after-snapshot-root-action"
+
 func kopiaSpec() *spec {
 	return subs(unknownSub("kopia"), map[string]*spec{
 		"snapshot": subs(unknownSub("kopia snapshot"), map[string]*spec{
@@ -95,8 +99,12 @@ func kopiaSpec() *spec {
 			"restore": backupRestore(1), "delete": backupDelete("snapshots"), "expire": backupDelete("snapshots"),
 		}),
 		"restore": backupRestore(1), "ls": plain(), "show": plain(), "diff": plain(), "content": subs(unknownSub("kopia content"), map[string]*spec{"list": plain(), "show": plain(), "stats": plain(), "verify": plain(), "delete": backupDelete("content")}),
-		"repository":  subs(backupState("creates, connects to or changes a kopia repository"), map[string]*spec{"status": plain(), "validate-provider": plain()}),
-		"policy":      subs(backupState("changes kopia's snapshot policies (which can name actions it runs)"), map[string]*spec{"list": plain(), "show": plain()}),
+		"repository": subs(backupState("creates, connects to or changes a kopia repository"), map[string]*spec{"status": plain(), "validate-provider": plain()}),
+		"policy": subs(backupState("changes kopia's snapshot policies (which can name actions it runs)"), map[string]*spec{"list": plain(), "show": plain(),
+			"set": {val: kopiaActions, fn: hPagerOption(strings.Fields(kopiaActions)...), rows: []row{
+				{"backup.state", CapSend, "", "", "changes kopia's snapshot policies"},
+				{"backup.action", CapPersistence, strings.ReplaceAll(kopiaActions, " ", "|"), "", "sets a command kopia runs before or after every later snapshot, outside any review"},
+			}}}),
 		"maintenance": subs(backupDelete("data no snapshot uses (maintenance)"), map[string]*spec{"info": plain()}),
 		"mount":       whole("backup.state", CapProcess, "mounts snapshots as a file system"),
 		"server":      whole("net.serve", CapSend, "serves a kopia repository"),

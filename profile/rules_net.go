@@ -144,12 +144,12 @@ func networkTable() map[string]*spec {
 			"remove": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}}, "rm": {rows: []row{{"pkg.uninstall", CapWrite, "", "", "removes packages from the project"}}},
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry, visible to everyone and hard to take back"),
 			"run":     {fn: hBunRun},
-			"test":    whole("dev.build", CapExec, "runs the project's tests"), "build": whole("dev.build", CapExec, "bundles the project"),
+			"test":    whole("dev.build", CapExec, "runs the project's tests"), "build": {val: "--outfile --outdir -e --external --target --format --root", rows: []row{{"dev.build", CapExec, "", "", "bundles the project"}, {"fs.output", CapWrite, "", "--outfile|--outdir", "writes its bundle to"}}},
 		}),
 		"yarn": subs(whole("pkg.install", CapFetch, "downloads and installs packages"), map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "upgrade": fetch("pkg.install", "downloads and updates packages"),
 			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "npm": subs(unknownSub("yarn npm"), map[string]*spec{"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "info": fetch("pkg.audit", "queries the registry"), "whoami": fetch("pkg.audit", "queries the registry"), "audit": fetch("pkg.audit", "queries the registry"), "tag": subs(whole("pkg.publish", CapPublish, "changes a published package's tags"), map[string]*spec{"list": plain()}), "login": whole("pkg.login", CapSend, "logs in to the registry"), "logout": whole("pkg.login", CapSend, "logs out")}),
-			"dlx": fetch("pkg.exec", "downloads and runs a package"),
+			"dlx": {fn: hPackageCommand, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads and runs a package"}}},
 			// yarn exec CMD runs CMD in the project's environment.
 			"exec":   {posix: true, fn: wrap(0), rows: []row{{"pkg.run", CapExec, "", "", "runs a command in the project's environment"}}},
 			"config": toolConfig(),
@@ -176,7 +176,7 @@ func networkTable() map[string]*spec {
 		}),
 		"pnpm": subs(&spec{}, map[string]*spec{
 			"add": fetch("pkg.install", "downloads and installs packages"), "install": fetch("pkg.install", "downloads and installs packages"), "i": fetch("pkg.install", "downloads and installs packages"), "update": fetch("pkg.install", "downloads and updates packages"),
-			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "dlx": fetch("pkg.exec", "downloads and runs a package"),
+			"publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "dlx": {fn: hPackageCommand, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads and runs a package"}}},
 			"config": toolConfig(), "run": {fn: hPkgScript("")}, "test": {fn: hPkgScript("test")}, "start": {fn: hPkgScript("start")},
 			"owner": whole("pkg.account", CapPublish, "changes who owns a published package"), "access": whole("pkg.account", CapPublish, "changes who can access a package"),
 			"team": whole("pkg.account", CapPublish, "changes a registry team"), "org": whole("pkg.account", CapPublish, "changes a registry organisation"), "dist-tag": whole("pkg.publish", CapPublish, "changes a published package's tags"),
@@ -187,7 +187,7 @@ func networkTable() map[string]*spec {
 			"*": {fn: yarnBare},
 		}),
 		"pip": later(pipSpec), "pip3": later(pipSpec),
-		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
+		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: chain(hRemoteRun, hPackageCommand), rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
 		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {val: uvRunValues, posix: true, fn: hUvRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}, {"pkg.exec", CapFetch, "--with|--with-editable|--with-requirements", "", "downloads packages and runs with them"}}},
 			"venv": plain(), "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
 			"python": subs(fetch("pkg.install-user", "downloads and installs Python versions"), map[string]*spec{"list": plain(), "find": plain(), "dir": plain()}),
@@ -388,7 +388,7 @@ func npmExec() *spec {
 				b.commandText(f, c, c.prog+" exec -c")
 			}
 			b.plantedOperand(c)
-			return stream{kind: streamUnknown}
+			return hPackageCommand(b, c)
 		}}
 }
 

@@ -165,7 +165,7 @@ func extendPrograms(t map[string]*spec) {
 		s.fn = chain(s.fn, hGpgPrograms)
 		s.rows = append(s.rows, row{"gpg.program", CapDynamic, "--exec-path", "", "runs gpg's helper programs (photo viewers, keyserver helpers) from a directory guard does not review"})
 	}
-	for _, cc := range []string{"gcc", "g++", "cc", "c++", "clang", "clang++"} {
+	for _, cc := range compilerDrivers {
 		if s := t[cc]; s != nil {
 			s.fn = chain(s.fn, hCompilerPrograms)
 		}
@@ -220,6 +220,12 @@ func hGpgPrograms(b *builder, c *call) stream {
 	}
 	return stream{}
 }
+
+// compilerDrivers are the C and C++ compiler drivers: -wrapper, -fplugin=,
+// -B and -specs= load or run code (hCompilerPrograms), @FILE reads more
+// options (hResponseFile), and a word guard cannot see may be any of
+// those options (optionCode).
+var compilerDrivers = []string{"gcc", "g++", "cc", "c++", "clang", "clang++"}
 
 // hCompilerPrograms: gcc -wrapper PROG,ARG,… runs every compiler pass
 // as PROG ARG… PASS…; -fplugin=, -fpass-plugin=, -B DIR, -specs= and

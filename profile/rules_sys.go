@@ -176,7 +176,7 @@ func devTable() map[string]*spec {
 	t := map[string]*spec{
 		"make": exec("runs the project's make targets"), "gmake": exec("runs the project's make targets"), "cmake": exec("configures or builds the project"),
 		"ninja": exec("builds the project"), "meson": exec("configures or builds the project"), "bazel": exec("builds or tests the project"),
-		"gcc": exec("compiles code"), "g++": exec("compiles code"), "cc": exec("compiles code"), "clang": exec("compiles code"), "clang++": exec("compiles code"),
+		"gcc": exec("compiles code"), "g++": exec("compiles code"), "cc": exec("compiles code"), "clang": exec("compiles code"), "clang++": exec("compiles code"), "c++": exec("compiles code"),
 		"rustc": exec("compiles code"), "javac": exec("compiles code"), "java": exec("runs a Java program"), "tsc": exec("compiles TypeScript"),
 		"pytest": exec("runs the project's tests"), "tox": posargs(exec("runs the project's tests")), "nox": posargs(exec("runs the project's tests")), "jest": exec("runs the project's tests"),
 		"vitest": exec("runs the project's tests"), "mocha": exec("runs the project's tests"), "eslint": exec("lints code"), "ruff": exec("lints code"), "black": exec("formats code"),
@@ -188,7 +188,7 @@ func devTable() map[string]*spec {
 			"env":     {rows: []row{{"pkg.config-code", CapPersistence, "-w|-u", "", "changes the Go tool's settings (GOFLAGS, GOPROXY, GOTOOLCHAIN), which choose what later go commands download and run"}}},
 			"get":     fetch("downloads Go modules"),
 			"run":     {val: "-exec -toolexec -C -p -tags -ldflags -gcflags -mod -modfile -overlay", fn: hGoRun, rows: []row{{"dev.build", CapExec, "", "", "runs the Go tool"}}},
-			"install": fetch("downloads, builds and installs a Go program"),
+			"install": {val: "-C -p -tags -ldflags -gcflags -asmflags -buildmode -mod -modfile -overlay -pgo -pkgdir -toolexec", fn: chain(hGoExec, hGoInstall), rows: []row{{"dev.fetch", CapFetch, "", "", "downloads, builds and installs a Go program"}}},
 			"mod": subs(exec("maintains go.mod"), map[string]*spec{"download": fetch("downloads Go modules"), "tidy": fetch("downloads Go modules and rewrites go.mod"), "vendor": fetch("downloads Go modules into vendor/"),
 				"graph": plain(), "why": plain(), "verify": plain(), "edit": exec("edits go.mod"), "init": exec("creates go.mod"), "*": unknownSub("go mod")}),
 			"clean": {rows: []row{{"dev.clean-cache", CapDelete, "-cache|-modcache|-testcache|-fuzzcache", "", "deletes Go's caches"}}},
@@ -238,7 +238,7 @@ func devTable() map[string]*spec {
 	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
 	t["javac"].fn = hJavacProcessors
 	t["go"].subs["test"].val += " -overlay"
-	for _, n := range []string{"gcc", "g++", "cc", "clang", "clang++", "javac", "java"} {
+	for _, n := range append([]string{"javac", "java"}, compilerDrivers...) {
 		t[n].fn = chain(t[n].fn, hResponseFile)
 	}
 	for k, v := range nixTable() {

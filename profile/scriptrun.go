@@ -72,7 +72,15 @@ var responseCode = []string{"-wrapper", "-fplugin", "-specs", "-fuse-ld=/", "-fu
 // or run code.
 func hResponseFile(b *builder, c *call) stream {
 	for _, f := range c.fs {
-		if !f.known || !strings.HasPrefix(f.val, "@") || len(f.val) < 2 || b.ctx.Remote {
+		if b.ctx.Remote || !strings.HasPrefix(f.val, "@") {
+			continue
+		}
+		if !f.known {
+			// @"$X": a file guard cannot see holds options it cannot read.
+			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: f.display(), Msg: "reads more options from " + f.display() + ", a file guard cannot see (they may load or run code)"}, c.sp)
+			continue
+		}
+		if len(f.val) < 2 {
 			continue
 		}
 		g := f

@@ -78,6 +78,7 @@ var tableNames = [...]string{
 	"bwrap",
 	"bzcat",
 	"bzip2",
+	"c++",
 	"c++filt",
 	"cProfile",
 	"cabal",
@@ -962,6 +963,7 @@ var tableOf = [...]uint8{
 	4,  // bwrap
 	0,  // bzcat
 	0,  // bzip2
+	3,  // c++
 	4,  // c++filt
 	11, // cProfile
 	11, // cabal

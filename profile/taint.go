@@ -731,8 +731,8 @@ func taintTable() map[string]*spec {
 		"torsocks": viaNet("runs a command through Tor"), "torify": viaNet("runs a command through Tor"),
 		"proxychains": viaNet("runs a command through a proxy"), "proxychains4": viaNet("runs a command through a proxy"), "tsocks": viaNet("runs a command through a proxy"),
 		// Remote-code runners: they download a package and run it.
-		"uvx":  {fn: hRemoteRun, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}},
-		"bunx": {fn: hPlanted, rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
+		"uvx":  {fn: chain(hRemoteRun, hPackageCommand), rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}},
+		"bunx": {fn: chain(hPlanted, hPackageCommand), rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a package"}}},
 		"deno": {val: "--config -c --import-map --location --cert", fn: hDeno},
 	}
 }
@@ -805,7 +805,11 @@ func (b *builder) writeAnyName(c *call, dir field, rule, verb string) {
 		return
 	}
 	switch b.ctx.Classify(d) {
-	case ClassHome, ClassOutside, ClassSystem, ClassRoot:
+	case ClassWorkspace, ClassWSRoot, ClassTemp, ClassNull:
+		// The sandbox keeps the workspace's hooks and guard's files.
+	default:
+		// Any other directory, a start-up or hook directory
+		// (~/.config/autostart) and a secret store among them.
 		for _, pat := range []string{"/*", "/.*"} {
 			b.pathEffect(CapWrite, rule, c.prog, field{val: strings.TrimSuffix(d, "/") + pat, known: true, glob: true, pos: dir.pos, end: dir.end}, c.st, c.sp, verb)
 		}

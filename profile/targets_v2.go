@@ -363,6 +363,17 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 		"xh":   {{"net.download", CapWrite, "", "-o|--output", "writes the response to"}},
 		"az": {{"net.download", CapWrite, "any~^download(-batch)?$", "-f|--file|--dest|-d|--destination|--destination-path", "downloads into"},
 			{"net.download", CapWrite, "op0~^rest$", "--output-file", "writes the response to"}},
+		// Session 11: compilers, bundlers and formatters guard has rows
+		// for (so the unknown-program rule no longer prices what they
+		// are handed) write their output where an option says, or
+		// rewrite their operands.
+		"tsc":     {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
+		"deno":    {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"}},
+		"black":   {{"fs.format", CapWrite, "!--check !--diff", "ops", "rewrites"}},
+		"rustfmt": {{"fs.format", CapWrite, "!--check", "ops", "rewrites"}},
+		"eslint":  {{"fs.format", CapWrite, "--fix", "ops", "rewrites"}},
+		"ruff":    {{"fs.format", CapWrite, "op0~^format$ !--check !--diff", "ops1", "rewrites"}, {"fs.format", CapWrite, "op0~^check$ --fix", "ops1", "rewrites"}},
+		"isort":   {{"fs.format", CapWrite, "!--check-only !--check !-c !--diff", "ops", "rewrites"}},
 	}
 })
 
@@ -393,6 +404,15 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		}
 		return true
 	}
+	if name == "PYTHONWARNINGS" {
+		// action:message:category:module:line — a category spelled
+		// MODULE.NAME makes python import MODULE at start (any module on
+		// its path: antigravity opens $BROWSER).
+		if val == nil || warningsImport(*val) {
+			b.add(Effect{Cap: CapDynamic, Rule: "python.warnings-import", Target: name, Msg: "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start"}, at)
+		}
+		return true
+	}
 	if codeVars()[name] || cargoTargetTool(name) {
 		if !b.reviewCodeVar(name, val, st, at) {
 			if len(fs) > 0 && fs[0].taint.tainted() {
@@ -418,13 +438,25 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	return b.gitConfigEnv(name, val, at)
 }
 
+// warningsImport reports whether a -W or PYTHONWARNINGS filter list
+// names a category in a module (python imports it to find the class).
+func warningsImport(v string) bool {
+	for _, filter := range strings.Split(v, ",") {
+		parts := strings.Split(filter, ":")
+		if len(parts) > 2 && strings.Contains(parts[2], ".") {
+			return true
+		}
+	}
+	return false
+}
+
 // writeVars name a file the program writes to: a trace, a key log, a
 // history (GIT_TRACE* too). A write to ~/.bashrc is one however it is
 // asked for.
 var writeVars = map[string]bool{
 	"SSLKEYLOGFILE": true, "HISTFILE": true, "LESSHISTFILE": true, "NODE_REPL_HISTORY": true, "PYTHON_HISTORY": true,
 	"PSQL_HISTORY": true, "MYSQL_HISTFILE": true, "SQLITE_HISTORY": true, "REDISCLI_HISTFILE": true, "PIP_LOG": true,
-	"PERF_BUILDID_DIR": true,
+	"PERF_BUILDID_DIR": true, "GIT_INDEX_FILE": true,
 }
 
 // moduleVars are search paths for a language's modules: a directory

@@ -19,7 +19,7 @@ import (
 
 // optionCode names, by program, the options that make it run a command.
 var optionCode = sync.OnceValue(func() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		"tar": "--to-command, --use-compress-program or --checkpoint-action", "gtar": "--to-command, --use-compress-program or --checkpoint-action",
 		"bsdtar": "--use-compress-program", "cpio": "--rsh-command", "find": "-exec, -execdir, -ok or -delete",
 		"zip": "-TT (--unzip-command)", "sort": "--compress-program", "less": "+!COMMAND", "man": "-P or -H (a pager or browser it runs)",
@@ -27,6 +27,10 @@ var optionCode = sync.OnceValue(func() map[string]string {
 		"sftp": "-S or -o ProxyCommand", "gdb": "-ex", "sqlite3": "-cmd", "fzf": "--preview or --bind", "rg": "--pre", "fd": "-x or -X",
 		"bat": "--pager", "cargo": "--config", "npm": "--script-shell or --node-options", "ssh": "-o ProxyCommand",
 	}
+	for _, cc := range compilerDrivers {
+		m[cc] = "-wrapper, -fplugin=, -B, -specs= or @FILE"
+	}
+	return m
 })
 
 // unseenOption records a word of c that may be one of those options. A
