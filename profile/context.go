@@ -367,6 +367,9 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// install or script: npm's script-shell and node-options, yarn's
 		// yarnPath and plugins, pnpm's hooks, bun's preload.
 		".npmrc", ".yarnrc", ".yarnrc.yml", ".yarn/releases", ".yarn/plugins", ".pnpmfile.cjs", "bunfig.toml",
+		// cargo's project config: build.rustc-wrapper, target.*.runner
+		// and [alias] run programs at the next cargo build, test or run.
+		".cargo/config.toml", ".cargo/config",
 		// guard's own files in the project: its policy (a floor another
 		// command could lower by rewriting or deleting it) and the files
 		// its scan skips (a pre-commit hook that then reads nothing).

@@ -17,21 +17,51 @@ import (
 // the highest of anything the line would run): the level never drops
 // below the B of the code itself.
 
-var (
+// inlineRes are the patterns that find the command lines inline code
+// spells out, compiled together on first use (one value at init, not
+// one per pattern).
+var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall *regexp.Regexp }) {
 	// shellCall finds a call that runs its string argument through the
 	// shell, with that argument a string literal.
-	shellCall = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:os\.system|os\.popen|popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|system|exec|execSync|shell_exec|passthru|proc_open|os\.execute|io\.popen|spawn|spawnSync|execFile|execFileSync|Runtime\.getRuntime\(\)\.exec)\s*\(\s*(\[\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`" + `)`)
-	})
+	r.shellCall = regexp.MustCompile(`\b(?:os\.system|os\.popen|popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|system|exec|execSync|shell_exec|passthru|proc_open|os\.execute|io\.popen|spawn|spawnSync|execFile|execFileSync|Runtime\.getRuntime\(\)\.exec)\s*\(\s*(\[\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`" + `)`)
 	// backtickCall finds perl's, ruby's and php's `…`, qx{…} and %x{…}.
-	backtickCall = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`([^`]*)`|\\bqx\\s*\\{([^}]*)\\}|%x\\{([^}]*)\\}|\\bqx\\s*\\(([^)]*)\\)")
-	})
-	// listRest reads the further string literals of a list argument.
-	listItem = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*,\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
-	})
-)
+	r.backtickCall = regexp.MustCompile("`([^`]*)`|\\bqx\\s*\\{([^}]*)\\}|%x\\{([^}]*)\\}|\\bqx\\s*\\(([^)]*)\\)")
+	// listItem reads the further string literals of a list argument.
+	r.listItem = regexp.MustCompile(`^\s*,\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
+	// tclCall finds a Tcl command that starts a program (exec, spawn)
+	// or a shell (system), at the start of a command: a line, or after
+	// ; [ {.
+	r.tclCall = regexp.MustCompile(`(?m)(?:^|[;\[{])[ \t]*(exec|spawn|system)[ \t]+([^;\]\n}]+)`)
+	return r
+})
+
+// tclLang reports the interpreters whose code is Tcl: `exec PROG ARGS`
+// runs a program, and so does expect's `spawn PROG ARGS` (a terminal
+// for it: expect -c 'spawn guard approve ID' answers guard's own
+// prompt); expect's `system TEXT` runs TEXT through /bin/sh.
+func tclLang(prog string) bool {
+	switch prog {
+	case "expect", "tclsh", "wish", "jimsh":
+		return true
+	}
+	return false
+}
+
+// tclWords splits a Tcl command's words as far as guard can compute them:
+// bare words and "…" or {…} without substitution; ok is false for a
+// word with $ or [ (a variable or a command's result).
+func tclWords(s string) (words []string, ok bool) {
+	for _, w := range strings.Fields(s) {
+		if strings.ContainsAny(w, "$[") {
+			return nil, false
+		}
+		if len(w) >= 2 && (w[0] == '"' && w[len(w)-1] == '"' || w[0] == '{' && w[len(w)-1] == '}') {
+			w = w[1 : len(w)-1]
+		}
+		words = append(words, w)
+	}
+	return words, len(words) > 0
+}
 
 // backtickLangs are the interpreters whose `…` runs a shell command (in
 // JavaScript it is a template string, in Python nothing).
@@ -62,11 +92,17 @@ func unquoteLit(lit string) (string, bool) {
 	return strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(body), true
 }
 
+// parseOK reports whether text is a command line bash would parse.
+func parseOK(text string) bool {
+	_, err := parse.Bash(text)
+	return err == nil
+}
+
 // inlineShellCalls reviews the command lines a piece of interpreter code
 // spells out for the shell or as an argument list.
 func (b *builder) inlineShellCalls(code string, c *call) {
 	via := c.prog + " inline code"
-	for _, m := range shellCall().FindAllStringSubmatchIndex(code, -1) {
+	for _, m := range inlineRes().shellCall.FindAllStringSubmatchIndex(code, -1) {
 		lit := code[m[4]:m[5]]
 		first, ok := unquoteLit(lit)
 		if !ok {
@@ -86,7 +122,7 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 		argv := []field{staticField(first, c.sp)}
 		rest := code[m[5]:]
 		for {
-			n := listItem().FindStringSubmatchIndex(rest)
+			n := inlineRes().listItem.FindStringSubmatchIndex(rest)
 			if n == nil {
 				break
 			}
@@ -100,8 +136,34 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 		}
 		b.exec(argv, c.st.clone(), stream{}, via, c.sp)
 	}
+	if tclLang(c.prog) {
+		for _, m := range inlineRes().tclCall.FindAllStringSubmatch(code, -1) {
+			words, ok := tclWords(m[2])
+			if !ok {
+				continue // a word guard cannot compute: the code's own B
+			}
+			if m[1] == "system" {
+				if text := strings.Join(words, " "); parseOK(text) {
+					b.text(text, c.st.clone(), stream{}, via, c.sp)
+				}
+				continue
+			}
+			// exec's and spawn's own options come first.
+			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+				words = words[1:]
+			}
+			if len(words) == 0 {
+				continue
+			}
+			argv := make([]field, len(words))
+			for i, w := range words {
+				argv[i] = staticField(w, c.sp)
+			}
+			b.exec(argv, c.st.clone(), stream{}, via, c.sp)
+		}
+	}
 	if backtickLangs[c.prog] {
-		for _, m := range backtickCall().FindAllStringSubmatch(code, -1) {
+		for _, m := range inlineRes().backtickCall.FindAllStringSubmatch(code, -1) {
 			for _, g := range m[1:] {
 				if _, err := parse.Bash(g); g != "" && !strings.Contains(g, "$") && err == nil {
 					b.text(g, c.st.clone(), stream{}, via, c.sp)
