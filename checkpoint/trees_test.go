@@ -318,10 +318,9 @@ func notATree(paths []string) string {
 		if i > 0 && paths[i-1] == p {
 			return fmt.Sprintf("%q twice", p)
 		}
-		for _, q := range paths {
-			if strings.HasPrefix(q, p+"/") {
-				return fmt.Sprintf("%q is a file and a directory", p)
-			}
+		// Sorted: a path below p, if any, is where p+"/" would go.
+		if j := sort.SearchStrings(paths, p+"/"); j < len(paths) && strings.HasPrefix(paths[j], p+"/") {
+			return fmt.Sprintf("%q is a file and a directory", p)
 		}
 	}
 	return ""
