@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -123,11 +122,6 @@ func (r *repo) writable(index string) []string {
 	dirs := []string{r.gitDir, r.commonDir(), os.DevNull}
 	if index != "" {
 		dirs = append(dirs, filepath.Dir(index))
-	}
-	for _, kv := range r.env {
-		if d, ok := strings.CutPrefix(kv, "GIT_OBJECT_DIRECTORY="); ok {
-			dirs = append(dirs, d) // an object directory of its own (tests)
-		}
 	}
 	return dirs
 }

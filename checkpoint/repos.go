@@ -64,7 +64,10 @@ func repoChanges(ws string, before []ientry, after snapshotResult, since time.Ti
 	// their own, and run git there.
 	if ents, err := os.ReadDir(ws); err == nil {
 		for _, e := range ents {
-			if e.IsDir() && e.Name() != ".git" && exists(filepath.Join(ws, e.Name(), ".git")) {
+			if !e.IsDir() || e.Name() == ".git" {
+				continue
+			}
+			if _, _, ok := lstatData(filepath.Join(ws, e.Name(), ".git")); ok {
 				cands[e.Name()] = true
 			}
 		}
@@ -144,11 +147,4 @@ func changedSince(p string, since time.Time) bool {
 		return true
 	}
 	return st.Mask&unix.STATX_BTIME != 0 && !at(st.Btime).Before(since)
-}
-
-// exists reports whether there is a file of any kind at p (not
-// following a final symlink).
-func exists(p string) bool {
-	var st unix.Stat_t
-	return unix.Lstat(p, &st) == nil
 }

@@ -538,7 +538,10 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	repos := w.repos
 	if old != nil {
 		for _, rel := range old.Repos {
-			if !slices.Contains(repos, rel) && realDirs(r.work, rel) && exists(filepath.Join(r.work, filepath.FromSlash(rel), ".git")) {
+			if slices.Contains(repos, rel) || !realDirs(r.work, rel) {
+				continue
+			}
+			if _, _, ok := lstatData(filepath.Join(r.work, filepath.FromSlash(rel), ".git")); ok {
 				repos = append(repos, rel)
 			}
 		}

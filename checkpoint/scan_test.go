@@ -44,10 +44,16 @@ func age(t *testing.T, ws string) {
 // index: what the fast snapshot must equal.
 func oracle(t *testing.T, r *repo) string {
 	t.Helper()
-	// Its objects go to an object directory of its own: a pack it wrote
-	// in the repository would look to the next snapshot like a fetch.
+	// Its objects go to an object directory of its own, inside the git
+	// directory (where guard's git may write: confine.go), so that the
+	// snapshots after it never find them.
+	objs, err := os.MkdirTemp(r.gitDir, "oracle-objects-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(objs) })
 	o := *r
-	o.env = []string{"GIT_OBJECT_DIRECTORY=" + t.TempDir(), "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.commonDir(), "objects")}
+	o.env = []string{"GIT_OBJECT_DIRECTORY=" + objs, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.commonDir(), "objects")}
 	tree, err := o.addAll(filepath.Join(t.TempDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
