@@ -30,15 +30,10 @@ func hPackageCommand(b *builder, c *call) stream {
 	if name == "" || specFor(name) == nil {
 		return stream{kind: streamUnknown}
 	}
-	for i, f := range c.fs {
-		if f.pos == op.pos && f.end == op.end {
-			rest := c.fs[i+1:]
-			if len(rest) > 0 && rest[0].known && rest[0].val == "--" {
-				rest = rest[1:] // npm exec PKG -- ARGS: the runner's own end of options
-			}
-			argv := append([]field{staticField(name, c.sp)}, rest...)
-			return b.exec(argv, c.st.clone(), c.in, c.prog+" "+name, c.sp)
-		}
+	rest := c.fs[indexOf(c.fs, op)+1:]
+	if len(rest) > 0 && rest[0].known && rest[0].val == "--" {
+		rest = rest[1:] // npm exec PKG -- ARGS: the runner's own end of options
 	}
-	return stream{kind: streamUnknown}
+	argv := append([]field{staticField(name, c.sp)}, rest...)
+	return b.exec(argv, c.st.clone(), c.in, c.prog+" "+name, c.sp)
 }
