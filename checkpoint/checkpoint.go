@@ -268,9 +268,16 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 		}
 	}
 	if cp.GitDir != "" {
+		// A snapshot that fails (one the command made fail: a symlink in
+		// the object store) still leaves the workspace's repositories
+		// checked for the code the command gave them.
+		failed := func(err error) (bool, error) {
+			cp.Repos = repoChanges(cp.Workspace, cp.before.entries, snapshotResult{entries: cp.before.entries}, cp.Time.Add(-repoSlack))
+			return false, fmt.Errorf("checkpoint after: %w", err)
+		}
 		r, err := openRepo(cp.Workspace)
 		if err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
+			return failed(err)
 		}
 		var cs []change
 		res, err := r.snapshot(stateDir, &cp.before, func(res snapshotResult) error {
@@ -287,7 +294,7 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			return r.keep(cp.ID, cp.Before, res.tree, res)
 		})
 		if err != nil {
-			return false, fmt.Errorf("checkpoint after: %w", err)
+			return failed(err)
 		}
 		cp.After = res.tree
 		cp.Repos = repoChanges(cp.Workspace, cp.before.entries, res, cp.Time.Add(-repoSlack))

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 )
 
-// errStoreLink: a directory guard's git writes into (objects, a loose
+// ErrStoreLink: a directory guard's git writes into (objects, a loose
 // object directory, objects/pack, refs, refs/guard and those below it)
 // is not a directory of the repository but a symlink (or a file). git
 // follows it: a command that swapped .git/refs for a link to a directory
 // outside the workspace had guard's own git, which runs unconfined after
 // the command, create refs/guard/checkpoints/ID/before there.
-var errStoreLink = errors.New("a directory git writes checkpoints into is not a directory of the repository")
+var ErrStoreLink = errors.New("a directory git writes checkpoints into is not a directory of the repository")
 
 // realStore checks that every directory guard's git writes into in r is
 // a real directory (or absent: git then makes it in its parent, which is
@@ -39,11 +39,11 @@ func (r *repo) realStore() error {
 		}
 		ents, err := os.ReadDir(d)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: %v", errStoreLink, err)
+			return fmt.Errorf("%w: %v", ErrStoreLink, err)
 		}
 		for _, e := range ents {
 			if e.Type()&fs.ModeSymlink != 0 {
-				return fmt.Errorf("%w: %s is a symlink", errStoreLink, filepath.Join(d, e.Name()))
+				return fmt.Errorf("%w: %s is a symlink", ErrStoreLink, filepath.Join(d, e.Name()))
 			}
 		}
 	}
@@ -58,9 +58,9 @@ func realDir(p string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("%w: %v", errStoreLink, err)
+		return fmt.Errorf("%w: %v", ErrStoreLink, err)
 	case !st.IsDir():
-		return fmt.Errorf("%w: %s is a %s", errStoreLink, p, kindName(st.Mode()))
+		return fmt.Errorf("%w: %s is a %s", ErrStoreLink, p, kindName(st.Mode()))
 	}
 	return nil
 }

@@ -69,8 +69,8 @@ func TestStoreLinksRefused(t *testing.T) {
 			}
 			write(t, ws, map[string]string{"b.txt": "new: the snapshot writes\n"})
 			_, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000a2", Command: "test", Time: t0, Budget: DefaultBudget})
-			if !errors.Is(err, errStoreLink) {
-				t.Errorf("Begin = %v, want %v", err, errStoreLink)
+			if !errors.Is(err, ErrStoreLink) {
+				t.Errorf("Begin = %v, want %v", err, ErrStoreLink)
 			}
 			if ents, _ := os.ReadDir(outside); len(ents) > 0 {
 				t.Errorf("guard's git wrote %d entries outside the repository, first %q", len(ents), ents[0].Name())

@@ -161,14 +161,26 @@ func beginCheckpoint(e *decision.Engine, a *assessment, id string) (*checkpoint.
 // (disarmRepos; it returns what it moved aside, for the run's record),
 // says how to undo a delete that ran without asking because of the
 // checkpoint, and prunes old checkpoints.
+// storeViolation starts the run's violation line for a repository whose
+// object store or refs a command swapped for a symlink: guard's git
+// would write through it, so no checkpoint was taken.
+const storeViolation = "the command swapped a directory of the repository's store for a symlink, so guard took no checkpoint: "
+
 func finishCheckpoint(s *streams, e *decision.Engine, a *assessment, cp *checkpoint.Checkpoint) []string {
 	if cp == nil {
 		return nil
 	}
 	changed, err := cp.Finish(e.Dirs().State)
 	if err != nil {
+		// The repositories are checked all the same (Finish fills
+		// Repos); a store a command swapped for a symlink is a
+		// violation of its own, not a checkpoint that merely failed.
+		lines := disarmRepos(cp.Workspace, cp.Repos)
+		if errors.Is(err, checkpoint.ErrStoreLink) {
+			return append(lines, storeViolation+printable(err.Error(), false))
+		}
 		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %s\n", cp.ID, printable(err.Error(), false))
-		return nil
+		return lines
 	}
 	lines := disarmRepos(cp.Workspace, cp.Repos)
 	if changed && len(a.Input.Recoverable) > 0 && a.Verdict.Level == review.A {

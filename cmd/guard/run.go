@@ -430,7 +430,11 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 	// repositories in the workspace counts as a protected path changed.
 	disarmedRepos := after()
 	for _, l := range disarmedRepos {
-		fmt.Fprintf(s.err, "guard: error: the command gave a git repository code that git runs outside the sandbox: %s\n", printable(l, false))
+		if strings.HasPrefix(l, storeViolation) {
+			fmt.Fprintf(s.err, "guard: error: %s\n", printable(l, false))
+		} else {
+			fmt.Fprintf(s.err, "guard: error: the command gave a git repository code that git runs outside the sandbox: %s\n", printable(l, false))
+		}
 		rec.Violations = append(rec.Violations, l)
 		restored = restored && !strings.Contains(l, "could not move it aside")
 	}
