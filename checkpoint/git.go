@@ -34,9 +34,9 @@ var gitFlags = []string{
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "gc.auto=0",
-	// No reflog for guard's refs, whatever the repository's config says
-	// (core.logAllRefUpdates=always): .git/logs is one more directory a
-	// command could swap for a symlink.
+	// guard's git makes no reflog for guard's refs, whatever the
+	// repository's config says (core.logAllRefUpdates=always); it still
+	// appends to one that exists, which realStore checks is no link.
 	"-c", "core.logAllRefUpdates=false",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",

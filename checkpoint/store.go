@@ -31,9 +31,22 @@ func (r *repo) realStore() error {
 			return err
 		}
 	}
+	// packed-refs, which git rewrites when it deletes a packed ref of
+	// guard's, through its lock file and a rename unless it is a link.
+	if st, err := os.Lstat(filepath.Join(common, "packed-refs")); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is a %s", ErrStoreLink, filepath.Join(common, "packed-refs"), kindName(st.Mode()))
+	}
 	// What git makes below them on its own: loose object directories,
-	// and a directory per checkpoint and per index under refs/guard.
-	for _, d := range []string{objects, filepath.Join(guard, "checkpoints"), filepath.Join(guard, "index")} {
+	// a directory per checkpoint and per index under refs/guard, and
+	// the reflogs of guard's refs, which git appends to when they exist
+	// (core.logAllRefUpdates=false only stops it making them).
+	logs := filepath.Join(common, "logs", "refs", "guard")
+	for _, d := range []string{filepath.Join(common, "logs"), filepath.Join(common, "logs", "refs"), logs} {
+		if err := realDir(d); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{objects, filepath.Join(guard, "checkpoints"), filepath.Join(guard, "index"), filepath.Join(logs, "checkpoints"), filepath.Join(logs, "index")} {
 		if err := realDir(d); err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func TestGitConfinedToRepository(t *testing.T) {
 // appeared in the outside directory). No checkpoint is taken through
 // such a link, and nothing is written there.
 func TestStoreLinksRefused(t *testing.T) {
-	for _, rel := range []string{"refs", "refs/guard", "refs/guard/checkpoints", "refs/guard/index", "objects/pack", "objects/4b", "objects"} {
+	for _, rel := range []string{"refs", "refs/guard", "refs/guard/checkpoints", "refs/guard/index", "objects/pack", "objects/4b", "objects", "packed-refs", "logs", "logs/refs/guard"} {
 		t.Run(rel, func(t *testing.T) {
 			st := env(t)
 			ws := newRepo(t)
