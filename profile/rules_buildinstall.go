@@ -16,6 +16,10 @@ package profile
 // program followed by its arguments is reviewed as a command that may
 // run (principle 7), so a row never loses what that rule saw.
 func hArgCommands(b *builder, c *call) stream {
+	// A row prices what guard knows of the program; what it is handed
+	// beyond that is priced as for a program guard cannot describe
+	// (unknownProgram): the row must not make it cheaper than no row.
+	b.handedPaths(c.prog, c.fs, c.st, c.sp)
 	b.argumentCommands(c.prog, c.fs, c.st, c.in, c.sp)
 	return stream{}
 }
