@@ -86,6 +86,11 @@ func (b *builder) execFds(s *parse.Stmt, st *state, marks []int) {
 			case isDigits(v):
 				p = st.fds[v]
 			}
+		case r.Target != nil:
+			// exec 4>/dev/stdout: descriptor 4 is descriptor 1.
+			if v, ok := r.Target.Value(); ok && fdPathNum(v) != "" {
+				p = st.fds[fdPathNum(v)]
+			}
 		}
 		st.fds = maps.Clone(st.fds)
 		if st.fds == nil {
@@ -133,6 +138,32 @@ func outFds(r *parse.Redirect) []string {
 	return []string{fd}
 }
 
+// fdPathNum is the descriptor a path names (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N): writing it writes that descriptor. ""
+// for any other path.
+func fdPathNum(p string) string {
+	switch p {
+	case "/dev/stdout":
+		return "1"
+	case "/dev/stderr":
+		return "2"
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok && isDigits(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// targetValue is a redirection target's static value.
+func targetValue(w *parse.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	return w.Value()
+}
+
 // isProcTarget reports whether a redirection's target is a single >(…).
 func isProcTarget(w *parse.Word) bool {
 	if w == nil || len(w.Parts) != 1 {
@@ -156,7 +187,17 @@ func stdoutDest(s *parse.Stmt, fds map[string]*fdProc) (dest *fdProc, all bool) 
 		case "&>", "&>>":
 			dest, all = nil, false
 		case ">", ">>", ">|", "<>":
-			if fd == "1" {
+			if fd != "1" {
+				continue
+			}
+			// > /dev/stdout, /dev/fd/N, /proc/self/fd/N: the descriptor
+			// itself, as >&N.
+			switch v, ok := targetValue(r.Target); {
+			case !ok:
+				dest, all = nil, true // a path guard cannot read may be one
+			case fdPathNum(v) != "":
+				dest, all = fds[fdPathNum(v)], false
+			default:
 				dest, all = nil, false
 			}
 		case ">&":
