@@ -42,13 +42,19 @@ func gitWriteRights(abi int) uint64 {
 	return r
 }
 
-// landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+// landlockABI is the kernel's Landlock ABI version: 0 when the kernel
+// has none (ENOSYS, EOPNOTSUPP: built without it, or disabled at boot),
+// -1 when it refused to say (a seccomp filter, an LSM): then guard's git
+// does not run unconfined, startConfined refuses.
 var landlockABI = sync.OnceValue(func() int {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
+	switch errno {
+	case 0:
+		return int(v)
+	case unix.ENOSYS, unix.EOPNOTSUPP:
 		return 0
 	}
-	return int(v)
+	return -1
 })
 
 // startConfined starts cmd (r's git) from a thread confined to writing
@@ -56,8 +62,11 @@ var landlockABI = sync.OnceValue(func() int {
 // that fails is an error, and git does not run.
 func startConfined(cmd *exec.Cmd, dirs []string) error {
 	abi := landlockABI()
-	if abi == 0 {
+	switch abi {
+	case 0:
 		return cmd.Start()
+	case -1:
+		return errors.New("confine guard's git: the kernel refused to report its Landlock version")
 	}
 	done := make(chan error, 1)
 	go func() {

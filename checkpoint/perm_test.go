@@ -4,8 +4,29 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
+
+// TestUndoHonoursUmask: a file the command deleted without naming it (no
+// mode recorded) comes back as git would check it out, 0666 less the
+// umask; undo made it 0644 whatever the umask (with umask 077, readable
+// by every user).
+func TestUndoHonoursUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	st := env(t)
+	ws := newRepo(t)
+	cp := command(t, st, ws, "00000000000000ef", nil, func() {
+		if err := os.Remove(filepath.Join(ws, "README.md")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	undo(t, st, cp, false)
+	if fi, err := os.Lstat(filepath.Join(ws, "README.md")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("README.md after undo under umask 077: %v %v, want -rw-------", fi.Mode().Perm(), err)
+	}
+}
 
 // git records a file's executable bit only: checked out, a file is
 // 0666 or 0777 less the umask. A private file under a delete target (a

@@ -115,11 +115,14 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 		}
 		return renameOver(root, tmp, name)
 	}
-	perm := fs.FileMode(0o644)
+	// Without a recorded mode, what git would give a new file: 0666 or
+	// 0777 less the umask (OpenFile applies it), never more.
+	perm := fs.FileMode(0o666)
 	if e.mode == "100755" {
-		perm = 0o755
+		perm = 0o777
 	}
-	if m, ok := modes[rel]; ok {
+	m, recorded := modes[rel]
+	if recorded {
 		perm = m &^ 0o111
 		if e.mode == "100755" {
 			perm |= (perm & 0o444) >> 2
@@ -133,8 +136,8 @@ func writeEntry(root *os.Root, rel string, e treeEntry, modes map[string]fs.File
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = root.Chmod(tmp, perm) // the umask took bits away
+	if err == nil && recorded {
+		err = root.Chmod(tmp, perm) // the umask took away bits the file had
 	}
 	if err != nil {
 		root.Remove(tmp)

@@ -352,8 +352,6 @@ func consentToRun(t *terminal, level review.Level, explanation, details string, 
 	return out.auditDecision(level), nil
 }
 
-// execute runs the approved command in the sandbox, records the outcome
-// and reports.
 // outcomeNote is the ran record's note: the protected paths the command
 // changed, and what the sandbox did not enforce on this kernel (a run
 // without the helper's mounts, say), so the log shows a run that was
@@ -366,9 +364,11 @@ func outcomeNote(violations, degraded []string) string {
 	if len(degraded) > 0 {
 		parts = append(parts, "not enforced on this kernel: "+strings.Join(degraded, "; "))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, " | ")
 }
 
+// execute runs the approved command in the sandbox, records the outcome
+// and reports.
 func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit.Log, rec audit.Record, helper *sandbox.Helper, after func() []string) error {
 	spec := runSpec(a, o)
 	start := time.Now()

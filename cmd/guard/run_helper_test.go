@@ -23,7 +23,7 @@ func TestOutcomeNote(t *testing.T) {
 		{nil, nil, ""},
 		{[]string{"/h/.bashrc modified (restored)"}, nil, "protected paths changed: /h/.bashrc modified (restored)"},
 		{nil, []string{"the helper's mounts (no user namespace)"}, "not enforced on this kernel: the helper's mounts (no user namespace)"},
-		{[]string{"a", "b"}, []string{"c"}, "protected paths changed: a; b; not enforced on this kernel: c"},
+		{[]string{"a", "b"}, []string{"c"}, "protected paths changed: a; b | not enforced on this kernel: c"},
 	} {
 		if got := outcomeNote(tc.violations, tc.degraded); got != tc.want {
 			t.Errorf("outcomeNote(%q, %q) = %q, want %q", tc.violations, tc.degraded, got, tc.want)
