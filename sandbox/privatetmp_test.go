@@ -73,6 +73,23 @@ func TestAttackOtherRunsTmp(t *testing.T) {
 // workspace is that command's TMPDIR (inside the directory every run's
 // helper covers) still sees its workspace: the cover is left out where
 // it would hide the run's own trees.
+// TestRunsTmpCoverUsable: a guard run inside a sandboxed command makes
+// its TMPDIR beside the command's own, in the cover over the runs' temp
+// dirs. That cover was a 64 KiB tmpfs mounted noexec: the inner run's
+// builds and tests could neither write much there nor run what they
+// built. It takes files of any size and runs programs.
+func TestRunsTmpCoverUsable(t *testing.T) {
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Write = true
+	script := `d=$(dirname "$TMPDIR")/inner-run && mkdir "$d" && head -c 200000 /dev/zero > "$d/big" && printf '#!/bin/sh\necho ran\n' > "$d/prog" && chmod +x "$d/prog" && "$d/prog"`
+	o := run(t, spec, "sh", "-c", script)
+	mustSucceed(t, o)
+	if strings.TrimSpace(o.stdout) != "ran" {
+		t.Errorf("a program in the runs' temp dir cover: stdout %q, stderr %q", o.stdout, o.stderr)
+	}
+}
+
 func TestNestedRunInTmp(t *testing.T) {
 	f := newFixture(t)
 	tmps := filepath.Dir(privateTmpPrefix())

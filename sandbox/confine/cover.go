@@ -47,7 +47,7 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
+	if !p.Seal && p.Tmps == "" && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
@@ -203,7 +203,10 @@ func ownTmp(p *Plan) error {
 	fd, err := unix.Open(p.Tmps, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err == nil {
 		tmpsFD = fd
-		err = unix.Mount("tmpfs", p.Tmps, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=64k,nr_inodes=64,mode=0700")
+		// No size or exec limit: a guard run inside the command makes
+		// its own TMPDIR here (builds and tests run programs from it),
+		// and the command may write /tmp as much anyway.
+		err = unix.Mount("tmpfs", p.Tmps, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
 	}
 	if err != nil {
 		closeTrees(own)
