@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -972,5 +973,46 @@ func TestExecHelper(t *testing.T) {
 			t.Errorf("%s: wrote outside the workspace", h)
 		}
 		os.Remove(filepath.Join(ws, "ok"))
+	}
+}
+
+// TestRunsTmpsRefused: on a shared machine another user may make
+// /tmp/guard-UID first (or leave a symlink, or a directory others can
+// enter). guard takes the directory only when it is this user's alone,
+// and otherwise refuses (no run) rather than put its temp dirs where
+// another user reaches them.
+func TestRunsTmpsRefused(t *testing.T) {
+	name := "guard-" + strconv.Itoa(os.Geteuid())
+	for what, make := range map[string]func(shared string) error{
+		"symlink": func(shared string) error { return os.Symlink(t.TempDir(), filepath.Join(shared, name)) },
+		"0755":    func(shared string) error { return os.Mkdir(filepath.Join(shared, name), 0o755) },
+		"file":    func(shared string) error { return os.WriteFile(filepath.Join(shared, name), nil, 0o600) },
+		"another user's": func(shared string) error {
+			if os.Geteuid() != 0 {
+				t.Skip("making a directory another user owns needs root")
+			}
+			p := filepath.Join(shared, name)
+			if err := os.Mkdir(p, 0o700); err != nil {
+				return err
+			}
+			return os.Chown(p, 65534, 65534)
+		},
+	} {
+		t.Run(what, func(t *testing.T) {
+			shared := t.TempDir()
+			if err := make(shared); err != nil {
+				t.Fatal(err)
+			}
+			if dir, err := privateTmpsIn(shared); err == nil {
+				t.Errorf("took %s", dir)
+			}
+		})
+	}
+	// Control: made here, or already this user's alone.
+	shared := t.TempDir()
+	for range 2 {
+		if _, err := privateTmpsIn(shared); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

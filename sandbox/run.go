@@ -510,8 +510,11 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 // or an error (another user's, or a symlink, on a shared machine). The
 // helper covers it in every run but binds the run's own temp dir back
 // (confine: ownTmp), so no run reaches another's.
-func privateTmps() (string, error) {
-	dir := filepath.Join(tmpDir, "guard-"+strconv.Itoa(os.Geteuid()))
+func privateTmps() (string, error) { return privateTmpsIn(tmpDir) }
+
+// privateTmpsIn is privateTmps in the shared temp dir shared.
+func privateTmpsIn(shared string) (string, error) {
+	dir := filepath.Join(shared, "guard-"+strconv.Itoa(os.Geteuid()))
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
