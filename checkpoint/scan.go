@@ -257,6 +257,9 @@ type snapshotResult struct {
 	// the untracked directories it read (scanned: it read them).
 	repos   []string
 	scanned bool
+	// loose: git write-tree wrote the trees (a shape guard does not
+	// build), as loose objects the pack stamp does not watch.
+	loose bool
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
@@ -580,9 +583,15 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		if snap.entries != nil {
 			res.entries, res.index = snap.entries, snap.index
 		}
-		res.tree, res.written = snap.tree, true
+		res.tree, res.written, res.loose = snap.tree, true, snap.loose
 	}
 	st.Tree = res.tree
+	if res.loose {
+		// The record's tree promises that every tree below it is in
+		// git, watched through the packs (wtState.Packs): loose trees
+		// are not, so the next snapshot builds every tree again.
+		st.Tree = ""
+	}
 	st.Packs = packs
 	if res.written {
 		for _, p := range append(r.wrote, r.packNames()...) {
@@ -641,7 +650,7 @@ func (r *repo) writeSnapshot(idx string, paths []string, read bool, before []ien
 		if err = r.writePack(blobs); err == nil {
 			var out []byte
 			if out, err = r.git(idx, nil, nil, writeTree...); err == nil {
-				res.tree = strings.TrimSpace(string(out))
+				res.tree, res.loose = strings.TrimSpace(string(out)), true
 			}
 		}
 	}
