@@ -983,11 +983,11 @@ func TestExecHelper(t *testing.T) {
 // another user reaches them.
 func TestRunsTmpsRefused(t *testing.T) {
 	name := "guard-" + strconv.Itoa(os.Geteuid())
-	for what, make := range map[string]func(shared string) error{
-		"symlink": func(shared string) error { return os.Symlink(t.TempDir(), filepath.Join(shared, name)) },
-		"0755":    func(shared string) error { return os.Mkdir(filepath.Join(shared, name), 0o755) },
-		"file":    func(shared string) error { return os.WriteFile(filepath.Join(shared, name), nil, 0o600) },
-		"another user's": func(shared string) error {
+	for what, make := range map[string]func(t *testing.T, shared string) error{
+		"symlink": func(t *testing.T, shared string) error { return os.Symlink(t.TempDir(), filepath.Join(shared, name)) },
+		"0755":    func(_ *testing.T, shared string) error { return os.Mkdir(filepath.Join(shared, name), 0o755) },
+		"file":    func(_ *testing.T, shared string) error { return os.WriteFile(filepath.Join(shared, name), nil, 0o600) },
+		"another user's": func(t *testing.T, shared string) error {
 			if os.Geteuid() != 0 {
 				t.Skip("making a directory another user owns needs root")
 			}
@@ -1000,7 +1000,7 @@ func TestRunsTmpsRefused(t *testing.T) {
 	} {
 		t.Run(what, func(t *testing.T) {
 			shared := t.TempDir()
-			if err := make(shared); err != nil {
+			if err := make(t, shared); err != nil {
 				t.Fatal(err)
 			}
 			if dir, err := privateTmpsIn(shared); err == nil {
