@@ -366,16 +366,16 @@ func (r *repo) checkRefs(tree string) (whole bool, err error) {
 	}
 	if len(there) > 0 {
 		some, err := r.reachesMissing(there)
+		if err != nil {
+			return false, err
+		}
 		for _, id := range there {
-			if err != nil || !some {
+			if !some {
 				break
 			}
 			if broken[id], err = r.reachesMissing([]string{id}); err != nil {
-				break
+				return false, err
 			}
-		}
-		if err != nil {
-			return false, err
 		}
 	}
 	var b strings.Builder

@@ -64,11 +64,8 @@ func repoChanges(ws string, before []ientry, after snapshotResult, since time.Ti
 	// their own, and run git there.
 	if ents, err := os.ReadDir(ws); err == nil {
 		for _, e := range ents {
-			if !e.IsDir() || e.Name() == ".git" {
-				continue
-			}
-			if _, _, ok := lstatData(filepath.Join(ws, e.Name(), ".git")); ok {
-				cands[e.Name()] = true
+			if e.IsDir() && e.Name() != ".git" {
+				cands[e.Name()] = true // the loop below skips those without a .git
 			}
 		}
 	}
