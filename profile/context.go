@@ -41,6 +41,7 @@ type Context struct {
 	Links func(path string) int `json:"-"`
 
 	once     sync.Once
+	homeOnce sync.Once
 	listOnce sync.Once
 	locs     locations
 
@@ -70,27 +71,45 @@ func (c *Context) tables() *locations {
 			return path.Clean(p)
 		}
 		c.locs.home, c.locs.ws, c.locs.cfg, c.locs.state = clean(c.Home), clean(c.Workspace), clean(c.ConfigDir), clean(c.StateDir)
-		if c.Home == "" {
+	})
+	return &c.locs
+}
+
+// homeLocs is tables with the locations under the home directory
+// (startup files, secrets) filled in. Most commands name no path and
+// never need them: a decision that does not pays nothing for them.
+func (c *Context) homeLocs() *locations {
+	t := c.tables()
+	c.homeOnce.Do(func() {
+		if t.home == "" {
 			return
 		}
 		// The tables depend only on the home directory: computed once per
 		// home for the process (a hook server reviews many commands).
-		if v, ok := homeTables.Load(c.Home); ok {
+		if v, ok := homeTables.Load(t.home); ok {
 			h := v.(*locations)
-			c.locs.persist, c.locs.secret = h.persist, h.secret
+			t.persist, t.secret = h.persist, h.secret
 			return
 		}
-		h := &locations{}
-		for _, r := range persistRel() {
-			h.persist = append(h.persist, path.Join(c.Home, r))
-		}
-		for _, r := range secretRel() {
-			h.secret = append(h.secret, path.Join(c.Home, r))
-		}
-		homeTables.Store(c.Home, h)
-		c.locs.persist, c.locs.secret = h.persist, h.secret
+		h := &locations{persist: underHome(t.home, persistRel()), secret: underHome(t.home, secretRel())}
+		homeTables.Store(t.home, h)
+		t.persist, t.secret = h.persist, h.secret
 	})
-	return &c.locs
+	return t
+}
+
+// underHome joins each of rels (clean relative paths,
+// TestHomeRelativesClean) to the clean home directory: path.Join's
+// cleaning is not needed, and was most of the cost.
+func underHome(home string, rels []string) []string {
+	if home != "/" {
+		home += "/"
+	}
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = home + r
+	}
+	return out
 }
 
 // homeTables caches the absolute location tables per home directory.
@@ -98,7 +117,7 @@ var homeTables sync.Map
 
 // lists computes the hide and protect lists once.
 func (c *Context) lists() *locations {
-	t := c.tables()
+	t := c.homeLocs()
 	c.listOnce.Do(func() {
 		t.hidden = append([]string(nil), t.secret...)
 		for _, d := range []string{c.ConfigDir, c.StateDir} {

@@ -104,7 +104,7 @@ func (c *Context) candidates() []candidate {
 				add(d, ClassGuard)
 			}
 		}
-		t := c.tables()
+		t := c.homeLocs()
 		for _, s := range t.secret {
 			add(s, ClassSecret)
 		}
