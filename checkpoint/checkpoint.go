@@ -58,6 +58,8 @@ type Checkpoint struct {
 	// what Finish compares with (nil entries: git diff-tree compares the
 	// trees), and, when the index is unchanged, Finish's own.
 	before snapshotResult
+	// common is the repository's common directory when Begin opened it.
+	common string
 }
 
 // Change is one path a command added, modified or deleted.
@@ -102,7 +104,7 @@ func Begin(o Options) (*Checkpoint, error) {
 		return nil, err
 	}
 	if r != nil {
-		cp.GitDir = r.gitDir
+		cp.GitDir, cp.common = r.gitDir, r.commonDir()
 		// The before tree is guard's index's: its ref keeps it from git
 		// gc while the command runs; Finish names it for this checkpoint
 		// if the command changes anything.
@@ -278,6 +280,11 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 		r, err := openRepo(cp.Workspace)
 		if err != nil {
 			return failed(err)
+		}
+		if r.gitDir != cp.GitDir || (cp.common != "" && r.commonDir() != cp.common) {
+			// The command moved the repository (a .git file, a commondir):
+			// guard's git does not follow it elsewhere.
+			return failed(fmt.Errorf("the repository moved during the command: its git directory is now %s (common %s), was %s (common %s)", r.gitDir, r.commonDir(), cp.GitDir, cp.common))
 		}
 		var cs []change
 		res, err := r.snapshot(stateDir, &cp.before, func(res snapshotResult) error {

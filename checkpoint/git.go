@@ -85,6 +85,11 @@ var errGitTimeout = errors.New("did not finish in time (a FIFO, a lock or a huge
 // repo is a git repository whose work tree is exactly the workspace.
 type repo struct {
 	gitDir string // absolute
+	// common is the common directory (commondir), read once when the
+	// repository is opened and given to every git as GIT_COMMON_DIR: a
+	// commondir file the command writes later moves neither guard's
+	// git nor what its confinement lets it write.
+	common string
 	work   string // absolute, the workspace
 	// gitPath is the git guard runs, found (as path, its PATH) only through
 	// directories no sandboxed command can write (internal/hostexec):
@@ -195,7 +200,7 @@ func openRepo(ws string) (*repo, error) {
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
 		return nil, errBadRepo
 	}
-	return &repo{gitDir: gitDir, work: ws, gitPath: git, path: path}, nil
+	return &repo{gitDir: gitDir, common: readCommonDir(gitDir), work: ws, gitPath: git, path: path}, nil
 }
 
 // command is git on r with GIT_DIR and GIT_WORK_TREE set explicitly,
@@ -218,7 +223,7 @@ func (r *repo) command(index string, extra []string, args ...string) *exec.Cmd {
 	// A killed git's children (a clean filter) may hold its pipes.
 	cmd.WaitDelay = time.Second
 	cmd.Dir = r.work
-	env := append(hostexec.Env(baseEnv(), r.path), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.work)
+	env := append(hostexec.Env(baseEnv(), r.path), "GIT_DIR="+r.gitDir, "GIT_COMMON_DIR="+r.commonDir(), "GIT_WORK_TREE="+r.work)
 	if index != "" {
 		env = append(env, "GIT_INDEX_FILE="+index)
 	}

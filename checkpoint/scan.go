@@ -209,17 +209,26 @@ func (r *repo) sourceFiles(c gitConfig) []string {
 	return fs
 }
 
-// commonDir is the repository's common directory: a linked worktree's
-// git dir names it in commondir, else it is the git dir.
+// commonDir is the repository's common directory, as read when it was
+// opened (readCommonDir).
 func (r *repo) commonDir() string {
-	if data, err := safefile.Read(filepath.Join(r.gitDir, "commondir"), maxGitFile); err == nil {
+	if r.common == "" {
+		return r.gitDir
+	}
+	return r.common
+}
+
+// readCommonDir is the common directory of the git directory gitDir: a
+// linked worktree's git dir names it in commondir, else it is gitDir.
+func readCommonDir(gitDir string) string {
+	if data, err := safefile.Read(filepath.Join(gitDir, "commondir"), maxGitFile); err == nil {
 		d := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(d) {
-			d = filepath.Join(r.gitDir, d)
+			d = filepath.Join(gitDir, d)
 		}
 		return filepath.Clean(d)
 	}
-	return r.gitDir
+	return gitDir
 }
 
 // statSource is a source's stat data, through symlinks (a ~/.gitconfig

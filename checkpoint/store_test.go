@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,6 +54,49 @@ func TestGitConfinedToRepository(t *testing.T) {
 // runs unconfined after the command and followed it (refs/guard/… files
 // appeared in the outside directory). No checkpoint is taken through
 // such a link, and nothing is written there.
+// TestCommonDirFixedAtBegin: a command that writes .git/commondir (or
+// swaps .git for a gitdir: file) naming another repository of the user
+// would have guard's git, after the run, write guard's objects and refs
+// there and read that repository's config. The directories are fixed
+// when Begin opens the repository; Finish finds them moved and takes
+// no checkpoint, and the other repository gets nothing.
+func TestCommonDirFixedAtBegin(t *testing.T) {
+	for name, move := range map[string]func(ws, other string){
+		"commondir": func(ws, other string) {
+			write(t, ws, map[string]string{".git/commondir": filepath.Join(other, ".git") + "\n"})
+		},
+		"gitdir file": func(ws, other string) {
+			if err := os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, ".git.moved")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, ws, map[string]string{".git": "gitdir: " + filepath.Join(other, ".git") + "\n"})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := env(t)
+			ws := newRepo(t)
+			other := newRepo(t)
+			refsBefore := run(t, other, "for-each-ref")
+			objsBefore := run(t, other, "count-objects", "-v")
+			cp, err := Begin(Options{StateDir: st, Workspace: ws, ID: "00000000000000c1", Command: "test", Time: t0, Budget: DefaultBudget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, ws, map[string]string{"new.txt": "the command's file\n"})
+			move(ws, other)
+			if _, err := cp.Finish(st); err == nil || !strings.Contains(err.Error(), "moved during the command") {
+				t.Errorf("Finish = %v, want the repository reported moved", err)
+			}
+			if got := run(t, other, "for-each-ref"); got != refsBefore {
+				t.Errorf("the other repository's refs changed:\n%s", got)
+			}
+			if got := run(t, other, "count-objects", "-v"); got != objsBefore {
+				t.Errorf("guard's git wrote objects into the other repository:\n%s\nwas\n%s", got, objsBefore)
+			}
+		})
+	}
+}
+
 func TestStoreLinksRefused(t *testing.T) {
 	for _, rel := range []string{"refs", "refs/guard", "refs/guard/checkpoints", "refs/guard/index", "objects/pack", "objects/4b", "objects", "packed-refs", "logs", "logs/refs/guard"} {
 		t.Run(rel, func(t *testing.T) {
