@@ -158,6 +158,9 @@ func runRun(s *streams, o *runOptions) error {
 		// Before any consent: asking, then refusing, wastes the user's yes.
 		return err
 	}
+	if err := checkRequired(o, a); err != nil {
+		return err
+	}
 	if helper != nil && !takesCheckpoint(a) {
 		// Level A runs without asking, and with no checkpoint to take
 		// nothing guard writes before the run is in the plan: it is
@@ -571,6 +574,23 @@ func policyRuleNames(a *assessment) string {
 
 // checkWorkspace refuses, before anything is asked or run, a writable run
 // whose workspace is / or contains the home directory.
+// probeKernel is sandbox.Probe; tests give it another kernel.
+var probeKernel = sandbox.Probe
+
+// checkRequired refuses, before anything is asked, a --require-sandbox
+// run this kernel cannot confine whole. (What only the run itself finds
+// out, such as mounts refused to the helper, still fails it then.)
+func checkRequired(o *runOptions, a *assessment) error {
+	if !o.requireSandbox {
+		return nil
+	}
+	if gaps := probeKernel().Gaps(a.Verdict.Sandbox.Net); len(gaps) > 0 {
+		return &exitError{code: exitGuardFailed, err: fmt.Errorf("--require-sandbox: this kernel does not enforce the whole sandbox (%s); nothing was run", strings.Join(gaps, "; ")),
+			hints: []string{"'guard doctor' shows what this kernel enforces; without --require-sandbox the command runs with what it does enforce, and says what not"}}
+	}
+	return nil
+}
+
 func checkWorkspace(a *assessment) error {
 	if a.Ctx.WorkspaceUsable() || !a.Verdict.Sandbox.Write {
 		return nil
