@@ -46,7 +46,7 @@ type runOptions struct {
 func (o *runOptions) register(c *cobra.Command) {
 	o.reviewFlags.register(c)
 	c.Flags().StringVarP(&o.command, "command", "c", "", "run shell `TEXT` (with --shell, default bash) instead of an argv")
-	c.Flags().StringVar(&o.shell, "shell", "bash", "the shell that runs -c TEXT")
+	c.Flags().StringVar(&o.shell, "shell", "bash", "the shell that runs -c TEXT: bash, sh or dash (guard reviews bash syntax)")
 	c.Flags().BoolVar(&o.net, "net", false, "allow network access (raises the level to at least B)")
 	c.Flags().BoolVar(&o.daemons, "daemons", false, "let the command reach local daemons' sockets: docker.sock, tmux, the session bus (raises the level to at least B)")
 	c.Flags().StringArrayVar(&o.allowWrite, "allow-write", nil, "also allow writing `PATH` (raises the level to at least B)")
@@ -226,6 +226,9 @@ func (o *runOptions) commandLine() (string, []string, error) {
 	case o.command != "" && len(o.argv) > 0:
 		return "", nil, usagef("use either -c 'TEXT' or -- COMMAND ARGS, not both", "both -c and a command were given")
 	case o.command != "":
+		if err := checkRunShell(o.shell); err != nil {
+			return "", nil, err
+		}
 		return o.command, []string{o.shell, "-c", o.command}, nil
 	case len(o.argv) == 0:
 		return "", nil, usagef("put the command after --: guard -- make test", "no command to run")
@@ -235,6 +238,21 @@ func (o *runOptions) commandLine() (string, []string, error) {
 		return "", nil, usagef("pass arguments without NUL bytes", "%v", err)
 	}
 	return text, o.argv, nil
+}
+
+// checkRunShell refuses a --shell that would read -c TEXT in another
+// syntax than the bash guard reviewed it as (bashSyntaxShell): zsh runs
+// the code in a glob qualifier such as *(e:'…':), which bash reads as a
+// pattern, and an interpreter reads the text as its own language.
+func checkRunShell(sh string) error {
+	path, err := exec.LookPath(sh)
+	if err != nil {
+		return usagef("pass --shell bash, or leave --shell out", "the shell %q for -c was not found: %v", sh, err)
+	}
+	if err := bashSyntaxShell(path); err != nil {
+		return usagef("pass --shell bash (or sh, dash), or leave --shell out: guard reviews -c TEXT as bash", "%v", err)
+	}
+	return nil
 }
 
 // decideRun carries out the engine's decision for the run path: A runs; a
