@@ -43,6 +43,7 @@ func hShell(b *builder, c *call) stream {
 	}
 	c = b.startupFile(c)
 	c = b.shellKeyword(c)
+	b.otherSyntax(c)
 	rest := c.a.rest
 	if c.a.has("-c") {
 		if len(rest) == 0 {
