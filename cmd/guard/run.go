@@ -539,12 +539,35 @@ func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []
 		// .venv/bin would get gh's token and the network.
 		env = hostexec.Env(os.Environ(), hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(ctx.Home, ctx.Workspace)))
 	}
+	if sh, ok := reviewedShell(ctx); ok {
+		if env == nil {
+			env = os.Environ()
+		}
+		env = hostexec.With(env, "SHELL", sh)
+	}
 	return sandbox.Spec{
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
 		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
 		Runs: runs, Layers: layers, Env: env,
 	}
+}
+
+// reviewedShell is the SHELL a run gets when the one it would inherit
+// does not read bash syntax (zsh, fish): programs the command starts run
+// commands given to them with $SHELL (script -c, tmux, fzf --preview,
+// entr -s), and guard reviewed those commands as bash. The bash found in
+// directories no sandboxed command can write, else /bin/sh; ok is false
+// when SHELL is unset or already such a shell.
+func reviewedShell(ctx *profile.Context) (string, bool) {
+	cur := os.Getenv("SHELL")
+	if cur == "" || bashSyntaxShell(cur) == nil {
+		return "", false
+	}
+	if p, err := hostexec.Look("bash", hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(ctx.Home, ctx.Workspace))); err == nil {
+		return p, true
+	}
+	return "/bin/sh", true
 }
 
 // runStdio is the command's stdio: guard's own, stderr watched for the

@@ -40,6 +40,21 @@ func TestRunShellMustReadBash(t *testing.T) {
 			t.Fatalf("--shell %s: the shell ran", sh)
 		}
 	}
+	// The run's SHELL: programs run what they are given with it
+	// (script -c, tmux, fzf --preview), and guard reviewed that as bash.
+	// A zsh is bash for the run; a bash-syntax SHELL stays.
+	for _, tc := range []struct{ shell, want string }{
+		{filepath.Join(bin, "zsh"), "bash"},
+		{"/usr/bin/fish", "bash"},
+		{"/bin/sh", "/bin/sh"},
+	} {
+		t.Setenv("SHELL", tc.shell)
+		code, stdout, stderr := runGuard("run", "-c", `echo "$SHELL"`)
+		got := strings.TrimSpace(stdout)
+		if code != 0 || (tc.want == "bash" && filepath.Base(got) != "bash") || (tc.want != "bash" && got != tc.want) {
+			t.Errorf("SHELL=%s: the command's SHELL is %q (exit %d, %s), want %s", tc.shell, got, code, stderr, tc.want)
+		}
+	}
 	for _, sh := range []string{"", "bash", "sh", "dash"} {
 		args := []string{"run", "-c", "echo ran"}
 		if sh != "" {

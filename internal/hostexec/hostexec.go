@@ -108,12 +108,15 @@ func Look(name, list string) (string, error) {
 
 // Env is env with PATH replaced by the trusted one (and set when env has
 // none).
-func Env(env []string, path string) []string {
+func Env(env []string, path string) []string { return With(env, "PATH", path) }
+
+// With is env with name set to value, in place of any earlier setting.
+func With(env []string, name, value string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "PATH=") {
+		if !strings.HasPrefix(kv, name+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PATH="+path)
+	return append(out, name+"="+value)
 }
