@@ -160,6 +160,15 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 			known = false
 		}
 		if ok && known && (inBinDir(dir) || b.ctx.Remote || isLoader(path.Base(prog))) {
+			if target := path.Base(abs); !linked && !b.ctx.Remote && target != path.Base(prog) && specFor(target) != nil {
+				// A link to another program (tools/bash -> zsh): the
+				// kernel runs the target, which may also go by the name
+				// it was started under (busybox, zsh as sh). Both are
+				// reviewed; the worse counts.
+				tf, nf := name, name
+				tf.val, nf.val = target, path.Base(prog)
+				return worse(b.exec(append([]field{tf}, argv[1:]...), st, in, via, sp), b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp))
+			}
 			prog = path.Base(prog)
 		} else {
 			return b.runScript(prog, abs, ok, argv, st, in, via, sp)
