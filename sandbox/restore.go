@@ -61,13 +61,13 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, and removeAll the tree at a
-// path, one the command may have made unreadable or read-only: the
-// helper's own, which it uses when guard is gone.
-var (
-	removeAllIn = confine.RemoveAllIn
-	removeAll   = confine.RemoveTree
-)
+// removeAllIn removes the tree name in root, one the command may have
+// made unreadable or read-only: the helper's own, which it uses when
+// guard is gone.
+func removeAllIn(root *os.Root, name string) error { return confine.RemoveAllIn(root, name) }
+
+// removeAll is removeAllIn of the tree at the absolute path p.
+func removeAll(p string) error { return confine.RemoveTree(p) }
 
 // ownerRights gives the owner back read, write and search on every
 // directory above name in root, root itself included, top down: the

@@ -47,6 +47,10 @@ type Result struct {
 	// Degraded lists what was not enforced on this kernel (empty when
 	// the sandbox is complete). The caller must warn about each.
 	Degraded []string
+	// Unmounted is why the helper ran the command without its mounts
+	// (user namespaces refused, or mounting refused in them), empty
+	// when it made them; Degraded has a line for it too.
+	Unmounted string
 	// DroppedEnv lists the environment variables not passed on.
 	DroppedEnv []string
 	// Denials are stderr lines that mention a denial ("Permission
@@ -477,6 +481,7 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	}
 	if st != nil && st.Ran {
 		if st.Unmounted != "" {
+			res.Unmounted = st.Unmounted
 			res.Degraded = append(res.Degraded, unmountedGap+" ("+st.Unmounted+")")
 		}
 		res.Started = true
