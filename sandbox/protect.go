@@ -464,29 +464,32 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		// Gone: remove the replacement so nothing the command planted is
 		// used; the protected entries in it are recreated from the
 		// snapshot.
-		if err := removeAllIn(root, base); err != nil {
-			v.RestoreErr = err.Error()
-			return v, true
-		}
+		err := withOwnerRights(root, base, func() error {
+			if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return root.Mkdir(base, was.mode.Perm())
+		})
 		v.RestoreErr = "the original was deleted; only the protected files in it were recreated"
-		if err := root.Mkdir(base, was.mode.Perm()); err != nil {
+		if err != nil {
 			v.RestoreErr = err.Error()
 		}
 		return v, true
 	}
-	if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		v.RestoreErr = err.Error()
-		return v, true
-	}
-	// Into the parent the root holds, by descriptor: the original comes
-	// from wherever the command moved it.
-	dir, err := root.Open(".")
+	err = withOwnerRights(root, base, func() error {
+		if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// Into the parent the root holds, by descriptor: the original
+		// comes from wherever the command moved it.
+		dir, err := root.Open(".")
+		if err != nil {
+			return err
+		}
+		defer dir.Close()
+		return unix.Renameat(unix.AT_FDCWD, cur, int(dir.Fd()), base)
+	})
 	if err != nil {
-		v.RestoreErr = err.Error()
-		return v, true
-	}
-	defer dir.Close()
-	if err := unix.Renameat(unix.AT_FDCWD, cur, int(dir.Fd()), base); err != nil {
 		v.RestoreErr = err.Error()
 		return v, true
 	}
@@ -524,10 +527,7 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		if beforeRestore != nil {
 			beforeRestore(p)
 		}
-		if err := ownerRights(root, name); err != nil {
-			return err
-		}
-		return f(name)
+		return withOwnerRights(root, name, func() error { return f(name) })
 	}
 	aside := func(p string) (string, error) {
 		to := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
