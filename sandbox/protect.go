@@ -599,10 +599,26 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 			}
 		default:
 			sameType := present && !is.bad && is.mode.Type() == was.mode.Type() && (!was.mode.IsDir() || is.ino == was.ino)
-			if err := change(p, func(name string) error { return putIn(root, name, was, sameType) }); err != nil {
-				v.RestoreErr = err.Error()
-			} else {
+			err := change(p, func(name string) error { return putIn(root, name, was, sameType) })
+			switch {
+			case err == nil:
 				v.Restored = true
+			case present && !(is.mode.IsDir() && was.mode.IsDir()):
+				// What the command left must not stay under the name,
+				// whatever made the restore fail (the command filled the
+				// file system: the copy cannot be written, while a
+				// rename or a removal needs no space). A directory that
+				// is still one keeps its entries, checked one by one.
+				v.RestoreErr = err.Error()
+				if to, aerr := aside(p); aerr == nil {
+					v.RestoreErr += "; the changed one was moved to " + to
+				} else if rerr := change(p, func(name string) error { return removeAllIn(root, name) }); rerr == nil {
+					v.RestoreErr += "; the changed one was removed"
+				} else {
+					v.RestoreErr += "; the changed one could not be moved aside (" + aerr.Error() + ") nor removed: " + rerr.Error()
+				}
+			default:
+				v.RestoreErr = err.Error()
 			}
 		}
 		out = append(out, v)

@@ -3,9 +3,7 @@ package sandbox_test
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,21 +48,7 @@ func bindingModes(t *testing.T) bool {
 	if os.Geteuid() != 0 || !hasCap(t, capDACOverride) && !hasCap(t, capDACReadSearch) {
 		return false
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("as root, guard's restore ignores file modes; running it without CAP_DAC_OVERRIDE needs setpriv (util-linux)")
-	}
-	cmd := exec.Command(setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--",
-		os.Args[0], "-test.run", "^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1", "-test.v")
-	out, err := cmd.CombinedOutput()
-	switch {
-	case err != nil:
-		t.Fatalf("without CAP_DAC_OVERRIDE: %v\n%s", err, out)
-	case strings.Contains(string(out), "--- SKIP: "+t.Name()+" "):
-		t.Skipf("without CAP_DAC_OVERRIDE:\n%s", out)
-	case !strings.Contains(string(out), "--- PASS: "+t.Name()+" "):
-		t.Fatalf("without CAP_DAC_OVERRIDE, the test did not run:\n%s", out)
-	}
+	rerunUnder(t, "without CAP_DAC_OVERRIDE", nil, "setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--")
 	return true
 }
 

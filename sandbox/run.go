@@ -562,7 +562,7 @@ func makeAlone(dir string) error {
 func alone(dir string) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
-		return err
+		return &fs.PathError{Op: "lstat", Path: dir, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
 		return fmt.Errorf("%s is not a directory of this user's alone (mode %o, owner %d)", dir, st.Mode&0o7777, st.Uid)
