@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,50 +9,65 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// writer is an attack's armed writer: a process that leaves the
+// command's process group (setsid) and, once told, plants a git hook;
+// the command kills or stops its helper only once the writer is armed.
+// It holds its fifo open for reading (and writing, so that its own open
+// does not wait) before it sends its pid on a second fifo, which the
+// command reads: after the run, a reader still there means it survived,
+// and no reader (ENXIO) means it was killed, not that it never started.
+type writer struct {
+	fifo, ready, armed, hook string
+}
+
+func newWriter(f *fixture) writer {
+	return writer{f.p("ws/go.fifo"), f.p("ws/ready.fifo"), f.p("ws/armed"), f.p("ws/.git/hooks/pre-commit")}
+}
+
+// prelude is the command's script up to the arming; the writer's paths
+// are its $1 to $4 (args), which it shifts away.
+const writerPrelude = `f=$1 h=$2 r=$3 a=$4; shift 4; mkfifo "$f" "$r" || exit 1
+setsid sh -c 'exec 3<>"$1"; echo $$ > "$3"; read x <&3; printf "#!/bin/sh\necho pwned\n" > "$2"' sh "$f" "$h" "$r" </dev/null >/dev/null 2>&1 &
+read pid < "$r" && echo "$pid" > "$a" || exit 1
+`
+
+func (w writer) args() []string { return []string{w.fifo, w.hook, w.ready, w.armed} }
+
+// wantKilled fails t unless the writer was armed and is gone after the
+// run, with no hook planted; a survivor is told to plant its hook (what
+// it would do later) and then killed.
+func (w writer) wantKilled(t *testing.T, run string) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, w.armed)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("the attack was not armed (the writer never sent its pid: %q): %s", readFile(t, w.armed), run)
+	}
+	fd, err := unix.Open(w.fifo, unix.O_WRONLY|unix.O_NONBLOCK, 0)
+	if err == nil {
+		unix.Write(fd, []byte("go\n"))
+		unix.Close(fd)
+		unix.Kill(pid, unix.SIGKILL)
+		t.Fatalf("the writer outlived guard: %s", run)
+	}
+	if !errors.Is(err, unix.ENXIO) {
+		t.Fatalf("open the fifo: %v", err)
+	}
+	wantContent(t, w.hook, "<absent>")
+}
+
 // TestAttackHelperKilled: the command kills its own sandbox helper (in
 // its Landlock domain, so signal scoping lets it), the watcher that
 // kills what the command leaves when it exits, after starting a writer
 // that left its process group and waits to plant a git hook once guard
 // is done. guard must still kill that writer before it returns, and the
 // hook must not be there.
-//
-// The attack is armed before the kill: the writer holds the fifo open
-// for reading (and writing, so that its open does not wait) and only
-// then sends its pid on a second fifo, which the command reads before
-// it kills the helper. An open for writing that finds no reader after
-// the run (ENXIO) then means the writer was killed, not that it never
-// started; and its pid must be gone.
 func TestAttackHelperKilled(t *testing.T) {
 	f := newFixture(t)
-	spec := f.spec()
-	fifo, ready, armed, hook := f.p("ws/go.fifo"), f.p("ws/ready.fifo"), f.p("ws/armed"), f.p("ws/.git/hooks/pre-commit")
-	// $1 the fifo, $2 the hook, $3 the ready fifo, $4 the armed file;
-	// the rest is the kill.
-	const script = `f=$1 h=$2 r=$3 a=$4; shift 4; mkfifo "$f" "$r" || exit 1
-setsid sh -c 'exec 3<>"$1"; echo $$ > "$3"; read x <&3; printf "#!/bin/sh\necho pwned\n" > "$2"' sh "$f" "$h" "$r" </dev/null >/dev/null 2>&1 &
-read pid < "$r" && echo "$pid" > "$a" || exit 1
-exec "$@"`
-	o := run(t, spec, append([]string{"sh", "-c", script, "sh", fifo, hook, ready, armed}, f.proc("kill-helper")...)...)
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, armed)))
-	if err != nil || pid <= 1 {
-		t.Fatalf("the attack was not armed (the writer never sent its pid: %q): %v", readFile(t, armed), o)
-	}
+	w := newWriter(f)
+	script := writerPrelude + `exec "$@"`
+	o := run(t, f.spec(), append(append([]string{"sh", "-c", script, "sh"}, w.args()...), f.proc("kill-helper")...)...)
 	if o.err != nil || o.res.ExitCode != 128+9 {
 		t.Errorf("want the helper's death (exit 137) as the run's status: %v", o)
 	}
-	fd, err := unix.Open(fifo, unix.O_WRONLY|unix.O_NONBLOCK, 0)
-	if err == nil {
-		unix.Write(fd, []byte("go\n"))
-		unix.Close(fd)
-		t.Fatal("the writer outlived guard after the command killed its helper")
-	}
-	if !errors.Is(err, unix.ENXIO) {
-		t.Fatalf("open the fifo: %v", err)
-	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
-		if stat := readFile(t, "/proc/"+strconv.Itoa(pid)+"/stat"); strings.Contains(stat, "(sh)") {
-			t.Errorf("the writer (pid %d) is still there: %s", pid, stat)
-		}
-	}
-	wantContent(t, hook, "<absent>")
+	w.wantKilled(t, o.String())
 }

@@ -1187,8 +1187,18 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 // as a shell's job would, taking the terminal back if the command had
 // it. When guard is continued in the foreground (fg), it hands the
 // terminal to the command; either way it continues the command.
+//
+// The helper itself never stays stopped: it stops only to tell guard
+// that the command stopped, and the command, in its Landlock domain,
+// can stop it too (SIGSTOP, which nothing ignores). A stopped helper
+// neither reaps nor reports, nor sees guard's end: guard would wait for
+// it until an agent's timeout killed guard, and what the command
+// started (a writer that left its group) would live on, unchecked,
+// for as long as it liked. So guard continues the helper alone at once
+// (the command stays as it is), and only then does its job control.
 func waitExit(pid, tty int) {
 	for confine.WaitStop(pid) {
+		syscall.Kill(pid, syscall.SIGCONT)
 		if tty < 0 {
 			continue
 		}
