@@ -55,19 +55,36 @@ func (w writer) wantKilled(t *testing.T, run string) {
 	wantContent(t, w.hook, "<absent>")
 }
 
-// TestAttackHelperKilled: the command kills its own sandbox helper (in
-// its Landlock domain, so signal scoping lets it), the watcher that
-// kills what the command leaves when it exits, after starting a writer
-// that left its process group and waits to plant a git hook once guard
-// is done. guard must still kill that writer before it returns, and the
-// hook must not be there.
+// TestAttackHelperKilled: the command goes for its own sandbox helper,
+// the watcher that kills what the command leaves when it exits, after
+// starting a writer that left its process group and waits to plant a
+// git hook once guard is done: SIGKILL and SIGSTOP by its pid, by a
+// pidfd, and at each of its threads by id (tgkill, tkill,
+// rt_tgsigqueueinfo, a thread's pidfd, SIGIO for a thread as owner).
+// The helper used to share the command's Landlock domain, so the kill
+// worked: the watcher was gone, and only guard's own cleanup remained
+// (lost if guard was SIGKILLed too). Now the helper's thread group
+// leader is outside the domain (signals to the process are scoped out)
+// and the one confined thread refuses the calls that name it: every
+// attempt is refused, the helper reports the command's status, and the
+// writer is killed before guard returns.
 func TestAttackHelperKilled(t *testing.T) {
 	f := newFixture(t)
 	w := newWriter(f)
-	script := writerPrelude + `exec "$@"`
-	o := run(t, f.spec(), append(append([]string{"sh", "-c", script, "sh"}, w.args()...), f.proc("kill-helper")...)...)
-	if o.err != nil || o.res.ExitCode != 128+9 {
-		t.Errorf("want the helper's death (exit 137) as the run's status: %v", o)
+	script := writerPrelude + `"$@" $PPID; exit 3`
+	o := run(t, f.spec(), append(append([]string{"sh", "-c", script, "sh"}, w.args()...), f.proc("signal-helper")...)...)
+	if o.err != nil || o.res.ExitCode != 3 {
+		t.Errorf("want the command's status (3), the helper alive: %v", o)
+	}
+	attempts := strings.Fields(strings.TrimSuffix(strings.TrimSpace(o.stdout), "ok"))
+	t.Logf("attempts: %s", attempts)
+	if len(attempts) < 3+5 {
+		t.Errorf("the attempts did not run: %v", o)
+	}
+	for _, a := range attempts {
+		if !strings.HasSuffix(a, "=EPERM") {
+			t.Errorf("%s: want EPERM", a)
+		}
 	}
 	w.wantKilled(t, o.String())
 }

@@ -10,16 +10,17 @@ import (
 )
 
 // TestAttackHelperStopped: the command stops its own sandbox helper
-// (SIGSTOP, which no process can ignore; they share the Landlock domain,
-// so signal scoping lets it) after starting a writer that left its
-// process group, then exits. A stopped helper neither reaps nor reports:
-// guard waited for its report until the agent's timeout killed guard,
-// and the writer, never killed, could plant a git hook whenever it
-// liked, long after the run, where no check would see it. guard must
-// put the helper back to work (it is the helper's parent and sees it
-// stop), so the run ends as ever: the writer killed before guard
-// returns, the hook absent, the command's status passed through. The
-// context's deadline only bounds a broken run.
+// (SIGSTOP, which no process can ignore) after starting a writer that
+// left its process group, then exits. They used to share the Landlock
+// domain, so signal scoping let it: a stopped helper neither reaps nor
+// reports, and guard waited for its report until the agent's timeout
+// killed guard, while the writer, never killed, could plant a git hook
+// whenever it liked, long after the run. Now the stop is refused
+// (TestAttackHelperKilled has every way), and a helper stopped anyway
+// is continued by guard (TestWaitExitContinuesHelper): the run ends as
+// ever, the writer killed before guard returns, the hook absent, the
+// command's status passed through. The context's deadline only bounds
+// a broken run.
 func TestAttackHelperStopped(t *testing.T) {
 	for name, stop := range map[string]string{
 		"once":  `kill -STOP $PPID`,
@@ -48,11 +49,11 @@ func TestAttackHelperStopped(t *testing.T) {
 // TestAttackHelperStoppedGuardKilled: as above, and then the command
 // stops itself, so the run never ends; the agent's timeout SIGKILLs
 // guard. The helper must see guard's end and kill what the command
-// started: it used to be stopped still, and the writer lived on. (The
-// kernel continues the stopped processes of a process group orphaned
-// by guard's death, the helper's among them: a process of the command
-// in a group of its own keeps a child in the helper's group, so that
-// the group is not orphaned.)
+// started: stopped by the command, it used to stay stopped, and the
+// writer lived on. (The kernel continues the stopped processes of a
+// process group orphaned by guard's death, the helper's among them: a
+// process of the command in a group of its own keeps a child in the
+// helper's group, so that the group is not orphaned.)
 func TestAttackHelperStoppedGuardKilled(t *testing.T) {
 	f := newFixture(t)
 	w := newWriter(f)

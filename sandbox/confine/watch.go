@@ -54,6 +54,10 @@ type watched struct {
 	// temp dir's names absent before the run (Plan.Absent).
 	tmp    string
 	absent []string
+	// stops asks the main goroutine to stop the helper (helper): this
+	// thread may not signal its own process, whose leader is outside
+	// its Landlock domain.
+	stops chan<- struct{}
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -147,7 +151,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 // domain belongs to the thread that made it). A goroutine waits for the
 // lifeline. The helper so keeps few threads, which it must start and,
 // on the critical path, end.
-func (w *watched) watch() int {
+func (w *watched) watch() (int, syscall.Signal) {
 	var (
 		mu     sync.Mutex
 		gone   bool
@@ -168,7 +172,10 @@ func (w *watched) watch() int {
 	// stop and does its job control as before; guard continues the
 	// group.
 	for WaitStop(w.pid) {
-		unix.Kill(os.Getpid(), unix.SIGSTOP)
+		select {
+		case w.stops <- struct{}{}:
+		default: // a stop asked for already
+		}
 	}
 	mu.Lock()
 	reaped = true
@@ -199,7 +206,7 @@ func (w *watched) watch() int {
 	}
 	if err != nil || killed {
 		// No report: guard takes the helper's own status.
-		return CodeFailed
+		return CodeFailed, 0
 	}
 	// Everything is reaped: guard may check the protected paths and
 	// write its record while this process exits. The helper writes
@@ -210,11 +217,10 @@ func (w *watched) watch() int {
 	unix.Close(2)
 	if ws.Signaled() {
 		report(128+int(ws.Signal()), ws.Signal())
-		dieOfSignal(ws.Signal())
-		return 128 + int(ws.Signal())
+		return 128 + int(ws.Signal()), ws.Signal()
 	}
 	report(ws.ExitStatus(), 0)
-	return ws.ExitStatus()
+	return ws.ExitStatus(), 0
 }
 
 // WaitStop blocks until child pid stops or exits. It reports true for a
