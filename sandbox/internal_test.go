@@ -89,6 +89,8 @@ func TestSeccompFilter(t *testing.T) {
 		{"ioprio_set other", seccompData(a.audit, a.nr["ioprio_set"], 1, 4242), retEPERM, retEPERM},
 		{"ioctl TIOCSTI", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSTI), retEPERM, retEPERM},
 		{"ioctl TIOCLINUX", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCLINUX), retEPERM, retEPERM},
+		{"ioctl TIOCSETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSETD), retEPERM, retEPERM},
+		{"ioctl TIOCGETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGETD), retAllow, retAllow},
 		{"ioctl TIOCGWINSZ", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGWINSZ), retAllow, retAllow},
 		{"mptcp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
 		{"mptcp6", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},

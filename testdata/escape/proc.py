@@ -10,6 +10,7 @@ import os
 import platform
 import resource
 import socket
+import struct
 import sys
 import termios
 
@@ -51,6 +52,12 @@ def attempt(op, args):
         # Type a command into the terminal guard reads its prompts from.
         for c in args[0].encode():
             fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))
+    elif op == "tiocsetd":
+        # Switch guard's terminal to another line discipline (ARG): the
+        # null one (27) drops every byte typed, so the user's shell and
+        # guard's next prompt read nothing; others are kernel protocol
+        # drivers, loaded on demand, once paths to root.
+        fcntl.ioctl(0, termios.TIOCSETD, struct.pack("i", int(args[0])))
     elif op == "prlimit-parent":
         # Leave guard (the parent) no descriptors and no file size, so it
         # can neither open nor write what it wants to restore.
