@@ -411,6 +411,15 @@ kill -0 $guard 2>/dev/null && echo guard-reachable; kill -STOP $guard 2>/dev/nul
 			t.Errorf("the terminal's line discipline after the run: %q, want 0 (N_TTY)", rest)
 		}
 	})
+	t.Run("TIOCEXCL locks guard's terminal", func(t *testing.T) {
+		out, rest := onTerminal(t, "SANDBOX_TEST_EXCL=1", "guard-test: exclusive", "tiocexcl")
+		if !strings.Contains(out, "EPERM") {
+			t.Errorf("the command put the terminal in exclusive mode: %q", out+rest)
+		}
+		if !strings.HasPrefix(rest, " 0 <nil>") {
+			t.Errorf("the terminal after the run: %q, want not exclusive (0)", rest)
+		}
+	})
 	t.Run("keyring", func(t *testing.T) {
 		f := newFixture(t)
 		stdout, stderr, code := guardProc(t, f.spec(), []string{"SANDBOX_TEST_KEY=guard-test-key=SECRET-IN-KEYRING"}, f.proc("keyctl-read", "guard-test-key")...)

@@ -91,6 +91,7 @@ func TestSeccompFilter(t *testing.T) {
 		{"ioctl TIOCLINUX", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCLINUX), retEPERM, retEPERM},
 		{"ioctl TIOCSETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSETD), retEPERM, retEPERM},
 		{"ioctl TIOCGETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGETD), retAllow, retAllow},
+		{"ioctl TIOCEXCL", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCEXCL), retEPERM, retEPERM},
 		{"ioctl TIOCGWINSZ", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGWINSZ), retAllow, retAllow},
 		{"mptcp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
 		{"mptcp6", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},

@@ -67,8 +67,10 @@ var whoSyscalls = []struct {
 // discipline, which stays after the run: the null one drops every byte
 // the user types and every byte written (the user's shell and guard's
 // next prompt are dead), the others are kernel protocol drivers, loaded
-// on demand (n_gsm, n_hdlc: paths to root before).
-var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD}
+// on demand (n_gsm, n_hdlc: paths to root before); TIOCEXCL puts it in
+// exclusive mode, which stays too: no process without CAP_SYS_ADMIN
+// opens it again, guard's next consent and PIN prompts included.
+var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD, unix.TIOCEXCL}
 
 // Offsets in struct seccomp_data.
 const (

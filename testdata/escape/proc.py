@@ -58,6 +58,11 @@ def attempt(op, args):
         # guard's next prompt read nothing; others are kernel protocol
         # drivers, loaded on demand, once paths to root.
         fcntl.ioctl(0, termios.TIOCSETD, struct.pack("i", int(args[0])))
+    elif op == "tiocexcl":
+        # Put guard's terminal in exclusive mode, which outlasts the run:
+        # no process without CAP_SYS_ADMIN opens it again (EBUSY), guard's
+        # next prompt (on /dev/tty) included.
+        fcntl.ioctl(0, termios.TIOCEXCL)
     elif op == "prlimit-parent":
         # Leave guard (the parent) no descriptors and no file size, so it
         # can neither open nor write what it wants to restore.
