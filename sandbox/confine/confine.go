@@ -119,6 +119,16 @@ func helper() int {
 	if err := mounts(p); err != nil {
 		return fail(CodeFailed, name, err.Error())
 	}
+	// The command, and everything it starts, first in line for the
+	// kernel's OOM killer, guard never before them: a command that
+	// fills memory with processes each smaller than guard made guard
+	// the largest, and its death left what the command had planted
+	// unchecked. Raising it needs no privilege (and the helper, which
+	// shares the value, may go: guard then cleans up). Before the
+	// confinement, which refuses writes in /proc.
+	if err := os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0); err != nil {
+		return fail(CodeFailed, name, "first in line for the OOM killer: "+err.Error())
+	}
 
 	// The confinement, the fork and the watch run on a thread of their
 	// own, locked to their goroutine, never on the main thread: init
