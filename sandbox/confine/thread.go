@@ -6,9 +6,11 @@ import "golang.org/x/sys/unix"
 // (helper): it refuses the calls that aim a signal at that thread by its
 // id, tid, rather than at the helper's process, whose leader is outside
 // the command's Landlock domain (and so out of the command's reach):
-// tkill, tgkill and rt_tgsigqueueinfo to it, a pidfd of it (pidfd_open
-// of a thread id), and SIGIO, which F_SETSIG makes any signal, for an
-// owner that names it (F_SETOWN with its id). F_SETOWN_EX, FIOSETOWN
+// kill and rt_sigqueueinfo of its id (which signal the whole process,
+// but are checked against the thread the id names), tkill, tgkill and
+// rt_tgsigqueueinfo to it, a pidfd of it (pidfd_open of a thread id),
+// and SIGIO, which F_SETSIG makes any signal, for an owner that names
+// it (F_SETOWN with its id). F_SETOWN_EX, FIOSETOWN
 // and SIOCSPGRP pass the owner behind a pointer, which a filter cannot
 // read: refused whatever they name (programs use them rarely; F_SETOWN
 // with a pid still works). The command inherits the filter; the
@@ -46,6 +48,7 @@ func guardThread(tid int) []unix.SockFilter {
 	}
 	blocks := []block{
 		{"nr", 0, []cmp{
+			{unix.SYS_KILL, "arg0"}, {unix.SYS_RT_SIGQUEUEINFO, "arg0"},
 			{unix.SYS_TKILL, "arg0"}, {unix.SYS_PIDFD_OPEN, "arg0"},
 			{unix.SYS_TGKILL, "arg1"}, {unix.SYS_RT_TGSIGQUEUEINFO, "arg1"},
 			{unix.SYS_FCNTL, "fcntl"}, {unix.SYS_IOCTL, "ioctl"},

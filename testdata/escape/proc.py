@@ -20,9 +20,9 @@ KEYCTL_READ = 11
 KEY_SPEC_SESSION_KEYRING = -3
 MSG_FASTOPEN = 0x20000000
 SYSCALLS = {
-    "x86_64": {"tkill": 200, "tgkill": 234, "rt_tgsigqueueinfo": 297,
+    "x86_64": {"tkill": 200, "tgkill": 234, "rt_tgsigqueueinfo": 297, "rt_sigqueueinfo": 129,
                "pidfd_send_signal": 424, "pidfd_open": 434},
-    "aarch64": {"tkill": 130, "tgkill": 131, "rt_tgsigqueueinfo": 240,
+    "aarch64": {"tkill": 130, "tgkill": 131, "rt_tgsigqueueinfo": 240, "rt_sigqueueinfo": 138,
                 "pidfd_send_signal": 424, "pidfd_open": 434},
 }
 
@@ -216,10 +216,13 @@ def attempt(op, args):
             fd = check(libc.syscall(nr["pidfd_open"], pid, flags))
             check(libc.syscall(nr["pidfd_send_signal"], fd, 9, None, 0))
 
-        def sigqueue(tid):
+        def queueinfo():
             info = ctypes.create_string_buffer(128)
             ctypes.memmove(info, (ctypes.c_int * 3)(9, 0, -1), 12)  # SIGKILL, SI_QUEUE
-            check(libc.syscall(nr["rt_tgsigqueueinfo"], helper, tid, 9, info))
+            return info
+
+        def sigqueue(tid):
+            check(libc.syscall(nr["rt_tgsigqueueinfo"], helper, tid, 9, queueinfo()))
 
         def setown_ex(tid):
             r, _ = os.pipe()
@@ -230,6 +233,8 @@ def attempt(op, args):
         attempt_one("stop", lambda: os.kill(helper, 19))
         attempt_one("pidfd", lambda: pidfd_signal(helper, 0))
         for tid in sorted(int(t) for t in os.listdir("/proc/%d/task" % helper)):
+            attempt_one("kill-tid", lambda t=tid: os.kill(t, 9))
+            attempt_one("sigqueue-tid", lambda t=tid: check(libc.syscall(nr["rt_sigqueueinfo"], t, 9, queueinfo())))
             attempt_one("tgkill", lambda t=tid: check(libc.syscall(nr["tgkill"], helper, t, 9)))
             attempt_one("tkill", lambda t=tid: check(libc.syscall(nr["tkill"], t, 9)))
             attempt_one("sigqueue", lambda t=tid: sigqueue(t))
