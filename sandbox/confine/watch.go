@@ -168,9 +168,11 @@ func (w *watched) watch() (int, syscall.Signal) {
 		}
 		mu.Unlock()
 	}()
-	// When the command stops, the helper stops too, so guard sees the
-	// stop and does its job control as before; guard continues the
-	// group.
+	// When the command stops, the helper stops too (the main
+	// goroutine sends the stop: this thread may not signal its own
+	// process), so guard sees the stop; guard continues the helper at
+	// once and does its job control as before, continuing the group
+	// when the job is.
 	for WaitStop(w.pid) {
 		select {
 		case w.stops <- struct{}{}:
@@ -262,9 +264,10 @@ func awaitGuard() {
 // killDescendants kills and reaps every process the command started.
 func (w *watched) killDescendants() {
 	if w.killAll {
-		// Every process in the helper's Landlock domain but itself:
-		// scoping refuses signals to processes outside it (this
-		// thread's domain), so nothing else is hit. It is one pass
+		// Every process in this thread's Landlock domain, the
+		// command's (kill(-1) skips the helper itself, whose leader is
+		// outside it anyway): scoping refuses signals to processes
+		// outside it, so nothing else is hit. It is one pass
 		// under the kernel's task list lock, so a fork loop cannot
 		// outrun it; every process killed is a descendant, so they all
 		// end up this subreaper's children, and waiting until there
