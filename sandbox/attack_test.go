@@ -393,23 +393,31 @@ kill -0 $guard 2>/dev/null && echo guard-reachable; kill -STOP $guard 2>/dev/nul
 		}
 	})
 	t.Run("TIOCSTI types into guard's terminal", func(t *testing.T) {
-		f := newFixture(t)
-		js, _ := json.Marshal(f.spec())
-		cmd := exec.Command(os.Args[0], f.proc("tiocsti", "y\necho INJECTED\n")...)
-		cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js), "SANDBOX_TEST_PENDING=1"}
-		tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tty.Close()
-		exited := make(chan int, 1)
-		go func() { cmd.Wait(); exited <- cmd.ProcessState.ExitCode() }()
-		r := bufio.NewReader(tty)
-		out := expect(t, r, "pending input")
-		rest := expect(t, r, "\n")
-		waitExit(t, exited)
+		out, rest := onTerminal(t, "SANDBOX_TEST_PENDING=1", "pending input", "tiocsti", "y\necho INJECTED\n")
 		if !strings.Contains(rest, " 0 <nil>") {
 			t.Errorf("input left in guard's terminal after the run: %q", out+rest)
+		}
+	})
+	t.Run("TIOCSETD changes guard's terminal's line discipline", func(t *testing.T) {
+		// The null discipline (27) drops what is typed and what is
+		// written alike: where the command may set it, the terminal
+		// says nothing more (not even guard-test's line), and the
+		// user's shell after the run reads nothing.
+		out, rest := onTerminal(t, "SANDBOX_TEST_LDISC=1", "guard-test: ldisc", "tiocsetd", "27")
+		if !strings.Contains(out, "EPERM") {
+			t.Errorf("the command changed the terminal's line discipline: %q", out+rest)
+		}
+		if !strings.HasPrefix(rest, " 0 <nil>") {
+			t.Errorf("the terminal's line discipline after the run: %q, want 0 (N_TTY)", rest)
+		}
+	})
+	t.Run("TIOCEXCL locks guard's terminal", func(t *testing.T) {
+		out, rest := onTerminal(t, "SANDBOX_TEST_EXCL=1", "guard-test: exclusive", "tiocexcl")
+		if !strings.Contains(out, "EPERM") {
+			t.Errorf("the command put the terminal in exclusive mode: %q", out+rest)
+		}
+		if !strings.HasPrefix(rest, " 0 <nil>") {
+			t.Errorf("the terminal after the run: %q, want not exclusive (0)", rest)
 		}
 	})
 	t.Run("keyring", func(t *testing.T) {
@@ -422,6 +430,29 @@ kill -0 $guard 2>/dev/null && echo guard-reachable; kill -STOP $guard 2>/dev/nul
 			t.Errorf("session keyring read: exit %d, %q %q", code, stdout, stderr)
 		}
 	})
+}
+
+// onTerminal runs proc.py's op with args under guard (this binary,
+// with env too) on a new terminal, and returns what the terminal said
+// up to marker, and the rest of that line, once guard has exited.
+func onTerminal(t *testing.T, env, marker string, op ...string) (out, rest string) {
+	t.Helper()
+	f := newFixture(t)
+	js, _ := json.Marshal(f.spec())
+	cmd := exec.Command(os.Args[0], f.proc(op...)...)
+	cmd.Env = []string{"SANDBOX_TEST_GUARD=" + string(js), env}
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	exited := make(chan int, 1)
+	go func() { cmd.Wait(); exited <- cmd.ProcessState.ExitCode() }()
+	r := bufio.NewReader(tty)
+	out = expect(t, r, marker)
+	rest = expect(t, r, "\n")
+	waitExit(t, exited)
+	return out, rest
 }
 
 func TestAttackTCPFastOpen(t *testing.T) {

@@ -252,12 +252,23 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 	}
 	var roots []protectRoot
 	seen := map[string]bool{}
-	add := func(r protectRoot) {
+	var add func(r protectRoot)
+	add = func(r protectRoot) {
 		if seen[r.path] || !reachable(s.res, r.path, writable) {
 			return
 		}
 		seen[r.path] = true
 		roots = append(roots, r)
+		// A protected path that is a symbolic link (~/.bashrc linked
+		// into a dotfiles repository, the workspace) is read through
+		// it: what it points to is protected too, as its own root
+		// (the scan records the link, never its target).
+		dir, base := splitClean(r.path)
+		if c := s.res.canonical(r.path); c != joinClean(s.res.canonical(dir), base) {
+			real := r
+			real.path, real.identity = c, false
+			add(real)
+		}
 	}
 	// Both .git/hooks and .git/config protected: the whole repository's
 	// code surfaces are. The review lifts one of them when the command

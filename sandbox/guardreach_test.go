@@ -95,6 +95,37 @@ func TestAttackGuardReach(t *testing.T) {
 			t.Errorf("the audit log's mode is %v, was %v", after.Mode(), before.Mode())
 		}
 	})
+	t.Run("guard's and the helper's /proc files", func(t *testing.T) {
+		// guard's environment holds what it dropped from the command's
+		// (a token), its descriptors its state files, its working and
+		// root directories the paths the command may not open: through
+		// /proc they are ptrace's to give, and Landlock refuses ptrace
+		// of processes outside the domain (guard), and the helper is
+		// not dumpable. Each read prints what it got, or nothing. (The
+		// numbers of guard's descriptors can be listed, not what they
+		// are.)
+		const script = `helper=$PPID guard=$(cut -d' ' -f4 /proc/$PPID/stat)
+for p in $guard $helper; do
+  cat /proc/$p/environ 2>/dev/null | tr '\0' '\n'
+  for fd in /proc/$p/fd/*; do readlink "$fd"; done 2>/dev/null | sed "s/^/fd $p /"
+  ls /proc/$p/cwd/ 2>/dev/null | sed "s/^/cwd $p /"
+  ls /proc/$p/root/ 2>/dev/null | sed "s/^/root $p /"
+  cat /proc/$p/maps 2>/dev/null | head -1 | sed "s/^/maps $p /"
+done
+cat /proc/self/environ | tr '\0' '\n' | grep -c . | sed 's/^/own /'`
+		env := append(spec.Env[:len(spec.Env):len(spec.Env)], "GUARD_TEST_TOKEN=ghp_SECRETSECRETSECRETSECRETSECRET0000")
+		s := spec
+		s.Env = env
+		stdout, stderr, code := guardProc(t, s, []string{"GUARD_TEST_TOKEN=ghp_SECRETSECRETSECRETSECRETSECRET0000"}, "sh", "-c", script)
+		if code != 0 || !strings.HasPrefix(stdout, "own ") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		for _, leak := range []string{"SECRET", "fd ", "cwd ", "root ", "maps ", "SANDBOX_TEST_GUARD", "GUARD_SANDBOX_HELPER"} {
+			if strings.Contains(stdout, leak) {
+				t.Errorf("read %q through /proc: %q", leak, stdout)
+			}
+		}
+	})
 	t.Run("control: O_PATH and memfd on the command's own files", func(t *testing.T) {
 		mine := f.p("ws/main.go")
 		o := run(t, spec, f.proc("opath-reopen", mine)...)

@@ -89,6 +89,9 @@ func TestSeccompFilter(t *testing.T) {
 		{"ioprio_set other", seccompData(a.audit, a.nr["ioprio_set"], 1, 4242), retEPERM, retEPERM},
 		{"ioctl TIOCSTI", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSTI), retEPERM, retEPERM},
 		{"ioctl TIOCLINUX", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCLINUX), retEPERM, retEPERM},
+		{"ioctl TIOCSETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCSETD), retEPERM, retEPERM},
+		{"ioctl TIOCGETD", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGETD), retAllow, retAllow},
+		{"ioctl TIOCEXCL", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCEXCL), retEPERM, retEPERM},
 		{"ioctl TIOCGWINSZ", seccompData(a.audit, a.nr["ioctl"], 0, unix.TIOCGWINSZ), retAllow, retAllow},
 		{"mptcp", seccompData(a.audit, a.nr["socket"], unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
 		{"mptcp6", seccompData(a.audit, a.nr["socket"], unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_MPTCP), retEPERM, retEPERM},
@@ -979,8 +982,10 @@ func TestExecHelper(t *testing.T) {
 // TestRunsTmpsRefused: on a shared machine another user may make
 // /tmp/guard-UID first (or leave a symlink, or a directory others can
 // enter). guard takes the directory only when it is this user's alone,
-// and otherwise refuses (no run) rather than put its temp dirs where
-// another user reaches them.
+// and otherwise never puts its temp dirs there: it takes guard-tmps in
+// the user's runtime directory when that is this user's alone (another
+// user made every sandboxed run fail before), and refuses (no run) when
+// that is not so either.
 func TestRunsTmpsRefused(t *testing.T) {
 	name := "guard-" + strconv.Itoa(os.Geteuid())
 	for what, make := range map[string]func(t *testing.T, shared string) error{
@@ -1003,16 +1008,84 @@ func TestRunsTmpsRefused(t *testing.T) {
 			if err := make(t, shared); err != nil {
 				t.Fatal(err)
 			}
-			if dir, err := privateTmpsIn(shared); err == nil {
-				t.Errorf("took %s", dir)
+			squatted := filepath.Join(shared, name)
+			// No runtime directory, or one others may enter: refused.
+			for _, runtime := range []string{filepath.Join(shared, "none"), shared} {
+				if err := os.Chmod(shared, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if dir, err := privateTmpsIn(shared, runtime); err == nil {
+					t.Errorf("runtime dir %s: took %s", runtime, dir)
+				} else if !strings.Contains(err.Error(), squatted) {
+					t.Errorf("the error does not name %s: %v", squatted, err)
+				}
+			}
+			// This user's runtime directory: the temp dirs go there.
+			runtime := t.TempDir()
+			if err := os.Chmod(runtime, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			dir, err := privateTmpsIn(shared, runtime)
+			if err != nil || dir != filepath.Join(runtime, "guard-tmps") {
+				t.Errorf("with the runtime dir to fall back on: %q, %v", dir, err)
 			}
 		})
 	}
-	// Control: made here, or already this user's alone.
-	shared := t.TempDir()
+	// Control: made here, or already this user's alone; the runtime
+	// directory is not used.
+	shared, runtime := t.TempDir(), t.TempDir()
 	for range 2 {
-		if _, err := privateTmpsIn(shared); err != nil {
-			t.Fatal(err)
+		if dir, err := privateTmpsIn(shared, runtime); err != nil || dir != filepath.Join(shared, name) {
+			t.Fatalf("%q, %v", dir, err)
 		}
+	}
+}
+
+// TestRunsTmpsSquatted: with /tmp/guard-UID squatted by another user, a
+// writing run still runs, its TMPDIR in the runtime directory's
+// guard-tmps, writable, and removed after the run; another run's temp
+// dir there stays out of its view (the helper covers guard-tmps as it
+// covers /tmp/guard-UID). Before, every sandboxed run failed.
+func TestRunsTmpsSquatted(t *testing.T) {
+	if Probe().ABI < 6 {
+		t.Skip("needs Landlock ABI 6 or later")
+	}
+	shared, runtime := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(shared, "guard-"+strconv.Itoa(os.Geteuid())), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	was, wasRuntime := tmpsShared, tmpsRuntime
+	tmpsShared, tmpsRuntime = shared, runtime
+	t.Cleanup(func() { tmpsShared, tmpsRuntime = was, wasRuntime })
+	tmps := filepath.Join(runtime, "guard-tmps")
+	other := filepath.Join(tmps, "run-other")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "staged"), []byte("SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := writableSpec(t)
+	out := filepath.Join(spec.Workspace, "out")
+	res, err := runShell(t, spec, `echo made > "$TMPDIR/x" && cat "$TMPDIR/x" > "$1" && echo "$TMPDIR" >> "$1" && { cat "$2" >> "$1" 2>/dev/null || echo covered >> "$1"; }`, out, filepath.Join(other, "staged"))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("a run with /tmp/guard-UID squatted: %+v, %v", res, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 || lines[0] != "made" || !strings.HasPrefix(lines[1], tmps+"/run-") {
+		t.Fatalf("the command's TMPDIR: %q", lines)
+	}
+	if _, err := os.Lstat(lines[1]); !os.IsNotExist(err) {
+		t.Errorf("the run's temp dir %s is left: %v", lines[1], err)
+	}
+	if res.Unmounted == "" && (len(lines) != 3 || lines[2] != "covered") {
+		t.Errorf("the command read another run's temp dir: %q", lines[2:])
 	}
 }

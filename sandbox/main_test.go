@@ -84,6 +84,18 @@ func guardMain(specJSON string, argv []string) int {
 	for _, v := range res.Violations {
 		fmt.Fprintln(os.Stderr, "guard-test: violation:", v)
 	}
+	if os.Getenv("SANDBOX_TEST_LDISC") != "" {
+		// The line discipline the user's shell (or guard's next
+		// prompt) reads the terminal through.
+		n, err := unix.IoctlGetInt(0, unix.TIOCGETD)
+		fmt.Printf("guard-test: ldisc %d %v\n", n, err)
+	}
+	if os.Getenv("SANDBOX_TEST_EXCL") != "" {
+		// Whether the terminal is in exclusive mode: no one else (guard's
+		// next prompt) may open it.
+		n, err := unix.IoctlGetInt(0, unix.TIOCGEXCL)
+		fmt.Printf("guard-test: exclusive %d %v\n", n, err)
+	}
 	if os.Getenv("SANDBOX_TEST_PENDING") != "" {
 		// What the user's shell (or guard's next prompt) would read
 		// from the terminal next.

@@ -464,29 +464,32 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		// Gone: remove the replacement so nothing the command planted is
 		// used; the protected entries in it are recreated from the
 		// snapshot.
-		if err := removeAllIn(root, base); err != nil {
-			v.RestoreErr = err.Error()
-			return v, true
-		}
+		err := withOwnerRights(root, base, func() error {
+			if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return root.Mkdir(base, was.mode.Perm())
+		})
 		v.RestoreErr = "the original was deleted; only the protected files in it were recreated"
-		if err := root.Mkdir(base, was.mode.Perm()); err != nil {
+		if err != nil {
 			v.RestoreErr = err.Error()
 		}
 		return v, true
 	}
-	if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		v.RestoreErr = err.Error()
-		return v, true
-	}
-	// Into the parent the root holds, by descriptor: the original comes
-	// from wherever the command moved it.
-	dir, err := root.Open(".")
+	err = withOwnerRights(root, base, func() error {
+		if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// Into the parent the root holds, by descriptor: the original
+		// comes from wherever the command moved it.
+		dir, err := root.Open(".")
+		if err != nil {
+			return err
+		}
+		defer dir.Close()
+		return unix.Renameat(unix.AT_FDCWD, cur, int(dir.Fd()), base)
+	})
 	if err != nil {
-		v.RestoreErr = err.Error()
-		return v, true
-	}
-	defer dir.Close()
-	if err := unix.Renameat(unix.AT_FDCWD, cur, int(dir.Fd()), base); err != nil {
 		v.RestoreErr = err.Error()
 		return v, true
 	}
@@ -524,10 +527,7 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 		if beforeRestore != nil {
 			beforeRestore(p)
 		}
-		if err := ownerRights(root, name); err != nil {
-			return err
-		}
-		return f(name)
+		return withOwnerRights(root, name, func() error { return f(name) })
 	}
 	aside := func(p string) (string, error) {
 		to := filepath.Join(filepath.Dir(p), ".guard-changed-"+filepath.Base(p))
@@ -599,10 +599,26 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 			}
 		default:
 			sameType := present && !is.bad && is.mode.Type() == was.mode.Type() && (!was.mode.IsDir() || is.ino == was.ino)
-			if err := change(p, func(name string) error { return putIn(root, name, was, sameType) }); err != nil {
-				v.RestoreErr = err.Error()
-			} else {
+			err := change(p, func(name string) error { return putIn(root, name, was, sameType) })
+			switch {
+			case err == nil:
 				v.Restored = true
+			case present && !(is.mode.IsDir() && was.mode.IsDir()):
+				// What the command left must not stay under the name,
+				// whatever made the restore fail (the command filled the
+				// file system: the copy cannot be written, while a
+				// rename or a removal needs no space). A directory that
+				// is still one keeps its entries, checked one by one.
+				v.RestoreErr = err.Error()
+				if to, aerr := aside(p); aerr == nil {
+					v.RestoreErr += "; the changed one was moved to " + to
+				} else if rerr := change(p, func(name string) error { return removeAllIn(root, name) }); rerr == nil {
+					v.RestoreErr += "; the changed one was removed"
+				} else {
+					v.RestoreErr += "; the changed one could not be moved aside (" + aerr.Error() + ") nor removed: " + rerr.Error()
+				}
+			default:
+				v.RestoreErr = err.Error()
 			}
 		}
 		out = append(out, v)

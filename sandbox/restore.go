@@ -61,23 +61,57 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, and removeAll the tree at a
-// path, one the command may have made unreadable or read-only: the
-// helper's own, which it uses when guard is gone.
-var (
-	removeAllIn = confine.RemoveAllIn
-	removeAll   = confine.RemoveTree
-)
+// removeAllIn removes the tree name in root, one the command may have
+// made unreadable or read-only: the helper's own, which it uses when
+// guard is gone.
+func removeAllIn(root *os.Root, name string) error { return confine.RemoveAllIn(root, name) }
+
+// removeAll is removeAllIn of the tree at the absolute path p.
+func removeAll(p string) error { return confine.RemoveTree(p) }
+
+// withOwnerRights runs change, a change of name in root. The command may
+// chmod in its writable trees, and a directory it left read-only
+// (chmod 0555 .git/hooks, or the workspace itself) made guard's removal
+// of a hook it planted there, and the restore of a config it rewrote,
+// fail, leaving them in place under their names. So a change refused
+// for want of rights (never one as root) is tried again once the owner
+// has read, write and search back on every directory above name, root
+// itself included (ownerRights); after it, each directory guard so
+// changed gets its mode back, as it was before guard touched it. No
+// directory keeps a mode guard gave it, and none is changed where the
+// change needs no rights (the user's own read-only home above a
+// protected file a command rewrote in place).
+func withOwnerRights(root *os.Root, name string, change func() error) error {
+	err := change()
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	given, err := ownerRights(root, name)
+	defer func() {
+		// Deepest first: a directory below one made searchable is
+		// reached before that one is closed again.
+		for _, g := range slices.Backward(given) {
+			if st, err := root.Lstat(g.name); err == nil && st.IsDir() {
+				root.Chmod(g.name, g.mode)
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	return change()
+}
+
+// givenRights is a directory ownerRights changed, and its mode before.
+type givenRights struct {
+	name string
+	mode fs.FileMode
+}
 
 // ownerRights gives the owner back read, write and search on every
-// directory above name in root, root itself included, top down: the
-// command may chmod in its writable trees, and a directory it left
-// read-only (chmod 0555 .git/hooks, or the workspace itself) made
-// guard's removal of a hook it planted there, and the restore of a
-// config it rewrote, fail, leaving them in place under their names.
-// What else those directories had is restored from the snapshot where
-// it records them; the others keep the rest of their mode.
-func ownerRights(root *os.Root, name string) error {
+// directory above name in root, root itself included, top down, and
+// returns those it changed with their modes before.
+func ownerRights(root *os.Root, name string) ([]givenRights, error) {
 	dirs := []string{"."}
 	if dir := filepath.Dir(name); dir != "." {
 		cur := ""
@@ -86,20 +120,22 @@ func ownerRights(root *os.Root, name string) error {
 			dirs = append(dirs, cur)
 		}
 	}
+	var given []givenRights
 	for _, cur := range dirs {
 		st, err := root.Lstat(cur)
 		if err != nil || !st.IsDir() {
 			// Missing, or not a directory: the change itself fails, or
 			// realDirsIn replaces it.
-			return nil
+			return given, nil
 		}
 		if st.Mode().Perm()&0o700 != 0o700 {
 			if err := root.Chmod(cur, st.Mode()&chmodBits|0o700); err != nil {
-				return fmt.Errorf("%s, above it, was made read-only and could not be made writable again: %w", cur, err)
+				return given, fmt.Errorf("%s, above it, was made read-only and could not be made writable again: %w", cur, err)
 			}
+			given = append(given, givenRights{cur, st.Mode() & chmodBits})
 		}
 	}
-	return nil
+	return given, nil
 }
 
 // realDirsIn makes every directory from top down to name's parent a

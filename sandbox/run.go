@@ -47,6 +47,10 @@ type Result struct {
 	// Degraded lists what was not enforced on this kernel (empty when
 	// the sandbox is complete). The caller must warn about each.
 	Degraded []string
+	// Unmounted is why the helper ran the command without its mounts
+	// (user namespaces refused, or mounting refused in them), empty
+	// when it made them; Degraded has a line for it too.
+	Unmounted string
 	// DroppedEnv lists the environment variables not passed on.
 	DroppedEnv []string
 	// Denials are stderr lines that mention a denial ("Permission
@@ -477,6 +481,7 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	}
 	if st != nil && st.Ran {
 		if st.Unmounted != "" {
+			res.Unmounted = st.Unmounted
 			res.Degraded = append(res.Degraded, unmountedGap+" ("+st.Unmounted+")")
 		}
 		res.Started = true
@@ -505,27 +510,64 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 	return res, nil
 }
 
-// privateTmps returns the directory of the runs' private temp dirs,
-// tmpDir/guard-UID, made if need be: a directory of this user's alone,
-// or an error (another user's, or a symlink, on a shared machine). The
-// helper covers it in every run but binds the run's own temp dir back
-// (confine: ownTmp), so no run reaches another's.
-func privateTmps() (string, error) { return privateTmpsIn(tmpDir) }
+// privateTmps returns the directory of the runs' private temp dirs:
+// guard-UID in the shared temp dir, made if need be, when it is a
+// directory of this user's alone. On a shared machine another user may
+// make that name first (or leave a symlink there): guard never puts its
+// temp dirs where another user reaches them, and then takes guard-tmps
+// in the user's runtime directory (/run/user/UID), when that is this
+// user's alone, so that no other user can make anything in it (they
+// could stop every sandboxed run otherwise). Neither: an error naming
+// both. The helper covers the directory in every run but binds the
+// run's own temp dir back (confine: ownTmp), so no run reaches
+// another's.
+func privateTmps() (string, error) { return privateTmpsIn(tmpsShared, tmpsRuntime) }
 
-// privateTmpsIn is privateTmps in the shared temp dir shared.
-func privateTmpsIn(shared string) (string, error) {
+// tmpsShared and tmpsRuntime are where privateTmps looks (variables for
+// tests): the shared temp dir, and the user's runtime directory.
+var (
+	tmpsShared  = tmpDir
+	tmpsRuntime = "/run/user/" + strconv.Itoa(os.Geteuid())
+)
+
+// privateTmpsIn is privateTmps in the shared temp dir shared, with the
+// runtime directory runtime to fall back on.
+func privateTmpsIn(shared, runtime string) (string, error) {
 	dir := filepath.Join(shared, "guard-"+strconv.Itoa(os.Geteuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
+	err := makeAlone(dir)
+	if err == nil {
+		return dir, nil
 	}
+	if rerr := alone(runtime); rerr != nil {
+		return "", fmt.Errorf("%w; the fallback: %w", err, rerr)
+	}
+	fallback := filepath.Join(runtime, "guard-tmps")
+	if ferr := makeAlone(fallback); ferr != nil {
+		return "", fmt.Errorf("%w; the fallback: %w", err, ferr)
+	}
+	return fallback, nil
+}
+
+// makeAlone makes the directory dir (0700) unless it is there, and
+// checks that it is this user's alone (alone).
+func makeAlone(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return alone(dir)
+}
+
+// alone checks that dir is a directory (not a symlink) this user owns
+// and no one else may enter.
+func alone(dir string) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
-		return "", err
+		return &fs.PathError{Op: "lstat", Path: dir, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
-		return "", fmt.Errorf("%s is not a directory of this user's alone (mode %o, owner %d)", dir, st.Mode&0o7777, st.Uid)
+		return fmt.Errorf("%s is not a directory of this user's alone (mode %o, owner %d)", dir, st.Mode&0o7777, st.Uid)
 	}
-	return dir, nil
+	return nil
 }
 
 // coveredTmps is tmps, for the helper to cover, unless the run's own
@@ -1145,8 +1187,18 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 // as a shell's job would, taking the terminal back if the command had
 // it. When guard is continued in the foreground (fg), it hands the
 // terminal to the command; either way it continues the command.
+//
+// The helper itself never stays stopped: it stops only to tell guard
+// that the command stopped, and the command, in its Landlock domain,
+// can stop it too (SIGSTOP, which nothing ignores). A stopped helper
+// neither reaps nor reports, nor sees guard's end: guard would wait for
+// it until an agent's timeout killed guard, and what the command
+// started (a writer that left its group) would live on, unchecked,
+// for as long as it liked. So guard continues the helper alone at once
+// (the command stays as it is), and only then does its job control.
 func waitExit(pid, tty int) {
 	for confine.WaitStop(pid) {
+		syscall.Kill(pid, syscall.SIGCONT)
 		if tty < 0 {
 			continue
 		}

@@ -59,11 +59,18 @@ var whoSyscalls = []struct {
 	user uint32 // the "which" value that names a user
 }{{"setpriority", unix.PRIO_USER}, {"ioprio_set", 3}}
 
-// refusedIoctls are terminal requests that inject input or act on the
-// console: TIOCSTI pushes bytes into the terminal's input queue (a
-// sandboxed program could type "y" into guard's next prompt, or a
-// command into the user's shell), TIOCLINUX can paste the selection.
-var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
+// refusedIoctls are terminal requests that inject input, act on the
+// console or outlast the run: TIOCSTI pushes bytes into the terminal's
+// input queue (a sandboxed program could type "y" into guard's next
+// prompt, or a command into the user's shell), TIOCLINUX can paste the
+// selection, and TIOCSETD switches the terminal to another line
+// discipline, which stays after the run: the null one drops every byte
+// the user types and every byte written (the user's shell and guard's
+// next prompt are dead), the others are kernel protocol drivers, loaded
+// on demand (n_gsm, n_hdlc: paths to root before); TIOCEXCL puts it in
+// exclusive mode, which stays too: no process without CAP_SYS_ADMIN
+// opens it again, guard's next consent and PIN prompts included.
+var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD, unix.TIOCEXCL}
 
 // Offsets in struct seccomp_data.
 const (

@@ -114,10 +114,16 @@ func ProbeUserns() error {
 	if err != nil {
 		return fmt.Errorf("the probe did not run: %w", err)
 	}
-	for _, d := range res.Degraded {
-		if why, ok := strings.CutPrefix(d, unmountedGap+" ("); ok {
-			return errors.New(strings.TrimSuffix(why, ")"))
-		}
+	if res.Unmounted != "" {
+		return &NoMountsError{Why: res.Unmounted}
 	}
 	return nil
 }
+
+// NoMountsError is ProbeUserns' answer where the helper starts in
+// namespaces of its own but may not mount in them (a security module's
+// restriction of unprivileged user namespaces): Why is the helper's own
+// account.
+type NoMountsError struct{ Why string }
+
+func (e *NoMountsError) Error() string { return e.Why }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,6 +47,40 @@ func failNamespacedStart(t *testing.T, errno syscall.Errno, max string) {
 		if errno != 0 && n > 0 && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS != 0 {
 			n--
 			return &fs.PathError{Op: "fork/exec", Path: cmd.Path, Err: errno}
+		}
+		return saved(cmd)
+	}
+}
+
+// refuseMounts makes the helper's namespaced starts give it namespaces
+// of its own (a user namespace and a mount namespace, as ever) but no
+// capability in them: no ambient capabilities, and for root a user
+// namespace where root is mapped to another id (after exec a process
+// that is not root there has none). Its mounts are then refused by the
+// kernel itself, as a security module refuses them (Ubuntu's AppArmor
+// restriction of unprivileged user namespaces): the real branch of the
+// helper's mounts, not a helper without namespaces.
+func refuseMounts(t *testing.T) {
+	t.Helper()
+	if err := ProbeUserns(); err != nil {
+		t.Skipf("no user namespaces here (%v)", err)
+	}
+	if Probe().ABI < 6 {
+		t.Skip("needs Landlock ABI 6 or later")
+	}
+	saved, was := startHelper, noUserns.Load()
+	noUserns.Store(false)
+	t.Cleanup(func() { startHelper = saved; noUserns.Store(was) })
+	startHelper = func(cmd *exec.Cmd) error {
+		a := cmd.SysProcAttr
+		if a.Cloneflags&syscall.CLONE_NEWNS != 0 {
+			a.AmbientCaps = nil
+			if a.Cloneflags&syscall.CLONE_NEWUSER == 0 {
+				a.Cloneflags |= syscall.CLONE_NEWUSER
+				a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 1, HostID: os.Geteuid(), Size: 1}}
+				a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 1, HostID: os.Getegid(), Size: 1}}
+				a.GidMappingsEnableSetgroups = false
+			}
 		}
 		return saved(cmd)
 	}
@@ -108,6 +143,36 @@ func TestAttackHelperStartLimit(t *testing.T) {
 	}
 }
 
+// runUnmounted runs a writing command whose helper cannot mount: it
+// must run, its write must reach the machine's /dev/shm (the control:
+// it had no /dev/shm of its own), and the result must say why
+// (Unmounted, and the Degraded line for it). Then, with Require
+// (--require-sandbox), nothing may run. It returns the first result.
+func runUnmounted(t *testing.T) Result {
+	t.Helper()
+	spec := writableSpec(t)
+	shm := shmName(t)
+	res, err := runShell(t, spec, `echo planted > "$1"`, shm)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run without the helper's mounts: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(shm); err != nil {
+		t.Fatalf("control: without its mounts the write should reach /dev/shm: %v", err)
+	}
+	os.Remove(shm)
+	if res.Unmounted == "" || !slices.Contains(res.Degraded, unmountedGap+" ("+res.Unmounted+")") {
+		t.Errorf("a run without the helper's mounts did not say so: Unmounted %q, Degraded %q", res.Unmounted, res.Degraded)
+	}
+	spec.Require = true
+	if res, err := runShell(t, spec, `echo planted > "$1"`, shm); err == nil || res.Started {
+		t.Errorf("--require-sandbox ran without the helper's mounts: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(shm); err == nil {
+		t.Error("--require-sandbox: the command ran and wrote /dev/shm")
+	}
+	return res
+}
+
 // TestNoNamespacesVisible: where namespaces are refused (EPERM: a
 // sysctl, a security module, a container's profile; ENOSPC with a
 // limit of zero), the run goes on without the helper's mounts, and its
@@ -117,34 +182,9 @@ func TestNoNamespacesVisible(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.EPERM, syscall.ENOSPC} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			failNamespacedStart(t, errno, "0")
-			spec := writableSpec(t)
-			shm := shmName(t)
-			res, err := runShell(t, spec, `echo planted > "$1"`, shm)
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("run without namespaces: %+v, %v", res, err)
-			}
-			if _, err := os.Stat(shm); err != nil {
-				t.Fatalf("control: without a namespace the write should reach /dev/shm: %v", err)
-			}
-			os.Remove(shm)
+			runUnmounted(t)
 			if !noUserns.Load() {
 				t.Error("namespaces refused, and guard will try again on every run")
-			}
-			found := false
-			for _, d := range res.Degraded {
-				found = found || strings.HasPrefix(d, unmountedGap)
-			}
-			if !found {
-				t.Errorf("a run without the helper's mounts did not say so: Degraded %q", res.Degraded)
-			}
-
-			spec.Require = true
-			res, err = runShell(t, spec, `echo planted > "$1"`, shm)
-			if err == nil || res.Started {
-				t.Errorf("--require-sandbox ran without the helper's mounts: %+v, %v", res, err)
-			}
-			if _, err := os.Stat(shm); err == nil {
-				t.Error("--require-sandbox: the command ran and wrote /dev/shm")
 			}
 		})
 	}
@@ -154,25 +194,34 @@ func TestNoNamespacesVisible(t *testing.T) {
 // no right to mount in them (Ubuntu 24.04 restricts unprivileged user
 // namespaces so), its mounts used to be skipped in silence: guard
 // doctor's probe (which only started a process in them) said they were
-// there, and runs said nothing. Now each run says so, and the probe.
+// there, and runs said nothing. Now each run says so, and the probe,
+// with the helper's own reason (a NoMountsError, not text parsed).
+//
+// "refused" is the real branch: the helper has its user and mount
+// namespaces and the kernel refuses its first mount there
+// (refuseMounts); "not its own" a helper told it has namespaces that
+// finds its mount namespace is guard's.
 func TestNamespacesWithoutMounts(t *testing.T) {
-	failNamespacedStart(t, 0, "1000")
-	spec := writableSpec(t)
-	shm := shmName(t)
-	res, err := runShell(t, spec, `echo planted > "$1"`, shm)
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("run: %+v, %v", res, err)
-	}
-	if _, err := os.Stat(shm); err != nil {
-		t.Fatalf("control: without its mounts the write should reach /dev/shm: %v", err)
-	}
-	if !slices.ContainsFunc(res.Degraded, func(d string) bool { return strings.HasPrefix(d, unmountedGap) }) {
-		t.Errorf("a run without the helper's mounts did not say so: Degraded %q", res.Degraded)
-	}
-	if noUserns.Load() {
-		t.Error("namespaces turned off for later runs: the start succeeded")
-	}
-	if err := ProbeUserns(); err == nil {
-		t.Error("ProbeUserns (guard doctor) says the helper's namespaces are in force; its mounts are not")
+	for name, c := range map[string]struct {
+		fake func(t *testing.T)
+		why  string
+	}{
+		"refused":     {refuseMounts, "may not mount in its namespace"},
+		"not its own": {func(t *testing.T) { failNamespacedStart(t, 0, "1000") }, "no namespaces of its own"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.fake(t)
+			res := runUnmounted(t)
+			if !strings.Contains(res.Unmounted, c.why) {
+				t.Errorf("Unmounted %q: want %q", res.Unmounted, c.why)
+			}
+			if noUserns.Load() {
+				t.Error("namespaces turned off for later runs: the start succeeded")
+			}
+			var nm *NoMountsError
+			if err := ProbeUserns(); !errors.As(err, &nm) || nm.Why != res.Unmounted {
+				t.Errorf("ProbeUserns (guard doctor): %v, want a NoMountsError %q", err, res.Unmounted)
+			}
+		})
 	}
 }

@@ -19,6 +19,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+func init() {
+	if os.Getenv(Env) != "" {
+		// The main goroutine keeps the main thread, the thread group's
+		// leader, which is never confined (helper).
+		runtime.LockOSThread()
+	}
+}
+
 // Env marks the helper: guard starts it (guard-sandbox-exec, or guard
 // itself re-executed) with Env=1. It reads the plan from PlanFD, then,
 // once confined, the byte Go, which guard writes after the plan once it
@@ -111,23 +119,72 @@ func helper() int {
 	if err := mounts(p); err != nil {
 		return fail(CodeFailed, name, err.Error())
 	}
+	// The command, and everything it starts, first in line for the
+	// kernel's OOM killer, guard never before them: a command that
+	// fills memory with processes each smaller than guard made guard
+	// the largest, and its death left what the command had planted
+	// unchecked. Raising it needs no privilege (and the helper, which
+	// shares the value, may go: guard then cleans up). Before the
+	// confinement, which refuses writes in /proc.
+	if err := os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0); err != nil {
+		return fail(CodeFailed, name, "first in line for the OOM killer: "+err.Error())
+	}
 
+	// The confinement, the fork and the watch run on a thread of their
+	// own, locked to their goroutine, never on the main thread: init
+	// keeps that one, the thread group's leader, for the main goroutine,
+	// and it is never confined. A signal aimed at the helper's pid (kill,
+	// a process group's, kill(-1), a pidfd's, SIGIO for an owner that
+	// names the pid) is checked against the leader's Landlock domain,
+	// none, so the command, whose signals are scoped to its domain,
+	// can neither kill nor stop its watcher; the few ways to aim a
+	// signal at the confined thread itself are refused by that thread's
+	// own filter (guardThread), which the command inherits. The main
+	// goroutine does what the confined thread then may not: stop the
+	// helper for guard's job control, and end it with the command's
+	// signal.
+	done := make(chan [2]int, 1)
+	stops := make(chan struct{}, 1)
+	go func() {
+		runtime.LockOSThread()
+		code, sig := confined(p, path, name, stops)
+		done <- [2]int{code, int(sig)}
+	}()
+	for {
+		select {
+		case <-stops:
+			unix.Kill(os.Getpid(), unix.SIGSTOP)
+		case e := <-done:
+			if e[1] != 0 {
+				dieOfSignal(syscall.Signal(e[1]))
+			}
+			return e[0]
+		}
+	}
+}
+
+// confined confines the calling thread, starts the command from it and
+// watches it (helper): it returns the helper's exit code, and the
+// signal the command died of, for the helper to die of too (0: none).
+func confined(p *Plan, path, name string, stops chan<- struct{}) (int, syscall.Signal) {
 	// Every step from here to the fork runs on this one thread, and
 	// confines this thread only: Landlock domains, no_new_privs, the
 	// seccomp filter and the bounding set belong to a thread, and the
 	// fork copies the calling thread's to the command.
-	runtime.LockOSThread()
 	if p.Landlock {
 		if err := restrict(p); err != nil {
-			return fail(CodeFailed, name, "landlock: "+err.Error())
+			return fail(CodeFailed, name, "landlock: "+err.Error()), 0
 		}
 	}
 	if err := dropCapabilities(); err != nil {
-		return fail(CodeFailed, name, err.Error())
+		return fail(CodeFailed, name, err.Error()), 0
 	}
 	if len(p.Filter) > 0 {
 		if err := installSeccomp(p.Filter); err != nil {
-			return fail(CodeFailed, name, err.Error())
+			return fail(CodeFailed, name, err.Error()), 0
+		}
+		if err := installSeccomp(guardThread(unix.Gettid())); err != nil {
+			return fail(CodeFailed, name, err.Error()), 0
 		}
 	}
 	var goByte [1]byte
@@ -138,7 +195,7 @@ func helper() int {
 		if p.Tmp != "" {
 			removeOwnTmp(p.Tmp)
 		}
-		return fail(CodeFailed, name, "sandbox helper: no go from guard")
+		return fail(CodeFailed, name, "sandbox helper: no go from guard"), 0
 	}
 	w, err := startWatched(path, p)
 	if err != nil {
@@ -152,8 +209,9 @@ func helper() int {
 		case errors.Is(err, syscall.ENOENT):
 			code = CodeNotFound // e.g. a missing script interpreter
 		}
-		return fail(code, name, err.Error())
+		return fail(code, name, err.Error()), 0
 	}
+	w.stops = stops
 	// The command runs; the status pipe stays open for the report.
 	return w.watch()
 }

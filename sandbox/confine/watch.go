@@ -54,6 +54,10 @@ type watched struct {
 	// temp dir's names absent before the run (Plan.Absent).
 	tmp    string
 	absent []string
+	// stops asks the main goroutine to stop the helper (helper): this
+	// thread may not signal its own process, whose leader is outside
+	// its Landlock domain.
+	stops chan<- struct{}
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -147,7 +151,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 // domain belongs to the thread that made it). A goroutine waits for the
 // lifeline. The helper so keeps few threads, which it must start and,
 // on the critical path, end.
-func (w *watched) watch() int {
+func (w *watched) watch() (int, syscall.Signal) {
 	var (
 		mu     sync.Mutex
 		gone   bool
@@ -164,11 +168,16 @@ func (w *watched) watch() int {
 		}
 		mu.Unlock()
 	}()
-	// When the command stops, the helper stops too, so guard sees the
-	// stop and does its job control as before; guard continues the
-	// group.
+	// When the command stops, the helper stops too (the main
+	// goroutine sends the stop: this thread may not signal its own
+	// process), so guard sees the stop; guard continues the helper at
+	// once and does its job control as before, continuing the group
+	// when the job is.
 	for WaitStop(w.pid) {
-		unix.Kill(os.Getpid(), unix.SIGSTOP)
+		select {
+		case w.stops <- struct{}{}:
+		default: // a stop asked for already
+		}
 	}
 	mu.Lock()
 	reaped = true
@@ -199,7 +208,7 @@ func (w *watched) watch() int {
 	}
 	if err != nil || killed {
 		// No report: guard takes the helper's own status.
-		return CodeFailed
+		return CodeFailed, 0
 	}
 	// Everything is reaped: guard may check the protected paths and
 	// write its record while this process exits. The helper writes
@@ -210,11 +219,10 @@ func (w *watched) watch() int {
 	unix.Close(2)
 	if ws.Signaled() {
 		report(128+int(ws.Signal()), ws.Signal())
-		dieOfSignal(ws.Signal())
-		return 128 + int(ws.Signal())
+		return 128 + int(ws.Signal()), ws.Signal()
 	}
 	report(ws.ExitStatus(), 0)
-	return ws.ExitStatus()
+	return ws.ExitStatus(), 0
 }
 
 // WaitStop blocks until child pid stops or exits. It reports true for a
@@ -256,9 +264,10 @@ func awaitGuard() {
 // killDescendants kills and reaps every process the command started.
 func (w *watched) killDescendants() {
 	if w.killAll {
-		// Every process in the helper's Landlock domain but itself:
-		// scoping refuses signals to processes outside it (this
-		// thread's domain), so nothing else is hit. It is one pass
+		// Every process in this thread's Landlock domain, the
+		// command's (kill(-1) skips the helper itself, whose leader is
+		// outside it anyway): scoping refuses signals to processes
+		// outside it, so nothing else is hit. It is one pass
 		// under the kernel's task list lock, so a fork loop cannot
 		// outrun it; every process killed is a descendant, so they all
 		// end up this subreaper's children, and waiting until there

@@ -7,8 +7,10 @@ import ctypes
 import errno
 import fcntl
 import os
+import platform
 import resource
 import socket
+import struct
 import sys
 import termios
 
@@ -17,6 +19,12 @@ KEYCTL_SEARCH = 10
 KEYCTL_READ = 11
 KEY_SPEC_SESSION_KEYRING = -3
 MSG_FASTOPEN = 0x20000000
+SYSCALLS = {
+    "x86_64": {"tkill": 200, "tgkill": 234, "rt_tgsigqueueinfo": 297, "rt_sigqueueinfo": 129,
+               "pidfd_send_signal": 424, "pidfd_open": 434},
+    "aarch64": {"tkill": 130, "tgkill": 131, "rt_tgsigqueueinfo": 240, "rt_sigqueueinfo": 138,
+                "pidfd_send_signal": 424, "pidfd_open": 434},
+}
 
 
 def check(r):
@@ -44,6 +52,17 @@ def attempt(op, args):
         # Type a command into the terminal guard reads its prompts from.
         for c in args[0].encode():
             fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))
+    elif op == "tiocsetd":
+        # Switch guard's terminal to another line discipline (ARG): the
+        # null one (27) drops every byte typed, so the user's shell and
+        # guard's next prompt read nothing; others are kernel protocol
+        # drivers, loaded on demand, once paths to root.
+        fcntl.ioctl(0, termios.TIOCSETD, struct.pack("i", int(args[0])))
+    elif op == "tiocexcl":
+        # Put guard's terminal in exclusive mode, which outlasts the run:
+        # no process without CAP_SYS_ADMIN opens it again (EBUSY), guard's
+        # next prompt (on /dev/tty) included.
+        fcntl.ioctl(0, termios.TIOCEXCL)
     elif op == "prlimit-parent":
         # Leave guard (the parent) no descriptors and no file size, so it
         # can neither open nor write what it wants to restore.
@@ -173,8 +192,55 @@ def attempt(op, args):
         check(libc.syscall(424, pidfd, 9, None, 0))  # pidfd_send_signal
     elif op == "kill-helper":
         # The sandbox helper (the parent) watches the command and kills
-        # what it leaves; it runs in the command's Landlock domain.
+        # what it leaves; it shares the command's Landlock domain.
         os.kill(os.getppid(), 9)
+    elif op == "signal-helper":
+        # Every way to aim SIGKILL (or SIGSTOP) at the sandbox helper
+        # (ARG, or the parent): its pid, each of its threads by id (one of them is
+        # in the command's Landlock domain), pidfds of both, SIGIO for
+        # an owner naming a thread. Prints NAME=RESULT for each; one
+        # that is not refused kills the helper, and the run shows it.
+        nr = SYSCALLS[platform.machine()]
+        libc.syscall.restype = ctypes.c_long
+        helper = int(args[0]) if args else os.getppid()
+        out = []
+
+        def attempt_one(name, f):
+            try:
+                f()
+                out.append(name + "=ok")
+            except OSError as e:
+                out.append(name + "=" + errno.errorcode.get(e.errno, str(e.errno)))
+
+        def pidfd_signal(pid, flags):
+            fd = check(libc.syscall(nr["pidfd_open"], pid, flags))
+            check(libc.syscall(nr["pidfd_send_signal"], fd, 9, None, 0))
+
+        def queueinfo():
+            info = ctypes.create_string_buffer(128)
+            ctypes.memmove(info, (ctypes.c_int * 3)(9, 0, -1), 12)  # SIGKILL, SI_QUEUE
+            return info
+
+        def sigqueue(tid):
+            check(libc.syscall(nr["rt_tgsigqueueinfo"], helper, tid, 9, queueinfo()))
+
+        def setown_ex(tid):
+            r, _ = os.pipe()
+            owner = (ctypes.c_int * 2)(0, tid)  # F_OWNER_TID
+            check(libc.fcntl(r, 15, owner))  # F_SETOWN_EX
+
+        attempt_one("kill", lambda: os.kill(helper, 9))
+        attempt_one("stop", lambda: os.kill(helper, 19))
+        attempt_one("pidfd", lambda: pidfd_signal(helper, 0))
+        for tid in sorted(int(t) for t in os.listdir("/proc/%d/task" % helper)):
+            attempt_one("kill-tid", lambda t=tid: os.kill(t, 9))
+            attempt_one("sigqueue-tid", lambda t=tid: check(libc.syscall(nr["rt_sigqueueinfo"], t, 9, queueinfo())))
+            attempt_one("tgkill", lambda t=tid: check(libc.syscall(nr["tgkill"], helper, t, 9)))
+            attempt_one("tkill", lambda t=tid: check(libc.syscall(nr["tkill"], t, 9)))
+            attempt_one("sigqueue", lambda t=tid: sigqueue(t))
+            attempt_one("pidfd-thread", lambda t=tid: pidfd_signal(t, os.O_EXCL))  # PIDFD_THREAD
+            attempt_one("setown-ex", lambda t=tid: setown_ex(t))
+        print(" ".join(out))
     else:
         print("proc.py: unknown op " + op, file=sys.stderr)
         sys.exit(2)
