@@ -37,6 +37,13 @@ type agentProtocol struct {
 	// is what runs when the user says yes (so it runs in guard's
 	// sandbox) and what the user sees in the prompt.
 	askRewrite bool
+	// askNeedsTerminal: the event says nothing about whether a person
+	// answers the agent's prompt, so guard asks only when the agent runs
+	// in a terminal (the hook shares its controlling terminal). Without
+	// one the agent is headless, or a client program (an editor over
+	// ACP, another agent over A2A) answers its prompts: what would be
+	// asked is denied and queued instead.
+	askNeedsTerminal bool
 	// gemini: answers are {"decision": …} (with the rewrite under
 	// hookSpecificOutput.tool_input and the prompt's text in
 	// systemMessage) rather than Claude Code's hookSpecificOutput.
@@ -111,7 +118,16 @@ var agentProtocols = []*agentProtocol{
 	// prompt, shows systemMessage in it, and the modified tool_input is
 	// what the confirmed call runs. hooksConfig.enabled (default true) and
 	// hooksConfig.disabled decide whether the hook runs
-	// (docs/reference/configuration.md).
+	// (docs/reference/configuration.md). BeforeTool's input carries no
+	// approval mode and nothing says whether the session is interactive
+	// (packages/core/src/hooks/types.ts HookInput, BeforeToolInput): a
+	// hook's ask becomes ASK_USER whatever the policy says
+	// (scheduler.ts), which non-interactive runs (gemini -p) cannot
+	// show, the ACP mode hands to the editor client
+	// (packages/cli/src/acp/acpSession.ts requestPermission) and the A2A
+	// server to its remote client, often another program
+	// (packages/a2a-server/src/agent/task.ts, input-required). Only the interactive UI,
+	// which needs a terminal, shows it to a person: askNeedsTerminal.
 	{name: "gemini", label: "Gemini CLI", docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md",
 		event: "BeforeTool", provenance: "hook:gemini-cli",
 		shellTools: []string{"run_shell_command"},
@@ -121,7 +137,7 @@ var agentProtocols = []*agentProtocol{
 			"search_file_content": accessSearch, "grep_search": accessSearch,
 			"write_file": accessWrite, "replace": accessWrite,
 		},
-		canAsk: true, askRewrite: true, gemini: true,
+		canAsk: true, askRewrite: true, askNeedsTerminal: true, gemini: true,
 		matcher: "*", timeout: 10000, named: true,
 		userDir: ".gemini", file: "settings.json", projectDir: ".gemini",
 		hints: []string{"Gemini CLI runs hooks unless hooksConfig.enabled is false or guard's hook is in hooksConfig.disabled; '/hooks panel' lists guard's"}},

@@ -25,6 +25,9 @@ type hookAttack struct {
 	want  string // hookDeny, hookAsk, hookAllow or hookNoOpinion
 	// says must appear in stderr (a deny) or stdout (any other answer).
 	says string
+	// noTerminal: the agent does not run in a terminal (no controlling
+	// terminal for the hook).
+	noTerminal bool
 }
 
 func runHookAttacks(t *testing.T, cases []hookAttack) {
@@ -36,7 +39,7 @@ func runHookAttacks(t *testing.T, cases []hookAttack) {
 				c.setup(t, w)
 			}
 			in := strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.event)
-			r := callHook(c.agent, in)
+			r := callHookTerminal(c.agent, in, !c.noTerminal)
 			got := hookNoOpinion
 			for _, d := range []string{hookAllow, hookAsk, hookDeny} {
 				if strings.Contains(r.stdout, `"permissionDecision":"`+d+`"`) || strings.Contains(r.stdout, `"decision":"`+d+`"`) {
@@ -340,4 +343,26 @@ func TestHookGuardPathPanic(t *testing.T) {
 	if r == nil || r.Decision != audit.Failed || r.Command != "ls" {
 		t.Errorf("audit record %+v, want one failed record for ls", r)
 	}
+}
+
+// TestHookGeminiAskNeedsTerminal: Gemini CLI's event does not say whether
+// a person answers its prompt (gemini -p, its ACP and A2A modes hand the
+// prompt to no one or to a client program), so an ask reaches a person
+// only when Gemini CLI runs in a terminal. Without one, what would be
+// asked is denied and queued for the user's terminal. The three attacks
+// were asks before (an --asked rewrite a client program could accept).
+func TestHookGeminiAskNeedsTerminal(t *testing.T) {
+	gem := func(tool, input string) string {
+		return `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	runHookAttacks(t, []hookAttack{
+		{name: "headless_shell_b", agent: "gemini", noTerminal: true, event: gem("run_shell_command", `{"command":"git reset --hard HEAD~1"}`), want: hookDeny, says: "It is queued as"},
+		{name: "headless_write_outside", agent: "gemini", noTerminal: true, event: gem("write_file", `{"file_path":"$HOME/notes/x.txt","content":"x"}`), want: hookDeny, says: "cannot be given through Gemini CLI"},
+		{name: "headless_mcp_command_b", agent: "gemini", noTerminal: true, event: gem("mcp_ci_run", `{"command":"rm -rf build"}`), want: hookDeny},
+		// Controls: in a terminal Gemini CLI asks; a level A command is
+		// allowed either way; Claude Code's event says its mode.
+		{name: "control_terminal_shell_b", agent: "gemini", event: gem("run_shell_command", `{"command":"git reset --hard HEAD~1"}`), want: hookAsk, says: "--asked "},
+		{name: "control_headless_shell_a", agent: "gemini", noTerminal: true, event: gem("run_shell_command", `{"command":"git status"}`), want: hookAllow},
+		{name: "control_claude_no_terminal", agent: "claude", noTerminal: true, event: claudeEvent("Bash", `{"command":"git reset --hard HEAD~1"}`, ""), want: hookAsk, says: "--asked "},
+	})
 }
