@@ -811,7 +811,7 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 			delete(m, k)
 		}
 	}
-	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName)}
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}
