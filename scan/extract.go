@@ -80,11 +80,11 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	case Tox:
 		err = x.tox()
 	case Devbox:
-		err = x.devbox()
+		err = x.jsonTasks(devboxTasks)
 	case Earthly:
 		x.earthfile()
 	case Deno:
-		err = x.deno()
+		err = x.jsonTasks(denoTasks)
 	case CargoMake:
 		err = x.cargoMake()
 	case Netlify:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -72,17 +73,6 @@ func table(doc map[string]any, keys ...string) map[string]any {
 		t = next
 	}
 	return t
-}
-
-// sortedKeys are t's keys in order, so snippets come out the same way on
-// every run.
-func sortedKeys[V any](t map[string]V) []string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // taskCommand is how one tool writes a task: a string is a command line
@@ -205,11 +195,11 @@ func (x *extractor) mise() error {
 	}
 	var cmds []string
 	hooks := table(doc, "hooks")
-	for _, k := range sortedKeys(hooks) {
+	for _, k := range slices.Sorted(maps.Keys(hooks)) {
 		cmds = append(cmds, miseTask.commands(hooks[k], 0)...)
 	}
 	tasks := table(doc, "tasks")
-	for _, k := range sortedKeys(tasks) {
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
 		cmds = append(cmds, miseTask.commands(tasks[k], 0)...)
 	}
 	// [[watch_files]]: run when a watched file changes.
@@ -227,7 +217,7 @@ func (x *extractor) pyproject() error {
 	}
 	var cmds []string
 	each := func(t map[string]any, tc taskCommand) {
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if k == "_" { // PDM's settings for every script
 				continue
 			}
@@ -238,7 +228,7 @@ func (x *extractor) pyproject() error {
 	each(table(doc, "tool", "pdm", "scripts"), pdmScript)
 	each(table(doc, "tool", "taskipy", "tasks"), poeTask)
 	envs := table(doc, "tool", "hatch", "envs")
-	for _, name := range sortedKeys(envs) {
+	for _, name := range slices.Sorted(maps.Keys(envs)) {
 		env, _ := envs[name].(map[string]any)
 		for _, k := range []string{"pre-install-commands", "post-install-commands"} {
 			cmds = append(cmds, hatchScript.commands(env[k], 0)...)
@@ -262,7 +252,7 @@ func toxTOML(doc map[string]any) []string {
 	}
 	envs := []map[string]any{table(doc, "env_run_base"), table(doc, "env_pkg_base")}
 	named := table(doc, "env")
-	for _, k := range sortedKeys(named) {
+	for _, k := range slices.Sorted(maps.Keys(named)) {
 		m, _ := named[k].(map[string]any)
 		envs = append(envs, m)
 	}
@@ -384,67 +374,66 @@ func (x *extractor) toxLine(b *builder, from, to int, flush func()) {
 	flush()
 }
 
-// devbox reads devbox.json's shell.init_hook (run on 'devbox shell') and
-// shell.scripts (run on 'devbox run'): a command line or a list of them.
-func (x *extractor) devbox() error {
-	std, err := x.standardJSON()
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Shell struct {
-			InitHook json.RawMessage            `json:"init_hook"`
-			Scripts  map[string]json.RawMessage `json:"scripts"`
-		} `json:"shell"`
-	}
-	if err := json.Unmarshal(std, &file); err != nil {
-		return x.syntaxError(0, "json does not parse: %v", err)
-	}
-	raws := []json.RawMessage{file.Shell.InitHook}
-	for _, n := range sortedKeys(file.Shell.Scripts) {
-		raws = append(raws, file.Shell.Scripts[n])
-	}
-	cursor := map[string]int{}
-	for _, raw := range raws {
-		var one string
-		var list []string
-		switch {
-		case json.Unmarshal(raw, &one) == nil:
-			x.emitJSON(Devbox, std, one, one, cursor)
-		case json.Unmarshal(raw, &list) == nil:
-			for _, s := range list {
-				x.emitJSON(Devbox, std, s, s, cursor)
-			}
-		}
-	}
-	return nil
+// jsonTasks says where a JSON config keeps its commands: one at each of
+// single (a member path), one for each member of the objects at each.
+// A command is a command line, a list of them, or an object whose
+// command is one.
+type jsonTasks struct {
+	kind         Kind
+	single, each [][]string
 }
 
-// deno reads deno.json's tasks ('deno task NAME' runs them with Deno's
-// shell, which reads bash's syntax): a command line, or an object whose
-// command is one.
-func (x *extractor) deno() error {
+var (
+	// devbox.json: shell.init_hook runs on 'devbox shell', shell.scripts
+	// on 'devbox run'.
+	devboxTasks = jsonTasks{kind: Devbox, single: [][]string{{"shell", "init_hook"}}, each: [][]string{{"shell", "scripts"}}}
+	// deno.json: 'deno task NAME' runs tasks.NAME with Deno's shell,
+	// which reads bash's syntax.
+	denoTasks = jsonTasks{kind: Deno, each: [][]string{{"tasks"}}}
+)
+
+// jsonTasks reads the commands of a JSON config (comments and trailing
+// commas allowed) as t says.
+func (x *extractor) jsonTasks(t jsonTasks) error {
 	std, err := x.standardJSON()
 	if err != nil {
 		return err
 	}
-	var file struct {
-		Tasks map[string]json.RawMessage `json:"tasks"`
-	}
-	if err := json.Unmarshal(std, &file); err != nil {
+	var doc any
+	if err := json.Unmarshal(std, &doc); err != nil {
 		return x.syntaxError(0, "json does not parse: %v", err)
 	}
-	cursor := map[string]int{}
-	for _, n := range sortedKeys(file.Tasks) {
-		var one string
-		var task struct {
-			Command string `json:"command"`
+	at := func(path []string) any {
+		v := doc
+		for _, k := range path {
+			m, _ := v.(map[string]any)
+			v = m[k]
 		}
-		switch raw := file.Tasks[n]; {
-		case json.Unmarshal(raw, &one) == nil:
-			x.emitJSON(Deno, std, one, one, cursor)
-		case json.Unmarshal(raw, &task) == nil && task.Command != "":
-			x.emitJSON(Deno, std, task.Command, task.Command, cursor)
+		return v
+	}
+	var values []any
+	for _, p := range t.single {
+		values = append(values, at(p))
+	}
+	for _, p := range t.each {
+		m, _ := at(p).(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			values = append(values, m[k])
+		}
+	}
+	cursor := map[string]int{}
+	for _, v := range values {
+		if m, ok := v.(map[string]any); ok {
+			v = m["command"]
+		}
+		list, ok := v.([]any)
+		if !ok {
+			list = []any{v}
+		}
+		for _, c := range list {
+			if s, ok := c.(string); ok {
+				x.emitJSON(t.kind, std, s, s, cursor)
+			}
 		}
 	}
 	return nil
@@ -497,7 +486,7 @@ func (x *extractor) cargoMake() error {
 		script(t)
 	}
 	tasks := table(doc, "tasks")
-	for _, name := range sortedKeys(tasks) {
+	for _, name := range slices.Sorted(maps.Keys(tasks)) {
 		t, _ := tasks[name].(map[string]any)
 		task(t)
 		for _, osKey := range []string{"linux", "mac", "windows"} {
@@ -507,7 +496,7 @@ func (x *extractor) cargoMake() error {
 		}
 	}
 	env := table(doc, "env")
-	for _, name := range sortedKeys(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if t, ok := env[name].(map[string]any); ok {
 			script(t)
 		}
@@ -533,7 +522,7 @@ func (x *extractor) netlify() error {
 	add(table(doc, "build"))
 	add(table(doc, "dev"))
 	contexts := table(doc, "context")
-	for _, name := range sortedKeys(contexts) {
+	for _, name := range slices.Sorted(maps.Keys(contexts)) {
 		c, _ := contexts[name].(map[string]any)
 		add(c)
 		add(table(c, "build"))
