@@ -89,6 +89,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.cargoMake()
 	case Netlify:
 		err = x.netlify()
+	case AppVeyor:
+		err = x.appveyor()
 	}
 	return x.out, err
 }

@@ -55,6 +55,8 @@ func KindOf(name string) Kind {
 		// Hooks kept in the repository (husky, core.hooksPath=.githooks):
 		// sh runs them, with or without a shebang.
 		return Script
+	case isAppVeyor(lower):
+		return AppVeyor
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":

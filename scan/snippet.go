@@ -32,6 +32,7 @@ const (
 	Deno         Kind = "deno"           // a deno.json task
 	CargoMake    Kind = "cargo-make"     // a cargo-make task's command or script (Makefile.toml)
 	Netlify      Kind = "netlify"        // a netlify.toml build or dev command
+	AppVeyor     Kind = "appveyor"       // an AppVeyor phase's command (appveyor.yml)
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 	"github.com/pelletier/go-toml/v2"
@@ -204,8 +206,49 @@ func (x *extractor) mise() error {
 	}
 	// [[watch_files]]: run when a watched file changes.
 	cmds = append(cmds, miseTask.commands(doc["watch_files"], 0)...)
+	// Templates anywhere ({{ exec(command="…") }} in an [env] value, a
+	// tool's version) run their command when mise renders them, on
+	// entering the directory.
+	cmds = append(cmds, templateExecs(doc, 0)...)
 	x.emitAll(Mise, cmds)
 	return nil
+}
+
+// templateExec finds the command of a Tera exec() call in a template:
+// exec(command="…"), with any quote Tera takes.
+var templateExec = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bexec\s*\(\s*command\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|` + "`([^`]*)`" + `)`)
+})
+
+// templateExecs lists the commands of the exec() calls in every string of
+// v, at any depth.
+func templateExecs(v any, depth int) []string {
+	if depth > 32 {
+		return nil
+	}
+	var out []string
+	switch v := v.(type) {
+	case string:
+		if !strings.Contains(v, "exec") {
+			return nil
+		}
+		for _, m := range templateExec().FindAllStringSubmatch(v, -1) {
+			c := m[1] + m[2] + m[3]
+			if m[1] != "" {
+				c = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(c)
+			}
+			out = append(out, c)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, templateExecs(e, depth+1)...)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			out = append(out, templateExecs(v[k], depth+1)...)
+		}
+	}
+	return out
 }
 
 // pyproject reads the tasks pyproject.toml keeps for Poe the Poet, PDM,
@@ -444,7 +487,8 @@ func (x *extractor) jsonTasks(t jsonTasks) error {
 var cargoMakeShells = []string{"", "@shell", "sh", "bash"}
 
 // cargoMake reads cargo-make's Makefile.toml: each task's command with its
-// args, its script (one string, or a list of its lines) when it runs under
+// args, its script (one string, a list of its lines, or pre, main and post
+// parts, each one of those) when it runs under
 // the shell, the same in its per-platform overrides, and the scripts that
 // compute [env] values, which run whenever the file is loaded.
 func (x *extractor) cargoMake() error {
@@ -453,12 +497,9 @@ func (x *extractor) cargoMake() error {
 		return err
 	}
 	var cmds []string
-	script := func(t map[string]any) {
-		runner, _ := t["script_runner"].(string)
-		if !slices.Contains(cargoMakeShells, runner) {
-			return
-		}
-		switch s := t["script"].(type) {
+	var lines func(v any)
+	lines = func(v any) {
+		switch s := v.(type) {
 		case string:
 			cmds = append(cmds, s)
 		case []any:
@@ -471,7 +512,22 @@ func (x *extractor) cargoMake() error {
 			if len(lines) > 0 {
 				cmds = append(cmds, strings.Join(lines, "\n"))
 			}
+		case map[string]any:
+			// script = { pre = …, main = …, post = … }: run in that order,
+			// each a string or a list of lines.
+			for _, part := range []string{"pre", "main", "post"} {
+				if p, ok := s[part]; ok {
+					lines(p)
+				}
+			}
 		}
+	}
+	script := func(t map[string]any) {
+		runner, _ := t["script_runner"].(string)
+		if !slices.Contains(cargoMakeShells, runner) {
+			return
+		}
+		lines(t["script"])
 	}
 	task := func(t map[string]any) {
 		if c, ok := t["command"].(string); ok && c != "" {
@@ -507,7 +563,8 @@ func (x *extractor) cargoMake() error {
 
 // netlify reads netlify.toml's build and dev commands, and those of each
 // deploy context; Netlify's build machine runs them with the site's
-// secrets.
+// secrets. ignore is a command too: Netlify runs it before each build to
+// decide whether to build.
 func (x *extractor) netlify() error {
 	doc, err := x.tomlTable()
 	if err != nil {
@@ -515,8 +572,10 @@ func (x *extractor) netlify() error {
 	}
 	var cmds []string
 	add := func(t map[string]any) {
-		if c, ok := t["command"].(string); ok {
-			cmds = append(cmds, c)
+		for _, k := range []string{"command", "ignore"} {
+			if c, ok := t[k].(string); ok {
+				cmds = append(cmds, c)
+			}
 		}
 	}
 	add(table(doc, "build"))

@@ -57,7 +57,7 @@ lifecycle commands, mise hooks and tasks, pyproject.toml tasks (Poe, PDM,
 Hatch, taskipy, tox), tox.ini commands, devbox.json's init_hook, deno.json
 tasks, cargo-make's Makefile.toml, netlify.toml's build commands, and the
 workflows of Gitea and Forgejo, and the scripts of Semaphore, Cirrus CI,
-Cloud Build, Codemagic and Bitrise. A committed symbolic link with such a name is read
+Cloud Build, Codemagic, Bitrise and AppVeyor. A committed symbolic link with such a name is read
 through when it leads inside the repository. A Dockerfile
 RUN changes the image, not this machine: its packages and system paths are
 B there (code from the network stays C).
