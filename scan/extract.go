@@ -91,6 +91,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.netlify()
 	case AppVeyor:
 		err = x.appveyor()
+	case GitConfig:
+		x.gitConfig()
 	}
 	return x.out, err
 }

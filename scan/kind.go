@@ -57,6 +57,8 @@ func KindOf(name string) Kind {
 		return Script
 	case isAppVeyor(lower):
 		return AppVeyor
+	case isGitConfig(name):
+		return GitConfig
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":

@@ -33,6 +33,7 @@ const (
 	CargoMake    Kind = "cargo-make"     // a cargo-make task's command or script (Makefile.toml)
 	Netlify      Kind = "netlify"        // a netlify.toml build or dev command
 	AppVeyor     Kind = "appveyor"       // an AppVeyor phase's command (appveyor.yml)
+	GitConfig    Kind = "git-config"     // a command git or git-lfs runs, set in .gitmodules, .lfsconfig or a committed git config
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as
