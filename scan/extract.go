@@ -67,6 +67,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		}
 	case VSCode:
 		err = x.vscodeTasks()
+	case VSCodeSettings:
+		err = x.vscodeSettings()
 	case DevContainer:
 		err = x.devcontainer()
 	case Just:

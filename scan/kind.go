@@ -63,6 +63,8 @@ func KindOf(name string) Kind {
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
+	case lower == "settings.json" && path.Base(dir) == ".vscode":
+		return VSCodeSettings
 	case isMiseConfig(name):
 		return Mise
 	case base == "pyproject.toml":
