@@ -95,6 +95,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.appveyor()
 	case GitConfig:
 		x.gitConfig()
+	case Compose:
+		err = x.compose()
 	}
 	return x.out, err
 }

@@ -59,6 +59,8 @@ func KindOf(name string) Kind {
 		return AppVeyor
 	case isGitConfig(name):
 		return GitConfig
+	case isCompose(lower):
+		return Compose
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":

@@ -35,6 +35,7 @@ const (
 	Netlify        Kind = "netlify"         // a netlify.toml build or dev command
 	AppVeyor       Kind = "appveyor"        // an AppVeyor phase's command (appveyor.yml)
 	GitConfig      Kind = "git-config"      // a command git or git-lfs runs, set in .gitmodules, .lfsconfig or a committed git config
+	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as
