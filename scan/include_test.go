@@ -27,11 +27,18 @@ func TestMakeIncludes(t *testing.T) {
 		{"every directory above", "a/b/Makefile", "include defs\n", []string{"a/b/defs", "a/defs", "defs"}},
 		{"a comment after the name", "Makefile", "include ci/defs # shared\n", []string{"ci/defs"}},
 		// Not includes: a recipe line (the shell's, not make's), a
-		// commented line, a name with a variable make alone knows, a
-		// variable named include.
+		// commented line.
 		{"recipe line", "Makefile", "all:\n\tinclude x\n", nil},
 		{"commented", "Makefile", "# include ci/defs\n", nil},
-		{"variable in the name", "Makefile", "include $(DEPS)\ninclude ci/$(OS).mk\n", nil},
+		// A name that is only a variable the file does not decide could
+		// be any file: nothing is singled out.
+		{"unknown name", "Makefile", "include $(DEPS)\ninclude $(shell ls)\n", nil},
+		// Variables: the file's own value, $(wildcard …)'s pattern, and
+		// an unknown part as the glob of what it could be.
+		{"variable the file sets", "Makefile", "DIR := build/ci\nNAME = defs\ninclude $(DIR)/$(NAME)\n", []string{"build/ci/defs"}},
+		{"wildcard", "Makefile", "-include $(wildcard rules/*.rules)\n", []string{"rules/*.rules"}},
+		{"unknown part of a name", "Makefile", "include ci/$(OS).mk\n", []string{"ci/*.mk"}},
+		{"unknown directory", "Makefile", "X += more\ninclude $(X)/defs ${TOP}/local.conf\n", []string{"**/defs", "**/local.conf"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := makeIncludes(c.file, []byte(c.src))
