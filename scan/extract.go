@@ -97,6 +97,10 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.gitConfig()
 	case Compose:
 		err = x.compose()
+	case Rake:
+		x.rakefile()
+	case Vagrant:
+		x.vagrantfile()
 	}
 	return x.out, err
 }

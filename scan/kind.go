@@ -61,6 +61,10 @@ func KindOf(name string) Kind {
 		return GitConfig
 	case isCompose(lower):
 		return Compose
+	case isRakefile(lower):
+		return Rake
+	case base == "Vagrantfile":
+		return Vagrant
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":

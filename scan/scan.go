@@ -200,6 +200,7 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = gitlabIncluded(opts.Root, files)
 	files = included(opts.Root, files, Makefile, makeIncludes)
 	files = includedAs(opts.Root, files, Compose, Dockerfile, composeDockerfiles)
+	files = includedAs(opts.Root, files, Vagrant, Script, vagrantPaths)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup

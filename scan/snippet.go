@@ -36,6 +36,9 @@ const (
 	AppVeyor       Kind = "appveyor"        // an AppVeyor phase's command (appveyor.yml)
 	GitConfig      Kind = "git-config"      // a command git or git-lfs runs, set in .gitmodules, .lfsconfig or a committed git config
 	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
+	Rake           Kind = "rakefile"        // a command a Rakefile runs (sh, system, backticks)
+	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
+	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

@@ -51,7 +51,8 @@ hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
 of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
 Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
 justfile recipes and backticks, Procfile processes, Jenkinsfile sh
-steps, Dockerfile and Earthfile RUN
+steps, Rakefile sh/system calls and backticks, Vagrant provisioners and
+triggers, Dockerfile and Earthfile RUN
 instructions (Dockerfiles a Compose file builds too), package.json scripts, VS Code tasks and the programs its
 settings start, dev container
 lifecycle commands, mise hooks and tasks, pyproject.toml tasks (Poe, PDM,
