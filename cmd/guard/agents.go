@@ -55,6 +55,11 @@ type agentProtocol struct {
 	// "command", "command": "GUARD hook NAME", "timeout": timeout}]}
 	// under hooks.<event> of the settings file.
 	matcher string
+	// onFailure, when set, is the hook's onFailure setting: "block" makes
+	// the agent block the call when the hook cannot start, times out or
+	// exits with a status other than 0 or 2 (guard's binary moved or
+	// removed, a crash that escaped guard), instead of running it.
+	onFailure string
 	// timeout is in the agent's unit: seconds for Claude Code and Codex,
 	// milliseconds for Gemini CLI. It must exceed hookDeadline, so guard
 	// answers (deny) before the agent gives up on it and runs the call.
@@ -83,12 +88,15 @@ var agentProtocols = []*agentProtocol{
 	// Claude); updatedInput replaces the tool input, with allow or with
 	// ask (the user is shown, and approves, the modified input). Exit 2
 	// blocks with stderr as the reason; any other non-zero exit lets the
-	// call run. Hook timeout is in seconds.
+	// call run, unless the hook says onFailure: "block" (Claude Code
+	// 2.1.295 and later: a hook that cannot start, times out or exits
+	// with another status blocks the call; earlier releases ignore the
+	// key). Hook timeout is in seconds.
 	{name: "claude", label: "Claude Code", docs: "https://code.claude.com/docs/en/hooks",
 		event: "PreToolUse", provenance: "hook:claude-code",
 		shellTools: []string{"Bash"}, fileTools: claudeFileTools,
 		canAsk: true, askRewrite: true,
-		matcher: "*", timeout: 10,
+		matcher: "*", onFailure: "block", timeout: 10,
 		userDir: ".claude", userEnv: "CLAUDE_CONFIG_DIR", file: "settings.json", projectDir: ".claude",
 		hints: []string{"Claude Code reads hooks at start: restart it, then '/hooks' lists guard's"}},
 	// Codex: https://developers.openai.com/codex/hooks (PreToolUse, same
