@@ -145,7 +145,7 @@ func Staged(root string, paths []string) ([]File, error) {
 	}
 	// Records are ":oldmode newmode oldsha newsha status\0path\0".
 	type entry struct {
-		path, sha string
+		path, sha  string
 		link, exec bool
 	}
 	var entries []entry
