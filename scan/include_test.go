@@ -72,6 +72,29 @@ func TestMakeIncludedKind(t *testing.T) {
 	}
 }
 
+// TestScriptsByPath: the scripts mise (an [env] _.source, a file task)
+// and cargo-make (script = { file = … } under the shell) run by path are
+// scripts whatever their names, relative to the config's directory and
+// only inside the repository. They were not read.
+func TestScriptsByPath(t *testing.T) {
+	mise := "[env]\n_.source = [\"./env/setup\", { path = \"env/more\" }, \"/etc/profile\", \"{{ config_root }}/x\"]\n[tasks.build]\nfile = \"scripts/build\"\n"
+	if got, want := miseScripts("tools/mise.toml", []byte(mise)), []string{"tools/env/setup", "tools/env/more", "tools/scripts/build"}; !slices.Equal(got, want) {
+		t.Errorf("miseScripts = %q, want %q", got, want)
+	}
+	cm := "[tasks.a]\nscript = { file = \"ci/a\" }\n[tasks.b]\nscript_runner = \"@rust\"\nscript = { file = \"ci/b.rs\" }\n[tasks.c]\nscript = { file = \"../../out\" }\n"
+	if got, want := cargoMakeScripts("Makefile.toml", []byte(cm)), []string{"ci/a"}; !slices.Equal(got, want) {
+		t.Errorf("cargoMakeScripts = %q, want %q", got, want)
+	}
+	files := []File{{Path: "tools/mise.toml", Src: []byte(mise)}, {Path: "tools/env/setup", Src: []byte("x\n")}, {Path: "tools/other", Src: []byte("x\n")}}
+	kinds := map[string]Kind{}
+	for _, f := range includedAs("", files, Mise, Script, miseScripts) {
+		kinds[f.Path] = f.Kind()
+	}
+	if kinds["tools/env/setup"] != Script || kinds["tools/other"] != "" {
+		t.Errorf("kinds %v: want the sourced file, and only it, read as a script", kinds)
+	}
+}
+
 // TestLFSPointerIncluded: an LFS pointer that a Makefile includes under a
 // name that says nothing (ci/defs) is unreadable like one named as a
 // script: its kind comes from the include. A pointer nothing runs stays

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"bytes"
-	"path"
 	"slices"
 	"strings"
 
@@ -394,15 +393,11 @@ func vagrantPaths(name string, src []byte) []string {
 		if !ok || b == nil || len(b.interp) > 0 {
 			continue
 		}
-		p := b.b.String()
-		if p == "" || path.IsAbs(p) || strings.Contains(p, "://") {
-			continue
-		}
-		if p = path.Join(path.Dir(name), p); p != ".." && !strings.HasPrefix(p, "../") {
-			out = append(out, escapeGlob(p))
+		if p := b.b.String(); !strings.Contains(p, "://") {
+			out = append(out, p)
 		}
 	}
-	return out
+	return repoPaths(name, out)
 }
 
 // rubyKeyValues are the offsets of the values given to key: key: VALUE,

@@ -204,6 +204,8 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = included(opts.Root, files, Makefile, makeIncludes)
 	files = includedAs(opts.Root, files, Compose, Dockerfile, composeDockerfiles)
 	files = includedAs(opts.Root, files, Vagrant, Script, vagrantPaths)
+	files = includedAs(opts.Root, files, Mise, Script, miseScripts)
+	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -214,6 +214,76 @@ func (x *extractor) mise() error {
 	return nil
 }
 
+// miseScripts are the scripts (from the root) a mise configuration runs
+// by path: [env] _.source (sourced with bash on entering the directory; a
+// path, a list of them, or tables with a path) and the file of a file
+// task (tasks.NAME.file). Relative to the configuration's directory.
+func miseScripts(name string, src []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(src, &doc) != nil {
+		return nil
+	}
+	var paths []string
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case string:
+			paths = append(paths, v)
+		case []any:
+			for _, e := range v {
+				add(e)
+			}
+		case map[string]any:
+			if p, ok := v["path"].(string); ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	add(table(doc, "env", "_")["source"])
+	tasks := table(doc, "tasks")
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
+		if t, ok := tasks[k].(map[string]any); ok {
+			add(t["file"])
+		}
+	}
+	return repoPaths(name, paths)
+}
+
+// cargoMakeScripts are the script files (from the root) cargo-make's
+// tasks run under the shell: script = { file = "…" }.
+func cargoMakeScripts(name string, src []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(src, &doc) != nil {
+		return nil
+	}
+	var paths []string
+	tasks := table(doc, "tasks")
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
+		t, _ := tasks[k].(map[string]any)
+		runner, _ := t["script_runner"].(string)
+		if f, ok := table(t, "script")["file"].(string); ok && slices.Contains(cargoMakeShells, runner) {
+			paths = append(paths, f)
+		}
+	}
+	return repoPaths(name, paths)
+}
+
+// repoPaths are paths written in the file name, relative to its
+// directory, as patterns from the root that match only them; absolute
+// paths, templates and paths out of the repository are left out.
+func repoPaths(name string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" || path.IsAbs(p) || strings.Contains(p, "{{") || strings.HasPrefix(p, "~") {
+			continue
+		}
+		if p = path.Join(path.Dir(name), p); p != ".." && !strings.HasPrefix(p, "../") {
+			out = append(out, escapeGlob(p))
+		}
+	}
+	return out
+}
+
 // templateExec finds the command of a Tera exec() call in a template:
 // exec(command="…"), with any quote Tera takes.
 var templateExec = sync.OnceValue(func() *regexp.Regexp {
