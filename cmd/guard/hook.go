@@ -154,8 +154,10 @@ PreToolUse, 'gemini' for Gemini CLI's BeforeTool.
 A shell command at level A is allowed and rewritten to run through
 'guard run' (so it runs in guard's sandbox). Claude Code and Gemini CLI ask
 their user about level B, with the command rewritten to run once in guard's
-sandbox if the user says yes. Above that, or where the agent has no way to
-ask (Codex), the call is denied and queued: the user approves it with
+sandbox if the user says yes (Gemini CLI only when it runs in a terminal).
+Above that, or where the agent has no way to ask a person (Codex, an
+unattended permission mode, Gemini CLI headless), the call is denied and
+queued: the user approves it with
 'guard approve ID' in a terminal and the agent runs the same command again.
 Tools guard does not know (MCP tools) are judged by every command and path
 in their input, at any depth. File tools are judged by the path
