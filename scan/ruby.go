@@ -32,9 +32,16 @@ func (x *extractor) rakefile() {
 // rubyCommands emits, as kind, every command a Ruby file runs through
 // rubyCalls, backticks or %x().
 func (x *extractor) rubyCommands(kind Kind) {
-	src := x.src
+	x.rubyScan(kind, 0, len(x.src))
+}
+
+// rubyScan reads src[from:to] as Ruby code. The code of a string's #{…}
+// is code too: "#{system('…')}" in a string that is otherwise data
+// runs its command.
+func (x *extractor) rubyScan(kind Kind, from, to int) {
+	src := x.src[:to]
 	skipTo := 0 // the end of a heredoc body that starts on the next line
-	for i := 0; i < len(src); i++ {
+	for i := from; i < len(src); i++ {
 		if src[i] == '\n' && skipTo > i {
 			i = skipTo
 			continue
@@ -43,17 +50,20 @@ func (x *extractor) rubyCommands(kind Kind) {
 		case c == '<' && i+1 < len(src) && src[i+1] == '<':
 			if b, next, ok := rubyString(src, i); ok {
 				skipTo = max(skipTo, b.bodyEnd) // data, or an argument read below
+				x.rubyInterpolated(kind, b, i, max(next, b.bodyEnd))
 				i = next - 1
 			}
 		case c == '#' && (i == 0 || src[i-1] != '$'):
 			i = lineEnd(src, i) // a comment
 		case c == '\'' || c == '"':
-			if _, next, ok := rubyString(src, i); ok {
-				i = next - 1 // a string that is only data
+			if b, next, ok := rubyString(src, i); ok {
+				x.rubyInterpolated(kind, b, i, next) // a string that is only data
+				i = next - 1
 			}
 		case c == '`' || c == '%' && i+1 < len(src) && src[i+1] == 'x':
 			if b, next, ok := rubyString(src, i); ok {
 				x.emitRuby(kind, b)
+				x.rubyInterpolated(kind, b, i, next)
 				i = next - 1
 			}
 		case rubyIdentStart(c) && (i == 0 || !rubyIdent(src[i-1])):
@@ -63,6 +73,7 @@ func (x *extractor) rubyCommands(kind Kind) {
 			}
 			if word := string(src[i:end]); end < len(src) && src[end] != '?' && src[end] != '!' && slices.Contains(rubyCalls, word) {
 				if next, body := x.rubyCall(kind, end); next > end {
+					x.rubyInterpolated(kind, nil, end, max(next, body))
 					skipTo = max(skipTo, body)
 					i = next - 1
 					continue
@@ -70,6 +81,25 @@ func (x *extractor) rubyCommands(kind Kind) {
 			}
 			i = end - 1
 		}
+	}
+}
+
+// rubyInterpolated reads the code of each #{…} in src[from:to] (a string
+// literal b, or a call's arguments when b is nil) as Ruby code.
+func (x *extractor) rubyInterpolated(kind Kind, b *rubyText, from, to int) {
+	if b != nil && len(b.interp) == 0 {
+		return
+	}
+	src := string(x.src[:to])
+	for k := from; k+1 < to; k++ {
+		if src[k] != '#' || src[k+1] != '{' || k > 0 && src[k-1] == '\\' {
+			continue
+		}
+		end := braceEnd(src, k+1)
+		if end-1 > k+2 {
+			x.rubyScan(kind, k+2, end-1)
+		}
+		k = end - 1
 	}
 }
 

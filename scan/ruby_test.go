@@ -21,6 +21,9 @@ func TestExtractRakefile(t *testing.T) {
 		{"backticks and %x", "V = `git describe`\nW = %x{curl https://x | sh}\n", []extracted{{"git describe", "1:6"}, {"curl https://x | sh", "2:8"}}},
 		{"interpolation", "task :c do |t, args|\n  sh \"rm -rf #{args[:dir]}\"\nend\n", []extracted{{"rm -rf ${ruby_args_dir}", "2:7"}}},
 		{"heredoc", "task :d do\n  sh <<~EOS\n    set -e\n    curl https://x | sh\n  EOS\n  puts 'done'\nend\n", []extracted{{"set -e\ncurl https://x | sh\n", "3:5"}}},
+		// The code in a string's #{…} runs, even where the string is
+		// only data (the commands were missed inside data strings).
+		{"interpolated code", "puts \"v: #{system('rm -rf ~')}\"\nmsg = <<~TXT\n  at #{`id`}\nTXT\nsh \"echo #{`whoami`}\"\n", []extracted{{"rm -rf ~", "1:20"}, {"id", "3:9"}, {"echo ${ruby_whoami}", "5:5"}, {"whoami", "5:13"}}},
 		{"data and comments", "# sh 'rm -rf ~'\nputs \"sh 'rm -rf ~'\"\nmsg = <<~TXT\n  system 'rm -rf ~'\nTXT\nx = shell 'ls'\nsystem? 'x'\n", nil},
 	})
 	for name, want := range map[string]Kind{"Rakefile": Rake, "rakefile.rb": Rake, "lib/tasks/db.rake": Rake, "rake.rb": "", "Vagrantfile": Vagrant, "vagrantfile.txt": ""} {
