@@ -59,6 +59,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.npm()
 	case Composer:
 		err = x.composer()
+	case NPMRC:
+		x.npmrc()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
 			x.jenkinsfile()

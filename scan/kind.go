@@ -44,6 +44,8 @@ func KindOf(name string) Kind {
 		return NPM
 	case base == "composer.json":
 		return Composer
+	case base == ".npmrc":
+		return NPMRC
 	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
 		return Just
 	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):

@@ -37,6 +37,7 @@ const (
 	GitConfig      Kind = "git-config"      // a command git or git-lfs runs, set in .gitmodules, .lfsconfig or a committed git config
 	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
 	Rake           Kind = "rakefile"        // a command a Rakefile runs (sh, system, backticks)
+	NPMRC          Kind = "npmrc"           // a program a project's .npmrc makes npm run (script-shell, node-options)
 	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
 	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
 )
