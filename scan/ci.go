@@ -125,6 +125,57 @@ func ciKeys(name string) []string {
 	return nil
 }
 
+// isAppVeyor reports whether a (lower-case) base name is an AppVeyor
+// configuration.
+func isAppVeyor(lower string) bool {
+	return lower == "appveyor.yml" || lower == ".appveyor.yml" || lower == "appveyor.yaml" || lower == ".appveyor.yaml"
+}
+
+// appveyorLinux says whether an AppVeyor image runs commands with bash:
+// its Ubuntu and macOS images do; its Windows images (the default) run
+// them with cmd.exe, which is not shell.
+func appveyorLinux(image string) bool {
+	image = strings.ToLower(image)
+	return strings.Contains(image, "ubuntu") || strings.Contains(image, "macos") || strings.Contains(image, "linux")
+}
+
+// appveyor reads the commands of an AppVeyor configuration: its phases
+// (init, install, before_build, build_script, …, on_finish, and any
+// *_script) hold a command or a list of them; an item is a command, or
+// a mapping whose sh (bash on every image) or cmd (bash on Ubuntu and
+// macOS images) holds one. A plain command or cmd runs with cmd.exe on
+// Windows images and is read only when every image the file names (at
+// any depth: a matrix, a for: override) is Ubuntu or macOS; ps and pwsh
+// are PowerShell and are not read.
+func (x *extractor) appveyor() error {
+	docs, err := x.yamlDocs()
+	var images []string
+	walkKeys(docs, func(k string) bool { return k == "image" }, func(v *yaml.Node) {
+		if v.Kind == yaml.SequenceNode {
+			for _, e := range v.Content {
+				images = append(images, scalarString(e))
+			}
+			return
+		}
+		images = append(images, scalarString(v))
+	})
+	bash := len(images) > 0 && !slices.ContainsFunc(images, func(s string) bool { return !appveyorLinux(s) })
+	how := ciValue{kind: AppVeyor, scalars: bash, keys: []string{"sh"}}
+	if bash {
+		how.keys = append(how.keys, "cmd")
+	}
+	isPhase := func(k string) bool {
+		return slices.Contains(appveyorPhases, k) || len(k) > len("_script") && strings.HasSuffix(k, "_script")
+	}
+	emitted := map[*yaml.Node]bool{}
+	walkKeys(docs, isPhase, func(v *yaml.Node) { x.ciCommands(v, how, emitted, 0) })
+	return err
+}
+
+// appveyorPhases are AppVeyor's phases that hold commands (besides any
+// *_script: build_script, test_script, deploy_script, clone_script).
+var appveyorPhases = []string{"init", "install", "before_build", "after_build", "before_test", "after_test", "before_package", "before_deploy", "after_deploy", "on_success", "on_failure", "on_finish"}
+
 // ci reads the shell of a CI file of ciSystems: every value of its keys,
 // at any depth (anchors resolved, each node once).
 func (x *extractor) ci() error {
@@ -142,6 +193,14 @@ func (x *extractor) ci() error {
 	}
 	docs, err := x.yamlDocs()
 	emitted := map[*yaml.Node]bool{} // a value under two keys (cmds: [{cmd: …}]) is one command
+	how := ciValue{kind: CI, scalars: true, keys: []string{"command", "cmd"}}
+	walkKeys(docs, isKey, func(v *yaml.Node) { x.ciCommands(v, how, emitted, 0) })
+	return err
+}
+
+// walkKeys calls visit with the value of every mapping key, at any depth
+// of docs, whose name isKey says (anchors resolved, each node once).
+func walkKeys(docs []*yaml.Node, isKey func(string) bool, visit func(*yaml.Node)) {
 	seen := map[*yaml.Node]bool{}
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
@@ -154,7 +213,9 @@ func (x *extractor) ci() error {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if k := n.Content[i]; k.Kind == yaml.ScalarNode && isKey(k.Value) {
-					x.ciCommands(n.Content[i+1], emitted, 0)
+					if v := resolve(n.Content[i+1]); v != nil {
+						visit(v)
+					}
 				}
 				walk(n.Content[i+1], depth+1)
 			}
@@ -167,12 +228,20 @@ func (x *extractor) ci() error {
 	for _, doc := range docs {
 		walk(doc, 0)
 	}
-	return err
 }
 
-// ciCommands emits a key's value: a command string, a list of them, or a
-// mapping holding one under command or cmd.
-func (x *extractor) ciCommands(n *yaml.Node, emitted map[*yaml.Node]bool, depth int) {
+// ciValue says how a shell-bearing key's value holds commands: a string
+// is one when scalars says so, a list holds more, a mapping holds one
+// under one of keys.
+type ciValue struct {
+	kind    Kind
+	scalars bool
+	keys    []string
+}
+
+// ciCommands emits a key's value as how says: a command string, a list
+// of them, or a mapping holding one under one of how's keys.
+func (x *extractor) ciCommands(n *yaml.Node, how ciValue, emitted map[*yaml.Node]bool, depth int) {
 	n = resolve(n)
 	if n == nil || depth > 8 || emitted[n] {
 		return
@@ -185,16 +254,20 @@ func (x *extractor) ciCommands(n *yaml.Node, emitted map[*yaml.Node]bool, depth 
 		switch n.Tag {
 		case "!!bool", "!!int", "!!float", "!!null":
 		default:
-			x.emit(CI, ".", x.yamlScalar(n))
+			if how.scalars {
+				x.emit(how.kind, ".", x.yamlScalar(n))
+			}
 		}
 	case yaml.SequenceNode:
 		for _, e := range n.Content {
-			x.ciCommands(e, emitted, depth+1)
+			x.ciCommands(e, how, emitted, depth+1)
 		}
 	case yaml.MappingNode:
-		for _, k := range []string{"command", "cmd"} {
+		held := how
+		held.scalars = true
+		for _, k := range how.keys {
 			if c := lookup(n, k); c != nil {
-				x.ciCommands(c, emitted, depth+1)
+				x.ciCommands(c, held, emitted, depth+1)
 			}
 		}
 	}

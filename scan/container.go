@@ -40,6 +40,9 @@ type ContainerRow struct {
 	// Level is the most the effect costs in an image build.
 	Level review.Level
 	Why   string
+	// VMWhy is Why for a Vagrant provisioner's script (RuleVM): the
+	// same effect, in the virtual machine it provisions.
+	VMWhy string
 }
 
 // ContainerTable is how scan reviews a Dockerfile RUN. The command runs in
@@ -64,14 +67,20 @@ var ContainerTable = []ContainerRow{
 	{Caps: []profile.Cap{profile.CapWrite, profile.CapDelete, profile.CapSystem},
 		Classes: []profile.Class{profile.ClassSystem, profile.ClassRoot},
 		Except:  []string{"/proc", "/sys"},
-		Level:   review.B, Why: "system paths in a Dockerfile RUN are the image's own"},
-	{Rule: "sys.packages", Level: review.B, Why: "packages installed in a Dockerfile RUN are the image's"},
-	{Rule: "priv.users", Level: review.B, Why: "accounts added in a Dockerfile RUN are the image's"},
-	{Rule: "sys.config", Program: "ldconfig", Level: review.B, Why: "the linker cache a Dockerfile RUN updates is the image's"},
-	{Rule: "priv.sudo", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container"},
-	{Rule: "priv.su", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container"},
-	{Rule: "priv.doas", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container"},
+		Level:   review.B, Why: "system paths in a Dockerfile RUN are the image's own",
+		VMWhy: "system paths a provisioner writes are the virtual machine's"},
+	{Rule: "sys.packages", Level: review.B, Why: "packages installed in a Dockerfile RUN are the image's",
+		VMWhy: "packages a provisioner installs are the virtual machine's"},
+	{Rule: "priv.users", Level: review.B, Why: "accounts added in a Dockerfile RUN are the image's",
+		VMWhy: "accounts a provisioner adds are the virtual machine's"},
+	{Rule: "sys.config", Program: "ldconfig", Level: review.B, Why: "the linker cache a Dockerfile RUN updates is the image's",
+		VMWhy: "the linker cache a provisioner updates is the virtual machine's"},
+	{Rule: "priv.sudo", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container", VMWhy: vmSudo},
+	{Rule: "priv.su", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container", VMWhy: vmSudo},
+	{Rule: "priv.doas", Level: review.B, Why: "sudo, su and doas in a Dockerfile RUN switch users inside the build container", VMWhy: vmSudo},
 }
+
+const vmSudo = "sudo, su and doas in a provisioner switch users inside the virtual machine"
 
 func (r *ContainerRow) matches(e profile.Effect) bool {
 	return (r.Rule == "" || r.Rule == e.Rule) &&
@@ -110,13 +119,21 @@ type adjustment struct {
 	title string
 }
 
+// RuleVM names the adjustment scan makes to a Vagrant provisioner's
+// script: it runs in the virtual machine it provisions, whose system
+// paths, packages and accounts are that machine's, as an image's are a
+// Dockerfile RUN's: ContainerTable lowers the same effects (each row's
+// VMWhy says why).
+const RuleVM = "scan-vm"
+
 var (
 	inImage  = adjustment{ContainerTable, RuleContainer, "In the image (" + RuleContainer + "): a Dockerfile RUN runs in the build container, not on this machine:"}
 	onRunner = adjustment{CITable, RuleCI, "On a CI runner (" + RuleCI + "): a CI job runs on a machine made for it:"}
+	inVM     = adjustment{ContainerTable, RuleVM, "In the virtual machine (" + RuleVM + "): a Vagrant provisioner runs in the machine it provisions, not on this one:"}
 )
 
 // adjustments says which adjustment applies to commands of each kind.
-var adjustments = map[Kind]*adjustment{Dockerfile: &inImage, Workflow: &onRunner, GitLab: &onRunner}
+var adjustments = map[Kind]*adjustment{Dockerfile: &inImage, Workflow: &onRunner, GitLab: &onRunner, Vagrant: &inVM}
 
 // level is what an effect costs under a, and the row that lowered it (nil
 // when none did).
@@ -170,10 +187,14 @@ func (a *adjustment) apply(rv Review) (v review.Verdict, adj []*Adjustment) {
 			reasons = slices.Clone(v.Reasons)
 			adj = make([]*Adjustment, len(v.Reasons))
 		}
-		adj[i] = &Adjustment{Rule: a.rule, From: r.Level, Why: lo.row.Why}
+		why := lo.row.Why
+		if a.rule == RuleVM {
+			why = lo.row.VMWhy
+		}
+		adj[i] = &Adjustment{Rule: a.rule, From: r.Level, Why: why}
 		reasons[i].Level = lo.level
 		after = review.Max(after, lo.level)
-		lines = append(lines, fmt.Sprintf("%s: %s → %s, %s", r.Rule, r.Level, lo.level, lo.row.Why))
+		lines = append(lines, fmt.Sprintf("%s: %s → %s, %s", r.Rule, r.Level, lo.level, why))
 	}
 	if reasons == nil {
 		return v, nil

@@ -3,6 +3,9 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,6 +100,137 @@ func taskString(raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
+// vscodePrograms are .vscode/settings.json settings that name a program
+// VS Code or an extension starts when the folder is opened (a language
+// server, the interpreter it asks for its environment, git): the
+// program is reviewed as a command, so a script in the repository is
+// read like one the line runs.
+var vscodePrograms = []string{
+	"python.defaultInterpreterPath", "python.pythonPath", "python.condaPath", "python.pipenvPath", "python.poetryPath",
+	"git.path", "rust-analyzer.server.path", "clangd.path", "php.validate.executablePath", "go.goroot",
+	"terminal.integrated.automationShell.linux", "terminal.integrated.automationShell.osx",
+}
+
+// vscodeShells are legacy terminal settings: the shell (with its
+// arguments, under the matching shellArgs setting) a new terminal starts.
+var vscodeShells = []string{"terminal.integrated.shell.linux", "terminal.integrated.shell.osx"}
+
+// vscodeProfiles are terminal settings that hold profiles ({path, args}),
+// one ({path, args}) for the automation shell, and the environment every
+// terminal starts with.
+var (
+	vscodeProfiles   = []string{"terminal.integrated.profiles.linux", "terminal.integrated.profiles.osx"}
+	vscodeAutomation = []string{"terminal.integrated.automationProfile.linux", "terminal.integrated.automationProfile.osx"}
+	vscodeEnv        = []string{"terminal.integrated.env.linux", "terminal.integrated.env.osx"}
+)
+
+// vscodeSettings reads the programs .vscode/settings.json makes VS Code
+// run: interpreters and language servers by path, terminal shells and
+// profiles with their arguments (a terminal starts one), and the
+// terminal's environment (each variable as an export: BASH_ENV or
+// PROMPT_COMMAND there is code the shell runs). Settings of a language
+// block ("[python]": {…}) count too. Windows' shells are not sh.
+func (x *extractor) vscodeSettings() error {
+	std, err := x.standardJSON()
+	if err != nil {
+		return err
+	}
+	var file map[string]any
+	if err := json.Unmarshal(std, &file); err != nil {
+		return x.syntaxError(0, "json does not parse: %v", err)
+	}
+	cursor := map[string]int{}
+	program := func(path any, args any) {
+		words := []any{path}
+		if list, ok := path.([]any); ok { // git.path: the first that exists
+			words = list[:min(len(list), 1)]
+		}
+		switch a := args.(type) {
+		case []any:
+			words = append(words, a...)
+		case string:
+			words = append(words, a)
+		}
+		if len(words) == 0 {
+			return
+		}
+		first, ok := words[0].(string)
+		if !ok || first == "" {
+			return
+		}
+		// A program found on PATH (python3, bash) with no arguments but
+		// options (-l, --login) is the user's own: nothing the repository
+		// wrote runs, and reviewed alone it would be an interactive
+		// program. A path (./tools/python) or an argument that is not an
+		// option (-c CODE, --rcfile FILE) is the repository's to answer
+		// for.
+		if !strings.Contains(first, "/") && !slices.ContainsFunc(words[1:], func(w any) bool {
+			s, ok := w.(string)
+			return !ok || !strings.HasPrefix(s, "-")
+		}) {
+			return
+		}
+		if q, ok := quoteWords(words); ok {
+			x.emitJSON(VSCodeSettings, std, first, q, cursor)
+		}
+	}
+	blocks := []map[string]any{file}
+	for _, k := range slices.Sorted(maps.Keys(file)) {
+		if b, ok := file[k].(map[string]any); ok && strings.HasPrefix(k, "[") {
+			blocks = append(blocks, b)
+		}
+	}
+	for _, s := range blocks {
+		for _, k := range vscodePrograms {
+			program(s[k], nil)
+		}
+		if tools, ok := s["go.alternateTools"].(map[string]any); ok {
+			for _, t := range slices.Sorted(maps.Keys(tools)) {
+				program(tools[t], nil)
+			}
+		}
+		for _, k := range vscodeShells {
+			program(s[k], s[strings.Replace(k, ".shell.", ".shellArgs.", 1)])
+		}
+		for _, k := range vscodeProfiles {
+			profiles, _ := s[k].(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(profiles)) {
+				if p, ok := profiles[name].(map[string]any); ok {
+					program(p["path"], p["args"])
+				}
+			}
+		}
+		for _, k := range vscodeAutomation {
+			if p, ok := s[k].(map[string]any); ok {
+				program(p["path"], p["args"])
+			}
+		}
+		for _, k := range vscodeEnv {
+			env, _ := s[k].(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(env)) {
+				v, ok := env[name].(string)
+				if !ok {
+					continue
+				}
+				if q, err := parse.Quote([]string{v}); err == nil && validEnvName(name) {
+					x.emitJSON(VSCodeSettings, std, v, "export "+name+"="+q, cursor)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// validEnvName reports whether name can be exported by the shell.
+func validEnvName(name string) bool {
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
 // devcontainerKeys are the lifecycle commands of devcontainer.json, in the
 // order they run; initializeCommand runs on the host.
 var devcontainerKeys = []string{"initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand", "postStartCommand", "postAttachCommand"}
@@ -160,6 +294,10 @@ func (x *extractor) standardJSON() ([]byte, error) {
 // so repeated values map in order), or to the file's start when it cannot
 // be found.
 func (x *extractor) emitJSON(kind Kind, std []byte, anchor, text string, cursor map[string]int) {
+	dir := x.dir
+	if kind == VSCode || kind == VSCodeSettings || kind == DevContainer {
+		dir = openedFolder(dir)
+	}
 	at := 0
 	if enc, err := json.Marshal(anchor); err == nil {
 		if i := bytes.Index(std[cursor[anchor]:], enc); i >= 0 {
@@ -169,11 +307,25 @@ func (x *extractor) emitJSON(kind Kind, std []byte, anchor, text string, cursor 
 	}
 	if at > 0 {
 		if src := jsonString(x.src, at-1); src != nil && src.b.String() == text {
-			x.emit(kind, x.dir, src) // byte for byte
+			x.emit(kind, dir, src) // byte for byte
 			return
 		}
 	}
 	var b builder
 	b.put(text, at)
-	x.emit(kind, x.dir, &b)
+	x.emit(kind, dir, &b)
+}
+
+// openedFolder is the folder an editor opened, whose .vscode or
+// .devcontainer (or .devcontainer/NAME) directory is dir: VS Code runs
+// tasks, the programs its settings name and a dev container's host
+// commands there, not in the settings' directory.
+func openedFolder(dir string) string {
+	for _, d := range []string{dir, path.Dir(dir)} {
+		switch path.Base(d) {
+		case ".vscode", ".devcontainer":
+			return path.Dir(d)
+		}
+	}
+	return dir
 }

@@ -59,6 +59,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.npm()
 	case Composer:
 		err = x.composer()
+	case NPMRC:
+		x.npmrc()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
 			x.jenkinsfile()
@@ -67,6 +69,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		}
 	case VSCode:
 		err = x.vscodeTasks()
+	case VSCodeSettings:
+		err = x.vscodeSettings()
 	case DevContainer:
 		err = x.devcontainer()
 	case Just:
@@ -80,15 +84,25 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	case Tox:
 		err = x.tox()
 	case Devbox:
-		err = x.devbox()
+		err = x.jsonTasks(devboxTasks)
 	case Earthly:
 		x.earthfile()
 	case Deno:
-		err = x.deno()
+		err = x.jsonTasks(denoTasks)
 	case CargoMake:
 		err = x.cargoMake()
 	case Netlify:
 		err = x.netlify()
+	case AppVeyor:
+		err = x.appveyor()
+	case GitConfig:
+		x.gitConfig()
+	case Compose:
+		err = x.compose()
+	case Rake:
+		x.rakefile()
+	case Vagrant:
+		x.vagrantfile()
 	}
 	return x.out, err
 }

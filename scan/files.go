@@ -145,8 +145,8 @@ func Staged(root string, paths []string) ([]File, error) {
 	}
 	// Records are ":oldmode newmode oldsha newsha status\0path\0".
 	type entry struct {
-		path, sha string
-		link      bool
+		path, sha  string
+		link, exec bool
 	}
 	var entries []entry
 	fields := splitNUL(out)
@@ -158,7 +158,7 @@ func Staged(root string, paths []string) ([]File, error) {
 		name := fields[i+1]
 		switch mode := meta[1]; {
 		case mode == "100644" || mode == "100755":
-			entries = append(entries, entry{path: name, sha: meta[3]})
+			entries = append(entries, entry{path: name, sha: meta[3], exec: mode == "100755"})
 		case mode == "120000" && KindOf(name) != "":
 			// A link with a shell's name runs what it leads to.
 			entries = append(entries, entry{path: name, sha: meta[3], link: true})
@@ -183,7 +183,7 @@ func Staged(root string, paths []string) ([]File, error) {
 		if blobs[i] == nil {
 			return nil, fmt.Errorf("git cat-file: %s: no blob %s", e.path, e.sha)
 		}
-		f := File{Path: e.path, Src: blobs[i]}
+		f := File{Path: e.path, Src: blobs[i], Exec: e.exec}
 		if e.link {
 			// The blob is the link's target: the file the commit runs
 			// under this name is that target as staged.

@@ -7,7 +7,7 @@ import (
 )
 
 // fuzzNames are the file names a fuzz input is extracted as.
-var fuzzNames = []string{"a.sh", ".github/workflows/w.yml", "action.yml", ".gitlab-ci.yml", "Makefile", "Dockerfile", "package.json", "justfile", "Jenkinsfile", "Procfile", "mise.toml", "pyproject.toml", "tox.ini", "tox.toml", "devbox.json", "Earthfile", "deno.json", "Makefile.toml", "netlify.toml", ".gitea/workflows/w.yml"}
+var fuzzNames = []string{"a.sh", ".github/workflows/w.yml", "action.yml", ".gitlab-ci.yml", "Makefile", "Dockerfile", "package.json", "justfile", "Jenkinsfile", "Procfile", "mise.toml", "pyproject.toml", "tox.ini", "tox.toml", "devbox.json", "Earthfile", "deno.json", "Makefile.toml", "netlify.toml", ".gitea/workflows/w.yml", "appveyor.yml", ".gitconfig", ".gitmodules", ".vscode/settings.json", "compose.yaml", "Rakefile", "Vagrantfile", ".npmrc"}
 
 // FuzzExtract: no input makes extraction panic or hang, and every byte it
 // says it copied from the file is that byte.

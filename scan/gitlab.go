@@ -24,6 +24,13 @@ func gitlabIncluded(root string, files []File) []File {
 // of the files the file name includes. Includes of includes count; a file
 // that already has a kind keeps it.
 func included(root string, files []File, kind Kind, includes func(name string, src []byte) []string) []File {
+	return includedAs(root, files, kind, kind, includes)
+}
+
+// includedAs marks the files that files of kind from name as kind to (a
+// compose file's build.dockerfile is a Dockerfile); when from and to are
+// the same, what those files include counts too.
+func includedAs(root string, files []File, from, kind Kind, includes func(name string, src []byte) []string) []File {
 	// The files' names sorted: a pattern is matched only against the
 	// names under its static directory, a plain name is one search (a
 	// tree of Makefiles names many patterns).
@@ -31,7 +38,7 @@ func included(root string, files []File, kind Kind, includes func(name string, s
 	var todo []int
 	for i, f := range files {
 		order[i] = i
-		if f.Kind() == kind {
+		if f.Kind() == from {
 			todo = append(todo, i)
 		}
 	}
@@ -77,7 +84,9 @@ func included(root string, files []File, kind Kind, includes func(name string, s
 					out, copied = append([]File(nil), files...), true
 				}
 				out[i].kind = kind
-				todo = append(todo, i)
+				if from == kind {
+					todo = append(todo, i)
+				}
 			}
 		}
 	}

@@ -155,17 +155,7 @@ func groovyInterpolations(t string, at []int) []edit {
 		}
 		end := i + 1
 		if t[end] == '{' {
-			depth := 0
-			for ; end < len(t); end++ {
-				if t[end] == '{' {
-					depth++
-				} else if t[end] == '}' {
-					if depth--; depth == 0 {
-						end++
-						break
-					}
-				}
-			}
+			end = braceEnd(t, end)
 		} else {
 			for end < len(t) && (groovyIdent(t[end]) && t[end] != '$') {
 				end++
@@ -178,4 +168,21 @@ func groovyInterpolations(t string, at []int) []edit {
 		edits = append(edits, edit{from: i, to: end, with: placeholder("groovy_" + inner)})
 	}
 	return edits
+}
+
+// braceEnd is the offset just past the } that closes the { at t[open]
+// (braces nest), or len(t).
+func braceEnd(t string, open int) int {
+	depth := 0
+	for end := open; end < len(t); end++ {
+		switch t[end] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return end + 1
+			}
+		}
+	}
+	return len(t)
 }

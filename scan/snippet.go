@@ -12,26 +12,34 @@ type Kind string
 
 // The kinds of file scan reads shell from.
 const (
-	Script       Kind = "script"         // a shell script, by extension or shebang
-	Workflow     Kind = "github-actions" // a run step of a GitHub Actions workflow or composite action
-	GitLab       Kind = "gitlab-ci"      // a script line of .gitlab-ci.yml
-	Makefile     Kind = "makefile"       // a Makefile recipe line
-	Dockerfile   Kind = "dockerfile"     // a Dockerfile RUN instruction
-	NPM          Kind = "npm"            // a package.json script
-	Composer     Kind = "composer"       // a composer.json script
-	VSCode       Kind = "vscode-task"    // a VS Code task's command (.vscode/tasks.json)
-	DevContainer Kind = "devcontainer"   // a dev container's lifecycle command (devcontainer.json)
-	CI           Kind = "ci"             // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task, Gitpod, Jenkins)
-	Just         Kind = "justfile"       // a justfile recipe line, backtick or shell() call
-	Procfile     Kind = "procfile"       // a Procfile process's command
-	Mise         Kind = "mise"           // a mise task or hook (mise.toml)
-	Pyproject    Kind = "pyproject"      // a pyproject.toml task (Poe the Poet, PDM, Hatch, taskipy, tox)
-	Tox          Kind = "tox"            // a tox environment's command (tox.ini, tox.toml)
-	Devbox       Kind = "devbox"         // a devbox.json init_hook or script
-	Earthly      Kind = "earthfile"      // an Earthfile RUN line
-	Deno         Kind = "deno"           // a deno.json task
-	CargoMake    Kind = "cargo-make"     // a cargo-make task's command or script (Makefile.toml)
-	Netlify      Kind = "netlify"        // a netlify.toml build or dev command
+	Script         Kind = "script"          // a shell script, by extension or shebang
+	Workflow       Kind = "github-actions"  // a run step of a GitHub Actions workflow or composite action
+	GitLab         Kind = "gitlab-ci"       // a script line of .gitlab-ci.yml
+	Makefile       Kind = "makefile"        // a Makefile recipe line
+	Dockerfile     Kind = "dockerfile"      // a Dockerfile RUN instruction
+	NPM            Kind = "npm"             // a package.json script
+	Composer       Kind = "composer"        // a composer.json script
+	VSCode         Kind = "vscode-task"     // a VS Code task's command (.vscode/tasks.json)
+	VSCodeSettings Kind = "vscode-settings" // a program .vscode/settings.json makes VS Code start (an interpreter, a terminal shell)
+	DevContainer   Kind = "devcontainer"    // a dev container's lifecycle command (devcontainer.json)
+	CI             Kind = "ci"              // a command of another CI system or task runner (CircleCI, Bitbucket, Azure, Travis, Drone, Woodpecker, Buildkite, Task, Gitpod, Jenkins)
+	Just           Kind = "justfile"        // a justfile recipe line, backtick or shell() call
+	Procfile       Kind = "procfile"        // a Procfile process's command
+	Mise           Kind = "mise"            // a mise task or hook (mise.toml)
+	Pyproject      Kind = "pyproject"       // a pyproject.toml task (Poe the Poet, PDM, Hatch, taskipy, tox)
+	Tox            Kind = "tox"             // a tox environment's command (tox.ini, tox.toml)
+	Devbox         Kind = "devbox"          // a devbox.json init_hook or script
+	Earthly        Kind = "earthfile"       // an Earthfile RUN line
+	Deno           Kind = "deno"            // a deno.json task
+	CargoMake      Kind = "cargo-make"      // a cargo-make task's command or script (Makefile.toml)
+	Netlify        Kind = "netlify"         // a netlify.toml build or dev command
+	AppVeyor       Kind = "appveyor"        // an AppVeyor phase's command (appveyor.yml)
+	GitConfig      Kind = "git-config"      // a command git or git-lfs runs, set in .gitmodules, .lfsconfig or a committed git config
+	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
+	Rake           Kind = "rakefile"        // a command a Rakefile runs (sh, system, backticks)
+	NPMRC          Kind = "npmrc"           // a program a project's .npmrc makes npm run (script-shell, node-options)
+	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
+	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
 )
 
 // Position is a place in a file: 1-based line and 1-based byte column, as

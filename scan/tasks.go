@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/parse"
 	"github.com/pelletier/go-toml/v2"
@@ -72,17 +75,6 @@ func table(doc map[string]any, keys ...string) map[string]any {
 		t = next
 	}
 	return t
-}
-
-// sortedKeys are t's keys in order, so snippets come out the same way on
-// every run.
-func sortedKeys[V any](t map[string]V) []string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // taskCommand is how one tool writes a task: a string is a command line
@@ -205,17 +197,128 @@ func (x *extractor) mise() error {
 	}
 	var cmds []string
 	hooks := table(doc, "hooks")
-	for _, k := range sortedKeys(hooks) {
+	for _, k := range slices.Sorted(maps.Keys(hooks)) {
 		cmds = append(cmds, miseTask.commands(hooks[k], 0)...)
 	}
 	tasks := table(doc, "tasks")
-	for _, k := range sortedKeys(tasks) {
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
 		cmds = append(cmds, miseTask.commands(tasks[k], 0)...)
 	}
 	// [[watch_files]]: run when a watched file changes.
 	cmds = append(cmds, miseTask.commands(doc["watch_files"], 0)...)
+	// Templates anywhere ({{ exec(command="…") }} in an [env] value, a
+	// tool's version) run their command when mise renders them, on
+	// entering the directory.
+	cmds = append(cmds, templateExecs(doc, 0)...)
 	x.emitAll(Mise, cmds)
 	return nil
+}
+
+// miseScripts are the scripts (from the root) a mise configuration runs
+// by path: [env] _.source (sourced with bash on entering the directory; a
+// path, a list of them, or tables with a path) and the file of a file
+// task (tasks.NAME.file). Relative to the configuration's directory.
+func miseScripts(name string, src []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(src, &doc) != nil {
+		return nil
+	}
+	var paths []string
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case string:
+			paths = append(paths, v)
+		case []any:
+			for _, e := range v {
+				add(e)
+			}
+		case map[string]any:
+			if p, ok := v["path"].(string); ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	add(table(doc, "env", "_")["source"])
+	tasks := table(doc, "tasks")
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
+		if t, ok := tasks[k].(map[string]any); ok {
+			add(t["file"])
+		}
+	}
+	return repoPaths(name, paths)
+}
+
+// cargoMakeScripts are the script files (from the root) cargo-make's
+// tasks run under the shell: script = { file = "…" }.
+func cargoMakeScripts(name string, src []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(src, &doc) != nil {
+		return nil
+	}
+	var paths []string
+	tasks := table(doc, "tasks")
+	for _, k := range slices.Sorted(maps.Keys(tasks)) {
+		t, _ := tasks[k].(map[string]any)
+		runner, _ := t["script_runner"].(string)
+		if f, ok := table(t, "script")["file"].(string); ok && slices.Contains(cargoMakeShells, runner) {
+			paths = append(paths, f)
+		}
+	}
+	return repoPaths(name, paths)
+}
+
+// repoPaths are paths written in the file name, relative to its
+// directory, as patterns from the root that match only them; absolute
+// paths, templates and paths out of the repository are left out.
+func repoPaths(name string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" || path.IsAbs(p) || strings.Contains(p, "{{") || strings.HasPrefix(p, "~") {
+			continue
+		}
+		if p = path.Join(path.Dir(name), p); p != ".." && !strings.HasPrefix(p, "../") {
+			out = append(out, escapeGlob(p))
+		}
+	}
+	return out
+}
+
+// templateExec finds the command of a Tera exec() call in a template:
+// exec(command="…"), with any quote Tera takes.
+var templateExec = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bexec\s*\(\s*command\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|` + "`([^`]*)`" + `)`)
+})
+
+// templateExecs lists the commands of the exec() calls in every string of
+// v, at any depth.
+func templateExecs(v any, depth int) []string {
+	if depth > 32 {
+		return nil
+	}
+	var out []string
+	switch v := v.(type) {
+	case string:
+		if !strings.Contains(v, "exec") {
+			return nil
+		}
+		for _, m := range templateExec().FindAllStringSubmatch(v, -1) {
+			c := m[1] + m[2] + m[3]
+			if m[1] != "" {
+				c = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(c)
+			}
+			out = append(out, c)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, templateExecs(e, depth+1)...)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			out = append(out, templateExecs(v[k], depth+1)...)
+		}
+	}
+	return out
 }
 
 // pyproject reads the tasks pyproject.toml keeps for Poe the Poet, PDM,
@@ -227,7 +330,7 @@ func (x *extractor) pyproject() error {
 	}
 	var cmds []string
 	each := func(t map[string]any, tc taskCommand) {
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if k == "_" { // PDM's settings for every script
 				continue
 			}
@@ -238,7 +341,7 @@ func (x *extractor) pyproject() error {
 	each(table(doc, "tool", "pdm", "scripts"), pdmScript)
 	each(table(doc, "tool", "taskipy", "tasks"), poeTask)
 	envs := table(doc, "tool", "hatch", "envs")
-	for _, name := range sortedKeys(envs) {
+	for _, name := range slices.Sorted(maps.Keys(envs)) {
 		env, _ := envs[name].(map[string]any)
 		for _, k := range []string{"pre-install-commands", "post-install-commands"} {
 			cmds = append(cmds, hatchScript.commands(env[k], 0)...)
@@ -262,7 +365,7 @@ func toxTOML(doc map[string]any) []string {
 	}
 	envs := []map[string]any{table(doc, "env_run_base"), table(doc, "env_pkg_base")}
 	named := table(doc, "env")
-	for _, k := range sortedKeys(named) {
+	for _, k := range slices.Sorted(maps.Keys(named)) {
 		m, _ := named[k].(map[string]any)
 		envs = append(envs, m)
 	}
@@ -384,67 +487,66 @@ func (x *extractor) toxLine(b *builder, from, to int, flush func()) {
 	flush()
 }
 
-// devbox reads devbox.json's shell.init_hook (run on 'devbox shell') and
-// shell.scripts (run on 'devbox run'): a command line or a list of them.
-func (x *extractor) devbox() error {
-	std, err := x.standardJSON()
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Shell struct {
-			InitHook json.RawMessage            `json:"init_hook"`
-			Scripts  map[string]json.RawMessage `json:"scripts"`
-		} `json:"shell"`
-	}
-	if err := json.Unmarshal(std, &file); err != nil {
-		return x.syntaxError(0, "json does not parse: %v", err)
-	}
-	raws := []json.RawMessage{file.Shell.InitHook}
-	for _, n := range sortedKeys(file.Shell.Scripts) {
-		raws = append(raws, file.Shell.Scripts[n])
-	}
-	cursor := map[string]int{}
-	for _, raw := range raws {
-		var one string
-		var list []string
-		switch {
-		case json.Unmarshal(raw, &one) == nil:
-			x.emitJSON(Devbox, std, one, one, cursor)
-		case json.Unmarshal(raw, &list) == nil:
-			for _, s := range list {
-				x.emitJSON(Devbox, std, s, s, cursor)
-			}
-		}
-	}
-	return nil
+// jsonTasks says where a JSON config keeps its commands: one at each of
+// single (a member path), one for each member of the objects at each.
+// A command is a command line, a list of them, or an object whose
+// command is one.
+type jsonTasks struct {
+	kind         Kind
+	single, each [][]string
 }
 
-// deno reads deno.json's tasks ('deno task NAME' runs them with Deno's
-// shell, which reads bash's syntax): a command line, or an object whose
-// command is one.
-func (x *extractor) deno() error {
+var (
+	// devbox.json: shell.init_hook runs on 'devbox shell', shell.scripts
+	// on 'devbox run'.
+	devboxTasks = jsonTasks{kind: Devbox, single: [][]string{{"shell", "init_hook"}}, each: [][]string{{"shell", "scripts"}}}
+	// deno.json: 'deno task NAME' runs tasks.NAME with Deno's shell,
+	// which reads bash's syntax.
+	denoTasks = jsonTasks{kind: Deno, each: [][]string{{"tasks"}}}
+)
+
+// jsonTasks reads the commands of a JSON config (comments and trailing
+// commas allowed) as t says.
+func (x *extractor) jsonTasks(t jsonTasks) error {
 	std, err := x.standardJSON()
 	if err != nil {
 		return err
 	}
-	var file struct {
-		Tasks map[string]json.RawMessage `json:"tasks"`
-	}
-	if err := json.Unmarshal(std, &file); err != nil {
+	var doc any
+	if err := json.Unmarshal(std, &doc); err != nil {
 		return x.syntaxError(0, "json does not parse: %v", err)
 	}
-	cursor := map[string]int{}
-	for _, n := range sortedKeys(file.Tasks) {
-		var one string
-		var task struct {
-			Command string `json:"command"`
+	at := func(path []string) any {
+		v := doc
+		for _, k := range path {
+			m, _ := v.(map[string]any)
+			v = m[k]
 		}
-		switch raw := file.Tasks[n]; {
-		case json.Unmarshal(raw, &one) == nil:
-			x.emitJSON(Deno, std, one, one, cursor)
-		case json.Unmarshal(raw, &task) == nil && task.Command != "":
-			x.emitJSON(Deno, std, task.Command, task.Command, cursor)
+		return v
+	}
+	var values []any
+	for _, p := range t.single {
+		values = append(values, at(p))
+	}
+	for _, p := range t.each {
+		m, _ := at(p).(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			values = append(values, m[k])
+		}
+	}
+	cursor := map[string]int{}
+	for _, v := range values {
+		if m, ok := v.(map[string]any); ok {
+			v = m["command"]
+		}
+		list, ok := v.([]any)
+		if !ok {
+			list = []any{v}
+		}
+		for _, c := range list {
+			if s, ok := c.(string); ok {
+				x.emitJSON(t.kind, std, s, s, cursor)
+			}
 		}
 	}
 	return nil
@@ -455,7 +557,8 @@ func (x *extractor) deno() error {
 var cargoMakeShells = []string{"", "@shell", "sh", "bash"}
 
 // cargoMake reads cargo-make's Makefile.toml: each task's command with its
-// args, its script (one string, or a list of its lines) when it runs under
+// args, its script (one string, a list of its lines, or pre, main and post
+// parts, each one of those) when it runs under
 // the shell, the same in its per-platform overrides, and the scripts that
 // compute [env] values, which run whenever the file is loaded.
 func (x *extractor) cargoMake() error {
@@ -464,12 +567,9 @@ func (x *extractor) cargoMake() error {
 		return err
 	}
 	var cmds []string
-	script := func(t map[string]any) {
-		runner, _ := t["script_runner"].(string)
-		if !slices.Contains(cargoMakeShells, runner) {
-			return
-		}
-		switch s := t["script"].(type) {
+	var lines func(v any)
+	lines = func(v any) {
+		switch s := v.(type) {
 		case string:
 			cmds = append(cmds, s)
 		case []any:
@@ -482,7 +582,22 @@ func (x *extractor) cargoMake() error {
 			if len(lines) > 0 {
 				cmds = append(cmds, strings.Join(lines, "\n"))
 			}
+		case map[string]any:
+			// script = { pre = …, main = …, post = … }: run in that order,
+			// each a string or a list of lines.
+			for _, part := range []string{"pre", "main", "post"} {
+				if p, ok := s[part]; ok {
+					lines(p)
+				}
+			}
 		}
+	}
+	script := func(t map[string]any) {
+		runner, _ := t["script_runner"].(string)
+		if !slices.Contains(cargoMakeShells, runner) {
+			return
+		}
+		lines(t["script"])
 	}
 	task := func(t map[string]any) {
 		if c, ok := t["command"].(string); ok && c != "" {
@@ -497,7 +612,7 @@ func (x *extractor) cargoMake() error {
 		script(t)
 	}
 	tasks := table(doc, "tasks")
-	for _, name := range sortedKeys(tasks) {
+	for _, name := range slices.Sorted(maps.Keys(tasks)) {
 		t, _ := tasks[name].(map[string]any)
 		task(t)
 		for _, osKey := range []string{"linux", "mac", "windows"} {
@@ -507,7 +622,7 @@ func (x *extractor) cargoMake() error {
 		}
 	}
 	env := table(doc, "env")
-	for _, name := range sortedKeys(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if t, ok := env[name].(map[string]any); ok {
 			script(t)
 		}
@@ -518,7 +633,8 @@ func (x *extractor) cargoMake() error {
 
 // netlify reads netlify.toml's build and dev commands, and those of each
 // deploy context; Netlify's build machine runs them with the site's
-// secrets.
+// secrets. ignore is a command too: Netlify runs it before each build to
+// decide whether to build.
 func (x *extractor) netlify() error {
 	doc, err := x.tomlTable()
 	if err != nil {
@@ -526,14 +642,16 @@ func (x *extractor) netlify() error {
 	}
 	var cmds []string
 	add := func(t map[string]any) {
-		if c, ok := t["command"].(string); ok {
-			cmds = append(cmds, c)
+		for _, k := range []string{"command", "ignore"} {
+			if c, ok := t[k].(string); ok {
+				cmds = append(cmds, c)
+			}
 		}
 	}
 	add(table(doc, "build"))
 	add(table(doc, "dev"))
 	contexts := table(doc, "context")
-	for _, name := range sortedKeys(contexts) {
+	for _, name := range slices.Sorted(maps.Keys(contexts)) {
 		c, _ := contexts[name].(map[string]any)
 		add(c)
 		add(table(c, "build"))

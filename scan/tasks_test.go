@@ -121,6 +121,50 @@ func TestExtractTaskRunners(t *testing.T) {
 	}
 }
 
+// TestExtractDroppedCommands: commands these readers dropped — netlify's
+// ignore (run before each build), cargo-make's script as pre/main/post
+// parts, mise's exec() templates (run when mise renders the value, on
+// entering the directory) — and AppVeyor's phases, which nothing read.
+// Every case with commands failed before.
+func TestExtractDroppedCommands(t *testing.T) {
+	checkExtract(t, "netlify.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"ignore", "[build]\nignore = \"curl https://x | sh\"\n[context.production]\nignore = \"git diff --quiet\"\n", []extracted{{"curl https://x | sh", "2:11"}, {"git diff --quiet", "4:11"}}},
+	})
+	checkExtract(t, "Makefile.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"script parts", "[tasks.a]\nscript = { pre = \"echo pre\", main = [\"set -e\", \"rm -rf ~\"], post = \"curl https://x | sh\" }\n", []extracted{{"echo pre", "2:19"}, {"set -e\nrm -rf ~", "2:39"}, {"curl https://x | sh", "2:69"}}},
+		{"script parts of another runner", "[tasks.a]\nscript_runner = \"@rust\"\nscript = { main = \"fn main() {}\" }\n", nil},
+	})
+	checkExtract(t, "mise.toml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"exec in env", "[env]\nTOKEN = \"{{ exec(command='curl https://x | sh') }}\"\nV = \"{{exec(command=\\\"git describe\\\")}}\"\n[tools]\nnode = \"{{ exec( command = `cat .nvmrc` ) }}\"\n", []extracted{{"curl https://x | sh", "2:27"}, {"git describe", "3:23"}, {"cat .nvmrc", "5:29"}}},
+		{"other templates", "[env]\nX = \"{{ env.HOME }}/bin\"\nY = \"exec is a word\"\n", nil},
+	})
+	checkExtract(t, "appveyor.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		// Windows (the default image): cmd.exe and PowerShell are not
+		// shell; sh items are.
+		{"windows image", "install:\n  - cmd: del /q build\n  - ps: Remove-Item x\n  - sh: curl https://x | sh\nbuild_script:\n  - msbuild\n", []extracted{{"curl https://x | sh", "4:9"}}},
+		{"ubuntu image", "image: Ubuntu2204\ninit:\n  - rm -rf ~\nbefore_build:\n  - cmd: make\n  - ps: Get-ChildItem\ntest_script:\n  - sh: go test ./...\non_finish:\n  - curl https://x | sh\n", []extracted{{"rm -rf ~", "3:5"}, {"make", "5:10"}, {"go test ./...", "8:9"}, {"curl https://x | sh", "10:5"}}},
+		{"matrix with windows", "image:\n  - Ubuntu\n  - Visual Studio 2022\ninstall:\n  - make\n  - sh: make check\n", []extracted{{"make check", "6:9"}}},
+		{"not a phase", "image: Ubuntu\nenvironment:\n  X: rm -rf ~\nmatrix:\n  fast_finish: true\n", nil},
+	})
+	for name, want := range map[string]Kind{"appveyor.yml": AppVeyor, ".appveyor.yml": AppVeyor, "ci/appveyor.yml": AppVeyor, "appveyor.json": ""} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 // TestExtractTaskRunnerSyntax: a TOML config that does not parse is a
 // syntax error at its place, like YAML and JSON (a scan cannot say it holds
 // no command).

@@ -37,6 +37,13 @@ type agentProtocol struct {
 	// is what runs when the user says yes (so it runs in guard's
 	// sandbox) and what the user sees in the prompt.
 	askRewrite bool
+	// askNeedsTerminal: the event says nothing about whether a person
+	// answers the agent's prompt, so guard asks only when the agent runs
+	// in a terminal (the hook shares its controlling terminal). Without
+	// one the agent is headless, or a client program (an editor over
+	// ACP, another agent over A2A) answers its prompts: what would be
+	// asked is denied and queued instead.
+	askNeedsTerminal bool
 	// gemini: answers are {"decision": …} (with the rewrite under
 	// hookSpecificOutput.tool_input and the prompt's text in
 	// systemMessage) rather than Claude Code's hookSpecificOutput.
@@ -48,6 +55,11 @@ type agentProtocol struct {
 	// "command", "command": "GUARD hook NAME", "timeout": timeout}]}
 	// under hooks.<event> of the settings file.
 	matcher string
+	// onFailure, when set, is the hook's onFailure setting: "block" makes
+	// the agent block the call when the hook cannot start, times out or
+	// exits with a status other than 0 or 2 (guard's binary moved or
+	// removed, a crash that escaped guard), instead of running it.
+	onFailure string
 	// timeout is in the agent's unit: seconds for Claude Code and Codex,
 	// milliseconds for Gemini CLI. It must exceed hookDeadline, so guard
 	// answers (deny) before the agent gives up on it and runs the call.
@@ -76,12 +88,15 @@ var agentProtocols = []*agentProtocol{
 	// Claude); updatedInput replaces the tool input, with allow or with
 	// ask (the user is shown, and approves, the modified input). Exit 2
 	// blocks with stderr as the reason; any other non-zero exit lets the
-	// call run. Hook timeout is in seconds.
+	// call run, unless the hook says onFailure: "block" (Claude Code
+	// 2.1.295 and later: a hook that cannot start, times out or exits
+	// with another status blocks the call; earlier releases ignore the
+	// key). Hook timeout is in seconds.
 	{name: "claude", label: "Claude Code", docs: "https://code.claude.com/docs/en/hooks",
 		event: "PreToolUse", provenance: "hook:claude-code",
 		shellTools: []string{"Bash"}, fileTools: claudeFileTools,
 		canAsk: true, askRewrite: true,
-		matcher: "*", timeout: 10,
+		matcher: "*", onFailure: "block", timeout: 10,
 		userDir: ".claude", userEnv: "CLAUDE_CONFIG_DIR", file: "settings.json", projectDir: ".claude",
 		hints: []string{"Claude Code reads hooks at start: restart it, then '/hooks' lists guard's"}},
 	// Codex: https://developers.openai.com/codex/hooks (PreToolUse, same
@@ -111,7 +126,16 @@ var agentProtocols = []*agentProtocol{
 	// prompt, shows systemMessage in it, and the modified tool_input is
 	// what the confirmed call runs. hooksConfig.enabled (default true) and
 	// hooksConfig.disabled decide whether the hook runs
-	// (docs/reference/configuration.md).
+	// (docs/reference/configuration.md). BeforeTool's input carries no
+	// approval mode and nothing says whether the session is interactive
+	// (packages/core/src/hooks/types.ts HookInput, BeforeToolInput): a
+	// hook's ask becomes ASK_USER whatever the policy says
+	// (scheduler.ts), which non-interactive runs (gemini -p) cannot
+	// show, the ACP mode hands to the editor client
+	// (packages/cli/src/acp/acpSession.ts requestPermission) and the A2A
+	// server to its remote client, often another program
+	// (packages/a2a-server/src/agent/task.ts, input-required). Only the interactive UI,
+	// which needs a terminal, shows it to a person: askNeedsTerminal.
 	{name: "gemini", label: "Gemini CLI", docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md",
 		event: "BeforeTool", provenance: "hook:gemini-cli",
 		shellTools: []string{"run_shell_command"},
@@ -121,7 +145,7 @@ var agentProtocols = []*agentProtocol{
 			"search_file_content": accessSearch, "grep_search": accessSearch,
 			"write_file": accessWrite, "replace": accessWrite,
 		},
-		canAsk: true, askRewrite: true, gemini: true,
+		canAsk: true, askRewrite: true, askNeedsTerminal: true, gemini: true,
 		matcher: "*", timeout: 10000, named: true,
 		userDir: ".gemini", file: "settings.json", projectDir: ".gemini",
 		hints: []string{"Gemini CLI runs hooks unless hooksConfig.enabled is false or guard's hook is in hooksConfig.disabled; '/hooks panel' lists guard's"}},

@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/guard-sh/guard/approval"
 	"github.com/guard-sh/guard/audit"
@@ -93,6 +95,9 @@ type hookEnv struct {
 	exe      func() (string, error)
 	ppid     int
 	deadline time.Duration
+	// terminal reports whether the hook has a controlling terminal (the
+	// agent runs in one); nil counts as none.
+	terminal func() bool
 }
 
 // hookGuardPath finds guard's path for the rewrite. Only the test binary
@@ -122,7 +127,20 @@ func defaultHookEnv() hookEnv {
 	return hookEnv{exe: sync.OnceValues(func() (string, error) {
 		f := <-exe
 		return f.path, f.err
-	}), ppid: os.Getppid(), deadline: hookDeadline}
+	}), ppid: os.Getppid(), deadline: hookDeadline, terminal: hasTerminal}
+}
+
+// hasTerminal reports whether guard has a controlling terminal: the
+// device prompts open (/dev/tty) opens and is a terminal. An agent's hook
+// inherits the agent's session, so this says whether the agent runs in
+// a terminal.
+func hasTerminal() bool {
+	f, err := os.OpenFile(ttyPath(), os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return term.IsTerminal(int(f.Fd()))
 }
 
 func newHookCmd(s *streams) *cobra.Command {
@@ -136,8 +154,10 @@ PreToolUse, 'gemini' for Gemini CLI's BeforeTool.
 A shell command at level A is allowed and rewritten to run through
 'guard run' (so it runs in guard's sandbox). Claude Code and Gemini CLI ask
 their user about level B, with the command rewritten to run once in guard's
-sandbox if the user says yes. Above that, or where the agent has no way to
-ask (Codex), the call is denied and queued: the user approves it with
+sandbox if the user says yes (Gemini CLI only when it runs in a terminal).
+Above that, or where the agent has no way to ask a person (Codex, an
+unattended permission mode, Gemini CLI headless), the call is denied and
+queued: the user approves it with
 'guard approve ID' in a terminal and the agent runs the same command again.
 Tools guard does not know (MCP tools) are judged by every command and path
 in their input, at any depth. File tools are judged by the path
@@ -408,11 +428,15 @@ func (h *hookCall) stringField(key string) (v string, ok bool, err error) {
 var attendedModes = []string{"", "default", "acceptEdits", "plan"}
 
 // canAsk reports whether an ask reaches the agent's user: the protocol has
-// one and the session's permission mode is one where a person answers.
-// Otherwise what would be asked is denied and queued, for the user's
-// terminal.
+// one, the session's permission mode is one where a person answers, and,
+// for an agent whose event does not say whether anyone is there
+// (askNeedsTerminal), the agent runs in a terminal. Otherwise what would
+// be asked is denied and queued, for the user's terminal.
 func (h *hookCall) canAsk() bool {
-	return h.p.canAsk && slices.Contains(attendedModes, h.ev.PermissionMode)
+	if !h.p.canAsk || !slices.Contains(attendedModes, h.ev.PermissionMode) {
+		return false
+	}
+	return !h.p.askNeedsTerminal || h.env.terminal != nil && h.env.terminal()
 }
 
 // record appends one audit record. It returns false when the record could
@@ -789,7 +813,7 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 			delete(m, k)
 		}
 	}
-	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName)}
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
 	}

@@ -25,6 +25,9 @@ type hookAttack struct {
 	want  string // hookDeny, hookAsk, hookAllow or hookNoOpinion
 	// says must appear in stderr (a deny) or stdout (any other answer).
 	says string
+	// noTerminal: the agent does not run in a terminal (no controlling
+	// terminal for the hook).
+	noTerminal bool
 }
 
 func runHookAttacks(t *testing.T, cases []hookAttack) {
@@ -36,7 +39,7 @@ func runHookAttacks(t *testing.T, cases []hookAttack) {
 				c.setup(t, w)
 			}
 			in := strings.NewReplacer("$PROJ", w.proj, "$HOME", w.home).Replace(c.event)
-			r := callHook(c.agent, in)
+			r := callHookTerminal(c.agent, in, !c.noTerminal)
 			got := hookNoOpinion
 			for _, d := range []string{hookAllow, hookAsk, hookDeny} {
 				if strings.Contains(r.stdout, `"permissionDecision":"`+d+`"`) || strings.Contains(r.stdout, `"decision":"`+d+`"`) {
@@ -170,7 +173,8 @@ func TestHookTerminalInput(t *testing.T) {
 		{name: "terminal_text_b", agent: "claude", event: claudeEvent("mcp__pty__type", `{"text":"touch $HOME/pwned"}`, ""), want: hookAsk, says: "fs.create"},
 		// Controls: text that is not typed into a shell stays unread.
 		{name: "control_query_text", agent: "claude", event: claudeEvent("mcp__db__query", `{"text":"select * from users;"}`, ""), want: hookNoOpinion},
-		{name: "control_python_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"import os","language":"python"}`, ""), want: hookNoOpinion},
+		// Python code is not shell: it is reviewed as python3 -c (TestHookForeignCode), not as shell text.
+		{name: "control_python_code_not_shell", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"code":"import os","language":"python"}`, ""), want: hookAsk, says: "interp.inline-code: runs inline python3 code"},
 		{name: "control_chat_text", agent: "claude", event: claudeEvent("mcp__slack__post", `{"text":"run rm -rf ~ (careful)","channel":"x"}`, ""), want: hookNoOpinion},
 		{name: "control_tmux_ls", agent: "claude", event: claudeEvent("mcp__tmux__send_keys", `{"keys":"ls -la Enter","target":"main"}`, ""), want: hookNoOpinion},
 	})
@@ -340,4 +344,54 @@ func TestHookGuardPathPanic(t *testing.T) {
 	if r == nil || r.Decision != audit.Failed || r.Command != "ls" {
 		t.Errorf("audit record %+v, want one failed record for ls", r)
 	}
+}
+
+// TestHookGeminiAskNeedsTerminal: Gemini CLI's event does not say whether
+// a person answers its prompt (gemini -p, its ACP and A2A modes hand the
+// prompt to no one or to a client program), so an ask reaches a person
+// only when Gemini CLI runs in a terminal. Without one, what would be
+// asked is denied and queued for the user's terminal. The three attacks
+// were asks before (an --asked rewrite a client program could accept).
+func TestHookGeminiAskNeedsTerminal(t *testing.T) {
+	gem := func(tool, input string) string {
+		return `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	runHookAttacks(t, []hookAttack{
+		{name: "headless_shell_b", agent: "gemini", noTerminal: true, event: gem("run_shell_command", `{"command":"git reset --hard HEAD~1"}`), want: hookDeny, says: "It is queued as"},
+		{name: "headless_write_outside", agent: "gemini", noTerminal: true, event: gem("write_file", `{"file_path":"$HOME/notes/x.txt","content":"x"}`), want: hookDeny, says: "cannot be given through Gemini CLI"},
+		{name: "headless_mcp_command_b", agent: "gemini", noTerminal: true, event: gem("mcp_ci_run", `{"command":"rm -rf build"}`), want: hookDeny},
+		// Controls: in a terminal Gemini CLI asks; a level A command is
+		// allowed either way; Claude Code's event says its mode.
+		{name: "control_terminal_shell_b", agent: "gemini", event: gem("run_shell_command", `{"command":"git reset --hard HEAD~1"}`), want: hookAsk, says: "--asked "},
+		{name: "control_headless_shell_a", agent: "gemini", noTerminal: true, event: gem("run_shell_command", `{"command":"git status"}`), want: hookAllow},
+		{name: "control_claude_no_terminal", agent: "claude", noTerminal: true, event: claudeEvent("Bash", `{"command":"git reset --hard HEAD~1"}`, ""), want: hookAsk, says: "--asked "},
+	})
+}
+
+// TestHookForeignCode: code a tool runs in a language other than shell is
+// reviewed as that language's inline code (pwsh -Command, python3 -c:
+// code guard does not review, B), not as shell text. Codex sends its
+// shell tool as "PowerShell" when the user's shell is PowerShell; read as
+// bash, Remove-Item -Recurse is an unknown program (A) and the call got no
+// opinion, as did code tagged with another language. The 6 attacks were
+// no opinion before.
+func TestHookForeignCode(t *testing.T) {
+	gem := func(tool, input string) string {
+		return `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	rmHome := `{"command":"Remove-Item -Recurse -Force $HOME"}`
+	runHookAttacks(t, []hookAttack{
+		{name: "codex_powershell_tool", agent: "codex", event: claudeEvent("PowerShell", rmHome, ""), want: hookDeny, says: "interp.inline-code: runs inline pwsh code"},
+		{name: "claude_powershell_tool", agent: "claude", event: claudeEvent("PowerShell", rmHome, ""), want: hookAsk, says: "interp.inline-code"},
+		{name: "mcp_pwsh_terminal_input", agent: "codex", event: claudeEvent("mcp__pwsh__send_input", `{"input":"Remove-Item -Recurse -Force ~"}`, ""), want: hookDeny, says: "pwsh"},
+		{name: "claude_python_tagged_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"language":"python","code":"import shutil; shutil.rmtree('/home')"}`, ""), want: hookAsk, says: "python3"},
+		{name: "gemini_kernel_python3_cell", agent: "gemini", event: gem("notebook_run", `{"cell":{"kernel":"Python3","source":"import os; os.remove('x')"}}`), want: hookAsk, says: "python3"},
+		{name: "codex_node_tagged_snippet", agent: "codex", event: claudeEvent("mcp__eval__run", `{"runtime":"node","snippet":"require('fs').rmSync('/', {recursive: true})"}`, ""), want: hookDeny, says: "node"},
+		// Controls: bash-tagged code is still shell (ls: A, no opinion); a
+		// language tag beside text that is not code, or with no code at
+		// all, changes nothing.
+		{name: "control_bash_tagged_ls", agent: "claude", event: claudeEvent("mcp__nb__run", `{"language":"bash","code":"ls -la"}`, ""), want: hookNoOpinion},
+		{name: "control_python_docs_query", agent: "claude", event: claudeEvent("mcp__docs__search", `{"language":"python","query":"shutil.rmtree"}`, ""), want: hookNoOpinion},
+		{name: "control_python_description", agent: "codex", event: claudeEvent("mcp__x__describe", `{"lang":"python","description":"a python helper"}`, ""), want: hookNoOpinion},
+	})
 }

@@ -77,9 +77,15 @@ type hookResult struct {
 
 // callHook runs the hook in-process, as `guard hook AGENT` would.
 func callHook(agent, input string) hookResult {
+	return callHookTerminal(agent, input, true)
+}
+
+// callHookTerminal is callHook with or without a controlling terminal
+// (callHook has one: the agent runs in a terminal).
+func callHookTerminal(agent, input string, terminal bool) hookResult {
 	var out, errb bytes.Buffer
 	s := &streams{in: strings.NewReader(input), out: &out, err: &errb}
-	env := hookEnv{exe: testExe, ppid: 4242, deadline: 30 * time.Second}
+	env := hookEnv{exe: testExe, ppid: 4242, deadline: 30 * time.Second, terminal: func() bool { return terminal }}
 	code := runHook(s, []string{agent}, env)
 	return hookResult{code: code, stdout: out.String(), stderr: errb.String()}
 }

@@ -21,8 +21,11 @@ type toolStrings struct {
 	dirs []string
 	// terminal: the tool's name says it types into a shell.
 	terminal bool
-	n        int
-	classes  map[string]keyClass // per key: input repeats its keys
+	// shellArgv runs a command of the tool's shell when it is not bash
+	// (toolShellArgv): nil for shell text.
+	shellArgv []string
+	n         int
+	classes   map[string]keyClass // per key: input repeats its keys
 }
 
 // keyClass is what a key's name says its value is.
@@ -67,7 +70,7 @@ var inputWords = []string{"input", "keys", "key", "keystroke", "text", "stdin", 
 
 // terminalWords, in a tool's name (mcp__tmux__send_keys), say it types
 // into a shell.
-var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console"}
+var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console", "pwsh", "powershell"}
 
 // shellNames are the values of a language key that say code is shell.
 var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "shell", "shellscript", "shell-script", "console", "posix"}
@@ -76,16 +79,64 @@ var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "shell", "shellscr
 // shell.
 func isTerminalTool(name string) bool { return keyHas(name, terminalWords) }
 
-// shellTagged reports whether the object m says its code is shell:
-// {"language": "bash", "code": "…"}.
-func shellTagged(m map[string]any, keys []string) bool {
-	for _, k := range keys {
-		s, ok := m[k].(string)
-		if ok && keyHas(k, []string{"language", "lang", "interpreter", "kernel", "runtime"}) && slices.Contains(shellNames, strings.ToLower(strings.TrimSpace(s))) {
-			return true
+// codeLanguages are the languages, other than shell, in which a tool may
+// run code, and the command line that runs such code inline: a tool
+// running it is reviewed as that command (python3 -c CODE: code guard
+// does not review, at least B), never as shell text, which it is not
+// (PowerShell's Remove-Item -Recurse ~ read as bash is an unknown
+// program, A).
+var codeLanguages = []struct {
+	names []string
+	argv  []string
+}{
+	{[]string{"powershell", "pwsh", "ps1"}, []string{"pwsh", "-Command"}},
+	{[]string{"python", "python3", "python2", "py", "ipython"}, []string{"python3", "-c"}},
+	{[]string{"javascript", "js", "node", "nodejs", "typescript", "ts"}, []string{"node", "-e"}},
+	{[]string{"ruby", "rb"}, []string{"ruby", "-e"}},
+	{[]string{"perl", "pl"}, []string{"perl", "-e"}},
+	{[]string{"r", "rscript"}, []string{"Rscript", "-e"}},
+}
+
+// languageArgv is the command line that runs inline code of the language
+// named lang, nil when it is none of codeLanguages.
+func languageArgv(lang string) []string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	for _, l := range codeLanguages {
+		if slices.Contains(l.names, lang) {
+			return l.argv
 		}
 	}
-	return false
+	return nil
+}
+
+// toolShellArgv is the command line that runs a command of a tool whose
+// name says its shell is not bash (Codex's PowerShell tool, which it
+// sends for the shell tool when the user's shell is PowerShell); nil for
+// any other tool.
+func toolShellArgv(name string) []string {
+	if keyContains(name, []string{"powershell", "pwsh"}) {
+		return languageArgv("powershell")
+	}
+	return nil
+}
+
+// codeTagged reports what the object m says its code is: shell
+// ({"language": "bash", "code": "…"}), or another language, whose inline
+// command line is argv.
+func codeTagged(m map[string]any, keys []string) (shell bool, argv []string) {
+	for _, k := range keys {
+		s, ok := m[k].(string)
+		if !ok || !keyHas(k, []string{"language", "lang", "interpreter", "kernel", "runtime"}) {
+			continue
+		}
+		if slices.Contains(shellNames, strings.ToLower(strings.TrimSpace(s))) {
+			return true, nil
+		}
+		if a := languageArgv(s); a != nil {
+			return false, a
+		}
+	}
+	return false, nil
 }
 
 func isString(v any) bool {
@@ -181,14 +232,19 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err != nil {
 			return err
 		}
-		shell := f.terminal || shellTagged(v, keys)
+		shell, argv := codeTagged(v, keys)
+		if !shell && argv == nil && f.terminal {
+			shell, argv = true, f.shellArgv
+		}
 		for _, k := range keys {
 			if slices.Contains(done, k) {
 				continue
 			}
-			if shell && keyHas(k, inputWords) && !keyHas(k, textWords) {
+			if (shell || argv != nil) && keyHas(k, inputWords) && !keyHas(k, textWords) {
 				// What a terminal tool types, or the code of an object
-				// tagged as shell, is shell text, string by string.
+				// tagged as shell, is shell text, string by string; code
+				// tagged with another language runs as that language's
+				// inline code.
 				if texts, ok := stringList(v[k]); ok || isString(v[k]) {
 					if !ok {
 						texts = []string{v[k].(string)}
@@ -197,8 +253,11 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 						return err
 					}
 					for _, s := range texts {
-						if strings.TrimSpace(s) != "" {
-							f.commands = append(f.commands, s)
+						if strings.TrimSpace(s) == "" {
+							continue
+						}
+						if err := f.addCode(argv, s); err != nil {
+							return err
 						}
 					}
 					continue
@@ -225,7 +284,7 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err := f.count(1); err != nil {
 			return err
 		}
-		f.add(key, v)
+		return f.add(key, v)
 	}
 	return nil
 }
@@ -294,27 +353,26 @@ func stringList(v any) ([]string, bool) {
 // path when it is written as one (absolute, ~/, $HOME/, ./, ../, a file:
 // URI in any spelling, a relative path with a slash, a dot-file name) or
 // a path-named key holds a single line.
-func (f *toolStrings) add(key, v string) {
+func (f *toolStrings) add(key, v string) error {
 	if v == "" {
-		return
+		return nil
 	}
 	if f.class(key).command {
-		f.commands = append(f.commands, v)
-		return
+		return f.addCode(f.shellArgv, v)
 	}
 	if f.class(key).dir && !strings.ContainsAny(v, "\n\r") && !slices.Contains(f.dirs, v) {
 		f.dirs = append(f.dirs, v)
 	}
 	if p, ok := fileURIPath(v); ok {
 		f.paths = append(f.paths, toolPath{p, accessWrite})
-		return
+		return nil
 	}
 	if u := metadataURL(v); u != "" {
 		f.metadata = append(f.metadata, u)
-		return
+		return nil
 	}
 	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "://") {
-		return
+		return nil
 	}
 	for _, home := range []string{"$HOME", "${HOME}"} {
 		if rest, ok := strings.CutPrefix(v, home); ok && (rest == "" || rest[0] == '/') {
@@ -322,11 +380,27 @@ func (f *toolStrings) add(key, v string) {
 		}
 	}
 	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !f.class(key).path {
-		return
+		return nil
 	}
 	if pre := globPrefix(v); pre != "" {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})
 	}
+	return nil
+}
+
+// addCode adds code the tool runs: shell text as it is (argv nil), code
+// of another language as the command line argv that runs it inline.
+func (f *toolStrings) addCode(argv []string, code string) error {
+	if argv == nil {
+		f.commands = append(f.commands, code)
+		return nil
+	}
+	line, err := parse.Quote(append(slices.Clip(argv), code))
+	if err != nil {
+		return fmt.Errorf("malformed hook input: a command in tool_input cannot be reviewed: %v", err)
+	}
+	f.commands = append(f.commands, line)
+	return nil
 }
 
 // metadataURL is the first URL in v, alone or inside text (Gemini CLI's

@@ -38,10 +38,11 @@ type hookGroup struct {
 }
 
 type hookEntry struct {
-	Name    string `json:"name,omitempty"`
-	Type    string `json:"type"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout"`
+	Name      string `json:"name,omitempty"`
+	Type      string `json:"type"`
+	Command   string `json:"command"`
+	Timeout   int    `json:"timeout"`
+	OnFailure string `json:"onFailure,omitempty"`
 }
 
 func (t *agentProtocol) command(exe string) string {
@@ -53,7 +54,7 @@ func (t *agentProtocol) command(exe string) string {
 }
 
 func (t *agentProtocol) group(exe string) hookGroup {
-	e := hookEntry{Type: "command", Command: t.command(exe), Timeout: t.timeout}
+	e := hookEntry{Type: "command", Command: t.command(exe), Timeout: t.timeout, OnFailure: t.onFailure}
 	if t.named {
 		e.Name = "guard"
 	}

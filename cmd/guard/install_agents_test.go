@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,39 @@ func stripComments(b []byte) []byte {
 	return out
 }
 
+// TestInstallAddsOnFailureBlock: guard's Claude Code hook says
+// onFailure: "block" (a hook that cannot start, times out or exits
+// otherwise blocks the call), and installing again over an entry written
+// before it updates that entry in place, once. Codex and Gemini CLI
+// entries carry no such key (their agents document none).
+func TestInstallAddsOnFailureBlock(t *testing.T) {
+	old := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/opt/guard/bin/guard hook claude","timeout":10}]}]}}`
+	got, err := installHookJSON([]byte(old), agentNamed("claude"), exeA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/opt/guard/bin/guard hook claude","timeout":10,"onFailure":"block"}]}]}}`
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got\n%s\nwant (as JSON)\n%s", got, want)
+	}
+	for _, name := range []string{"codex", "gemini"} {
+		b, err := installHookJSON(nil, agentNamed(name), exeA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "onFailure") {
+			t.Errorf("%s: %s carries onFailure", name, b)
+		}
+	}
+}
+
 func TestInstallHookJSONExactOutput(t *testing.T) {
 	tg := agentNamed("claude")
 	got, err := installHookJSON([]byte(settingsFixtures["hooks-other-event"]), tg, exeA)
@@ -168,7 +202,8 @@ func TestInstallHookJSONExactOutput(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/guard/bin/guard hook claude",
-            "timeout": 10
+            "timeout": 10,
+            "onFailure": "block"
           }
         ]
       }
@@ -182,7 +217,7 @@ func TestInstallHookJSONExactOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = `{"a":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}, {"matcher":"*","hooks":[{"type":"command","command":"/opt/guard/bin/guard hook claude","timeout":10}]}]}}`
+	want = `{"a":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}, {"matcher":"*","hooks":[{"type":"command","command":"/opt/guard/bin/guard hook claude","timeout":10,"onFailure":"block"}]}]}}`
 	if string(got) != want {
 		t.Errorf("one-line: got\n%s\nwant\n%s", got, want)
 	}

@@ -46,21 +46,25 @@ func newScanCmd(s *streams) *cobra.Command {
 		Short: "Review the shell in a repository, for pre-commit hooks and CI",
 		Long: `guard scan finds the shell in a repository and reviews every command with
 the same rules as 'guard check', as text read from a file: shell scripts (by
-extension or shebang, .envrc, shell startup files, git hooks under any
-hooks path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands
-of CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker,
-Buildkite, Taskfile and Gitpod, Makefile recipes and $(shell) calls,
-justfile recipes and backticks, Procfile processes, Jenkinsfile sh
-steps, Dockerfile and Earthfile RUN
-instructions, package.json scripts, VS Code tasks and dev container
-lifecycle commands, mise hooks and tasks, pyproject.toml tasks (Poe, PDM,
-Hatch, taskipy, tox), tox.ini commands, devbox.json's init_hook, deno.json
-tasks, cargo-make's Makefile.toml, netlify.toml's build commands, and the
-workflows of Gitea and Forgejo, and the scripts of Semaphore, Cirrus CI,
-Cloud Build, Codemagic and Bitrise. A committed symbolic link with such a name is read
-through when it leads inside the repository. A Dockerfile
-RUN changes the image, not this machine: its packages and system paths are
-B there (code from the network stays C).
+extension or shebang, .envrc, shell startup files, git hooks under any hooks
+path), GitHub Actions run steps, .gitlab-ci.yml scripts, the commands of
+CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite,
+Taskfile and Gitpod, Makefile recipes and $(shell) calls, justfile recipes
+and backticks, Procfile processes, Jenkinsfile sh steps, Rakefile sh/system
+calls and backticks, Vagrant provisioners and triggers, Dockerfile and
+Earthfile RUN instructions (Dockerfiles a Compose file builds too),
+package.json scripts, .npmrc's script-shell, VS Code tasks and the programs
+its settings start, dev container lifecycle commands, mise hooks and tasks,
+pyproject.toml tasks (Poe, PDM, Hatch, taskipy, tox), tox.ini commands,
+devbox.json's init_hook, deno.json tasks, cargo-make's Makefile.toml,
+netlify.toml's build commands, and the workflows of Gitea and Forgejo, and
+the scripts of Semaphore, Cirrus CI, Cloud Build, Codemagic, Bitrise and
+AppVeyor, and the commands git runs from configuration kept in the
+repository (.gitmodules, .lfsconfig, config templates: the drivers
+.gitattributes names, ! aliases, pagers). A committed symbolic link with
+such a name is read through when it leads inside the repository. A
+Dockerfile RUN changes the image, not this machine: its packages and system
+paths are B there (code from the network stays C).
 
 Without PATH it scans the repository the current directory is in (the git
 top level, else the current directory); a PATH that names a file is scanned

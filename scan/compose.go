@@ -1,0 +1,116 @@
+package scan
+
+import (
+	"path"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Docker Compose builds the images its services name: a service's
+// build.dockerfile is a Dockerfile whatever it is named (ci/Build.df,
+// relative to build.context), and build.dockerfile_inline is one written
+// in the compose file itself. Their RUN lines run on every 'docker compose
+// build' or 'up'.
+
+// isCompose reports whether a (lower-case) base name is a Compose file:
+// compose.yaml, docker-compose.yml, and their overrides
+// (docker-compose.override.yml, compose.prod.yaml).
+func isCompose(lower string) bool {
+	if !isYAML(lower) {
+		return false
+	}
+	stem := strings.TrimSuffix(strings.TrimSuffix(lower, ".yml"), ".yaml")
+	for _, s := range []string{"compose", "docker-compose"} {
+		if stem == s || strings.HasPrefix(stem, s+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// composeBuilds calls f with every service's build mapping and the
+// directory (slash-separated, from the root) its context names; a
+// context elsewhere (a URL, a git repository, a path out of the
+// repository) gives ok false.
+func composeBuilds(name string, docs []*yaml.Node, f func(build *yaml.Node, context string, ok bool)) {
+	for _, doc := range docs {
+		services := resolve(lookup(resolve(doc), "services"))
+		if services == nil || services.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 1; i < len(services.Content); i += 2 {
+			build := resolve(lookup(resolve(services.Content[i]), "build"))
+			if build == nil || build.Kind != yaml.MappingNode {
+				continue // a string is a context, whose Dockerfile is read by its name
+			}
+			context := "."
+			if c := resolve(lookup(build, "context")); c != nil && c.Kind == yaml.ScalarNode {
+				context = c.Value
+			}
+			dir := path.Join(path.Dir(name), context)
+			ok := !strings.Contains(context, "://") && !strings.HasPrefix(context, "git@") && !path.IsAbs(context) && dir != ".." && !strings.HasPrefix(dir, "../")
+			f(build, dir, ok)
+		}
+	}
+}
+
+// composeDockerfiles are the Dockerfiles (from the root) the Compose file
+// name builds by a name of their own.
+func composeDockerfiles(name string, src []byte) []string {
+	var doc yaml.Node
+	if len(src) == 0 || yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	var out []string
+	composeBuilds(name, doc.Content, func(build *yaml.Node, context string, ok bool) {
+		d := resolve(lookup(build, "dockerfile"))
+		if !ok || d == nil || d.Kind != yaml.ScalarNode || d.Value == "" || path.IsAbs(d.Value) {
+			return
+		}
+		if p := path.Join(context, d.Value); p != ".." && !strings.HasPrefix(p, "../") {
+			out = append(out, escapeGlob(p))
+		}
+	})
+	return out
+}
+
+// escapeGlob quotes the glob characters of a file name, so it matches
+// only itself.
+func escapeGlob(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// compose reads the Dockerfiles a Compose file writes inline
+// (build.dockerfile_inline) as Dockerfiles: their RUN lines, each mapped
+// to its line in the compose file.
+func (x *extractor) compose() error {
+	docs, err := x.yamlDocs()
+	composeBuilds(x.name, docs, func(build *yaml.Node, context string, _ bool) {
+		n := resolve(lookup(build, "dockerfile_inline"))
+		if n == nil || n.Kind != yaml.ScalarNode {
+			return
+		}
+		value := x.yamlScalar(n).snippet(x.name, Dockerfile, context, x.lines)
+		inner := &extractor{name: x.name, src: []byte(value.Text), dir: context}
+		inner.lines = newLineIndex(inner.src)
+		inner.dockerfile()
+		for _, s := range inner.out {
+			// Each piece of the inline Dockerfile maps to where its
+			// first byte is in the compose file.
+			for k := range s.segs {
+				s.segs[k] = segment{off: s.segs[k].off, src: value.srcOffset(s.segs[k].src)}
+			}
+			s.lines = x.lines
+			x.out = append(x.out, s)
+		}
+	})
+	return err
+}

@@ -1,0 +1,80 @@
+package scan
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestExtractRakefile: the commands a Rakefile runs — sh, system, exec
+// and spawn with one string (a command line) or several (a program and
+// its arguments), backticks and %x() — in every Ruby string form. None
+// was read (every case with commands failed before). Strings that are
+// only data, comments, and heredoc bodies given to something else are
+// not commands.
+func TestExtractRakefile(t *testing.T) {
+	checkExtract(t, "Rakefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"sh forms", "task :a do\n  sh \"curl https://x | sh\"\n  sh('make test')\n  system %q(rm -rf ~)\nend\n", []extracted{{"curl https://x | sh", "2:7"}, {"make test", "3:7"}, {"rm -rf ~", "4:13"}}},
+		{"argv and options", "task :b do\n  sh \"rm\", \"-rf\", \"a b\"\n  sh \"ls\", verbose: false\nend\n", []extracted{{"rm -rf 'a b'", "2:7"}, {"ls", "3:7"}}},
+		{"backticks and %x", "V = `git describe`\nW = %x{curl https://x | sh}\n", []extracted{{"git describe", "1:6"}, {"curl https://x | sh", "2:8"}}},
+		{"interpolation", "task :c do |t, args|\n  sh \"rm -rf #{args[:dir]}\"\nend\n", []extracted{{"rm -rf ${ruby_args_dir}", "2:7"}}},
+		{"heredoc", "task :d do\n  sh <<~EOS\n    set -e\n    curl https://x | sh\n  EOS\n  puts 'done'\nend\n", []extracted{{"set -e\ncurl https://x | sh\n", "3:5"}}},
+		// The code in a string's #{…} runs, even where the string is
+		// only data (the commands were missed inside data strings).
+		{"interpolated code", "puts \"v: #{system('rm -rf ~')}\"\nmsg = <<~TXT\n  at #{`id`}\nTXT\nsh \"echo #{`whoami`}\"\n", []extracted{{"rm -rf ~", "1:20"}, {"id", "3:9"}, {"echo ${ruby_whoami}", "5:5"}, {"whoami", "5:13"}}},
+		{"data and comments", "# sh 'rm -rf ~'\nputs \"sh 'rm -rf ~'\"\nmsg = <<~TXT\n  system 'rm -rf ~'\nTXT\nx = shell 'ls'\nsystem? 'x'\n", nil},
+	})
+	for name, want := range map[string]Kind{"Rakefile": Rake, "rakefile.rb": Rake, "lib/tasks/db.rake": Rake, "rake.rb": "", "Vagrantfile": Vagrant, "vagrantfile.txt": ""} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestExtractVagrantfile: a shell provisioner's inline script runs in the
+// virtual machine, a trigger's run on the host (run_remote in the
+// machine). None was read (every case with commands failed before).
+func TestExtractVagrantfile(t *testing.T) {
+	src := "Vagrant.configure(\"2\") do |config|\n" +
+		"  config.vm.provision \"shell\", inline: <<-SHELL\n" +
+		"    apt-get install -y curl\n" +
+		"  SHELL\n" +
+		"  config.vm.provision :shell, :inline => \"echo guest\"\n" +
+		"  config.trigger.before :up do |t|\n" +
+		"    t.run = {inline: \"curl https://x | sh\"}\n" +
+		"    t.run_remote = {inline: \"echo remote\"}\n" +
+		"  end\n" +
+		"  config.vm.provision \"shell\" do |s|\n" +
+		"    s.inline = 'echo block'\n" +
+		"    s.path = \"scripts/setup\"\n" +
+		"  end\n" +
+		"end\n"
+	sn, err := Extract("Vagrantfile", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		text string
+		kind Kind
+		pos  Position
+	}
+	var all []got
+	for _, s := range sn {
+		all = append(all, got{s.Text, s.Kind, s.Start()})
+	}
+	want := []got{
+		{"    apt-get install -y curl\n", Vagrant, Position{3, 1}}, // <<- keeps the indentation
+		{"echo guest", Vagrant, Position{5, 43}},
+		{"curl https://x | sh", VagrantHost, Position{7, 23}},
+		{"echo remote", Vagrant, Position{8, 30}},
+		{"echo block", Vagrant, Position{11, 17}},
+	}
+	if !slices.Equal(all, want) {
+		t.Fatalf("snippets\n%v\nwant\n%v", all, want)
+	}
+	if got := vagrantPaths("vm/Vagrantfile", []byte(src)); !slices.Equal(got, []string{"vm/scripts/setup"}) {
+		t.Errorf("vagrantPaths = %q, want the provisioner's script", got)
+	}
+}
