@@ -457,6 +457,21 @@ func (t *agentProtocol) oursIn(b []byte, g *jsonSpan) (ours []int, only bool) {
 
 // ourHookCommands are the commands of guard's hooks in a settings file.
 func (t *agentProtocol) ourHookCommands(data []byte) []string {
+	var out []string
+	for _, h := range t.ourHooks(data) {
+		out = append(out, h.command)
+	}
+	return out
+}
+
+// installedHook is one of guard's hooks as a settings file holds it.
+type installedHook struct {
+	command   string
+	onFailure string // "" when the entry has none
+}
+
+// ourHooks are guard's hooks in a settings file.
+func (t *agentProtocol) ourHooks(data []byte) []installedHook {
 	root, err := parseJSONSpans(data)
 	if err != nil || root.kind != '{' {
 		return nil
@@ -469,15 +484,19 @@ func (t *agentProtocol) ourHookCommands(data []byte) []string {
 	if ev == nil || ev.kind != '[' {
 		return nil
 	}
-	var out []string
+	var out []installedHook
 	for _, g := range ev.elems {
 		ours, _ := t.oursIn(data, g)
 		hs := g.member("hooks")
 		for _, i := range ours {
-			var cmd string
-			if c := hs.elems[i].member("command"); c != nil && json.Unmarshal(data[c.start:c.end], &cmd) == nil {
-				out = append(out, cmd)
+			var h installedHook
+			if c := hs.elems[i].member("command"); c == nil || json.Unmarshal(data[c.start:c.end], &h.command) != nil {
+				continue
 			}
+			if f := hs.elems[i].member("onFailure"); f != nil {
+				json.Unmarshal(data[f.start:f.end], &h.onFailure)
+			}
+			out = append(out, h)
 		}
 	}
 	return out
@@ -1070,7 +1089,8 @@ func agentHookChecks(s *streams) []doctorCheck {
 			if err != nil {
 				continue
 			}
-			for _, cmd := range t.ourHookCommands(data) {
+			for _, h := range t.ourHooks(data) {
+				cmd := h.command
 				name := fmt.Sprintf("%s hook (%s)", t.label, tildePath(path))
 				// "ok" only when the hook would fire: this guard exists
 				// where the hook says, the agent's own settings run it,
@@ -1085,6 +1105,11 @@ func agentHookChecks(s *streams) []doctorCheck {
 							detail += "; " + g.detail
 						}
 					}
+				}
+				if ok && t.onFailure != "" && h.onFailure != t.onFailure {
+					// Without it the agent runs the call when guard cannot
+					// start (moved, removed) or times out: a fail-open.
+					ok, detail = false, fmt.Sprintf("%s; but the hook lacks onFailure: %q, so %s runs the call anyway when guard cannot start or times out", detail, t.onFailure, t.label)
 				}
 				out = append(out, doctorCheck{Name: name, OK: ok, Detail: detail})
 			}
