@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -39,4 +40,41 @@ func (b *builder) otherSyntax(c *call) {
 	}
 	b.add(Effect{Cap: CapDynamic, Rule: rule, Program: prog, Target: target,
 		Msg: fmt.Sprintf("runs %s, which guard reviews as bash: what only %s reads as code, guard does not see", what, prog)}, c.sp)
+}
+
+// hOtherLangShell is the handler of a shell of another language (nu,
+// xonsh, elvish, cmd.exe…): its inline code is code guard does not
+// review (hInterp), and, as for any program, code that reads as a shell
+// command line is reviewed as one too (nu -c 'rm -r ~' runs rm).
+func hOtherLangShell(codeFlags string) handler {
+	interp := hInterp(codeFlags)
+	return func(b *builder, c *call) stream {
+		out := interp(b, c)
+		for _, f := range c.a.values(strings.Fields(codeFlags)...) {
+			if f.known {
+				b.argumentCode(c.prog, f.val, f, c.st, c.sp)
+			}
+		}
+		return out
+	}
+}
+
+// hCmdExe: cmd.exe /c CMD… (or /k) runs the rest of its words as a
+// Windows command line, from WSL: code guard does not review.
+func hCmdExe(b *builder, c *call) stream {
+	for i, f := range c.fs {
+		if !f.known || !strings.EqualFold(f.val, "/c") && !strings.EqualFold(f.val, "/k") {
+			continue
+		}
+		if i+1 == len(c.fs) {
+			break
+		}
+		code := c.fs[i+1]
+		b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: c.prog, Target: shorten(code.display()), Msg: "runs a Windows command line, which guard does not review"}, c.sp)
+		if code.known {
+			b.argumentCode(c.prog, code.val, code, c.st, c.sp)
+		}
+		return stream{kind: streamUnknown}
+	}
+	return hInterp("")(b, c) // an interactive cmd.exe, or a script
 }

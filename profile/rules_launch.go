@@ -132,6 +132,16 @@ func launchTable() map[string]*spec {
 		t[n] = &spec{val: shellVal, posix: true, fn: hShell}
 	}
 	t["fish"] = &spec{val: "-c -C --command --init-command", fn: hFish}
+	// Shells of other languages: their inline code is code guard does
+	// not review (interp.inline-code), as python -c is (hOtherLangShell).
+	// cmd.exe and powershell.exe run on Windows from WSL.
+	for n, code := range map[string]string{
+		"nu": "-c --commands", "xonsh": "-c", "elvish": "-c", "ion": "-c", "rc": "-c", "es": "-c", "murex": "-c", "ysh": "-c",
+		"powershell.exe": "-c -Command -command -EncodedCommand -ec -e", "pwsh.exe": "-c -Command -command -EncodedCommand -ec -e",
+	} {
+		t[n] = &spec{val: code, fn: hOtherLangShell(code)}
+	}
+	t["cmd.exe"] = &spec{fn: hCmdExe}
 	return t
 }
 

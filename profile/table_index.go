@@ -115,6 +115,7 @@ var tableNames = [...]string{
 	"clj",
 	"clojure",
 	"cmake",
+	"cmd.exe",
 	"cmp",
 	"code",
 	"code-insiders",
@@ -210,6 +211,7 @@ var tableNames = [...]string{
 	"eksctl",
 	"elan",
 	"elixir",
+	"elvish",
 	"emacs",
 	"emacsclient",
 	"enable",
@@ -218,6 +220,7 @@ var tableNames = [...]string{
 	"env",
 	"envchain",
 	"erl",
+	"es",
 	"eslint",
 	"espeak",
 	"etcdctl",
@@ -355,6 +358,7 @@ var tableNames = [...]string{
 	"insmod",
 	"install",
 	"invoke-rc.d",
+	"ion",
 	"ionice",
 	"ip",
 	"ip6tables",
@@ -468,6 +472,7 @@ var tableNames = [...]string{
 	"msh",
 	"msmtp",
 	"multipass",
+	"murex",
 	"mutt",
 	"mv",
 	"mvn",
@@ -513,6 +518,7 @@ var tableNames = [...]string{
 	"npx",
 	"nsenter",
 	"nslookup",
+	"nu",
 	"nvim",
 	"nvm",
 	"objcopy",
@@ -572,6 +578,7 @@ var tableNames = [...]string{
 	"poweroff",
 	"powerprofilesctl",
 	"powershell",
+	"powershell.exe",
 	"pre-commit",
 	"prename",
 	"prettier",
@@ -589,6 +596,7 @@ var tableNames = [...]string{
 	"pushd",
 	"pwd",
 	"pwsh",
+	"pwsh.exe",
 	"py-spy",
 	"pydoc",
 	"pyenv",
@@ -611,6 +619,7 @@ var tableNames = [...]string{
 	"rbenv",
 	"rbspy",
 	"rbw",
+	"rc",
 	"rclone",
 	"rcup",
 	"rdiff-backup",
@@ -864,6 +873,7 @@ var tableNames = [...]string{
 	"xfs_repair",
 	"xh",
 	"xmllint",
+	"xonsh",
 	"xsel",
 	"xte",
 	"xvfb-run",
@@ -877,6 +887,7 @@ var tableNames = [...]string{
 	"yes",
 	"youtube-dl",
 	"yq",
+	"ysh",
 	"yt-dlp",
 	"yum",
 	"zcat",
@@ -1000,6 +1011,7 @@ var tableOf = [...]uint8{
 	0,  // clj
 	0,  // clojure
 	3,  // cmake
+	4,  // cmd.exe
 	0,  // cmp
 	3,  // code
 	3,  // code-insiders
@@ -1095,6 +1107,7 @@ var tableOf = [...]uint8{
 	8,  // eksctl
 	11, // elan
 	0,  // elixir
+	4,  // elvish
 	4,  // emacs
 	4,  // emacsclient
 	0,  // enable
@@ -1103,6 +1116,7 @@ var tableOf = [...]uint8{
 	0,  // env
 	6,  // envchain
 	0,  // erl
+	4,  // es
 	3,  // eslint
 	4,  // espeak
 	8,  // etcdctl
@@ -1240,6 +1254,7 @@ var tableOf = [...]uint8{
 	2,  // insmod
 	0,  // install
 	8,  // invoke-rc.d
+	4,  // ion
 	0,  // ionice
 	2,  // ip
 	2,  // ip6tables
@@ -1353,6 +1368,7 @@ var tableOf = [...]uint8{
 	4,  // msh
 	1,  // msmtp
 	8,  // multipass
+	4,  // murex
 	1,  // mutt
 	0,  // mv
 	8,  // mvn
@@ -1398,6 +1414,7 @@ var tableOf = [...]uint8{
 	1,  // npx
 	4,  // nsenter
 	5,  // nslookup
+	4,  // nu
 	4,  // nvim
 	3,  // nvm
 	7,  // objcopy
@@ -1457,6 +1474,7 @@ var tableOf = [...]uint8{
 	2,  // poweroff
 	8,  // powerprofilesctl
 	0,  // powershell
+	4,  // powershell.exe
 	8,  // pre-commit
 	8,  // prename
 	0,  // prettier
@@ -1474,6 +1492,7 @@ var tableOf = [...]uint8{
 	0,  // pushd
 	0,  // pwd
 	0,  // pwsh
+	4,  // pwsh.exe
 	4,  // py-spy
 	11, // pydoc
 	11, // pyenv
@@ -1496,6 +1515,7 @@ var tableOf = [...]uint8{
 	11, // rbenv
 	4,  // rbspy
 	11, // rbw
+	4,  // rc
 	8,  // rclone
 	11, // rcup
 	11, // rdiff-backup
@@ -1749,6 +1769,7 @@ var tableOf = [...]uint8{
 	8,  // xfs_repair
 	5,  // xh
 	0,  // xmllint
+	4,  // xonsh
 	9,  // xsel
 	2,  // xte
 	0,  // xvfb-run
@@ -1762,6 +1783,7 @@ var tableOf = [...]uint8{
 	0,  // yes
 	11, // youtube-dl
 	0,  // yq
+	4,  // ysh
 	11, // yt-dlp
 	2,  // yum
 	0,  // zcat
