@@ -139,17 +139,26 @@ func killGuardMidRun(t *testing.T, spec sandbox.Spec, env []string, ready string
 	}
 	guard.Process.Signal(syscall.SIGKILL)
 	guard.Wait()
+	waitTmpGone(t, tmp, func() { removeForce(tmp) })
+	return tmp
+}
+
+// waitTmpGone waits until the private temp dir of a run whose guard was
+// killed is removed (the helper's last act), failing t after a bound
+// (not a timing assert: it stops a broken run from hanging) and running
+// left then.
+func waitTmpGone(t *testing.T, tmp string, left func()) {
+	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Errorf("the killed run's temp dir %s is left", tmp)
-			removeForce(tmp)
-			break
+			left()
+			return
 		}
 	}
-	return tmp
 }
 
 // privateTmpPrefix starts the name of every run's private temp dir.

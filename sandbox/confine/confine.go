@@ -69,6 +69,9 @@ var Forwarded = []os.Signal{
 // the command's status or dies of its signal, or exits with 125, 126
 // or 127); otherwise it returns at once.
 func Main() {
+	if v := os.Getenv(watchdogEnv); v != "" {
+		os.Exit(watchdog(v))
+	}
 	if os.Getenv(Env) == "" {
 		return
 	}
@@ -153,7 +156,16 @@ func helper() int {
 	for {
 		select {
 		case <-stops:
+			// Stopped, the helper would not see guard's end: a
+			// watchdog continues it if guard goes (watchdog.go). No
+			// watchdog, no stop: guard's job control then misses this
+			// one, and nothing outlives guard.
+			wd, err := startWatchdog()
+			if err != nil {
+				continue
+			}
 			unix.Kill(os.Getpid(), unix.SIGSTOP)
+			stopWatchdog(wd)
 		case e := <-done:
 			if e[1] != 0 {
 				dieOfSignal(syscall.Signal(e[1]))
