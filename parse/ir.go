@@ -150,6 +150,10 @@ type Part struct {
 	Arith []*Word
 	// Raw is the source text of the part (for messages).
 	Raw string
+	// Prompt is true when the expansion, or one nested in it, applies
+	// the @P transformation: bash expands the value as a prompt string,
+	// so the substitutions in it run.
+	Prompt bool
 }
 
 // Static reports whether the word's value is known from the text alone.

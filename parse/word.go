@@ -297,7 +297,7 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 			arith = arithWords(x.Slice.Length, arithWords(x.Slice.Offset, nil))
 		}
 		arith = arithWords(x.Index, arith)
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.arithConv(arith)}}
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.arithConv(arith), Prompt: promptOp(x)}}
 	case *syntax.CmdSubst:
 		return []Part{{Kind: CmdSubst, Quoted: quoted, Script: c.script(x.Stmts), Raw: c.raw(x)}}
 	case *syntax.ProcSubst:
@@ -315,6 +315,25 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 	default:
 		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: fmt.Sprintf("%T", p)}}
 	}
+}
+
+// promptOp reports whether x, or an expansion nested in its words,
+// applies @P (${x@P}, ${!n@P}, ${a[@]@P}, ${y:-${x@P}}).
+func promptOp(x *syntax.ParamExp) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if e, ok := n.(*syntax.ParamExp); ok && e.Exp != nil && e.Exp.Op == syntax.OtherParamOps {
+			op := ""
+			if e.Exp.Word != nil {
+				op = e.Exp.Word.Lit()
+			}
+			// Quoting, escapes, case, attributes and assignments give
+			// text; @P, or an operator guard does not know, may run it.
+			found = len(op) != 1 || !strings.Contains("QEUuLAKak", op)
+		}
+		return !found
+	})
+	return found
 }
 
 func simpleParam(x *syntax.ParamExp) bool {
