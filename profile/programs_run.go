@@ -91,7 +91,7 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		// reads your browser's cookies or ~/.netrc when told to.
 		"yt-dlp":     ytdlp(),
 		"youtube-dl": ytdlp(),
-		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}}},
+		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir -output-directory -aux-directory", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}, {"fs.output", CapWrite, "", "into:-outdir|-auxdir|-output-directory|-aux-directory", "writes its documents into"}}},
 	}
 }
 
@@ -177,8 +177,8 @@ func addRows(t map[string]*spec, m map[string][]row) {
 		// A lazy entry adds these rows and options to what it builds.
 		s.rows = append(s.rows, rs...)
 		for _, r := range rs {
-			if strings.HasPrefix(r.on, "-") {
-				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
+			if on := strings.TrimPrefix(r.on, "into:"); strings.HasPrefix(on, "-") {
+				s.val += " " + strings.ReplaceAll(on, "|", " ")
 			}
 		}
 	}

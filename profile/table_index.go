@@ -363,6 +363,7 @@ var tableNames = [...]string{
 	"irb",
 	"isort",
 	"janet",
+	"jar",
 	"java",
 	"javac",
 	"jcmd",
@@ -1248,6 +1249,7 @@ var tableOf = [...]uint8{
 	0,  // irb
 	3,  // isort
 	0,  // janet
+	7,  // jar
 	3,  // java
 	3,  // javac
 	4,  // jcmd

@@ -322,6 +322,7 @@ func targetsTable() map[string]*spec {
 			{"sys.session", CapSystem, "!op0~^(list-.*|show-.*|session-status|user-status|seat-status|--help|--version)$ !noops", "", "changes login sessions (terminate, kill, lock, linger)"},
 		}},
 		"fallocate":               {val: "-l -o --length --offset", rows: []row{{"fs.output", CapWrite, "", "ops", "allocates"}}},
+		"jar":                     {val: "--file --dir -C -e --main-class -m --manifest --release", fn: chain(hJar, hArgCommands), rows: []row{{"exec.program", CapExec, "", "", "runs jar, the Java archiver"}}},
 		"unrar":                   {fn: hExtractInto("op0~^x$|^e$", 2), rows: []row{{"fs.extract", CapWrite, "op0~^x$|^e$", "ops2", "extracts into"}, {"fs.read", CapRead, "", "op1", "reads"}}},
 		"update-desktop-database": sys("sys.config", "changes which programs open which files"),
 		"xdg-mime":                {rows: []row{{"persist.mime", CapPersistence, "op0~^(default|install)$", "", "changes which program opens a kind of file or URL"}}},
@@ -367,8 +368,12 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 		// for (so the unknown-program rule no longer prices what they
 		// are handed) write their output where an option says, or
 		// rewrite their operands.
-		"tsc":     {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
-		"deno":    {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"}},
+		"tsc": {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
+		"deno": {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"},
+			// deno bundle SRC OUT (before 2.0), -o/--output and
+			// --outdir since 2.4.
+			{"fs.output", CapWrite, "op0~^bundle$", "op2 -o|--output", "writes the bundle to"},
+			{"fs.output", CapWrite, "op0~^bundle$", "into:--outdir", "writes the bundle into"}},
 		"black":   {{"fs.format", CapWrite, "!--check !--diff", "ops", "rewrites"}},
 		"rustfmt": {{"fs.format", CapWrite, "!--check", "ops", "rewrites"}},
 		"eslint":  {{"fs.format", CapWrite, "--fix", "ops", "rewrites"}},

@@ -45,9 +45,11 @@ func hUnpackNames(flags ...string) handler {
 		if strings.HasSuffix(c.prog, "lz4") && len(c.a.ops) > 1 {
 			return stream{} // lz4 -d IN OUT names its output (a row)
 		}
+		// -S adds a suffix: gzip and xz still take the known ones off
+		// (gunzip -S .foo ~/.bashrc.gz writes ~/.bashrc).
 		suffixes := unpackSuffixes()
 		if s := c.a.values("-S", "--suffix"); len(s) > 0 && s[0].known && s[0].val != "" {
-			suffixes = []string{s[0].val}
+			suffixes = append([]string{s[0].val}, suffixes...)
 		}
 		for _, f := range c.a.ops {
 			if !f.known || f.val == "-" {
