@@ -686,6 +686,11 @@ func hSed(b *builder, c *call) stream {
 	for _, f := range ops {
 		b.pathEffect(cp, rule, "sed", f, c.st, c.sp, verb)
 	}
+	if suffix, ok := inPlaceSuffix(c, "efl", "--in-place"); ok && cp == CapWrite {
+		for _, f := range ops {
+			b.backupOf(c, f, suffix)
+		}
+	}
 	return stream{kind: streamUnknown}
 }
 

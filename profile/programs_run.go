@@ -104,7 +104,9 @@ var runRows = sync.OnceValue(func() map[string][]row {
 		"screen": {{"fs.output", CapWrite, "", "-Logfile", "writes its log to"}},
 		"ssh":    {{"fs.output", CapWrite, "", "-E", "writes its log to"}},
 		"info":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-		"rsync":  {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"}},
+		"rsync": {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"},
+			{"fs.output", CapWrite, "", "-T|--temp-dir", "keeps its temporary copies in"},
+			{"fs.output", CapWrite, "", "into:--partial-dir", "keeps partly sent files, under their names, in"}},
 		"gio": {
 			{"fs.delete", CapDelete, "op0~^(remove|rm|trash)$", "ops1", "deletes"},
 			{"fs.write", CapWrite, "op0~^(copy|move|save|mkdir|rename)$", "last", "writes"},

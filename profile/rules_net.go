@@ -48,7 +48,7 @@ func networkTable() map[string]*spec {
 			{"net.upload-read", CapRead, "", "init", "reads"},
 			{"net.ssh-key", CapRead, "", "-i", "uses the key"},
 		}},
-		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", fn: hRsyncInto, rows: []row{
+		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir --suffix --backup-dir --partial-dir", fn: chain(hRsyncInto, hRsyncBackups), rows: []row{
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "", "last", "writes into"},
 			{"fs.read", CapRead, "", "init", "reads"},

@@ -124,16 +124,22 @@ func inPlaceFlag(a args) bool {
 }
 
 // hInPlace wraps an interpreter's handler: with -i, the file operands
-// (after the inline code, or after the script) are edited in place.
-func hInPlace(inner handler, codeFlags ...string) handler {
+// (after the inline code, or after the script) are edited in place, and
+// -iSUFFIX keeps each as a backup (stop: the switches whose value ends a
+// cluster, see inPlaceSuffix).
+func hInPlace(inner handler, stop string, codeFlags ...string) handler {
 	return func(b *builder, c *call) stream {
 		if inPlaceFlag(c.a) {
 			ops := c.a.ops
 			if !c.a.has(codeFlags...) && len(ops) > 0 {
 				ops = ops[1:]
 			}
+			suffix, backup := inPlaceSuffix(c, stop, "")
 			for _, f := range ops {
 				b.pathEffect(CapWrite, "fs.edit-in-place", c.prog, f, c.st, c.sp, "edits in place")
+				if backup {
+					b.backupOf(c, f, suffix)
+				}
 			}
 		}
 		return inner(b, c)
