@@ -468,28 +468,10 @@ func gitWritesWorkTree(sub string, a args) bool {
 	return false
 }
 
-// addGitWorkTree: a command that writes the work tree writes, by
-// principle 10, any name in it — into a work tree outside the workspace
-// (git --work-tree=$HOME checkout -f, git -C ~ reset --hard) that may be
-// .bashrc. Refs under refs/guard are guard's own checkpoints.
+// addGitWorkTree: git's credential helpers and guard's checkpoint refs.
+// (What a command writes into the work tree is gitTreeWrite's.) Refs
+// under refs/guard are guard's own checkpoints.
 func addGitWorkTree(t map[string]*spec) {
-	for sub, s := range t {
-		s = s.ready()
-		if s == nil {
-			continue
-		}
-		prev, name := s.fn, sub
-		s.fn = func(b *builder, c *call) stream {
-			var out stream
-			if prev != nil {
-				out = prev(b, c)
-			}
-			if gitWritesWorkTree(name, c.a) {
-				b.writeAnyName(c, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
-			}
-			return out
-		}
-	}
 	// git's credential helpers run as git credential-NAME get|store|erase.
 	for _, h := range []string{"credential-libsecret", "credential-osxkeychain", "credential-manager", "credential-manager-core", "credential-gnome-keyring", "credential-netrc", "credential-oauth", "credential-wincred", "credential-desktop"} {
 		if t[h] == nil {

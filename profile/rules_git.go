@@ -106,7 +106,14 @@ func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []fiel
 		return
 	}
 	// git rm only takes files away: it puts no content in.
-	if sub == "rm" || !gitWritesWorkTree(sub, a) {
+	if !gitWritesWorkTree(sub, a) {
+		return
+	}
+	// It writes, by principle 10, any name in the work tree — one
+	// outside the workspace (git --work-tree ~ stash pop, git -C ~ reset
+	// --hard) may hold .bashrc.
+	b.writeAnyName(&call{prog: "git", st: st, sp: c.sp}, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
+	if sub == "rm" {
 		return
 	}
 	kind := streamUnknown

@@ -66,6 +66,7 @@ var tableNames = [...]string{
 	"brew",
 	"broot",
 	"brotli",
+	"brz",
 	"bsdtar",
 	"builtin",
 	"bun",
@@ -78,6 +79,7 @@ var tableNames = [...]string{
 	"bwrap",
 	"bzcat",
 	"bzip2",
+	"bzr",
 	"c++",
 	"c++filt",
 	"cProfile",
@@ -158,6 +160,8 @@ var tableNames = [...]string{
 	"cursor",
 	"cursor-agent",
 	"cut",
+	"cvs",
+	"darcs",
 	"darwin-rebuild",
 	"dash",
 	"date",
@@ -255,6 +259,7 @@ var tableNames = [...]string{
 	"fmt",
 	"fnm",
 	"fold",
+	"fossil",
 	"free",
 	"fsck",
 	"ftp",
@@ -552,6 +557,7 @@ var tableNames = [...]string{
 	"pgrep",
 	"php",
 	"pidof",
+	"pijul",
 	"pip",
 	"pip-config",
 	"pip3",
@@ -727,6 +733,7 @@ var tableNames = [...]string{
 	"sudoedit",
 	"summon",
 	"supabase",
+	"svn",
 	"swaks",
 	"swapoff",
 	"swapon",
@@ -952,6 +959,7 @@ var tableOf = [...]uint8{
 	1,  // brew
 	11, // broot
 	11, // brotli
+	11, // brz
 	0,  // bsdtar
 	0,  // builtin
 	1,  // bun
@@ -964,6 +972,7 @@ var tableOf = [...]uint8{
 	4,  // bwrap
 	0,  // bzcat
 	0,  // bzip2
+	11, // bzr
 	3,  // c++
 	4,  // c++filt
 	11, // cProfile
@@ -1044,6 +1053,8 @@ var tableOf = [...]uint8{
 	3,  // cursor
 	10, // cursor-agent
 	0,  // cut
+	11, // cvs
+	11, // darcs
 	3,  // darwin-rebuild
 	4,  // dash
 	0,  // date
@@ -1141,6 +1152,7 @@ var tableOf = [...]uint8{
 	0,  // fmt
 	11, // fnm
 	0,  // fold
+	11, // fossil
 	0,  // free
 	8,  // fsck
 	1,  // ftp
@@ -1438,6 +1450,7 @@ var tableOf = [...]uint8{
 	4,  // pgrep
 	0,  // php
 	4,  // pidof
+	11, // pijul
 	1,  // pip
 	7,  // pip-config
 	1,  // pip3
@@ -1613,6 +1626,7 @@ var tableOf = [...]uint8{
 	0,  // sudoedit
 	6,  // summon
 	8,  // supabase
+	11, // svn
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon

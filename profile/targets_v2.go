@@ -191,6 +191,10 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
 		// fzf runs it through the shell to list its input.
 		"FZF_DEFAULT_COMMAND": true,
+		// Session 12: pagers and editors of other clients (psql, svn, cvs,
+		// hg, bzr, systemctl edit, tig, perldoc).
+		"PSQL_PAGER": true, "SVN_EDITOR": true, "CVSEDITOR": true, "HGEDITOR": true, "BZR_EDITOR": true,
+		"SYSTEMD_EDITOR": true, "TIG_EDITOR": true, "PERLDOC_PAGER": true,
 	}
 })
 
@@ -467,7 +471,7 @@ func warningsImport(v string) bool {
 var writeVars = map[string]bool{
 	"SSLKEYLOGFILE": true, "HISTFILE": true, "LESSHISTFILE": true, "NODE_REPL_HISTORY": true, "PYTHON_HISTORY": true,
 	"PSQL_HISTORY": true, "MYSQL_HISTFILE": true, "SQLITE_HISTORY": true, "REDISCLI_HISTFILE": true, "PIP_LOG": true,
-	"PERF_BUILDID_DIR": true, "GIT_INDEX_FILE": true,
+	"PERF_BUILDID_DIR": true, "GIT_INDEX_FILE": true, "CARGO_TARGET_DIR": true, "CARGO_BUILD_TARGET_DIR": true,
 }
 
 // moduleVars are search paths for a language's modules: a directory
