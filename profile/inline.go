@@ -35,16 +35,29 @@ var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listIt
 	return r
 })
 
-// tclLang reports the interpreters whose code is Tcl: `exec PROG ARGS`
-// runs a program, and so does expect's `spawn PROG ARGS` (a terminal
-// for it: expect -c 'spawn guard approve ID' answers guard's own
-// prompt); expect's `system TEXT` runs TEXT through /bin/sh.
-func tclLang(prog string) bool {
+// codeLang is what guard knows of the language of an interpreter's
+// inline code, for the commands it spells out.
+type codeLang struct {
+	// tcl: the code is Tcl — `exec PROG ARGS` runs a program, and so
+	// does expect's `spawn PROG ARGS` (a terminal for it: expect -c
+	// 'spawn guard approve ID' answers guard's own prompt); expect's
+	// `system TEXT` runs TEXT through /bin/sh.
+	tcl bool
+	// backtick: `…` runs a shell command (in JavaScript it is a
+	// template string, in Python nothing).
+	backtick bool
+}
+
+// codeLangs is the one table of interpreters by language (a switch:
+// nothing is built at start).
+func codeLangs(prog string) codeLang {
 	switch prog {
 	case "expect", "tclsh", "wish", "jimsh":
-		return true
+		return codeLang{tcl: true}
+	case "perl", "ruby", "php", "raku", "rakudo", "perl6":
+		return codeLang{backtick: true}
 	}
-	return false
+	return codeLang{}
 }
 
 // tclWords splits a Tcl command's words as far as guard can compute them:
@@ -62,10 +75,6 @@ func tclWords(s string) (words []string, ok bool) {
 	}
 	return words, len(words) > 0
 }
-
-// backtickLangs are the interpreters whose `…` runs a shell command (in
-// JavaScript it is a template string, in Python nothing).
-var backtickLangs = map[string]bool{"perl": true, "ruby": true, "php": true, "raku": true, "rakudo": true, "perl6": true}
 
 // unquoteLit decodes a string literal of the common languages: "…" with
 // backslash escapes, '…' and `…` with \' and \\ only. false when it
@@ -136,7 +145,7 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 		}
 		b.exec(argv, c.st.clone(), stream{}, via, c.sp)
 	}
-	if tclLang(c.prog) {
+	if codeLangs(c.prog).tcl {
 		for _, m := range inlineRes().tclCall.FindAllStringSubmatch(code, -1) {
 			words, ok := tclWords(m[2])
 			if !ok {
@@ -162,7 +171,7 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 			b.exec(argv, c.st.clone(), stream{}, via, c.sp)
 		}
 	}
-	if backtickLangs[c.prog] {
+	if codeLangs(c.prog).backtick {
 		for _, m := range inlineRes().backtickCall.FindAllStringSubmatch(code, -1) {
 			for _, g := range m[1:] {
 				if _, err := parse.Bash(g); g != "" && !strings.Contains(g, "$") && err == nil {

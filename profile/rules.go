@@ -135,6 +135,7 @@ func baseTable() map[string]*spec {
 		"ln":      {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hLn), hBackups), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
 		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
 		"sed":     {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
+		"gsed":    {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},                                              // GNU sed's name where sed is another
 		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
 		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
 		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
@@ -233,10 +234,10 @@ func baseTable() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
-		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: pythonRows()},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: pythonRows()},
+		"python":  {val: "-c -m -W -X", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"python3": {val: "-c -m -W -X", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"python2": {val: "-c -m -W", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"pypy3":   {val: "-c -m -W", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader --run", fn: hNode},
 
 		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "eEFIMmxdCV", "-e", "-E"), hPerlArgv)},
@@ -411,12 +412,10 @@ func lastTable(prog string) int {
 // pythonRows: python setup.py install (or develop) installs the package
 // into Python's site-packages, outside the workspace, and setuptools
 // downloads what it depends on; build, test and sdist stay in the
-// workspace. -W ACTION:MESSAGE:MODULE.CATEGORY imports MODULE at start
-// (as PYTHONWARNINGS does), whatever the script is.
+// workspace. (-W is hPythonWarnings'.)
 func pythonRows() []row {
 	return []row{
 		{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"},
-		{"python.warnings-import", CapDynamic, `-W=~^[^:]*:[^:]*:[^:]*\.`, "", "imports (runs) the module a warning filter's category names, at start"},
 	}
 }
 

@@ -309,6 +309,7 @@ var tableNames = [...]string{
 	"groovy",
 	"groovysh",
 	"groupadd",
+	"gsed",
 	"gsettings",
 	"gstack",
 	"gsutil",
@@ -1202,6 +1203,7 @@ var tableOf = [...]uint8{
 	0,  // groovy
 	0,  // groovysh
 	2,  // groupadd
+	0,  // gsed
 	9,  // gsettings
 	4,  // gstack
 	8,  // gsutil

@@ -412,19 +412,9 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		}
 		return true
 	}
-	if name == "LESS" {
-		// less runs +CMD at start, and +!CMD in the shell.
-		if val == nil || strings.ContainsAny(*val, "!|") {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.less-command", Target: name, Msg: "sets LESS with a command less runs at start (every pager less is)"}, at)
-		}
-		return true
-	}
-	if name == "PYTHONWARNINGS" {
-		// action:message:category:module:line — a category spelled
-		// MODULE.NAME makes python import MODULE at start (any module on
-		// its path: antigravity opens $BROWSER).
-		if val == nil || warningsImport(*val) {
-			b.add(Effect{Cap: CapDynamic, Rule: "python.warnings-import", Target: name, Msg: "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start"}, at)
+	if v, ok := valueCodeVars(name); ok {
+		if val == nil || v.runs(*val) {
+			b.add(Effect{Cap: CapDynamic, Rule: v.rule, Target: name, Msg: v.msg}, at)
 		}
 		return true
 	}
@@ -453,8 +443,41 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	return b.gitConfigEnv(name, val, at)
 }
 
+// valueCodeVar is a variable some of whose values run code: runs says
+// which.
+type valueCodeVar struct {
+	rule, msg string
+	runs      func(string) bool
+}
+
+// valueCodeVars are those variables (a switch: nothing built at start).
+func valueCodeVars(name string) (valueCodeVar, bool) {
+	switch name {
+	case "LESS":
+		// less runs +CMD at start, and +!CMD in the shell.
+		return valueCodeVar{"env.less-command", "sets LESS with a command less runs at start (every pager less is)",
+			func(v string) bool { return strings.ContainsAny(v, "!|") }}, true
+	case "PYTHONWARNINGS":
+		return valueCodeVar{"python.warnings-import", "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start", warningsImport}, true
+	}
+	return valueCodeVar{}, false
+}
+
+// hPythonWarnings: python -W ACTION:MESSAGE:MODULE.CATEGORY imports
+// MODULE at start (as PYTHONWARNINGS does), whatever the script is.
+func hPythonWarnings(b *builder, c *call) stream {
+	for _, w := range c.a.values("-W") {
+		if !w.known || warningsImport(w.val) {
+			b.add(Effect{Cap: CapDynamic, Rule: "python.warnings-import", Program: c.prog, Msg: "imports (runs) the module a warning filter's category names, at start"}, c.sp)
+		}
+	}
+	return stream{}
+}
+
 // warningsImport reports whether a -W or PYTHONWARNINGS filter list
-// names a category in a module (python imports it to find the class).
+// (action:message:category:module:line, comma separated) names a
+// category spelled MODULE.NAME: python imports MODULE at start to find
+// the class (any module on its path: antigravity opens $BROWSER).
 func warningsImport(v string) bool {
 	for _, filter := range strings.Split(v, ",") {
 		parts := strings.Split(filter, ":")
