@@ -548,16 +548,27 @@ var awkPrintPipe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bprintf?\b((?:[^;{}\n|"]|"(?:[^"\\]|\\.)*")*)\|&?\s*"((?:[^"\\]|\\.)*)"`)
 })
 
+// awkLitRes are awkLiterals' expressions, compiled on first use: print's
+// arguments made only of string literals, one literal (and a comma after
+// it), and a single literal (printf's format alone).
+var awkLitRes = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^\s*\(?\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\)?\s*$`),
+		regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*,)?`),
+		regexp.MustCompile(`^\s*\(?\s*"(?:[^"\\]|\\.)*"\s*\)?\s*$`),
+	}
+})
+
 // awkLiterals is the line print writes for args made only of string
 // literals (adjacent ones concatenate, a comma is a space), with awk's
 // escapes undone.
 func awkLiterals(args string) (string, bool) {
-	lits := regexp.MustCompile(`^\s*\(?\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\)?\s*$`).FindStringSubmatch(args)
+	lits := awkLitRes()[0].FindStringSubmatch(args)
 	if lits == nil {
 		return "", false
 	}
 	var out strings.Builder
-	for _, m := range regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*,)?`).FindAllStringSubmatch(lits[1], -1) {
+	for _, m := range awkLitRes()[1].FindAllStringSubmatch(lits[1], -1) {
 		out.WriteString(strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\/`, "/").Replace(m[1]))
 		if m[2] != "" {
 			out.WriteString(" ")
@@ -625,7 +636,7 @@ func hAwk(b *builder, c *call) stream {
 		in := stream{kind: max(streamUnknown, c.in.kind), near: c.in.near + c.in.text}
 		if text, ok := awkLiterals(sub[1]); ok && !strings.HasPrefix(m, "printf") {
 			in = stream{kind: streamText, text: text}
-		} else if ok && !strings.Contains(text, "%") && regexp.MustCompile(`^\s*\(?\s*"(?:[^"\\]|\\.)*"\s*\)?\s*$`).MatchString(sub[1]) {
+		} else if ok && !strings.Contains(text, "%") && awkLitRes()[2].MatchString(sub[1]) {
 			in = stream{kind: streamText, text: strings.TrimSuffix(text, "\n")} // printf FORMAT: no newline of its own
 		}
 		b.text(strings.ReplaceAll(sub[2], `\"`, `"`), c.st.clone(), in, "awk command", span{prog.pos, prog.end})
