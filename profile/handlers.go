@@ -1339,38 +1339,7 @@ var sshLocalCommands = map[string]bool{"proxycommand": true, "localcommand": tru
 // KnownHostsCommand. It returns the value of RemoteCommand, the command
 // ssh runs on the other machine when the line gives none, if any.
 func (b *builder) sshOptions(c *call) (remote []field) {
-	// -F FILE: a config file holds the same keys, one a line. One the
-	// line wrote is unknown code at this use (C from the network); the
-	// command keys of one guard can read are reviewed as -o's are.
-	for _, f := range c.a.values("-F") {
-		if !f.known || b.ctx.Remote {
-			continue
-		}
-		p, ok := b.ctx.Resolve(c.st.cwd, f.val)
-		if !ok {
-			continue
-		}
-		text := stream{}
-		if w, written := c.st.written(p); written {
-			b.runnerFound(c.prog, p, w, c)
-			text = w
-		} else {
-			text = b.fileStream([]field{f}, c.st)
-		}
-		if text.kind != streamText {
-			continue
-		}
-		for _, line := range strings.Split(text.text, "\n") {
-			line = strings.TrimSpace(line)
-			i := strings.IndexAny(line, "= \t")
-			if i < 0 {
-				continue
-			}
-			if k := line[:i]; sshLocalCommands[strings.ToLower(k)] {
-				b.text(strings.TrimLeft(line[i:], "= \t"), c.st.clone(), stream{}, c.prog+" -F "+k, span{f.pos, f.end})
-			}
-		}
-	}
+	// -F FILE holds the same keys, one a line: optionFiles' sshConfigText.
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue

@@ -240,9 +240,6 @@ func devTable() map[string]*spec {
 	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
 	t["javac"].fn = hJavacProcessors
 	t["go"].subs["test"].val += " -overlay"
-	for _, n := range append([]string{"javac", "java"}, compilerDrivers...) {
-		t[n].fn = chain(t[n].fn, hResponseFile)
-	}
 	for k, v := range nixTable() {
 		t[k] = v
 	}
