@@ -411,7 +411,13 @@ func hLess(b *builder, c *call) stream {
 	return stream{kind: streamUnknown}
 }
 
-func hVim(b *builder, c *call) stream {
+func hVim(b *builder, c *call) stream { return b.vim(c, false) }
+
+// hEx is hVim for the names that start in Ex mode (ex), where -s means
+// silent, not a keystroke file.
+func hEx(b *builder, c *call) stream { return b.vim(c, true) }
+
+func (b *builder) vim(c *call, exMode bool) stream {
 	b.add(Effect{Cap: CapExec, Rule: "dev.build", Program: c.prog, Msg: "opens an editor"}, c.sp)
 	cmds := c.a.values("-c", "--cmd")
 	for _, f := range c.a.ops {
@@ -426,7 +432,7 @@ func hVim(b *builder, c *call) stream {
 	for _, f := range cmds {
 		b.vimCommand(f, c)
 	}
-	if c.a.has("-s") && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
+	if c.a.has("-s") && !exMode && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
 		// -s FILE (outside ex mode, where -s means silent) types the
 		// file's keystrokes, which can run anything.
 		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: c.a.ops[0].display(), Msg: fmt.Sprintf("runs a %s keystroke file, which guard does not review", c.prog)}, c.sp)

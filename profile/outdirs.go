@@ -1,6 +1,9 @@
 package profile
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Output directories. A packager, compiler or generator told where to put
 // its output (pyinstaller --distpath, nuitka --output-dir, cargo
@@ -32,6 +35,34 @@ func hJar(b *builder, c *call) stream {
 		return hExtractInto("", -1, "--dir")(b, c)
 	}
 	return stream{}
+}
+
+// venvPrograms are the programs a virtual environment puts in its bin
+// directory under their usual names.
+func venvPrograms() []string { return []string{"python", "python3", "pip", "pip3"} }
+
+// hVenv: python -m venv DIR, virtualenv DIR and uv venv DIR write
+// DIR/bin/python, pip and the rest: a DIR of ~/.local or ~ puts them in
+// your bin directories, in front of the real ones. def is the directory
+// without an operand (uv's .venv).
+func hVenv(def string) handler {
+	return func(b *builder, c *call) stream {
+		dirs := c.a.ops
+		if len(dirs) == 0 && def != "" {
+			dirs = []field{staticField(def, c.sp)}
+		}
+		for _, d := range dirs {
+			if !d.known {
+				continue
+			}
+			for _, p := range venvPrograms() {
+				g := d
+				g.val = path.Join(d.val, "bin", p)
+				b.pathEffect(CapWrite, "fs.write", c.prog, g, c.st, c.sp, "creates the virtual environment's program")
+			}
+		}
+		return stream{}
+	}
 }
 
 // outputDirs prices the output directories a program guard cannot

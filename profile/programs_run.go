@@ -51,7 +51,8 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		// python3 -m MODULE: the standard modules with a command line.
 		"zipfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
 		"tarfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
-		"venv":       {val: "--prompt", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
+		"venv":       {val: "--prompt", fn: hVenv(""), rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
+		"virtualenv": {val: "-p --python --prompt --activators --seeder --creator --app-data --extra-search-dir --pip --setuptools --wheel", fn: chain(hVenv(""), hArgCommands), rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
 		"compileall": {val: "-d -s -p -x -i -r -j -o -e --invalidation-mode", rows: []row{{"fs.write", CapWrite, "", "ops", "writes compiled files under"}}},
 		"cProfile":   {val: "-o -s -m", fn: hPyProfile, rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
 		"json.tool":  {val: "--indent", rows: []row{{"fs.output", CapWrite, "", "op1", "writes"}}},
@@ -607,9 +608,34 @@ func ytdlp() *spec {
 // vimFileCmd is an ex command that names a file: the writers (w, w!, w >>,
 // wq, x, saveas, update) and the readers (r, e, split, view, source…).
 // "w !cmd" (a space, then !) pipes to a command instead: not matched.
-var vimFileCmd = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(w|wr|wri|writ|write|wq|x|xi|xit|exi|exit|sav|saveas|up|upd|update|r|re|rea|read|e|ed|edi|edit|sp|split|vs|vsplit|tabe|tabedit|sv|sview|vie|view|new|vne|vnew|so|sou|source)(!?)\s*(>>)?\s*([^!|\s][^|]*?)\s*$`)
-})
+// vimFileCmd splits an Ex command that names a file: its name (all its
+// letters: wq! FILE is wq, not w with the file "q! FILE"), and the file
+// after an optional ! and >>. ok is false for any other command, and for
+// a ! command after blanks (w !cmd writes to a command, not a file).
+func vimFileCmd(part string) (cmd, file string, ok bool) {
+	n := 0
+	for n < len(part) && part[n] >= 'a' && part[n] <= 'z' {
+		n++
+	}
+	cmd, rest := part[:n], part[n:]
+	switch cmd {
+	case "w", "wr", "wri", "writ", "write", "wq", "x", "xi", "xit", "exi", "exit", "sav", "saveas", "up", "upd", "update",
+		"r", "re", "rea", "read", "e", "ed", "edi", "edit", "sp", "split", "vs", "vsplit", "tabe", "tabedit", "sv", "sview",
+		"vie", "view", "new", "vne", "vnew", "so", "sou", "source":
+	default:
+		return "", "", false
+	}
+	rest = strings.TrimPrefix(rest, "!")
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '>' {
+		return "", "", false // another command, or a count
+	}
+	rest = strings.TrimSpace(rest)
+	rest = strings.TrimSpace(strings.TrimPrefix(rest, ">>"))
+	if rest == "" || rest[0] == '!' || strings.Contains(rest, "|") {
+		return "", "", false
+	}
+	return cmd, rest, true
+}
 
 var vimQuit = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(q|qa|qall|quit|quita|quitall|wq|wqa|x|xa|xit|cq)!?$`)
@@ -626,20 +652,20 @@ func (b *builder) vimFiles(v string, f field, c *call) bool {
 		if vimQuit().MatchString(part) {
 			continue
 		}
-		m := vimFileCmd().FindStringSubmatch(part)
-		if m == nil {
+		cmd, file, ok := vimFileCmd(part)
+		if !ok {
 			all = false
 			continue
 		}
 		g := f
-		g.val = m[4]
+		g.val = file
 		// vim expands ~ and $HOME in file names itself.
 		if rest, ok := strings.CutPrefix(g.val, "~/"); ok && b.ctx.Home != "" {
 			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
 		} else if rest, ok := strings.CutPrefix(g.val, "$HOME/"); ok && b.ctx.Home != "" {
 			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
 		}
-		switch m[1] {
+		switch cmd {
 		case "r", "re", "rea", "read", "e", "ed", "edi", "edit", "sp", "split", "vs", "vsplit", "tabe", "tabedit", "sv", "sview", "vie", "view", "new", "vne", "vnew":
 			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "reads")
 		case "so", "sou", "source":

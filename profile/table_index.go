@@ -834,6 +834,7 @@ var tableNames = [...]string{
 	"vim",
 	"vimdiff",
 	"virsh",
+	"virtualenv",
 	"visudo",
 	"vitest",
 	"volta",
@@ -1728,6 +1729,7 @@ var tableOf = [...]uint8{
 	4,  // vim
 	4,  // vimdiff
 	8,  // virsh
+	11, // virtualenv
 	2,  // visudo
 	3,  // vitest
 	8,  // volta

@@ -304,7 +304,7 @@ func targetsTable() map[string]*spec {
 	cfg := &spec{fn: hToolConfig}
 	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
 	return map[string]*spec{
-		"ex":   {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r", fn: hVim, rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}}, // ex is vim: -c/+CMD run editor commands (:!cmd)
+		"ex":   {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r", fn: hEx, rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}}, // ex is vim: -c/+CMD run editor commands (:!cmd)
 		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}, fn: hEd},
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
