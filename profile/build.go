@@ -1057,6 +1057,15 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	}
 }
 
+// hGetopts: getopts OPTSTRING NAME sets NAME to the option it finds (a
+// value guard does not know), as read NAME does.
+func hGetopts(b *builder, c *call) stream {
+	if len(c.a.ops) > 1 {
+		b.builtinSet(c, c.a.ops[1], nil, stream{})
+	}
+	return stream{}
+}
+
 // builtinSet records a builtin's assignment (read, printf -v) of val
 // (nil: unknown, from data in): a name that is not static could be any
 // variable (PATH, PROMPT_COMMAND), and a variable declared -i evaluates
@@ -1429,6 +1438,14 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 	}
 	out := stream{}
 	for _, it := range items {
+		// The loop assigns its variable as NAME=ITEM would: for
+		// GIT_PAGER in 'rm -rf ~' sets a command git runs.
+		if usable {
+			v := it.val
+			b.varEffects(c.Var, &v, []field{it}, st, sp)
+		} else {
+			b.varEffects(c.Var, nil, []field{it}, st, sp)
+		}
 		if usable {
 			v := it.val
 			st.setTainted(c.Var, &v, it.taint)

@@ -87,7 +87,7 @@ func baseTable() map[string]*spec {
 			}
 			return stream{}
 		}},
-		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": plain(),
+		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": {fn: hGetopts},
 		"cd": {fn: hCd}, "pushd": {fn: hPushd}, "popd": {fn: hPopd}, "dirs": {fn: hDirs},
 
 		// Readers.
