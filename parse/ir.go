@@ -154,6 +154,11 @@ type Part struct {
 	// the @P transformation: bash expands the value as a prompt string,
 	// so the substitutions in it run.
 	Prompt bool
+	// Assigns are the assignments the expansion, or one nested in it,
+	// makes when its variable is unset (or empty): ${NAME:=VALUE},
+	// ${NAME=VALUE}. Name is "" when it is not a plain name (${!x:=v},
+	// ${a[i]:=v}).
+	Assigns []*Assign
 }
 
 // Static reports whether the word's value is known from the text alone.

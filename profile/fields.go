@@ -263,6 +263,7 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			if p.Prompt {
 				b.promptParam(p.Raw, st, span{w.Pos, w.End})
 			}
+			b.paramAssigns(p, st, span{w.Pos, w.End})
 			if v, ok := st.expandParam(p); ok {
 				// ${x,,}, ${x@E}, ${x#pat} of known values: what bash
 				// makes of them (x=RM; eval "${x,,} -rf /" is rm).
