@@ -406,7 +406,7 @@ func dockerComposeSpec() *spec {
 // that print objects whole print a Secret's data (its credentials).
 func kubectlGet() *spec {
 	s := query("reads from the Kubernetes cluster")
-	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context"
+	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context --raw"
 	// Resource names are case-insensitive and may carry their group and
 	// version (Secret, secrets.v1.); --template prints with a go-template.
 	const secrets = `op0~(?i)(^|,)secrets?(\.[^,/]*)?(/|,|$)`
@@ -414,6 +414,9 @@ func kubectlGet() *spec {
 	s.rows = append(s.rows,
 		row{"k8s.secret-print", CapSecrets, secrets + " " + whole, "", "prints Kubernetes secrets' data (credentials)"},
 		row{"k8s.secret-print", CapSecrets, secrets + " --template", "", "prints Kubernetes secrets' data (credentials)"},
+		// --raw PATH prints what the API server answers for PATH as it
+		// is: a Secret's or every Secret's data under .../secrets.
+		row{"k8s.secret-print", CapSecrets, `--raw=~(?i)/secrets(/|\?|$)`, "", "prints Kubernetes secrets' data (credentials) straight from the API server"},
 		// Objects named by a manifest or a kustomization may be Secrets.
 		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize " + whole, "", "prints whole the objects a manifest names, which may be Secrets"},
 		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize --template", "", "prints the objects a manifest names, which may be Secrets"})
