@@ -108,8 +108,18 @@ func (b *builder) initScript(prog, abs string, argv []field, st *state, sp span)
 }
 
 // hDbus: method calls that power off, reboot, suspend or start and stop
-// units are system changes; other calls send messages to other programs.
+// units are system changes; calls that type text or run a command in a
+// terminal or the desktop shell (Konsole's runCommand and sendText,
+// Yakuake's, Guake's execute_command, GNOME Shell's Eval, Plasma's
+// evaluateScript, KLauncher's exec) are terminal injection; other calls
+// send messages to other programs.
 func hDbus(b *builder, c *call) stream {
+	for _, f := range c.a.all {
+		if f.known && re(`(^|\.)(runCommand|runCommandInTerminal|sendText|execute_command|Eval|evaluateScript|exec_blocking|kdeinit_exec\w*)$`).MatchString(f.val) {
+			b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Target: f.val, Msg: "asks a terminal or the desktop over D-Bus to type text or run a command, outside guard's sandbox"}, c.sp)
+			return stream{}
+		}
+	}
 	for _, f := range c.a.all {
 		if f.known && re(`\.(PowerOff|Reboot|Halt|Suspend|Hibernate|HybridSleep|KExec|StartUnit|StopUnit|RestartUnit|KillUnit|EnableUnitFiles|DisableUnitFiles|MaskUnitFiles|SetWallMessage|Terminate\w*|Kill\w*)$|^(PowerOff|Reboot|Suspend|Hibernate|StartUnit|StopUnit|RestartUnit|EnableUnitFiles)$`).MatchString(f.val) {
 			b.add(Effect{Cap: CapSystem, Rule: "sys.power", Program: c.prog, Target: f.val, Msg: "asks the system over D-Bus to power off, reboot, suspend or change services"}, c.sp)

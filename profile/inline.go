@@ -20,7 +20,9 @@ import (
 // inlineRes are the patterns that find the command lines inline code
 // spells out, compiled together on first use (one value at init, not
 // one per pattern).
-var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall *regexp.Regexp }) {
+var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall, appleShell, appleType *regexp.Regexp }) {
+	r.appleShell = regexp.MustCompile(`(?i)\bdo\s+shell\s+script\s+("(?:[^"\\]|\\.)*")`)
+	r.appleType = regexp.MustCompile(`(?i)\b(do\s+script|write\s+text|keystroke|key\s+code)\b`)
 	// shellCall finds a call that runs its string argument through the
 	// shell, with that argument a string literal.
 	r.shellCall = regexp.MustCompile(`\b(?:os\.system|os\.popen|popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|system|exec|execSync|shell_exec|passthru|proc_open|os\.execute|io\.popen|spawn|spawnSync|execFile|execFileSync|Runtime\.getRuntime\(\)\.exec)\s*\(\s*(\[\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`" + `)`)
@@ -46,6 +48,8 @@ type codeLang struct {
 	// backtick: `…` runs a shell command (in JavaScript it is a
 	// template string, in Python nothing).
 	backtick bool
+	// appleScript: osascript's language (appleScript).
+	appleScript bool
 }
 
 // codeLangs is the one table of interpreters by language (a switch:
@@ -56,6 +60,8 @@ func codeLangs(prog string) codeLang {
 		return codeLang{tcl: true}
 	case "perl", "ruby", "php", "raku", "rakudo", "perl6":
 		return codeLang{backtick: true}
+	case "osascript":
+		return codeLang{appleScript: true}
 	}
 	return codeLang{}
 }
@@ -179,5 +185,22 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 				}
 			}
 		}
+	}
+	if codeLangs(c.prog).appleScript {
+		b.appleScript(code, c, via)
+	}
+}
+
+// appleScript: `do shell script "CMD"` runs CMD through sh; `do script`,
+// `write text` and `keystroke` type into a terminal or another program
+// (Terminal, iTerm, System Events): terminal injection.
+func (b *builder) appleScript(code string, c *call, via string) {
+	for _, m := range inlineRes().appleShell.FindAllStringSubmatch(code, -1) {
+		if text, ok := unquoteLit(m[1]); ok && parseOK(text) {
+			b.text(text, c.st.clone(), stream{}, via, c.sp)
+		}
+	}
+	if inlineRes().appleType.MatchString(code) {
+		b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Msg: "types text or runs a command in a terminal or another application (AppleScript do script, write text, keystroke), outside guard's sandbox"}, c.sp)
 	}
 }
