@@ -36,6 +36,26 @@ func readerAfterPattern(id string, val string) *spec {
 
 func plain() *spec { return &spec{filter: true} }
 
+// hardLinkVerb says what a hard link does to the file it links to.
+const hardLinkVerb = "hard-links (a write to the link writes it)"
+
+// hCopyHardLinks: cp -l/--link makes hard links, not copies: each source
+// is then written by a write to its new name. (Only when the option is
+// on the line: a word guard cannot see is not taken for it.)
+func hCopyHardLinks(b *builder, c *call) stream {
+	if !c.a.has("-l", "--link") {
+		return stream{}
+	}
+	srcs := c.a.ops
+	if len(c.a.values("-t", "--target-directory")) == 0 && len(srcs) > 0 {
+		srcs = srcs[:len(srcs)-1]
+	}
+	for _, f := range srcs {
+		b.pathEffect(CapWrite, "fs.link", c.prog, f, c.st, c.sp, hardLinkVerb)
+	}
+	return stream{}
+}
+
 func whole(id string, c Cap, msg string) *spec {
 	return &spec{rows: []row{{id, c, "", "", msg}}}
 }
@@ -129,25 +149,28 @@ func baseTable() map[string]*spec {
 		"sponge":  {filter: false, rows: []row{{"fs.write", CapWrite, "", "ops", "writes its input to"}}},
 		"mkfifo":  {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "ops", "creates the pipe"}}},
 		"mknod":   {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "op0", "creates the node"}}},
-		"cp":      {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hCopyLinks), hBackups), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"cp":      {val: "-t --target-directory -S --suffix", fn: chain(chain(intoDir(hCopyLinks), hBackups), hCopyHardLinks), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"mv":      {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hCopy), hBackups), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S --suffix", fn: chain(intoDir(func(*builder, *call) stream { return stream{} }), hBackups), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
-		"ln":      {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hLn), hBackups), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
-		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":     {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
-		"gsed":    {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},                                              // GNU sed's name where sed is another
-		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
-		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
-		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"nawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":   {val: "-p -i -o -d -r --input --output --directory -B --prefix -Y --basename-prefix -z --suffix -V --version-control", fn: chain(hPatch, hPatchBackups), rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
-		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
-		"split":   {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
-		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress")},
-		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"lzma":    {rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"zip":     {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
+		"ln": {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hLn), hBackups), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"},
+			// A hard link is the same file under a second name: a later
+			// write to the link writes the file (ln ~/.bashrc x).
+			{"fs.link", CapWrite, "!-s !--symbolic !-t !--target-directory", "init", hardLinkVerb}, {"fs.link", CapWrite, "!-s !--symbolic -t|--target-directory", "ops", hardLinkVerb}}},
+		"tee":    {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
+		"sed":    {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
+		"gsed":   {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},                                              // GNU sed's name where sed is another
+		"awk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
+		"gawk":   {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
+		"mawk":   {val: "-f -v -F", fn: hAwk, filter: true},
+		"nawk":   {val: "-f -v -F", fn: hAwk, filter: true},
+		"patch":  {val: "-p -i -o -d -r --input --output --directory -B --prefix -Y --basename-prefix -z --suffix -V --version-control", fn: chain(hPatch, hPatchBackups), rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
+		"csplit": {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
+		"split":  {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"gzip":   {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"bzip2":  {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress")},
+		"xz":     {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"lzma":   {rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"zip":    {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
 		"unzip": {val: "-d -x", fn: func(b *builder, c *call) stream {
 			dir := staticField(".", c.sp)
 			if ds := c.a.values("-d"); len(ds) > 0 {
