@@ -233,6 +233,9 @@ func hCpio(b *builder, c *call) stream {
 	case c.a.has("-p", "--pass-through"):
 		for _, f := range c.a.ops {
 			b.pathEffect(CapWrite, "fs.write", c.prog, f, c.st, c.sp, "copies files into")
+			// Under the names its input lists, which the line does not
+			// show (.bashrc among them).
+			b.writeAnyName(c, f, "fs.write", "may copy any name into")
 		}
 	case c.a.has("-i", "--extract"):
 		b.pathEffect(CapWrite, "fs.extract", c.prog, dir, c.st, c.sp, "extracts files into")

@@ -858,7 +858,18 @@ func hRemoteDest(skip int, verb string, remote func(string) bool, dirCopy string
 		for _, f := range ops[skip : len(ops)-1] {
 			fromRemote = fromRemote || !f.known || remote(f.val)
 		}
+		dirVerb := dirCopy != "" && c.a.holds("op"+string(rune('0'+skip-1))+"~"+dirCopy)
 		if !fromRemote {
+			// A local directory copied by its contents (rclone copy
+			// dotfiles ~) puts names the line does not show there.
+			if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok && dirVerb {
+				var srcs []field
+				for _, f := range ops[skip : len(ops)-1] {
+					f.val = strings.TrimSuffix(f.val, "/") + "/."
+					srcs = append(srcs, f)
+				}
+				b.intoHeld(c, dp, srcs, false)
+			}
 			return stream{}
 		}
 		if strings.HasSuffix(dest.val, "/") || dirCopy != "" && c.a.holds("op"+string(rune('0'+skip-1))+"~"+dirCopy) {

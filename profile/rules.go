@@ -2,6 +2,7 @@ package profile
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -38,6 +39,21 @@ func plain() *spec { return &spec{filter: true} }
 
 // hardLinkVerb says what a hard link does to the file it links to.
 const hardLinkVerb = "hard-links (a write to the link writes it)"
+
+// hContentsInto: cp -rT SRC DEST and mv -T SRC DEST make DEST what SRC
+// is: a directory's contents land in DEST under their own names (as cp
+// -r SRC/. DEST does), which the line does not show.
+func hContentsInto(b *builder, c *call) stream {
+	if !c.a.has("-T", "--no-target-directory") || len(c.a.ops) != 2 || !c.a.ops[1].known {
+		return stream{}
+	}
+	if dp, ok := b.ctx.Resolve(c.st.cwd, c.a.ops[1].val); ok {
+		src := c.a.ops[0]
+		src.val = strings.TrimSuffix(src.val, "/") + "/."
+		b.intoHeld(c, dp, []field{src}, false)
+	}
+	return stream{}
+}
 
 // hCopyHardLinks: cp -l/--link makes hard links, not copies: each source
 // is then written by a write to its new name. (Only when the option is
@@ -149,8 +165,8 @@ func baseTable() map[string]*spec {
 		"sponge":  {filter: false, rows: []row{{"fs.write", CapWrite, "", "ops", "writes its input to"}}},
 		"mkfifo":  {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "ops", "creates the pipe"}}},
 		"mknod":   {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "op0", "creates the node"}}},
-		"cp":      {val: "-t --target-directory -S --suffix", fn: chain(chain(intoDir(hCopyLinks), hBackups), hCopyHardLinks), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"mv":      {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hCopy), hBackups), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"cp":      {val: "-t --target-directory -S --suffix", fn: chain(chain(chain(intoDir(hCopyLinks), hBackups), hCopyHardLinks), hContentsInto), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":      {val: "-t --target-directory -S --suffix", fn: chain(chain(intoDir(hCopy), hBackups), hContentsInto), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
 		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S --suffix", fn: chain(intoDir(func(*builder, *call) stream { return stream{} }), hBackups), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
 		"ln": {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hLn), hBackups), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"},
 			// A hard link is the same file under a second name: a later
