@@ -428,7 +428,8 @@ func gitTable() map[string]*spec {
 		"config":       {val: "-f --file --type --default --blob", fn: hGitConfig},
 		"hook":         whole("git.hook-run", CapExec, "runs a git hook"),
 		"daemon":       whole("git.daemon", CapSend, "serves the repository over the network"),
-		"instaweb":     whole("git.daemon", CapSend, "serves the repository over the network"),
+		// instaweb runs --httpd and --browser as command lines.
+		"instaweb": {val: "-d --httpd -b --browser -p --port -m --module-path", fn: hPagerOption("--httpd", "-d", "--browser", "-b"), rows: []row{{"git.daemon", CapSend, "", "", "serves the repository over the network"}}},
 	}
 	extendGitLaunch(t)
 	return t
