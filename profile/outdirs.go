@@ -65,6 +65,22 @@ func hVenv(def string) handler {
 	}
 }
 
+// hPrefixBin: an installer told to install into the prefix an option
+// names writes programs of the packages' choosing into PREFIX/bin.
+func hPrefixBin(opts ...string) handler {
+	return func(b *builder, c *call) stream {
+		for _, p := range c.a.values(opts...) {
+			g := p
+			if g.known {
+				g.val = path.Join(p.val, "bin")
+			}
+			b.pathEffect(CapWrite, "fs.output", c.prog, g, c.st, c.sp, "installs programs into")
+			b.writeAnyName(c, g, "fs.output", "may install any name into")
+		}
+		return stream{}
+	}
+}
+
 // outputDirs prices the output directories a program guard cannot
 // describe is handed (--output-dir DIR, --distpath=DIR) as directories it
 // writes any name into.

@@ -601,9 +601,15 @@ func toolConfig() *spec {
 // files; config changes channels; remove deletes environments.
 func condaSpec() *spec {
 	fetch := func(msg string) *spec { return whole("dev.fetch", CapFetch, msg) }
+	// -p/--prefix DIR installs the packages' programs into DIR/bin under
+	// their own names: a DIR of ~/.local or ~ puts them in your bin
+	// directories (as python3 -m venv ~/.local does).
+	install := func(msg string) *spec {
+		return &spec{val: "-p --prefix -n --name -c --channel --file", fn: hPrefixBin("-p", "--prefix"), rows: []row{{"dev.fetch", CapFetch, "", "", msg}}}
+	}
 	return subs(whole("pkg.unknown", CapDynamic, "runs a conda command guard does not know"), map[string]*spec{
-		"install": fetch("downloads and installs packages"), "create": fetch("downloads and installs packages"), "update": fetch("downloads and updates packages"),
-		"upgrade": fetch("downloads and updates packages"), "search": fetch("queries package channels"),
+		"install": install("downloads and installs packages"), "create": install("downloads and installs packages"), "update": install("downloads and updates packages"),
+		"upgrade": install("downloads and updates packages"), "search": fetch("queries package channels"),
 		"remove": whole("pkg.uninstall", CapDelete, "removes packages or environments"), "uninstall": whole("pkg.uninstall", CapDelete, "removes packages"),
 		"clean":  whole("pkg.uninstall", CapDelete, "deletes conda's caches"),
 		"init":   whole("persist.shell-init", CapPersistence, "edits your shell's startup files (~/.bashrc…) so conda runs in every new shell"),
