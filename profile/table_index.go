@@ -300,6 +300,7 @@ var tableNames = [...]string{
 	"goose",
 	"gopass",
 	"gosh",
+	"gosu",
 	"gotty",
 	"gpg",
 	"gpg-connect-agent",
@@ -568,6 +569,7 @@ var tableNames = [...]string{
 	"pkgin",
 	"pkgx",
 	"pkill",
+	"please",
 	"pm2",
 	"pnpm",
 	"pnpx",
@@ -730,7 +732,9 @@ var tableNames = [...]string{
 	"strings",
 	"strip",
 	"su",
+	"su-exec",
 	"sudo",
+	"sudo-rs",
 	"sudoedit",
 	"summon",
 	"supabase",
@@ -831,8 +835,10 @@ var tableNames = [...]string{
 	"vercel",
 	"vi",
 	"view",
+	"vigr",
 	"vim",
 	"vimdiff",
+	"vipw",
 	"virsh",
 	"virtualenv",
 	"visudo",
@@ -1195,6 +1201,7 @@ var tableOf = [...]uint8{
 	10, // goose
 	6,  // gopass
 	0,  // gosh
+	0,  // gosu
 	11, // gotty
 	2,  // gpg
 	8,  // gpg-connect-agent
@@ -1463,6 +1470,7 @@ var tableOf = [...]uint8{
 	11, // pkgin
 	11, // pkgx
 	2,  // pkill
+	0,  // please
 	11, // pm2
 	1,  // pnpm
 	1,  // pnpx
@@ -1625,7 +1633,9 @@ var tableOf = [...]uint8{
 	0,  // strings
 	7,  // strip
 	0,  // su
+	0,  // su-exec
 	0,  // sudo
+	0,  // sudo-rs
 	0,  // sudoedit
 	6,  // summon
 	8,  // supabase
@@ -1726,8 +1736,10 @@ var tableOf = [...]uint8{
 	8,  // vercel
 	4,  // vi
 	4,  // view
+	0,  // vigr
 	4,  // vim
 	4,  // vimdiff
+	0,  // vipw
 	8,  // virsh
 	11, // virtualenv
 	2,  // visudo
