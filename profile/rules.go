@@ -37,6 +37,9 @@ func readerAfterPattern(id string, val string) *spec {
 
 func plain() *spec { return &spec{filter: true} }
 
+// roffVal are groff's, troff's and nroff's options that take a value.
+const roffVal = "-T -m -M -F -I -P -d -f -n -o -r -w -W -L -K -D"
+
 // hardLinkVerb says what a hard link does to the file it links to.
 const hardLinkVerb = "hard-links (a write to the link writes it)"
 
@@ -311,34 +314,40 @@ func baseTable() map[string]*spec {
 		"sage":       {val: "-c", fn: hInterp("-c")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.
-		"ipython":            {val: "-c -m", fn: hInterp("-c")},
-		"julia":              {val: "-e -E --eval --print -L --load -p --procs", fn: hInterp("-e -E --eval --print")},
-		"guile":              {val: "-c -e -l -L -s -x", fn: hInterp("-c")},
-		"racket":             {val: "-e --eval -l --lib -t --require -f --load", fn: hInterp("-e --eval")},
-		"sbcl":               {val: "--eval --load --script --core", fn: hInterp("--eval")},
-		"clisp":              {val: "-x -i", fn: hInterp("-x")},
-		"elixir":             {val: "-e --eval -r --require -pa -pz", fn: hInterp("-e --eval")},
-		"erl":                {val: "-eval -s -run -pa -pz", fn: hInterp("-eval -s -run")},
-		"groovy":             {val: "-e -cp --classpath", fn: hInterp("-e")},
-		"scala":              {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"kotlin":             {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"clojure":            {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
-		"clj":                {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
-		"bb":                 {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
-		"pwsh":               {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
-		"powershell":         {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
-		"expect":             {val: "-c -f -b", fn: hInterp("-c")},
-		"tsx":                {val: "-e -p --eval --print -r --require --import", fn: hInterp("-e -p --eval --print")},
-		"ts-node":            {val: "-e -p --eval --print -r --require -P --project", fn: hInterp("-e -p --eval --print")},
-		"R":                  {val: "-e -f --file", fn: hInterp("-e")},
-		"irb":                {val: "-r -I", fn: hInterp("")},
-		"jshell":             {val: "--class-path -R -J", fn: hInterp("")},
-		"ghci":               {val: "-e -i", fn: hInterp("-e")},
-		"iex":                {val: "-e --eval -r -S", fn: hInterp("-e --eval")},
-		"groovysh":           {val: "-cp --classpath", fn: hInterp("")},
-		"Rscript":            {val: "-e", fn: hInterp("-e")},
-		"osascript":          {val: "-e", fn: hInterp("-e")},
-		"tclsh":              {fn: hInterp("")},
+		"ipython":    {val: "-c -m", fn: hInterp("-c")},
+		"julia":      {val: "-e -E --eval --print -L --load -p --procs", fn: hInterp("-e -E --eval --print")},
+		"guile":      {val: "-c -e -l -L -s -x", fn: hInterp("-c")},
+		"racket":     {val: "-e --eval -l --lib -t --require -f --load", fn: hInterp("-e --eval")},
+		"sbcl":       {val: "--eval --load --script --core", fn: hInterp("--eval")},
+		"clisp":      {val: "-x -i", fn: hInterp("-x")},
+		"elixir":     {val: "-e --eval -r --require -pa -pz", fn: hInterp("-e --eval")},
+		"erl":        {val: "-eval -s -run -pa -pz", fn: hInterp("-eval -s -run")},
+		"groovy":     {val: "-e -cp --classpath", fn: hInterp("-e")},
+		"scala":      {val: "-e -cp -classpath", fn: hInterp("-e")},
+		"kotlin":     {val: "-e -cp -classpath", fn: hInterp("-e")},
+		"clojure":    {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
+		"clj":        {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
+		"bb":         {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
+		"pwsh":       {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
+		"powershell": {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
+		"expect":     {val: "-c -f -b", fn: hInterp("-c")},
+		"tsx":        {val: "-e -p --eval --print -r --require --import", fn: hInterp("-e -p --eval --print")},
+		"ts-node":    {val: "-e -p --eval --print -r --require -P --project", fn: hInterp("-e -p --eval --print")},
+		"R":          {val: "-e -f --file", fn: hInterp("-e")},
+		"irb":        {val: "-r -I", fn: hInterp("")},
+		"jshell":     {val: "--class-path -R -J", fn: hInterp("")},
+		"ghci":       {val: "-e -i", fn: hInterp("-e")},
+		"iex":        {val: "-e --eval -r -S", fn: hInterp("-e --eval")},
+		"groovysh":   {val: "-cp --classpath", fn: hInterp("")},
+		"Rscript":    {val: "-e", fn: hInterp("-e")},
+		"osascript":  {val: "-e", fn: hInterp("-e")},
+		"tclsh":      {fn: hInterp("")},
+		"wish":       {fn: hInterp("")},
+		"jimsh":      {val: "-e", fn: hInterp("-e")},
+		"ghc":        {val: "-e -o -i -odir -hidir -outputdir -package -x", fn: hInterp("-e")},
+		// groff -U (unsafe) runs .sy and .pso requests of its input as
+		// shell commands (stdinlang.go); safe mode runs none.
+		"groff": {val: roffVal}, "troff": {val: roffVal}, "nroff": {val: roffVal},
 		"guard":              {val: "--workspace --provenance --min-level --shell --allow-write", posix: true, fn: hGuard},
 		"guard-sandbox-exec": {rows: []row{{"guard.self", CapSelf, "", "", "runs guard's sandbox helper directly"}}},
 		"guard-sh": {fn: func(b *builder, c *call) stream {

@@ -282,6 +282,7 @@ var tableNames = [...]string{
 	"getent",
 	"getopts",
 	"gh",
+	"ghc",
 	"ghci",
 	"ghcup",
 	"gio",
@@ -307,6 +308,7 @@ var tableNames = [...]string{
 	"gradle",
 	"gradlew",
 	"grep",
+	"groff",
 	"groovy",
 	"groovysh",
 	"groupadd",
@@ -376,6 +378,7 @@ var tableNames = [...]string{
 	"jcmd",
 	"jenv",
 	"jest",
+	"jimsh",
 	"jmap",
 	"jobs",
 	"join",
@@ -519,6 +522,7 @@ var tableNames = [...]string{
 	"npm",
 	"nproc",
 	"npx",
+	"nroff",
 	"nsenter",
 	"nslookup",
 	"nvim",
@@ -786,6 +790,7 @@ var tableNames = [...]string{
 	"trash",
 	"trash-put",
 	"tree",
+	"troff",
 	"true",
 	"truncate",
 	"ts-node",
@@ -863,6 +868,7 @@ var tableNames = [...]string{
 	"windsurf",
 	"wipe",
 	"wipefs",
+	"wish",
 	"wkhtmltopdf",
 	"wl-copy",
 	"wpctl",
@@ -1183,6 +1189,7 @@ var tableOf = [...]uint8{
 	6,  // getent
 	0,  // getopts
 	1,  // gh
+	0,  // ghc
 	0,  // ghci
 	11, // ghcup
 	9,  // gio
@@ -1208,6 +1215,7 @@ var tableOf = [...]uint8{
 	8,  // gradle
 	8,  // gradlew
 	0,  // grep
+	0,  // groff
 	0,  // groovy
 	0,  // groovysh
 	2,  // groupadd
@@ -1277,6 +1285,7 @@ var tableOf = [...]uint8{
 	4,  // jcmd
 	11, // jenv
 	3,  // jest
+	0,  // jimsh
 	4,  // jmap
 	0,  // jobs
 	0,  // join
@@ -1420,6 +1429,7 @@ var tableOf = [...]uint8{
 	1,  // npm
 	0,  // nproc
 	1,  // npx
+	0,  // nroff
 	4,  // nsenter
 	5,  // nslookup
 	4,  // nvim
@@ -1687,6 +1697,7 @@ var tableOf = [...]uint8{
 	11, // trash
 	11, // trash-put
 	0,  // tree
+	0,  // troff
 	0,  // true
 	0,  // truncate
 	0,  // ts-node
@@ -1764,6 +1775,7 @@ var tableOf = [...]uint8{
 	3,  // windsurf
 	0,  // wipe
 	2,  // wipefs
+	0,  // wish
 	7,  // wkhtmltopdf
 	9,  // wl-copy
 	8,  // wpctl
