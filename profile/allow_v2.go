@@ -115,6 +115,12 @@ func (b *builder) initScript(prog, abs string, argv []field, st *state, sp span)
 // send messages to other programs.
 func hDbus(b *builder, c *call) stream {
 	for _, f := range c.a.all {
+		// The desktop's secret stores answer over D-Bus: the Secret
+		// Service's GetSecret(s), KWallet's read* methods.
+		if f.known && re(`(^|\.)(GetSecrets?|readPassword\w*|readEntry\w*|readMap\w*|entriesList|passwordList)$`).MatchString(f.val) {
+			b.add(Effect{Cap: CapSecrets, Rule: "secrets.keyring", Program: c.prog, Target: f.val, Msg: "reads passwords from the desktop's secret store over D-Bus (" + f.val + ")"}, c.sp)
+			return stream{}
+		}
 		if f.known && re(`(^|\.)(runCommand|runCommandInTerminal|sendText|execute_command|Eval|evaluateScript|exec_blocking|kdeinit_exec\w*)$`).MatchString(f.val) {
 			b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Target: f.val, Msg: "asks a terminal or the desktop over D-Bus to type text or run a command, outside guard's sandbox"}, c.sp)
 			return stream{}

@@ -125,9 +125,16 @@ func systemTable() map[string]*spec {
 		"ssh-add":     whole("secrets.ssh-agent", CapSecrets, "loads or lists private keys in your SSH agent"),
 		"security":    {rows: []row{{"secrets.keychain", CapSecrets, "any~^(find-|dump-keychain|export)", "", "reads passwords from the keychain"}}},
 		"secret-tool": {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(lookup|search|store|clear)$", "", "reads or changes passwords in the keyring"}}},
-		"pass":        {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
-		"vault":       {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write|print)$", "", "reads or writes secrets in Vault"}}},
-		"op":          {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
+		// The kernel's keyrings hold session keys and tokens: reading a
+		// key's payload is a secret read; listing and describing are
+		// not; any other verb changes them.
+		"keyctl": {rows: []row{
+			{"secrets.keyring", CapSecrets, "op0~^(print|pipe|read)$", "", "prints a key's secret payload from the kernel's keyrings"},
+			{"secrets.keyring", CapDynamic, "!op0~^(print|pipe|read|show|list|rlist|describe|rdescribe|search|security|get_persistent|supports|--version|-V|--help)$ ops", "", "changes the kernel's keyrings (adds, links, revokes or sets keys)"},
+		}},
+		"pass":  {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
+		"vault": {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write|print)$", "", "reads or writes secrets in Vault"}}},
+		"op":    {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
 	}
 }
 

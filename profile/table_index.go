@@ -394,6 +394,7 @@ var tableNames = [...]string{
 	"kde-open",
 	"keepassxc-cli",
 	"kexec",
+	"keyctl",
 	"keyring",
 	"kill",
 	"killall",
@@ -1301,6 +1302,7 @@ var tableOf = [...]uint8{
 	9,  // kde-open
 	11, // keepassxc-cli
 	2,  // kexec
+	2,  // keyctl
 	6,  // keyring
 	2,  // kill
 	2,  // killall
