@@ -150,6 +150,15 @@ type Part struct {
 	Arith []*Word
 	// Raw is the source text of the part (for messages).
 	Raw string
+	// Prompt is true when the expansion, or one nested in it, applies
+	// the @P transformation: bash expands the value as a prompt string,
+	// so the substitutions in it run.
+	Prompt bool
+	// Assigns are the assignments the expansion, or one nested in it,
+	// makes when its variable is unset (or empty): ${NAME:=VALUE},
+	// ${NAME=VALUE}. Name is "" when it is not a plain name (${!x:=v},
+	// ${a[i]:=v}).
+	Assigns []*Assign
 }
 
 // Static reports whether the word's value is known from the text alone.

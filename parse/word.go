@@ -297,7 +297,7 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 			arith = arithWords(x.Slice.Length, arithWords(x.Slice.Offset, nil))
 		}
 		arith = arithWords(x.Index, arith)
-		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.arithConv(arith)}}
+		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: c.raw(x), Nested: c.paramScripts(x), Arith: c.arithConv(arith), Prompt: promptOp(x), Assigns: c.paramAssigns(x)}}
 	case *syntax.CmdSubst:
 		return []Part{{Kind: CmdSubst, Quoted: quoted, Script: c.script(x.Stmts), Raw: c.raw(x)}}
 	case *syntax.ProcSubst:
@@ -315,6 +315,56 @@ func (c *conv) part(p syntax.WordPart, quoted bool) []Part {
 	default:
 		return []Part{{Kind: Dynamic, Quoted: quoted, Raw: fmt.Sprintf("%T", p)}}
 	}
+}
+
+// paramAssigns are the ${NAME:=VALUE} and ${NAME=VALUE} in x (not those
+// inside a command substitution, which runs in a subshell).
+func (c *conv) paramAssigns(x *syntax.ParamExp) []*Assign {
+	var out []*Assign
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch e := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		case *syntax.ParamExp:
+			if e.Exp == nil || e.Exp.Op != syntax.AssignUnset && e.Exp.Op != syntax.AssignUnsetOrNull {
+				return true
+			}
+			a := &Assign{Pos: off(e.Pos())}
+			if e.Param != nil && !e.Excl && e.Index == nil && syntax.ValidName(e.Param.Value) {
+				a.Name = e.Param.Value
+			}
+			if e.Exp.Word != nil {
+				if ws := c.wordAssign(e.Exp.Word); len(ws) == 1 {
+					a.Value = ws[0]
+				}
+			}
+			if a.Value == nil {
+				a.Value = &Word{Pos: off(e.End()), End: off(e.End())}
+			}
+			out = append(out, a)
+		}
+		return true
+	})
+	return out
+}
+
+// promptOp reports whether x, or an expansion nested in its words,
+// applies @P (${x@P}, ${!n@P}, ${a[@]@P}, ${y:-${x@P}}).
+func promptOp(x *syntax.ParamExp) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if e, ok := n.(*syntax.ParamExp); ok && e.Exp != nil && e.Exp.Op == syntax.OtherParamOps {
+			op := ""
+			if e.Exp.Word != nil {
+				op = e.Exp.Word.Lit()
+			}
+			// Quoting, escapes, case, attributes and assignments give
+			// text; @P, or an operator guard does not know, may run it.
+			found = len(op) != 1 || !strings.Contains("QEUuLAKak", op)
+		}
+		return !found
+	})
+	return found
 }
 
 func simpleParam(x *syntax.ParamExp) bool {

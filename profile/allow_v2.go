@@ -108,8 +108,24 @@ func (b *builder) initScript(prog, abs string, argv []field, st *state, sp span)
 }
 
 // hDbus: method calls that power off, reboot, suspend or start and stop
-// units are system changes; other calls send messages to other programs.
+// units are system changes; calls that type text or run a command in a
+// terminal or the desktop shell (Konsole's runCommand and sendText,
+// Yakuake's, Guake's execute_command, GNOME Shell's Eval, Plasma's
+// evaluateScript, KLauncher's exec) are terminal injection; other calls
+// send messages to other programs.
 func hDbus(b *builder, c *call) stream {
+	for _, f := range c.a.all {
+		// The desktop's secret stores answer over D-Bus: the Secret
+		// Service's GetSecret(s), KWallet's read* methods.
+		if f.known && re(`(^|\.)(GetSecrets?|readPassword\w*|readEntry\w*|readMap\w*|entriesList|passwordList)$`).MatchString(f.val) {
+			b.add(Effect{Cap: CapSecrets, Rule: "secrets.keyring", Program: c.prog, Target: f.val, Msg: "reads passwords from the desktop's secret store over D-Bus (" + f.val + ")"}, c.sp)
+			return stream{}
+		}
+		if f.known && re(`(^|\.)(runCommand|runCommandInTerminal|sendText|execute_command|Eval|evaluateScript|exec_blocking|kdeinit_exec\w*)$`).MatchString(f.val) {
+			b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Target: f.val, Msg: "asks a terminal or the desktop over D-Bus to type text or run a command, outside guard's sandbox"}, c.sp)
+			return stream{}
+		}
+	}
 	for _, f := range c.a.all {
 		if f.known && re(`\.(PowerOff|Reboot|Halt|Suspend|Hibernate|HybridSleep|KExec|StartUnit|StopUnit|RestartUnit|KillUnit|EnableUnitFiles|DisableUnitFiles|MaskUnitFiles|SetWallMessage|Terminate\w*|Kill\w*)$|^(PowerOff|Reboot|Suspend|Hibernate|StartUnit|StopUnit|RestartUnit|EnableUnitFiles)$`).MatchString(f.val) {
 			b.add(Effect{Cap: CapSystem, Rule: "sys.power", Program: c.prog, Target: f.val, Msg: "asks the system over D-Bus to power off, reboot, suspend or change services"}, c.sp)
@@ -223,6 +239,9 @@ func hCpio(b *builder, c *call) stream {
 	case c.a.has("-p", "--pass-through"):
 		for _, f := range c.a.ops {
 			b.pathEffect(CapWrite, "fs.write", c.prog, f, c.st, c.sp, "copies files into")
+			// Under the names its input lists, which the line does not
+			// show (.bashrc among them).
+			b.writeAnyName(c, f, "fs.write", "may copy any name into")
 		}
 	case c.a.has("-i", "--extract"):
 		b.pathEffect(CapWrite, "fs.extract", c.prog, dir, c.st, c.sp, "extracts files into")

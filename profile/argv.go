@@ -291,6 +291,12 @@ func (a args) term(t string) bool {
 //	last, init        the last operand, all but the last
 //	-o|--output       values of these options
 //	kv:of             dd-style key=value operands
+//
+// A row whose selector starts with "into:" (into:--distpath) names
+// directories the program writes names of its own choosing into (an
+// output directory): each is priced as the directory and as any name in
+// it (writeAnyName), so ~/.local/bin or ~ counts as shadowing a program
+// or writing a start-up file.
 func (a args) selectTargets(sel string) []field {
 	var out []field
 	for _, s := range strings.Fields(sel) {

@@ -826,10 +826,23 @@ var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
 		"SUDO_ASKPASS":        {"env.ssh-askpass", CapDynamic, "sets SUDO_ASKPASS, a program sudo runs", false},
 		"BASH_LOADABLES_PATH": {"env.module-path", CapDynamic, "sets BASH_LOADABLES_PATH, where enable -f loads shell builtins from", false},
 		// Settings that make build and documentation tools run other programs.
-		"MAKEFLAGS": {"env.makeflags", CapDynamic, "sets MAKEFLAGS, which passes variables and options (SHELL=…) to make", false},
-		"MANOPT":    {"env.manopt", CapDynamic, "sets MANOPT, options man applies (a pager or a preprocessor it runs)", false},
-		"VIMINIT":   {"env.viminit", CapDynamic, "sets VIMINIT, editor commands vim runs at start (they can run shell commands)", false},
-		"EXINIT":    {"env.viminit", CapDynamic, "sets EXINIT, editor commands vi runs at start (they can run shell commands)", false},
+		"MAKEFLAGS":    {"env.makeflags", CapDynamic, "sets MAKEFLAGS, which passes variables and options (SHELL=…) to make", false},
+		"MANOPT":       {"env.manopt", CapDynamic, "sets MANOPT, options man applies (a pager or a preprocessor it runs)", false},
+		"GNUMAKEFLAGS": {"env.makeflags", CapDynamic, "sets GNUMAKEFLAGS, which passes variables and options (SHELL=…, --eval) to make", false},
+		"MAKEFILES":    {"env.module-path", CapDynamic, "sets MAKEFILES, makefiles (code) make reads before the project's", false},
+		// Libraries and configurations programs load as code.
+		"OPENSSL_CONF":      {"env.module-path", CapDynamic, "sets OPENSSL_CONF, a configuration that can load engines and providers (code) into openssl and every program using it", false},
+		"OPENSSL_ENGINES":   {"env.module-path", CapDynamic, "sets OPENSSL_ENGINES, where openssl loads engines (code) from", false},
+		"OPENSSL_MODULES":   {"env.module-path", CapDynamic, "sets OPENSSL_MODULES, where openssl loads providers (code) from", false},
+		"GTK_MODULES":       {"env.module-path", CapDynamic, "sets GTK_MODULES, libraries every GTK program loads", false},
+		"GTK3_MODULES":      {"env.module-path", CapDynamic, "sets GTK3_MODULES, libraries every GTK 3 program loads", false},
+		"GTK_PATH":          {"env.module-path", CapDynamic, "sets GTK_PATH, where GTK programs load modules from", false},
+		"QT_PLUGIN_PATH":    {"env.module-path", CapDynamic, "sets QT_PLUGIN_PATH, where Qt programs load plugins from", false},
+		"GIO_EXTRA_MODULES": {"env.module-path", CapDynamic, "sets GIO_EXTRA_MODULES, libraries GLib programs load", false},
+		"GST_PLUGIN_PATH":   {"env.module-path", CapDynamic, "sets GST_PLUGIN_PATH, where GStreamer programs load plugins from", false},
+		"MAILCAPS":          {"env.config-dir", CapDynamic, "sets MAILCAPS, mailcap files whose entries are commands programs run to open files", false},
+		"VIMINIT":           {"env.viminit", CapDynamic, "sets VIMINIT, editor commands vim runs at start (they can run shell commands)", false},
+		"EXINIT":            {"env.viminit", CapDynamic, "sets EXINIT, editor commands vi runs at start (they can run shell commands)", false},
 		// Clients pointed at another daemon or cluster configuration (which
 		// can name a credential command to run).
 		"DOCKER_HOST": {"env.docker-host", CapDynamic, "sets DOCKER_HOST, pointing docker at another daemon", false},
@@ -1043,6 +1056,15 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			st.arrays[name] = arrayVal{first: val, elems: elems}
 		}
 	}
+}
+
+// hGetopts: getopts OPTSTRING NAME sets NAME to the option it finds (a
+// value guard does not know), as read NAME does.
+func hGetopts(b *builder, c *call) stream {
+	if len(c.a.ops) > 1 {
+		b.builtinSet(c, c.a.ops[1], nil, stream{})
+	}
+	return stream{}
 }
 
 // builtinSet records a builtin's assignment (read, printf -v) of val
@@ -1417,6 +1439,14 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 	}
 	out := stream{}
 	for _, it := range items {
+		// The loop assigns its variable as NAME=ITEM would: for
+		// GIT_PAGER in 'rm -rf ~' sets a command git runs.
+		if usable {
+			v := it.val
+			b.varEffects(c.Var, &v, []field{it}, st, sp)
+		} else {
+			b.varEffects(c.Var, nil, []field{it}, st, sp)
+		}
 		if usable {
 			v := it.val
 			st.setTainted(c.Var, &v, it.taint)

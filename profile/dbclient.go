@@ -57,6 +57,9 @@ var clientFileRules = sync.OnceValue(func() []clientFileRule {
 		sql("duckdb", `\bread_(?:text|blob|csv|csv_auto|json|json_auto|json_objects|ndjson|parquet)\s*\(\s*'([^']*)'`, CapRead, "db.file-read", "reads"),
 		sql("duckdb", `\bfrom\s+'([^']*)'`, CapRead, "db.file-read", "reads"),
 		sql("mysql mariadb", `\bload\s+data\s+local\s+infile\s+'([^']*)'`, CapRead, "db.file-read", "reads, and sends to the server,"),
+		// sqlite3's edit(TEXT, EDITOR) runs EDITOR on a temporary file:
+		// a command line (CapExec: group 1 is reviewed as one).
+		sql("sqlite3", `\bedit\s*\([^,)]*,\s*'([^']*)'`, CapExec, "db.editor", ""),
 		// Native extensions: code guard cannot see.
 		sql("sqlite3", `\bload_extension\s*\(`, CapDynamic, "exec.dynamic-code", ""),
 		sql("duckdb", `\bload\s+'`, CapDynamic, "exec.dynamic-code", ""),
@@ -93,6 +96,11 @@ func (b *builder) clientFiles(c *call, t field) {
 		for _, f := range files {
 			if r.cap == CapDynamic {
 				b.add(Effect{Cap: CapDynamic, Rule: r.rule, Program: c.prog, Target: shorten(t.val), Msg: "loads a native extension into " + c.prog + ", code guard cannot review"}, c.sp)
+				continue
+			}
+			if r.cap == CapExec {
+				b.add(Effect{Cap: CapExec, Rule: r.rule, Program: c.prog, Target: shorten(f), Msg: c.prog + " runs " + shorten(f) + " as an editor (reviewed as a command line)"}, c.sp)
+				b.text(f, c.st.clone(), stream{}, c.prog+" edit()", c.sp)
 				continue
 			}
 			if c.prog == "psql" && (f == "~" || strings.HasPrefix(f, "~/")) && b.ctx.Home != "" {

@@ -391,13 +391,17 @@ func (b *builder) rows(s *spec, c *call) {
 			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)
 			continue
 		}
-		targets := c.a.selectTargets(r.on)
+		on, into := strings.CutPrefix(r.on, "into:")
+		targets := c.a.selectTargets(on)
 		for _, t := range targets {
 			if r.cap == CapFetch || r.cap == CapSend || r.cap == CapPublish {
 				b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Target: t.display(), Msg: r.msg}, c.sp)
 				continue
 			}
 			b.pathEffect(r.cap, r.id, c.prog, t, c.st, c.sp, r.msg)
+			if into {
+				b.writeAnyName(c, t, r.id, "may write any name into")
+			}
 		}
 		if len(targets) == 0 && r.cap != CapRead && r.cap != CapWrite && r.cap != CapDelete {
 			b.add(Effect{Cap: r.cap, Rule: r.id, Program: c.prog, Msg: r.msg}, c.sp)
@@ -441,6 +445,7 @@ func (b *builder) worstTargets(prog string, args []field, st *state, sp span) {
 // cannot describe may write what it is given (principle 10: the worst it
 // could be), and writing those is C as `echo x > ~/.bashrc` is.
 func (b *builder) handedPaths(prog string, fs []field, st *state, sp span) {
+	b.outputDirs(prog, fs, st, sp)
 	for _, f := range fs {
 		if !f.known {
 			continue

@@ -260,19 +260,15 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				b.arithWord(a, st, p.Raw, span{w.Pos, w.End})
 			}
 			b.indirectName(p.Raw, st, span{w.Pos, w.End})
+			if p.Prompt {
+				b.promptParam(p.Raw, st, span{w.Pos, w.End})
+			}
+			b.paramAssigns(p, st, span{w.Pos, w.End})
 			if v, ok := st.expandParam(p); ok {
 				// ${x,,}, ${x@E}, ${x#pat} of known values: what bash
 				// makes of them (x=RM; eval "${x,,} -rf /" is rm).
 				appendText(v, p.Quoted)
 				continue
-			}
-			if m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$`).FindStringSubmatch(p.Raw); m != nil {
-				// ${x@P} expands x's value as a prompt: its substitutions run.
-				if v := st.vars[m[1]]; v != nil {
-					b.promptText(decodePrompt(*v), st, span{w.Pos, w.End})
-				} else {
-					b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Target: p.Raw, Msg: "expands a value guard does not know as a prompt (" + p.Raw + "), running what it substitutes"}, span{w.Pos, w.End})
-				}
 			}
 			cur.known = false
 			cur.val += p.Raw

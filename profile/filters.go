@@ -18,20 +18,41 @@ import (
 // writes to its stdout, from its arguments; false when it cannot.
 type textFilter func(fs []field, in string) (string, bool)
 
+// textProgram is what guard knows of a text program's arguments.
+type textProgram struct {
+	// script: its first operand is its program or pattern, not a file,
+	// unless one of these options gives it (nil: operands are files).
+	script []string
+	// prints: it prints text taken from its arguments that guard does
+	// not compute: sed's replacements and a/i/c text, jq's and awk's
+	// string literals, date's +FORMAT, yes, basename, dirname.
+	prints bool
+}
+
+// textPrograms is the one table of text programs, every spelling of
+// each (gsed, gojq, yq), so scriptFirst and argPrinter agree. A switch:
+// nothing is built at start.
+func textPrograms(prog string) textProgram {
+	switch prog {
+	case "sed", "gsed":
+		return textProgram{script: []string{"-e", "--expression", "-f", "--file"}, prints: true}
+	case "grep", "egrep", "fgrep":
+		return textProgram{script: []string{"-e", "--regexp", "-f", "--file"}}
+	case "awk", "gawk", "mawk", "nawk":
+		return textProgram{script: []string{"-f", "--file", "-e", "--source", "--exec"}, prints: true}
+	case "jq", "gojq", "yq":
+		return textProgram{script: []string{"-f", "--from-file"}, prints: true}
+	case "date", "yes", "basename", "dirname":
+		return textProgram{prints: true}
+	}
+	return textProgram{}
+}
+
 // scriptFirst are filters whose first operand is their program or
 // pattern, not a file, unless one of these options gives it.
 func scriptFirst(prog string) ([]string, bool) {
-	switch prog {
-	case "sed":
-		return []string{"-e", "--expression", "-f", "--file"}, true
-	case "grep", "egrep", "fgrep":
-		return []string{"-e", "--regexp", "-f", "--file"}, true
-	case "awk", "gawk", "mawk", "nawk":
-		return []string{"-f", "--file", "-e", "--source", "--exec"}, true
-	case "jq":
-		return []string{"-f", "--from-file"}, true
-	}
-	return nil, false
+	s := textPrograms(prog).script
+	return s, s != nil
 }
 
 // readsInput reports whether a filter reads its standard input: it has
@@ -49,15 +70,8 @@ func readsInput(c *call) bool {
 }
 
 // argPrinter reports whether prog prints text taken from its arguments
-// that guard does not compute: sed's replacements and a/i/c text, jq's
-// and awk's string literals, date's +FORMAT, yes, basename, dirname.
-func argPrinter(prog string) bool {
-	switch prog {
-	case "sed", "gsed", "jq", "gojq", "yq", "awk", "gawk", "mawk", "nawk", "date", "yes", "basename", "dirname":
-		return true
-	}
-	return false
-}
+// that guard does not compute (textProgram.prints).
+func argPrinter(prog string) bool { return textPrograms(prog).prints }
 
 // argNear is text a program's output may hold, from its known
 // arguments: each argument, the parts of one split at the punctuation

@@ -34,12 +34,17 @@ func (b *builder) transferCommand(c *call, line field) {
 	}
 	verb := ftpVerb(strings.ToLower(strings.TrimPrefix(w[0], "-")))
 	var args []string
-	out := ""
+	out, base := "", ""
 	for i := 1; i < len(w); i++ {
 		switch {
 		case w[i] == "-o" && i+1 < len(w): // lftp get -o LOCAL
 			out = w[i+1]
 			i++
+		case (w[i] == "-O" || w[i] == "--target-directory") && i+1 < len(w): // lftp get/mget/mirror -O BASE
+			base = b.localWord(c, w[i+1])
+			i++
+		case strings.HasPrefix(w[i], "--target-directory="):
+			base = b.localWord(c, strings.TrimPrefix(w[i], "--target-directory="))
 		case strings.HasPrefix(w[i], "-"):
 		default:
 			args = append(args, b.localWord(c, w[i]))
@@ -65,6 +70,25 @@ func (b *builder) transferCommand(c *call, line field) {
 		if len(args) > 0 {
 			b.pathEffect(CapRead, "net.send-file", c.prog, local(args[0]), c.st, c.sp, "reads, to send,")
 		}
+	case "recv", "mirror":
+		if base == "" || strings.Contains(line.val, " -R") || strings.Contains(line.val, " --reverse") {
+			break
+		}
+		// -O BASE: what it fetches lands in BASE under the remote names
+		// (any name for a mirror or a pattern).
+		for _, a := range args {
+			if verb == "mirror" || strings.ContainsAny(a, "*?[") {
+				b.writeInto(c, local(base))
+				break
+			}
+			b.pathEffect(CapWrite, "net.download", c.prog, local(path.Join(base, path.Base(a))), c.st, c.sp, "downloads into")
+		}
+		if len(args) == 0 {
+			b.writeInto(c, local(base))
+		}
+		return
+	}
+	switch verb {
 	case "recv":
 		switch {
 		case out != "":

@@ -548,16 +548,27 @@ var awkPrintPipe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bprintf?\b((?:[^;{}\n|"]|"(?:[^"\\]|\\.)*")*)\|&?\s*"((?:[^"\\]|\\.)*)"`)
 })
 
+// awkLitRes are awkLiterals' expressions, compiled on first use: print's
+// arguments made only of string literals, one literal (and a comma after
+// it), and a single literal (printf's format alone).
+var awkLitRes = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^\s*\(?\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\)?\s*$`),
+		regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*,)?`),
+		regexp.MustCompile(`^\s*\(?\s*"(?:[^"\\]|\\.)*"\s*\)?\s*$`),
+	}
+})
+
 // awkLiterals is the line print writes for args made only of string
 // literals (adjacent ones concatenate, a comma is a space), with awk's
 // escapes undone.
 func awkLiterals(args string) (string, bool) {
-	lits := regexp.MustCompile(`^\s*\(?\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\)?\s*$`).FindStringSubmatch(args)
+	lits := awkLitRes()[0].FindStringSubmatch(args)
 	if lits == nil {
 		return "", false
 	}
 	var out strings.Builder
-	for _, m := range regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*,)?`).FindAllStringSubmatch(lits[1], -1) {
+	for _, m := range awkLitRes()[1].FindAllStringSubmatch(lits[1], -1) {
 		out.WriteString(strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\/`, "/").Replace(m[1]))
 		if m[2] != "" {
 			out.WriteString(" ")
@@ -625,7 +636,7 @@ func hAwk(b *builder, c *call) stream {
 		in := stream{kind: max(streamUnknown, c.in.kind), near: c.in.near + c.in.text}
 		if text, ok := awkLiterals(sub[1]); ok && !strings.HasPrefix(m, "printf") {
 			in = stream{kind: streamText, text: text}
-		} else if ok && !strings.Contains(text, "%") && regexp.MustCompile(`^\s*\(?\s*"(?:[^"\\]|\\.)*"\s*\)?\s*$`).MatchString(sub[1]) {
+		} else if ok && !strings.Contains(text, "%") && awkLitRes()[2].MatchString(sub[1]) {
 			in = stream{kind: streamText, text: strings.TrimSuffix(text, "\n")} // printf FORMAT: no newline of its own
 		}
 		b.text(strings.ReplaceAll(sub[2], `\"`, `"`), c.st.clone(), in, "awk command", span{prog.pos, prog.end})
@@ -685,6 +696,11 @@ func hSed(b *builder, c *call) stream {
 	}
 	for _, f := range ops {
 		b.pathEffect(cp, rule, "sed", f, c.st, c.sp, verb)
+	}
+	if suffix, ok := inPlaceSuffix(c, "efl", "--in-place"); ok && cp == CapWrite {
+		for _, f := range ops {
+			b.backupOf(c, f, suffix)
+		}
 	}
 	return stream{kind: streamUnknown}
 }
@@ -1323,38 +1339,7 @@ var sshLocalCommands = map[string]bool{"proxycommand": true, "localcommand": tru
 // KnownHostsCommand. It returns the value of RemoteCommand, the command
 // ssh runs on the other machine when the line gives none, if any.
 func (b *builder) sshOptions(c *call) (remote []field) {
-	// -F FILE: a config file holds the same keys, one a line. One the
-	// line wrote is unknown code at this use (C from the network); the
-	// command keys of one guard can read are reviewed as -o's are.
-	for _, f := range c.a.values("-F") {
-		if !f.known || b.ctx.Remote {
-			continue
-		}
-		p, ok := b.ctx.Resolve(c.st.cwd, f.val)
-		if !ok {
-			continue
-		}
-		text := stream{}
-		if w, written := c.st.written(p); written {
-			b.runnerFound(c.prog, p, w, c)
-			text = w
-		} else {
-			text = b.fileStream([]field{f}, c.st)
-		}
-		if text.kind != streamText {
-			continue
-		}
-		for _, line := range strings.Split(text.text, "\n") {
-			line = strings.TrimSpace(line)
-			i := strings.IndexAny(line, "= \t")
-			if i < 0 {
-				continue
-			}
-			if k := line[:i]; sshLocalCommands[strings.ToLower(k)] {
-				b.text(strings.TrimLeft(line[i:], "= \t"), c.st.clone(), stream{}, c.prog+" -F "+k, span{f.pos, f.end})
-			}
-		}
-	}
+	// -F FILE holds the same keys, one a line: optionFiles' sshConfigText.
 	for _, o := range c.a.values("-o") {
 		if !o.known {
 			continue

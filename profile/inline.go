@@ -20,7 +20,9 @@ import (
 // inlineRes are the patterns that find the command lines inline code
 // spells out, compiled together on first use (one value at init, not
 // one per pattern).
-var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall *regexp.Regexp }) {
+var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall, appleShell, appleType *regexp.Regexp }) {
+	r.appleShell = regexp.MustCompile(`(?i)\bdo\s+shell\s+script\s+("(?:[^"\\]|\\.)*")`)
+	r.appleType = regexp.MustCompile(`(?i)\b(do\s+script|write\s+text|keystroke|key\s+code)\b`)
 	// shellCall finds a call that runs its string argument through the
 	// shell, with that argument a string literal.
 	r.shellCall = regexp.MustCompile(`\b(?:os\.system|os\.popen|popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|system|exec|execSync|shell_exec|passthru|proc_open|os\.execute|io\.popen|spawn|spawnSync|execFile|execFileSync|Runtime\.getRuntime\(\)\.exec)\s*\(\s*(\[\s*)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`(?:[^`\\\\]|\\\\.)*`" + `)`)
@@ -35,16 +37,33 @@ var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listIt
 	return r
 })
 
-// tclLang reports the interpreters whose code is Tcl: `exec PROG ARGS`
-// runs a program, and so does expect's `spawn PROG ARGS` (a terminal
-// for it: expect -c 'spawn guard approve ID' answers guard's own
-// prompt); expect's `system TEXT` runs TEXT through /bin/sh.
-func tclLang(prog string) bool {
+// codeLang is what guard knows of the language of an interpreter's
+// inline code, for the commands it spells out.
+type codeLang struct {
+	// tcl: the code is Tcl — `exec PROG ARGS` runs a program, and so
+	// does expect's `spawn PROG ARGS` (a terminal for it: expect -c
+	// 'spawn guard approve ID' answers guard's own prompt); expect's
+	// `system TEXT` runs TEXT through /bin/sh.
+	tcl bool
+	// backtick: `…` runs a shell command (in JavaScript it is a
+	// template string, in Python nothing).
+	backtick bool
+	// appleScript: osascript's language (appleScript).
+	appleScript bool
+}
+
+// codeLangs is the one table of interpreters by language (a switch:
+// nothing is built at start).
+func codeLangs(prog string) codeLang {
 	switch prog {
 	case "expect", "tclsh", "wish", "jimsh":
-		return true
+		return codeLang{tcl: true}
+	case "perl", "ruby", "php", "raku", "rakudo", "perl6":
+		return codeLang{backtick: true}
+	case "osascript":
+		return codeLang{appleScript: true}
 	}
-	return false
+	return codeLang{}
 }
 
 // tclWords splits a Tcl command's words as far as guard can compute them:
@@ -62,10 +81,6 @@ func tclWords(s string) (words []string, ok bool) {
 	}
 	return words, len(words) > 0
 }
-
-// backtickLangs are the interpreters whose `…` runs a shell command (in
-// JavaScript it is a template string, in Python nothing).
-var backtickLangs = map[string]bool{"perl": true, "ruby": true, "php": true, "raku": true, "rakudo": true, "perl6": true}
 
 // unquoteLit decodes a string literal of the common languages: "…" with
 // backslash escapes, '…' and `…` with \' and \\ only. false when it
@@ -136,7 +151,7 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 		}
 		b.exec(argv, c.st.clone(), stream{}, via, c.sp)
 	}
-	if tclLang(c.prog) {
+	if codeLangs(c.prog).tcl {
 		for _, m := range inlineRes().tclCall.FindAllStringSubmatch(code, -1) {
 			words, ok := tclWords(m[2])
 			if !ok {
@@ -162,7 +177,7 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 			b.exec(argv, c.st.clone(), stream{}, via, c.sp)
 		}
 	}
-	if backtickLangs[c.prog] {
+	if codeLangs(c.prog).backtick {
 		for _, m := range inlineRes().backtickCall.FindAllStringSubmatch(code, -1) {
 			for _, g := range m[1:] {
 				if _, err := parse.Bash(g); g != "" && !strings.Contains(g, "$") && err == nil {
@@ -170,5 +185,22 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 				}
 			}
 		}
+	}
+	if codeLangs(c.prog).appleScript {
+		b.appleScript(code, c, via)
+	}
+}
+
+// appleScript: `do shell script "CMD"` runs CMD through sh; `do script`,
+// `write text` and `keystroke` type into a terminal or another program
+// (Terminal, iTerm, System Events): terminal injection.
+func (b *builder) appleScript(code string, c *call, via string) {
+	for _, m := range inlineRes().appleShell.FindAllStringSubmatch(code, -1) {
+		if text, ok := unquoteLit(m[1]); ok && parseOK(text) {
+			b.text(text, c.st.clone(), stream{}, via, c.sp)
+		}
+	}
+	if inlineRes().appleType.MatchString(code) {
+		b.add(Effect{Cap: CapInject, Rule: "inject.terminal", Program: c.prog, Msg: "types text or runs a command in a terminal or another application (AppleScript do script, write text, keystroke), outside guard's sandbox"}, c.sp)
 	}
 }

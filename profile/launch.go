@@ -334,10 +334,22 @@ func (b *builder) debuggerCommand(f field, c *call) {
 	}
 }
 
-// hGdb: gdb --args PROG ARGS runs PROG; -ex/-iex commands may run shell
+// debuggerArgs is how a debugger's command line names what it does: the
+// words that start the program it runs (gdb --args PROG, lldb -- PROG),
+// and whether a second operand is a process to attach to (gdb PROG PID).
+type debuggerArgs struct {
+	progMarks []string
+	pidOp     bool
+}
+
+// hDebugger: --args PROG ARGS runs PROG; -ex/-iex commands may run shell
 // commands or Python; -x command files are not reviewed; -p attaches to
 // another process.
-func hGdb(b *builder, c *call) stream {
+func hDebugger(d debuggerArgs) handler {
+	return func(b *builder, c *call) stream { return b.debugger(c, d) }
+}
+
+func (b *builder) debugger(c *call, d debuggerArgs) stream {
 	for _, f := range c.a.values("-ex", "-eval-command", "--eval-command", "-iex", "-init-eval-command", "--init-eval-command", "-o", "--one-line", "-O", "--one-line-before-file", "-k", "--source-on-crash") {
 		b.debuggerCommand(f, c)
 	}
@@ -345,12 +357,12 @@ func hGdb(b *builder, c *call) stream {
 		b.add(Effect{Cap: CapDynamic, Rule: "debug.script", Program: c.prog, Target: f.display(), Msg: fmt.Sprintf("runs a %s command file, which can run shell commands, that guard does not review", c.prog)}, c.sp)
 	}
 	// gdb PROG PID attaches to PID as -p does.
-	pidOp := c.prog == "gdb" && len(c.a.ops) == 2 && c.a.ops[1].known && isDigits(c.a.ops[1].val)
+	pidOp := d.pidOp && len(c.a.ops) == 2 && c.a.ops[1].known && isDigits(c.a.ops[1].val)
 	if pidOp || c.a.has("-p", "-pid", "--pid", "--attach-pid", "-n", "--attach-name") {
 		b.add(Effect{Cap: CapProcess, Rule: "proc.trace", Program: c.prog, Msg: "attaches a debugger to a running process (it can read and change its memory)"}, c.sp)
 	}
 	for i, f := range c.fs {
-		if f.known && (f.val == "--args" || f.val == "--" && c.prog == "lldb") {
+		if f.known && slices.Contains(d.progMarks, f.val) {
 			return b.exec(c.fs[i+1:], c.st.clone(), c.in, c.prog+" --args", c.sp)
 		}
 	}
@@ -400,7 +412,13 @@ func hLess(b *builder, c *call) stream {
 	return stream{kind: streamUnknown}
 }
 
-func hVim(b *builder, c *call) stream {
+func hVim(b *builder, c *call) stream { return b.vim(c, false) }
+
+// hEx is hVim for the names that start in Ex mode (ex), where -s means
+// silent, not a keystroke file.
+func hEx(b *builder, c *call) stream { return b.vim(c, true) }
+
+func (b *builder) vim(c *call, exMode bool) stream {
 	b.add(Effect{Cap: CapExec, Rule: "dev.build", Program: c.prog, Msg: "opens an editor"}, c.sp)
 	cmds := c.a.values("-c", "--cmd")
 	for _, f := range c.a.ops {
@@ -415,7 +433,7 @@ func hVim(b *builder, c *call) stream {
 	for _, f := range cmds {
 		b.vimCommand(f, c)
 	}
-	if c.a.has("-s") && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
+	if c.a.has("-s") && !exMode && !c.a.has("-e", "-E", "-es", "-Es") && len(c.a.ops) > 0 {
 		// -s FILE (outside ex mode, where -s means silent) types the
 		// file's keystrokes, which can run anything.
 		b.add(Effect{Cap: CapDynamic, Rule: "editor.script", Program: c.prog, Target: c.a.ops[0].display(), Msg: fmt.Sprintf("runs a %s keystroke file, which guard does not review", c.prog)}, c.sp)

@@ -14,26 +14,53 @@ import (
 // for, added to the command's own. A file the line wrote is reviewed by
 // what it wrote when that is known text; one guard cannot read may hold
 // any option (B), one from the network or decoding is C.
+//
+// Compilers and java read more arguments from @FILE, and ssh, scp and
+// sftp more settings from -F FILE: the same reader (optionFileText) and
+// the same table, with what each file's text does and how a file the
+// line wrote counts.
 
-// optionFile is an option whose value names a file of arguments.
+// optionFile is an option whose value names a file of arguments (or a
+// prefix that makes an operand name one: gcc @FILE).
 type optionFile struct {
-	opts []string
-	// args are the arguments each entry of the file stands for.
+	opts   []string
+	prefix string
+	// args are the arguments each entry of the file stands for: the
+	// command is reviewed again with each entry added.
 	args func(text string) [][]string
+	// text, when set, names what reviews the file's text itself instead
+	// (optionTexts: a name, not the function, which would make the
+	// table's initialisation refer to itself).
+	text string
 	// options: the file may hold options (not only operands), so one
 	// guard cannot read may make the command do anything it can.
 	options bool
+	// rule and may say what a file guard cannot read may hold ("": it
+	// is not priced).
+	rule, may string
+	// runsWritten: a file the line wrote is code guard cannot vouch for
+	// at this use (runnerFound), besides what its known text says.
+	runsWritten bool
 }
 
 // optionFiles are the programs' options that name such files.
 var optionFiles = sync.OnceValue(func() map[string][]optionFile {
-	return map[string][]optionFile{
-		"curl": {{opts: []string{"-K", "--config"}, args: curlConfigArgs, options: true}},
-		"wget": {{opts: []string{"--config"}, args: wgetrcArgs, options: true},
-			{opts: []string{"-i", "--input-file"}, args: urlListArgs}},
-		"aria2c": {{opts: []string{"--conf-path"}, args: aria2ConfArgs, options: true},
-			{opts: []string{"-i", "--input-file"}, args: aria2InputArgs, options: true}},
+	dl := func(opts []string, args func(string) [][]string, options bool) optionFile {
+		return optionFile{opts: opts, args: args, options: options, rule: "net.options-file", may: "they may name any file it writes, sends or runs"}
 	}
+	response := []optionFile{{prefix: "@", text: "response", options: true, rule: "dev.compiler-code", may: "they may load or run code", runsWritten: true}}
+	sshConfig := []optionFile{{opts: []string{"-F"}, text: "ssh-config", runsWritten: true}}
+	t := map[string][]optionFile{
+		"curl":   {dl([]string{"-K", "--config"}, curlConfigArgs, true)},
+		"wget":   {dl([]string{"--config"}, wgetrcArgs, true), dl([]string{"-i", "--input-file"}, urlListArgs, false)},
+		"aria2c": {dl([]string{"--conf-path"}, aria2ConfArgs, true), dl([]string{"-i", "--input-file"}, aria2InputArgs, true)},
+		"javac":  response, "java": response,
+		"ssh": sshConfig, "scp": sshConfig, "sftp": sshConfig,
+	}
+	for _, cc := range compilerDrivers {
+		t[cc] = response
+	}
+	return t
 })
 
 // extendOptionFiles hands the programs of optionFiles to hOptionFiles,
@@ -45,7 +72,9 @@ func extendOptionFiles(t map[string]*spec) {
 			continue
 		}
 		for _, of := range ofs {
-			s.val += " " + strings.Join(of.opts, " ")
+			if len(of.opts) > 0 {
+				s.val += " " + strings.Join(of.opts, " ")
+			}
 		}
 		s.fn = chain(s.fn, hOptionFiles)
 	}
@@ -58,17 +87,81 @@ func extendOptionFiles(t map[string]*spec) {
 	}
 }
 
+// files are the fields that name such files on c's command line: the
+// options' values, or the operands with the prefix (without it).
+func (of optionFile) files(c *call) []field {
+	if of.prefix == "" {
+		return c.a.values(of.opts...)
+	}
+	var out []field
+	for _, f := range c.fs {
+		if strings.HasPrefix(f.val, of.prefix) && len(f.val) > len(of.prefix) {
+			g := f
+			g.val = f.val[len(of.prefix):]
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// responseCode are the options that, in a compiler's or the JVM's
+// response file, load or run code (as they do on the command line).
+var responseCode = []string{"-wrapper", "-fplugin", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path", "-load", "-plugin", "-B",
+	"-javaagent", "-agentpath", "-agentlib", "-processorpath", "--processor-path"}
+
+// responseText: a response file guard reads is priced by the options in
+// it that load or run code.
+func responseText(b *builder, c *call, where, text string) {
+	if containsAny(text, responseCode) {
+		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: where, Msg: "reads options from " + where + " that load or run code in the build (a plugin, a linker or wrapper program, an agent)"}, c.sp)
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// sshConfigText: an ssh config file holds the keys -o takes, one a line;
+// those that run a command here are reviewed as -o's are (sshOptions).
+func sshConfigText(b *builder, c *call, f field, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		i := strings.IndexAny(line, "= \t")
+		if i < 0 {
+			continue
+		}
+		if k := line[:i]; sshLocalCommands[strings.ToLower(k)] {
+			b.text(strings.TrimLeft(line[i:], "= \t"), c.st.clone(), stream{}, c.prog+" -F "+k, span{f.pos, f.end})
+		}
+	}
+}
+
 // hOptionFiles reviews the arguments a program reads from the files its
 // options name, each entry as the command with those arguments added.
 func hOptionFiles(b *builder, c *call) stream {
 	for _, of := range optionFiles()[c.prog] {
-		for _, f := range c.a.values(of.opts...) {
+		for _, f := range of.files(c) {
 			if f.val == "" && f.known {
 				continue // the option without its value
 			}
 			text, key, ok := b.optionFileText(c, f, of)
 			if !ok || b.active[key] {
 				continue
+			}
+			if of.text != "" {
+				where := strings.TrimPrefix(key, "optfile:"+c.prog+":")
+				switch of.text {
+				case "response":
+					responseText(b, c, where, text)
+				case "ssh-config":
+					sshConfigText(b, c, f, text)
+				}
+				continue // its own review: no recursion
 			}
 			b.active[key] = true
 			for _, entry := range of.args(text) {
@@ -95,10 +188,11 @@ func (b *builder) optionFileText(c *call, f field, of optionFile) (text, key str
 	}
 	unseen := func(s stream, where string) {
 		switch {
+		case of.rule == "":
 		case s.tainted():
-			b.add(Effect{Cap: CapNetCode, Rule: "net.options-file", Program: c.prog, Target: where, Msg: "reads " + what + " from " + where + ", data from the network or from decoding that nobody has reviewed"}, c.sp)
+			b.add(Effect{Cap: CapNetCode, Rule: of.rule, Program: c.prog, Target: where, Msg: "reads " + what + " from " + where + ", data from the network or from decoding that nobody has reviewed"}, c.sp)
 		case of.options:
-			b.add(Effect{Cap: CapDynamic, Rule: "net.options-file", Program: c.prog, Target: where, Msg: "reads options from " + where + ", which guard cannot see (they may name any file it writes, sends or runs)"}, c.sp)
+			b.add(Effect{Cap: CapDynamic, Rule: of.rule, Program: c.prog, Target: where, Msg: "reads options from " + where + ", which guard cannot see (" + of.may + ")"}, c.sp)
 		}
 	}
 	if !f.known || f.proc {
@@ -124,10 +218,15 @@ func (b *builder) optionFileText(c *call, f field, of optionFile) (text, key str
 	}
 	key = "optfile:" + c.prog + ":" + p
 	if w, written := c.st.written(p); written {
+		if of.runsWritten {
+			b.runnerFound(c.prog, p, w, c)
+		}
 		if w.kind == streamText {
 			return w.text, key, true
 		}
-		unseen(w, p+" (which this line wrote)")
+		if !of.runsWritten {
+			unseen(w, p+" (which this line wrote)")
+		}
 		return "", "", false
 	}
 	s := b.fileStream([]field{f}, c.st)

@@ -14,15 +14,8 @@ func hPackageCommand(b *builder, c *call) stream {
 	if len(c.a.ops) == 0 || !c.a.ops[0].known {
 		return stream{kind: streamUnknown}
 	}
-	op := c.a.ops[0]
+	op := c.a.ops[0] // after the runner's verb (pipx run, pnpm dlx): its entry is the verb's
 	name := op.val
-	if c.prog == "pipx" && name == "run" {
-		if len(c.a.ops) < 2 || !c.a.ops[1].known {
-			return stream{kind: streamUnknown}
-		}
-		op = c.a.ops[1]
-		name = op.val
-	}
 	if at := strings.LastIndexByte(name, '@'); at > 0 {
 		name = name[:at] // prettier@3, @scope/pkg@1
 	}

@@ -51,7 +51,8 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		// python3 -m MODULE: the standard modules with a command line.
 		"zipfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
 		"tarfile":    {fn: hExtractInto("-e|--extract", 1), rows: []row{{"fs.output", CapWrite, "-c|--create", "op0", "writes"}, {"fs.read", CapRead, "-c|--create", "ops1", "reads"}}},
-		"venv":       {val: "--prompt", rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
+		"venv":       {val: "--prompt", fn: hVenv(""), rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
+		"virtualenv": {val: "-p --python --prompt --activators --seeder --creator --app-data --extra-search-dir --pip --setuptools --wheel", fn: chain(hVenv(""), hArgCommands), rows: []row{{"fs.mkdir", CapWrite, "", "ops", "creates a virtual environment in"}}},
 		"compileall": {val: "-d -s -p -x -i -r -j -o -e --invalidation-mode", rows: []row{{"fs.write", CapWrite, "", "ops", "writes compiled files under"}}},
 		"cProfile":   {val: "-o -s -m", fn: hPyProfile, rows: []row{{"fs.output", CapWrite, "", "-o", "writes"}}},
 		"json.tool":  {val: "--indent", rows: []row{{"fs.output", CapWrite, "", "op1", "writes"}}},
@@ -91,7 +92,7 @@ func programsRunEntries(serve func(string) *spec) map[string]*spec {
 		// reads your browser's cookies or ~/.netrc when told to.
 		"yt-dlp":     ytdlp(),
 		"youtube-dl": ytdlp(),
-		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}}},
+		"latexmk":    {val: "-e -r -pdflatex -latex -lualatex -xelatex -bibtex -biber -makeindex -dvipdf -dvips -ps2pdf -jobname -outdir -auxdir -output-directory -aux-directory", fn: hLatexmk, rows: []row{{"dev.build", CapExec, "", "", "builds the project's LaTeX documents"}, {"fs.output", CapWrite, "", "into:-outdir|-auxdir|-output-directory|-aux-directory", "writes its documents into"}}},
 	}
 }
 
@@ -104,7 +105,9 @@ var runRows = sync.OnceValue(func() map[string][]row {
 		"screen": {{"fs.output", CapWrite, "", "-Logfile", "writes its log to"}},
 		"ssh":    {{"fs.output", CapWrite, "", "-E", "writes its log to"}},
 		"info":   {{"fs.output", CapWrite, "", "-o|--output", "writes"}},
-		"rsync":  {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"}},
+		"rsync": {{"fs.output", CapWrite, "", "--log-file|--write-batch|--only-write-batch", "writes"},
+			{"fs.output", CapWrite, "", "-T|--temp-dir", "keeps its temporary copies in"},
+			{"fs.output", CapWrite, "", "into:--partial-dir", "keeps partly sent files, under their names, in"}},
 		"gio": {
 			{"fs.delete", CapDelete, "op0~^(remove|rm|trash)$", "ops1", "deletes"},
 			{"fs.write", CapWrite, "op0~^(copy|move|save|mkdir|rename)$", "last", "writes"},
@@ -177,8 +180,8 @@ func addRows(t map[string]*spec, m map[string][]row) {
 		// A lazy entry adds these rows and options to what it builds.
 		s.rows = append(s.rows, rs...)
 		for _, r := range rs {
-			if strings.HasPrefix(r.on, "-") {
-				s.val += " " + strings.ReplaceAll(r.on, "|", " ")
+			if on := strings.TrimPrefix(r.on, "into:"); strings.HasPrefix(on, "-") {
+				s.val += " " + strings.ReplaceAll(on, "|", " ")
 			}
 		}
 	}
@@ -466,28 +469,10 @@ func gitWritesWorkTree(sub string, a args) bool {
 	return false
 }
 
-// addGitWorkTree: a command that writes the work tree writes, by
-// principle 10, any name in it — into a work tree outside the workspace
-// (git --work-tree=$HOME checkout -f, git -C ~ reset --hard) that may be
-// .bashrc. Refs under refs/guard are guard's own checkpoints.
+// addGitWorkTree: git's credential helpers and guard's checkpoint refs.
+// (What a command writes into the work tree is gitTreeWrite's.) Refs
+// under refs/guard are guard's own checkpoints.
 func addGitWorkTree(t map[string]*spec) {
-	for sub, s := range t {
-		s = s.ready()
-		if s == nil {
-			continue
-		}
-		prev, name := s.fn, sub
-		s.fn = func(b *builder, c *call) stream {
-			var out stream
-			if prev != nil {
-				out = prev(b, c)
-			}
-			if gitWritesWorkTree(name, c.a) {
-				b.writeAnyName(c, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
-			}
-			return out
-		}
-	}
 	// git's credential helpers run as git credential-NAME get|store|erase.
 	for _, h := range []string{"credential-libsecret", "credential-osxkeychain", "credential-manager", "credential-manager-core", "credential-gnome-keyring", "credential-netrc", "credential-oauth", "credential-wincred", "credential-desktop"} {
 		if t[h] == nil {
@@ -623,9 +608,34 @@ func ytdlp() *spec {
 // vimFileCmd is an ex command that names a file: the writers (w, w!, w >>,
 // wq, x, saveas, update) and the readers (r, e, split, view, source…).
 // "w !cmd" (a space, then !) pipes to a command instead: not matched.
-var vimFileCmd = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(w|wr|wri|writ|write|wq|x|xi|xit|exi|exit|sav|saveas|up|upd|update|r|re|rea|read|e|ed|edi|edit|sp|split|vs|vsplit|tabe|tabedit|sv|sview|vie|view|new|vne|vnew|so|sou|source)(!?)\s*(>>)?\s*([^!|\s][^|]*?)\s*$`)
-})
+// vimFileCmd splits an Ex command that names a file: its name (all its
+// letters: wq! FILE is wq, not w with the file "q! FILE"), and the file
+// after an optional ! and >>. ok is false for any other command, and for
+// a ! command after blanks (w !cmd writes to a command, not a file).
+func vimFileCmd(part string) (cmd, file string, ok bool) {
+	n := 0
+	for n < len(part) && part[n] >= 'a' && part[n] <= 'z' {
+		n++
+	}
+	cmd, rest := part[:n], part[n:]
+	switch cmd {
+	case "w", "wr", "wri", "writ", "write", "wq", "x", "xi", "xit", "exi", "exit", "sav", "saveas", "up", "upd", "update",
+		"r", "re", "rea", "read", "e", "ed", "edi", "edit", "sp", "split", "vs", "vsplit", "tabe", "tabedit", "sv", "sview",
+		"vie", "view", "new", "vne", "vnew", "so", "sou", "source":
+	default:
+		return "", "", false
+	}
+	rest = strings.TrimPrefix(rest, "!")
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '>' {
+		return "", "", false // another command, or a count
+	}
+	rest = strings.TrimSpace(rest)
+	rest = strings.TrimSpace(strings.TrimPrefix(rest, ">>"))
+	if rest == "" || rest[0] == '!' || strings.Contains(rest, "|") {
+		return "", "", false
+	}
+	return cmd, rest, true
+}
 
 var vimQuit = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(q|qa|qall|quit|quita|quitall|wq|wqa|x|xa|xit|cq)!?$`)
@@ -642,20 +652,20 @@ func (b *builder) vimFiles(v string, f field, c *call) bool {
 		if vimQuit().MatchString(part) {
 			continue
 		}
-		m := vimFileCmd().FindStringSubmatch(part)
-		if m == nil {
+		cmd, file, ok := vimFileCmd(part)
+		if !ok {
 			all = false
 			continue
 		}
 		g := f
-		g.val = m[4]
+		g.val = file
 		// vim expands ~ and $HOME in file names itself.
 		if rest, ok := strings.CutPrefix(g.val, "~/"); ok && b.ctx.Home != "" {
 			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
 		} else if rest, ok := strings.CutPrefix(g.val, "$HOME/"); ok && b.ctx.Home != "" {
 			g.val = strings.TrimSuffix(b.ctx.Home, "/") + "/" + rest
 		}
-		switch m[1] {
+		switch cmd {
 		case "r", "re", "rea", "read", "e", "ed", "edi", "edit", "sp", "split", "vs", "vsplit", "tabe", "tabedit", "sv", "sview", "vie", "view", "new", "vne", "vnew":
 			b.pathEffect(CapRead, "fs.read", c.prog, g, c.st, c.sp, "reads")
 		case "so", "sou", "source":
@@ -848,7 +858,18 @@ func hRemoteDest(skip int, verb string, remote func(string) bool, dirCopy string
 		for _, f := range ops[skip : len(ops)-1] {
 			fromRemote = fromRemote || !f.known || remote(f.val)
 		}
+		dirVerb := dirCopy != "" && c.a.holds("op"+string(rune('0'+skip-1))+"~"+dirCopy)
 		if !fromRemote {
+			// A local directory copied by its contents (rclone copy
+			// dotfiles ~) puts names the line does not show there.
+			if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok && dirVerb {
+				var srcs []field
+				for _, f := range ops[skip : len(ops)-1] {
+					f.val = strings.TrimSuffix(f.val, "/") + "/."
+					srcs = append(srcs, f)
+				}
+				b.intoHeld(c, dp, srcs, false)
+			}
 			return stream{}
 		}
 		if strings.HasSuffix(dest.val, "/") || dirCopy != "" && c.a.holds("op"+string(rune('0'+skip-1))+"~"+dirCopy) {

@@ -1,6 +1,71 @@
 package profile
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
+
+// promptParam reviews an expansion that applies @P: bash expands the
+// value as a prompt string, so the substitutions in it run. ${NAME@P},
+// ${N@P}, ${!NAME@P}, ${a[@]@P}, ${a[N]@P} and ${@@P} of values the line
+// set are reviewed as that text (every element of an array: which one an
+// index picks is not tracked); any other (a value guard does not know,
+// an @P nested in another expansion) is code guard cannot see.
+func (b *builder) promptParam(raw string, st *state, sp span) {
+	vals, ok := st.promptValues(raw)
+	if !ok {
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-code", Target: raw, Msg: "expands a value guard does not know as a prompt (" + raw + "), running what it substitutes"}, sp)
+		return
+	}
+	for _, v := range vals {
+		b.promptText(decodePrompt(v), st, sp)
+	}
+}
+
+// promptValues are the values a ${…@P} expands as prompts, when known.
+func (s *state) promptValues(raw string) ([]string, bool) {
+	m := re(`^\$\{(!?)([a-z_][a-z0-9_]*|[0-9]+|[@*])(\[([^]]*)\])?@P\}$`).FindStringSubmatch(raw)
+	if m == nil {
+		return nil, false
+	}
+	name, indexed, index := m[2], m[3] != "", m[4]
+	if m[1] == "!" {
+		// ${!n@P}: the variable n's value names.
+		v := s.vars[s.resolveRef(name)]
+		if indexed || v == nil || !validName(*v) && !isDigits(*v) {
+			return nil, false
+		}
+		name = *v
+	}
+	var fs []field
+	switch {
+	case name == "@" || name == "*":
+		if s.argv == nil {
+			return nil, false
+		}
+		fs = s.argv
+	case indexed:
+		elems, ok := s.array(s.resolveRef(name))
+		if i, err := strconv.Atoi(index); !ok || index != "@" && index != "*" && (err != nil || i >= len(elems)) {
+			return nil, false
+		}
+		fs = elems
+	default:
+		v := s.vars[s.resolveRef(name)]
+		if v == nil {
+			return nil, false
+		}
+		return []string{*v}, true
+	}
+	var out []string
+	for _, f := range fs {
+		if !f.known {
+			return nil, false
+		}
+		out = append(out, f.val)
+	}
+	return out, true
+}
 
 // decodePrompt applies the backslash escapes bash decodes in a prompt
 // string (PS0–PS4, ${x@P}) before it expands the result: an octal escape

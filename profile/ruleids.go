@@ -11,12 +11,12 @@ import (
 var handlerRules = sync.OnceValue(func() []string {
 	return []string{
 		"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
-		"chmod.setuid", "db.destroy", "db.file-read", "db.file-write", "dd.device", "dd.read", "dd.write",
+		"chmod.setuid", "db.destroy", "db.editor", "db.file-read", "db.file-write", "dd.device", "dd.read", "dd.write",
 		"env.bash-func", "env.code-dynamic", "env.code-flags", "env.less-command", "python.warnings-import", "env.print-all", "env.split-dynamic",
 		"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand", "exec.dynamic-target", "exec.runner-outside", "exec.unseen-option",
 		"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
 		"exec.program-reads", "exec.program-writes", "exec.script", "exec.script-unreadable", "exec.stdin-code",
-		"find.delete", "find.dynamic", "find.read", "find.write", "fs.extract", "fs.extract-anywhere", "interp.load-outside",
+		"find.delete", "find.dynamic", "find.read", "find.write", "fs.backup", "fs.extract", "fs.extract-anywhere", "interp.load-outside",
 		"git.clean", "git.config-code", "git.config-dynamic", "git.config-force-push", "git.config-edit", "git.config-file", "git.config-global",
 		"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
 		"guard.self", "interp.dynamic-script", "interp.inline-code", "interp.module", "interp.script", "interp.stdin-code",

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -35,6 +36,44 @@ func readerAfterPattern(id string, val string) *spec {
 }
 
 func plain() *spec { return &spec{filter: true} }
+
+// roffVal are groff's, troff's and nroff's options that take a value.
+const roffVal = "-T -m -M -F -I -P -d -f -n -o -r -w -W -L -K -D"
+
+// hardLinkVerb says what a hard link does to the file it links to.
+const hardLinkVerb = "hard-links (a write to the link writes it)"
+
+// hContentsInto: cp -rT SRC DEST and mv -T SRC DEST make DEST what SRC
+// is: a directory's contents land in DEST under their own names (as cp
+// -r SRC/. DEST does), which the line does not show.
+func hContentsInto(b *builder, c *call) stream {
+	if !c.a.has("-T", "--no-target-directory") || len(c.a.ops) != 2 || !c.a.ops[1].known {
+		return stream{}
+	}
+	if dp, ok := b.ctx.Resolve(c.st.cwd, c.a.ops[1].val); ok {
+		src := c.a.ops[0]
+		src.val = strings.TrimSuffix(src.val, "/") + "/."
+		b.intoHeld(c, dp, []field{src}, false)
+	}
+	return stream{}
+}
+
+// hCopyHardLinks: cp -l/--link makes hard links, not copies: each source
+// is then written by a write to its new name. (Only when the option is
+// on the line: a word guard cannot see is not taken for it.)
+func hCopyHardLinks(b *builder, c *call) stream {
+	if !c.a.has("-l", "--link") {
+		return stream{}
+	}
+	srcs := c.a.ops
+	if len(c.a.values("-t", "--target-directory")) == 0 && len(srcs) > 0 {
+		srcs = srcs[:len(srcs)-1]
+	}
+	for _, f := range srcs {
+		b.pathEffect(CapWrite, "fs.link", c.prog, f, c.st, c.sp, hardLinkVerb)
+	}
+	return stream{}
+}
 
 func whole(id string, c Cap, msg string) *spec {
 	return &spec{rows: []row{{id, c, "", "", msg}}}
@@ -87,7 +126,7 @@ func baseTable() map[string]*spec {
 			}
 			return stream{}
 		}},
-		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": plain(),
+		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": {fn: hGetopts},
 		"cd": {fn: hCd}, "pushd": {fn: hPushd}, "popd": {fn: hPopd}, "dirs": {fn: hDirs},
 
 		// Readers.
@@ -129,24 +168,28 @@ func baseTable() map[string]*spec {
 		"sponge":  {filter: false, rows: []row{{"fs.write", CapWrite, "", "ops", "writes its input to"}}},
 		"mkfifo":  {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "ops", "creates the pipe"}}},
 		"mknod":   {val: "-m --mode -Z --context", rows: []row{{"fs.create", CapWrite, "", "op0", "creates the node"}}},
-		"cp":      {val: "-t --target-directory -S --suffix --backup", fn: intoDir(hCopyLinks), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"mv":      {val: "-t --target-directory -S --suffix", fn: intoDir(hCopy), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
-		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S", fn: intoDir(func(*builder, *call) stream { return stream{} }), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
-		"ln":      {val: "-t --target-directory -S --suffix", fn: intoDir(hLn), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"}}},
-		"tee":     {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
-		"sed":     {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
-		"awk":     {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
-		"gawk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
-		"mawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"nawk":    {val: "-f -v -F", fn: hAwk, filter: true},
-		"patch":   {val: "-p -i -o -d -r --input --output --directory", fn: hPatch, rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
-		"csplit":  {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
-		"split":   {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
-		"gzip":    {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"bzip2":   {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress")},
-		"xz":      {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"lzma":    {rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
-		"zip":     {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
+		"cp":      {val: "-t --target-directory -S --suffix", fn: chain(chain(chain(intoDir(hCopyLinks), hBackups), hCopyHardLinks), hContentsInto), rows: []row{{"fs.copy", CapRead, "-t|--target-directory", "ops", "copies"}, {"fs.copy", CapRead, "!-t !--target-directory", "init", "copies"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"mv":      {val: "-t --target-directory -S --suffix", fn: chain(chain(intoDir(hCopy), hBackups), hContentsInto), rows: []row{{"fs.move", CapWrite, "-t|--target-directory", "ops", "moves"}, {"fs.move", CapWrite, "!-t !--target-directory", "init", "moves"}, {"fs.write", CapWrite, "!-t !--target-directory", "last", "writes"}, {"fs.write", CapWrite, "", "-t|--target-directory", "writes into"}}},
+		"install": {val: "-m -o -g -t --mode --owner --group --target-directory -S --suffix", fn: chain(intoDir(func(*builder, *call) stream { return stream{} }), hBackups), rows: []row{{"fs.copy", CapRead, "!-d", "init", "copies"}, {"fs.write", CapWrite, "!-d !-t", "last", "installs into"}, {"fs.write", CapWrite, "-d", "ops", "creates the directory"}, {"fs.write", CapWrite, "", "-t|--target-directory", "installs into"}}},
+		"ln": {val: "-t --target-directory -S --suffix", fn: chain(intoDir(hLn), hBackups), rows: []row{{"fs.link", CapWrite, "!-t", "last", "creates a link at"}, {"fs.link", CapWrite, "", "-t|--target-directory", "creates links in"},
+			// A hard link is the same file under a second name: a later
+			// write to the link writes the file (ln ~/.bashrc x).
+			{"fs.link", CapWrite, "!-s !--symbolic !-t !--target-directory", "init", hardLinkVerb}, {"fs.link", CapWrite, "!-s !--symbolic -t|--target-directory", "ops", hardLinkVerb}}},
+		"tee":    {rows: []row{{"fs.write", CapWrite, "", "ops", "writes"}}, filter: true, fn: hTee},
+		"sed":    {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},
+		"gsed":   {val: "-e -f -l --expression --file --line-length", fn: hSed, filter: true},                                              // GNU sed's name where sed is another
+		"awk":    {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true}, // awk may be gawk
+		"gawk":   {val: "-f -v -F -i -l -e -E --file --assign --field-separator --include --load --source --exec", fn: hAwk, filter: true},
+		"mawk":   {val: "-f -v -F", fn: hAwk, filter: true},
+		"nawk":   {val: "-f -v -F", fn: hAwk, filter: true},
+		"patch":  {val: "-p -i -o -d -r --input --output --directory -B --prefix -Y --basename-prefix -z --suffix -V --version-control", fn: chain(hPatch, hPatchBackups), rows: []row{{"fs.patch", CapWrite, "", "ops", "patches"}, {"fs.patch", CapWrite, "noops !-d !--directory", "ops.", "patches files the patch names in"}, {"fs.patch", CapWrite, "", "-d|--directory", "patches files in"}}},
+		"csplit": {val: "-f --prefix -b --suffix-format -n --digits", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "-f|--prefix", "writes files named"}}},
+		"split":  {val: "-l -b -n -a -C -t --additional-suffix --filter --lines --bytes --number --suffix-length --line-bytes --separator", fn: hSplit, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.write", CapWrite, "", "ops1", "writes files named"}}},
+		"gzip":   {val: "-S", rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"bzip2":  {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress")},
+		"xz":     {rows: []row{{"fs.compress", CapWrite, "!-c", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"lzma":   {rows: []row{{"fs.compress", CapWrite, "!-c !--stdout", "ops", "compresses (replacing)"}}, filter: true, fn: decoder("-d", "--decompress", "--uncompress")},
+		"zip":    {val: "-x -i", rows: []row{{"fs.write", CapWrite, "", "op0", "writes"}, {"fs.read", CapRead, "", "ops1", "reads"}}},
 		"unzip": {val: "-d -x", fn: func(b *builder, c *call) stream {
 			dir := staticField(".", c.sp)
 			if ds := c.a.values("-d"); len(ds) > 0 {
@@ -186,15 +229,23 @@ func baseTable() map[string]*spec {
 		"pkexec":   {val: "--user", posix: true, rows: []row{{"priv.pkexec", CapPrivilege, "", "", "runs a command as root (pkexec)"}}, fn: wrap(0)},
 		"run0":     {val: "-u --user", posix: true, rows: []row{{"priv.run0", CapPrivilege, "", "", "runs a command as root (run0)"}}, fn: wrap(0)},
 		"sudoedit": whole("priv.sudo", CapPrivilege, "edits a file as root (sudoedit)"),
-		"su":       {val: "-c -s -g -G --command --shell --group", rows: []row{{"priv.su", CapPrivilege, "", "", "switches user (su), usually to root"}}, fn: hSu},
-		"runuser":  {val: "-c -u -g -s --command --user", rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user"}}, fn: hSu},
-		"env":      {val: "-u -C -S --unset --chdir --split-string", posix: true, fn: hEnv},
-		"timeout":  {val: "-s -k --signal --kill-after", posix: true, fn: wrap(1)},
-		"nice":     {val: "-n --adjustment", posix: true, fn: wrap(0)},
-		"ionice":   {val: "-c -n -p -P -u --class --classdata", posix: true, fn: wrap(0)},
-		"chrt":     {posix: true, fn: wrap(1)},
-		"taskset":  {posix: true, fn: wrap(1)},
-		"nohup":    {posix: true, fn: wrap(0)},
+		// Session 12: sudo's rewrite and other privilege tools; gosu,
+		// su-exec and chpst take the user, then the command.
+		"sudo-rs": {val: "-u -g -p -C -h -U -D -r -t -T --user --group --prompt --chdir", posix: true, rows: []row{{"priv.sudo", CapPrivilege, "", "", "runs a command as root (sudo-rs)"}}, fn: wrap(0)},
+		"please":  {val: "-u -t -d --user --target --dir", posix: true, rows: []row{{"priv.sudo", CapPrivilege, "", "", "runs a command as root (please)"}}, fn: wrap(0)},
+		"gosu":    {posix: true, rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user (gosu)"}}, fn: wrap(1)},
+		"su-exec": {posix: true, rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user (su-exec)"}}, fn: wrap(1)},
+		"vipw":    whole("priv.sudoers", CapPrivilege, "edits the system's user accounts (vipw)"),
+		"vigr":    whole("priv.sudoers", CapPrivilege, "edits the system's groups (vigr)"),
+		"su":      {val: "-c -s -g -G --command --shell --group", rows: []row{{"priv.su", CapPrivilege, "", "", "switches user (su), usually to root"}}, fn: hSu},
+		"runuser": {val: "-c -u -g -s --command --user", rows: []row{{"priv.su", CapPrivilege, "", "", "runs a command as another user"}}, fn: hSu},
+		"env":     {val: "-u -C -S --unset --chdir --split-string", posix: true, fn: hEnv},
+		"timeout": {val: "-s -k --signal --kill-after", posix: true, fn: wrap(1)},
+		"nice":    {val: "-n --adjustment", posix: true, fn: wrap(0)},
+		"ionice":  {val: "-c -n -p -P -u --class --classdata", posix: true, fn: wrap(0)},
+		"chrt":    {posix: true, fn: wrap(1)},
+		"taskset": {posix: true, fn: wrap(1)},
+		"nohup":   {posix: true, fn: wrap(0)},
 		"command": {posix: true, fn: func(b *builder, c *call) stream {
 			if c.a.has("-v", "-V") {
 				return stream{kind: streamText}
@@ -233,14 +284,14 @@ func baseTable() map[string]*spec {
 			}
 			return hShell(b, c)
 		}},
-		"python":  {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
-		"python3": {val: "-c -m -W -X", fn: hInterp("-c"), rows: pythonRows()},
-		"python2": {val: "-c -m -W", fn: hInterp("-c"), rows: pythonRows()},
-		"pypy3":   {val: "-c -m", fn: hInterp("-c"), rows: pythonRows()},
+		"python":  {val: "-c -m -W -X", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"python3": {val: "-c -m -W -X", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"python2": {val: "-c -m -W", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
+		"pypy3":   {val: "-c -m -W", fn: chain(hInterp("-c"), hPythonWarnings), rows: pythonRows()},
 		"node":    {val: "-e -p -r --eval --print --require --import --loader --experimental-loader --run", fn: hNode},
 
-		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "-e", "-E"), hPerlArgv)},
-		"ruby": {val: "-e -r -I -C", fn: chain(hInPlace(hInterp("-e"), "-e"), hRubyUn)},
+		"perl": {val: "-e -E -M -I", fn: chain(hInPlace(hInterp("-e -E"), "eEFIMmxdCV", "-e", "-E"), hPerlArgv)},
+		"ruby": {val: "-e -r -I -C", fn: chain(hInPlace(hInterp("-e"), "eIrCEFKTWx", "-e"), hRubyUn)},
 		"php":  {val: "-r -f -d -c -S -t", fn: hInterp("-r"), rows: []row{{"net.serve", CapSend, "-S", "", "serves files over the network (php -S)"}}},
 		"lua":  {val: "-e -l", fn: hInterp("-e")},
 		// More languages and math tools whose inline code can start
@@ -263,34 +314,40 @@ func baseTable() map[string]*spec {
 		"sage":       {val: "-c", fn: hInterp("-c")},
 		// More interpreters and their inline-code options: the code is not
 		// reviewed (B), a script operand is read like python's.
-		"ipython":            {val: "-c -m", fn: hInterp("-c")},
-		"julia":              {val: "-e -E --eval --print -L --load -p --procs", fn: hInterp("-e -E --eval --print")},
-		"guile":              {val: "-c -e -l -L -s -x", fn: hInterp("-c")},
-		"racket":             {val: "-e --eval -l --lib -t --require -f --load", fn: hInterp("-e --eval")},
-		"sbcl":               {val: "--eval --load --script --core", fn: hInterp("--eval")},
-		"clisp":              {val: "-x -i", fn: hInterp("-x")},
-		"elixir":             {val: "-e --eval -r --require -pa -pz", fn: hInterp("-e --eval")},
-		"erl":                {val: "-eval -s -run -pa -pz", fn: hInterp("-eval -s -run")},
-		"groovy":             {val: "-e -cp --classpath", fn: hInterp("-e")},
-		"scala":              {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"kotlin":             {val: "-e -cp -classpath", fn: hInterp("-e")},
-		"clojure":            {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
-		"clj":                {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
-		"bb":                 {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
-		"pwsh":               {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
-		"powershell":         {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
-		"expect":             {val: "-c -f -b", fn: hInterp("-c")},
-		"tsx":                {val: "-e -p --eval --print -r --require --import", fn: hInterp("-e -p --eval --print")},
-		"ts-node":            {val: "-e -p --eval --print -r --require -P --project", fn: hInterp("-e -p --eval --print")},
-		"R":                  {val: "-e -f --file", fn: hInterp("-e")},
-		"irb":                {val: "-r -I", fn: hInterp("")},
-		"jshell":             {val: "--class-path -R -J", fn: hInterp("")},
-		"ghci":               {val: "-e -i", fn: hInterp("-e")},
-		"iex":                {val: "-e --eval -r -S", fn: hInterp("-e --eval")},
-		"groovysh":           {val: "-cp --classpath", fn: hInterp("")},
-		"Rscript":            {val: "-e", fn: hInterp("-e")},
-		"osascript":          {val: "-e", fn: hInterp("-e")},
-		"tclsh":              {fn: hInterp("")},
+		"ipython":    {val: "-c -m", fn: hInterp("-c")},
+		"julia":      {val: "-e -E --eval --print -L --load -p --procs", fn: hInterp("-e -E --eval --print")},
+		"guile":      {val: "-c -e -l -L -s -x", fn: hInterp("-c")},
+		"racket":     {val: "-e --eval -l --lib -t --require -f --load", fn: hInterp("-e --eval")},
+		"sbcl":       {val: "--eval --load --script --core", fn: hInterp("--eval")},
+		"clisp":      {val: "-x -i", fn: hInterp("-x")},
+		"elixir":     {val: "-e --eval -r --require -pa -pz", fn: hInterp("-e --eval")},
+		"erl":        {val: "-eval -s -run -pa -pz", fn: hInterp("-eval -s -run")},
+		"groovy":     {val: "-e -cp --classpath", fn: hInterp("-e")},
+		"scala":      {val: "-e -cp -classpath", fn: hInterp("-e")},
+		"kotlin":     {val: "-e -cp -classpath", fn: hInterp("-e")},
+		"clojure":    {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")}, // -M, -X, -T and -A take their alias attached (-M:dev)
+		"clj":        {val: "-e --eval -i --init -Sdeps", fn: hInterp("-e --eval")},
+		"bb":         {val: "-e --eval -f --file -cp --classpath", fn: hInterp("-e --eval")},
+		"pwsh":       {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
+		"powershell": {val: "-c -Command -command -EncodedCommand -ec -e -File -f -ExecutionPolicy", fn: hInterp("-c -Command -command -EncodedCommand -ec -e")},
+		"expect":     {val: "-c -f -b", fn: hInterp("-c")},
+		"tsx":        {val: "-e -p --eval --print -r --require --import", fn: hInterp("-e -p --eval --print")},
+		"ts-node":    {val: "-e -p --eval --print -r --require -P --project", fn: hInterp("-e -p --eval --print")},
+		"R":          {val: "-e -f --file", fn: hInterp("-e")},
+		"irb":        {val: "-r -I", fn: hInterp("")},
+		"jshell":     {val: "--class-path -R -J", fn: hInterp("")},
+		"ghci":       {val: "-e -i", fn: hInterp("-e")},
+		"iex":        {val: "-e --eval -r -S", fn: hInterp("-e --eval")},
+		"groovysh":   {val: "-cp --classpath", fn: hInterp("")},
+		"Rscript":    {val: "-e", fn: hInterp("-e")},
+		"osascript":  {val: "-e", fn: hInterp("-e")},
+		"tclsh":      {fn: hInterp("")},
+		"wish":       {fn: hInterp("")},
+		"jimsh":      {val: "-e", fn: hInterp("-e")},
+		"ghc":        {val: "-e -o -i -odir -hidir -outputdir -package -x", fn: hInterp("-e")},
+		// groff -U (unsafe) runs .sy and .pso requests of its input as
+		// shell commands (stdinlang.go); safe mode runs none.
+		"groff": {val: roffVal}, "troff": {val: roffVal}, "nroff": {val: roffVal},
 		"guard":              {val: "--workspace --provenance --min-level --shell --allow-write", posix: true, fn: hGuard},
 		"guard-sandbox-exec": {rows: []row{{"guard.self", CapSelf, "", "", "runs guard's sandbox helper directly"}}},
 		"guard-sh": {fn: func(b *builder, c *call) stream {
@@ -411,12 +468,10 @@ func lastTable(prog string) int {
 // pythonRows: python setup.py install (or develop) installs the package
 // into Python's site-packages, outside the workspace, and setuptools
 // downloads what it depends on; build, test and sdist stay in the
-// workspace. -W ACTION:MESSAGE:MODULE.CATEGORY imports MODULE at start
-// (as PYTHONWARNINGS does), whatever the script is.
+// workspace. (-W is hPythonWarnings'.)
 func pythonRows() []row {
 	return []row{
 		{"pkg.install", CapFetch, `op0~(^|/)setup\.py$ op~^(install|develop|easy_install)$`, "", "installs the package into Python's site-packages, outside the workspace (downloading what it depends on)"},
-		{"python.warnings-import", CapDynamic, `-W=~^[^:]*:[^:]*:[^:]*\.`, "", "imports (runs) the module a warning filter's category names, at start"},
 	}
 }
 

@@ -43,7 +43,14 @@ func backupRestore(op int, opts ...string) *spec {
 // each a regexp alternation.
 type backupVerbs struct {
 	readOnly, send, state, del, keys, mount, restore string
-	extra                                            []row
+	extra                                            []backupVerb
+}
+
+// backupVerb is a row for a tool's own verbs (a regexp alternation):
+// its condition is that operand 0 is one of them.
+type backupVerb struct {
+	verbs string
+	r     row // without its condition
 }
 
 // rows are the verbs' rows, and one for any verb they do not list.
@@ -57,10 +64,12 @@ func (v backupVerbs) rows(tool string) []row {
 		{"backup.restore", CapWrite, "op0~^(" + v.restore + ")$", "", "restores files from a backup"},
 	}
 	known := strings.Join([]string{v.readOnly, v.send, v.state, v.del, v.keys, v.mount, v.restore}, "|")
-	for _, r := range v.extra {
-		known += "|" + strings.TrimSuffix(strings.TrimPrefix(r.cond, "op0~^("), ")$")
+	for _, e := range v.extra {
+		known += "|" + e.verbs
+		r := e.r
+		r.cond = "op0~^(" + e.verbs + ")$"
+		rs = append(rs, r)
 	}
-	rs = append(rs, v.extra...)
 	return append(rs, row{"tool.unknown-subcommand", CapDynamic, "!op0~^(" + known + ")$ ops", "", "runs a " + tool + " subcommand guard does not know, so it cannot say what it changes"})
 }
 
@@ -73,7 +82,7 @@ func resticSpec() *spec {
 		rows: backupVerbs{readOnly: "snapshots|ls|list|find|diff|stats|check|cat|dump|version|help|generate",
 			send: "backup|copy", state: "init|tag|unlock|repair|rebuild-index|migrate", del: "forget|prune|rewrite",
 			keys: "key", mount: "mount", restore: "restore",
-			extra: []row{{"sys.packages", CapSystem, "op0~^(self-update)$", "", "downloads a new restic and replaces the program"}},
+			extra: []backupVerb{{"self-update", row{"sys.packages", CapSystem, "", "", "downloads a new restic and replaces the program"}}},
 		}.rows("restic")}
 }
 
@@ -83,7 +92,7 @@ func borgSpec() *spec {
 		rows: backupVerbs{readOnly: "list|info|diff|check|help|benchmark|umount|version",
 			send: "create|import-tar", state: "init|rcreate|rename|break-lock|config|upgrade", del: "delete|rdelete|prune|compact|recreate",
 			keys: "key|change-passphrase", mount: "mount", restore: "extract",
-			extra: []row{{"net.serve", CapSend, "op0~^(serve)$", "", "serves a borg repository"}, {"fs.output", CapWrite, "op0~^(export-tar)$", "op2", "writes"}},
+			extra: []backupVerb{{"serve", row{"net.serve", CapSend, "", "", "serves a borg repository"}}, {"export-tar", row{"fs.output", CapWrite, "", "op2", "writes"}}},
 		}.rows("borg")}
 }
 

@@ -106,7 +106,14 @@ func (b *builder) gitTreeWrite(c *call, st *state, repo, sub string, args []fiel
 		return
 	}
 	// git rm only takes files away: it puts no content in.
-	if sub == "rm" || !gitWritesWorkTree(sub, a) {
+	if !gitWritesWorkTree(sub, a) {
+		return
+	}
+	// It writes, by principle 10, any name in the work tree — one
+	// outside the workspace (git --work-tree ~ stash pop, git -C ~ reset
+	// --hard) may hold .bashrc.
+	b.writeAnyName(&call{prog: "git", st: st, sp: c.sp}, staticField(".", c.sp), "git.worktree-write", "may write any name in (the work tree it checks files out into)")
+	if sub == "rm" {
 		return
 	}
 	kind := streamUnknown
@@ -323,10 +330,13 @@ func gitTable() map[string]*spec {
 		"merge":  write("merges branches"), "cherry-pick": write("applies commits"), "revert": write("records a revert commit"),
 		"mv": write("moves files"), "init": {val: "--template --separate-git-dir -b --initial-branch --object-format --ref-format", rows: []row{{"git.template", CapPersistence, "--template", "", "copies hooks from a template directory this line does not show into the new repository"}, {"git.write", CapWrite, "", "ops.", "creates a repository in"}, {"git.write", CapWrite, "", "--separate-git-dir", "puts the repository's git directory in"}}}, "notes": write("changes notes"), "apply": {fn: hGitApply, rows: []row{{"git.write", CapWrite, "", "", "applies a patch"}, {"fs.extract-anywhere", CapPersistence, "--unsafe-paths", "", "writes to the paths the patch names, outside the work tree too (a startup file, guard's own files)"}}},
 		"am": write("applies patches"), "bisect": subs(write("checks out commits to bisect"), map[string]*spec{"run": {posix: true, fn: wrap(0)}}), "sparse-checkout": write("changes the checkout"),
-		"worktree":    subs(write("changes worktrees"), map[string]*spec{"list": read(), "add": {val: "-b -B --reason", rows: []row{{"git.write", CapWrite, "", "op0", "checks out a worktree into"}}}, "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}, {"fs.delete", CapDelete, "", "op0", "deletes the worktree directory"}}}, "prune": write("prunes worktrees")}),
-		"tag":         {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
-		"gc":          {rows: []row{{"git.write", CapWrite, "", "", "packs the repository"}, {"git.discard", CapDiscard, "--prune", "", "deletes unreachable objects now: commits reset away and dropped stashes can no longer be recovered"}}},
-		"repack":      write("packs the repository"),
+		"worktree": subs(write("changes worktrees"), map[string]*spec{"list": read(), "add": {val: "-b -B --reason", rows: []row{{"git.write", CapWrite, "", "op0", "checks out a worktree into"}}}, "remove": {rows: []row{{"git.discard", CapDiscard, "", "", "removes a worktree and its uncommitted changes"}, {"fs.delete", CapDelete, "", "op0", "deletes the worktree directory"}}}, "prune": write("prunes worktrees")}),
+		"tag":      {val: "-m -F -u --message --file", rows: []row{{"git.write", CapWrite, "ops", "", "creates or changes tags"}}},
+		"gc":       {rows: []row{{"git.write", CapWrite, "", "", "packs the repository"}, {"git.discard", CapDiscard, "--prune", "", "deletes unreachable objects now: commits reset away and dropped stashes can no longer be recovered"}}},
+		"repack":   write("packs the repository"),
+		// mergetool runs the configured merge tool on conflicted files
+		// (as difftool runs the diff tool); --tool-help only lists them.
+		"mergetool":   {val: "-t --tool", rows: []row{{"git.write", CapWrite, "!--tool-help", "", "runs the merge tool on the conflicted files, which rewrites them"}}},
 		"prune":       {rows: []row{{"git.discard", CapDiscard, "!-n !--dry-run", "", "deletes unreachable objects: commits reset away and dropped stashes can no longer be recovered"}}},
 		"maintenance": subs(write("maintains the repository"), map[string]*spec{"start": whole("git.maintenance-schedule", CapPersistence, "schedules git maintenance to run later (cron, systemd timer or launchd) and registers the repository in your global config"), "register": whole("git.config-global", CapPersistence, "registers the repository for scheduled maintenance in your global git config"), "unregister": whole("git.config-global", CapPersistence, "changes your global git config"), "stop": whole("git.maintenance-schedule", CapPersistence, "removes the scheduled maintenance jobs")}), "commit-graph": write("writes the commit graph"), "pack-refs": write("packs refs"),
 		"stash": subs(write("saves changes to the stash"), map[string]*spec{
@@ -418,7 +428,8 @@ func gitTable() map[string]*spec {
 		"config":       {val: "-f --file --type --default --blob", fn: hGitConfig},
 		"hook":         whole("git.hook-run", CapExec, "runs a git hook"),
 		"daemon":       whole("git.daemon", CapSend, "serves the repository over the network"),
-		"instaweb":     whole("git.daemon", CapSend, "serves the repository over the network"),
+		// instaweb runs --httpd and --browser as command lines.
+		"instaweb": {val: "-d --httpd -b --browser -p --port -m --module-path", fn: hPagerOption("--httpd", "-d", "--browser", "-b"), rows: []row{{"git.daemon", CapSend, "", "", "serves the repository over the network"}}},
 	}
 	extendGitLaunch(t)
 	return t

@@ -70,8 +70,8 @@ func launchTable() map[string]*spec {
 		"valgrind":    {posix: true, fn: wrap(0)},
 		"perf":        {posix: true, fn: hPerf},
 		"hyperfine":   {val: "-w -r -m -M -p -c -s -C -S -n -L -P -D -u -N --warmup --runs --min-runs --max-runs --prepare --cleanup --setup --conclude --shell --command-name --parameter-scan --parameter-step-size --parameter-list --export-json --export-csv --export-markdown --export-asciidoc --export-orgmode --time-unit --style --output --input --sort", fn: hHyperfine},
-		"gdb":         {val: "-ex -eval-command --eval-command -iex -init-eval-command --init-eval-command -x -command --command -ix -init-command --init-command -p -pid --pid -c -core --core -cd --cd -d -directory --directory -s -symbols --symbols -e -exec --exec -se -tty --tty -D --data-directory", fn: hGdb},
-		"lldb":        {val: "-o --one-line -O --one-line-before-file -k --source-on-crash -s --source -S --source-before-file -p --attach-pid -n --attach-name -c --core -a --arch", fn: hGdb},
+		"gdb":         {val: "-ex -eval-command --eval-command -iex -init-eval-command --init-eval-command -x -command --command -ix -init-command --init-command -p -pid --pid -c -core --core -cd --cd -d -directory --directory -s -symbols --symbols -e -exec --exec -se -tty --tty -D --data-directory", fn: hDebugger(debuggerArgs{progMarks: []string{"--args"}, pidOp: true})},
+		"lldb":        {val: "-o --one-line -O --one-line-before-file -k --source-on-crash -s --source -S --source-before-file -p --attach-pid -n --attach-name -c --core -a --arch", fn: hDebugger(debuggerArgs{progMarks: []string{"--args", "--"}})},
 
 		// Namespace, container and privilege launchers.
 		"unshare":  {val: "-S -G -R -w --setuid --setgid --root --wd --map-user --map-group --map-users --map-groups --propagation --setgroups", posix: true, fn: launch(0)},

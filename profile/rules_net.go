@@ -48,7 +48,7 @@ func networkTable() map[string]*spec {
 			{"net.upload-read", CapRead, "", "init", "reads"},
 			{"net.ssh-key", CapRead, "", "-i", "uses the key"},
 		}},
-		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir", fn: hRsyncInto, rows: []row{
+		"rsync": {val: "-e --rsh --exclude --include --filter -f --port --rsync-path --log-file --password-file -B --timeout --chmod --chown -T --temp-dir --suffix --backup-dir --partial-dir", fn: chain(hRsyncInto, hRsyncBackups), rows: []row{
 			{"net.upload", CapSend, "op~^[^/]*[^/\\\\]:", "", "copies files to or from another machine"},
 			{"fs.write", CapWrite, "", "last", "writes into"},
 			{"fs.read", CapRead, "", "init", "reads"},
@@ -189,7 +189,7 @@ func networkTable() map[string]*spec {
 		"pip": later(pipSpec), "pip3": later(pipSpec),
 		"pipx": subs(fetch("pkg.install", "downloads and installs a tool"), map[string]*spec{"list": plain(), "run": {fn: chain(hRemoteRun, hPackageCommand), rows: []row{{"pkg.exec", CapFetch, "", "", "downloads (if needed) and runs a Python package"}}}}),
 		"uv": subs(&spec{}, map[string]*spec{"pip": pipSpec(), "add": fetch("pkg.install", "downloads and installs packages"), "sync": fetch("pkg.install", "downloads and installs packages"), "lock": fetch("pkg.install", "resolves packages from the network"), "publish": whole("pkg.publish", CapPublish, "publishes a package to the registry"), "tool": fetch("pkg.install", "downloads and installs a tool"), "run": {val: uvRunValues, posix: true, fn: hUvRun, rows: []row{{"pkg.run", CapExec, "", "", "runs project code"}, {"pkg.exec", CapFetch, "--with|--with-editable|--with-requirements", "", "downloads packages and runs with them"}}},
-			"venv": plain(), "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
+			"venv": {val: "-p --python --prompt --seed --index-url --cache-dir", fn: hVenv(".venv")}, "init": plain(), "tree": plain(), "export": plain(), "version": plain(), "build": plain(), "help": plain(), "--version": plain(), "format": plain(), "remove": plain(),
 			"python": subs(fetch("pkg.install-user", "downloads and installs Python versions"), map[string]*spec{"list": plain(), "find": plain(), "dir": plain()}),
 			"cache":  subs(whole("dev.clean-cache", CapDelete, "deletes uv's cache"), map[string]*spec{"dir": plain()}),
 			"self":   fetch("pkg.install-user", "updates uv itself"), "*": unknownSub("uv")}),
@@ -406,7 +406,7 @@ func dockerComposeSpec() *spec {
 // that print objects whole print a Secret's data (its credentials).
 func kubectlGet() *spec {
 	s := query("reads from the Kubernetes cluster")
-	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context"
+	s.val = "-o --output -l --selector -n --namespace --field-selector -L --label-columns --sort-by --template --kubeconfig --context --raw"
 	// Resource names are case-insensitive and may carry their group and
 	// version (Secret, secrets.v1.); --template prints with a go-template.
 	const secrets = `op0~(?i)(^|,)secrets?(\.[^,/]*)?(/|,|$)`
@@ -414,6 +414,9 @@ func kubectlGet() *spec {
 	s.rows = append(s.rows,
 		row{"k8s.secret-print", CapSecrets, secrets + " " + whole, "", "prints Kubernetes secrets' data (credentials)"},
 		row{"k8s.secret-print", CapSecrets, secrets + " --template", "", "prints Kubernetes secrets' data (credentials)"},
+		// --raw PATH prints what the API server answers for PATH as it
+		// is: a Secret's or every Secret's data under .../secrets.
+		row{"k8s.secret-print", CapSecrets, `--raw=~(?i)/secrets(/|\?|$)`, "", "prints Kubernetes secrets' data (credentials) straight from the API server"},
 		// Objects named by a manifest or a kustomization may be Secrets.
 		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize " + whole, "", "prints whole the objects a manifest names, which may be Secrets"},
 		row{"k8s.secret-print", CapReveal, "-f|--filename|-k|--kustomize --template", "", "prints the objects a manifest names, which may be Secrets"})

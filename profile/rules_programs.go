@@ -76,6 +76,9 @@ func programsTable() map[string]*spec {
 	for k, v := range buildInstallTable() {
 		t[k] = v
 	}
+	for k, v := range vcsTable() {
+		t[k] = v
+	}
 	return t
 }
 

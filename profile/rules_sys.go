@@ -125,9 +125,16 @@ func systemTable() map[string]*spec {
 		"ssh-add":     whole("secrets.ssh-agent", CapSecrets, "loads or lists private keys in your SSH agent"),
 		"security":    {rows: []row{{"secrets.keychain", CapSecrets, "any~^(find-|dump-keychain|export)", "", "reads passwords from the keychain"}}},
 		"secret-tool": {rows: []row{{"secrets.keyring", CapSecrets, "op0~^(lookup|search|store|clear)$", "", "reads or changes passwords in the keyring"}}},
-		"pass":        {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
-		"vault":       {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write|print)$", "", "reads or writes secrets in Vault"}}},
-		"op":          {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
+		// The kernel's keyrings hold session keys and tokens: reading a
+		// key's payload is a secret read; listing and describing are
+		// not; any other verb changes them.
+		"keyctl": {rows: []row{
+			{"secrets.keyring", CapSecrets, "op0~^(print|pipe|read)$", "", "prints a key's secret payload from the kernel's keyrings"},
+			{"secrets.keyring", CapDynamic, "!op0~^(print|pipe|read|show|list|rlist|describe|rdescribe|search|security|get_persistent|supports|--version|-V|--help)$ ops", "", "changes the kernel's keyrings (adds, links, revokes or sets keys)"},
+		}},
+		"pass":  {rows: []row{{"secrets.pass", CapSecrets, "ops", "", "reads or changes passwords in your password store"}}},
+		"vault": {rows: []row{{"secrets.vault", CapSecrets, "op0~^(read|kv|token|login|write|print)$", "", "reads or writes secrets in Vault"}}},
+		"op":    {rows: []row{{"secrets.op", CapSecrets, "ops", "", "reads secrets from 1Password"}}},
 	}
 }
 
@@ -234,13 +241,12 @@ func devTable() map[string]*spec {
 	t["rustc"].val = "-C --codegen -Z -L --extern -o --out-dir --crate-type --crate-name --edition --target --cfg --emit"
 	t["rustc"].rows = append(t["rustc"].rows,
 		row{"dev.compiler-code", CapDynamic, "-C|--codegen=~^(linker|codegen-backend)=", "", "runs the linker program or loads the codegen backend an option names"},
-		row{"dev.compiler-code", CapDynamic, "-Z=~^codegen-backend=", "", "loads the codegen backend an option names into the compiler"})
+		row{"dev.compiler-code", CapDynamic, "-Z=~^codegen-backend=", "", "loads the codegen backend an option names into the compiler"},
+		row{"fs.output", CapWrite, "", "-o", "writes"},
+		row{"fs.output", CapWrite, "", "into:--out-dir", "writes what it compiles into"})
 	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
 	t["javac"].fn = hJavacProcessors
 	t["go"].subs["test"].val += " -overlay"
-	for _, n := range append([]string{"javac", "java"}, compilerDrivers...) {
-		t[n].fn = chain(t[n].fn, hResponseFile)
-	}
 	for k, v := range nixTable() {
 		t[k] = v
 	}
@@ -253,7 +259,7 @@ func devTable() map[string]*spec {
 	// The options that point a runner at build files elsewhere
 	// (runnerOutside prices them), and the task runners that read a
 	// justfile or Taskfile as code.
-	t["cargo"].val = "--manifest-path --config -Z --target-dir -j --jobs --target -p --package --features -F --profile --bin --example --test --bench --color --lockfile-path"
+	t["cargo"].val = "--manifest-path --config -Z --target-dir --artifact-dir --out-dir -j --jobs --target -p --package --features -F --profile --bin --example --test --bench --color --lockfile-path"
 	// cargo --config KEY=VALUE names a program cargo runs for some keys
 	// (as RUSTC_WRAPPER does); --config FILE loads settings this line does
 	// not show. Global rows: they hold whatever the subcommand.
@@ -262,6 +268,9 @@ func devTable() map[string]*spec {
 		{"pkg.config-code", CapDynamic, `--config=~^[^=]*$`, "", "loads cargo settings from a file this line does not show"},
 		// --target-dir is where cargo writes what it builds.
 		{"fs.output", CapWrite, "", "--target-dir", "builds into"},
+		// --artifact-dir (once --out-dir) copies the programs it built
+		// there, under names Cargo.toml chooses.
+		{"fs.output", CapWrite, "", "into:--artifact-dir|--out-dir", "copies the programs it builds into"},
 	}
 	t["tox"].val = "-c --conf -e --root --workdir"
 	t["just"] = &spec{val: "-f --justfile -d --working-directory --shell --shell-arg --set --dotenv-path --dotenv-filename --command", rows: []row{{"dev.build", CapExec, "", "", "runs the project's just recipes"}}}

@@ -61,58 +61,6 @@ func hPerlArgv(b *builder, c *call) stream {
 	return stream{}
 }
 
-// responseCode are the options that, in a compiler's or the JVM's
-// response file, load or run code (as they do on the command line).
-var responseCode = []string{"-wrapper", "-fplugin", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path", "-load", "-plugin", "-B",
-	"-javaagent", "-agentpath", "-agentlib", "-processorpath", "--processor-path"}
-
-// hResponseFile: compilers and java read more arguments from @FILE. One
-// the line wrote is unknown code at this use; one guard cannot read may
-// hold any option; one it reads is priced by the options in it that load
-// or run code.
-func hResponseFile(b *builder, c *call) stream {
-	for _, f := range c.fs {
-		if b.ctx.Remote || !strings.HasPrefix(f.val, "@") {
-			continue
-		}
-		if !f.known {
-			// @"$X": a file guard cannot see holds options it cannot read.
-			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: f.display(), Msg: "reads more options from " + f.display() + ", a file guard cannot see (they may load or run code)"}, c.sp)
-			continue
-		}
-		if len(f.val) < 2 {
-			continue
-		}
-		g := f
-		g.val = f.val[1:]
-		p, ok := b.ctx.Resolve(c.st.cwd, g.val)
-		if !ok {
-			continue
-		}
-		if w, written := c.st.written(p); written {
-			b.runnerFound(c.prog, p, w, c)
-			continue
-		}
-		text := b.fileStream([]field{g}, c.st)
-		switch {
-		case text.kind != streamText:
-			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: p, Msg: "reads more options from " + p + ", which guard cannot read (they may load or run code)"}, c.sp)
-		case containsAny(text.text, responseCode):
-			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: p, Msg: "reads options from " + p + " that load or run code in the build (a plugin, a linker or wrapper program, an agent)"}, c.sp)
-		}
-	}
-	return stream{}
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
-}
-
 // rubyUn are the commands of ruby's un library (ruby -run -e CMD -- ARGS)
 // and the programs they stand for.
 var rubyUn = sync.OnceValue(func() map[string]string {

@@ -29,6 +29,8 @@ type stdinLang struct {
 	opsAreFiles bool
 	// sep splits a line into commands besides newlines (smbclient's ;).
 	sep string
+	// when, if set, says whether the escape is on at all (groff -U).
+	when func(a args) bool
 }
 
 var (
@@ -36,6 +38,9 @@ var (
 	// dc's ! runs the rest of the line, which in a macro ([…]) ends at
 	// the bracket; !<, !> and != are comparisons.
 	dcBang = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!([^<>=\]\n][^\]\n]*)`) })
+	// roff's requests that run a shell command: .sy CMD, .pso CMD (any
+	// control character, blanks after it).
+	roffShell = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[.'][ \t]*(?:sy|pso)[ \t]+(.+)$`) })
 )
 
 // stdinLangs is built on first use (a package variable set from it would
@@ -73,7 +78,15 @@ func buildStdinLangs() map[string]stdinLang {
 		bang(b, c, line)
 		b.transferCommand(c, line)
 	}
+	// roff in unsafe mode (-U): .sy CMD and .pso CMD run CMD through the
+	// shell; its files are read as its input is.
+	roff := stdinLang{command: func(b *builder, c *call, line field) {
+		if m := roffShell().FindStringSubmatch(line.val); m != nil {
+			b.escapeCommand(c, m[1], line)
+		}
+	}, reads: func(a args) bool { return len(a.ops) == 0 }, opsAreFiles: true, when: func(a args) bool { return a.has("-U") }}
 	return map[string]stdinLang{
+		"groff": roff, "troff": roff, "nroff": roff,
 		"ftp":       {command: transfer, reads: always},
 		"sftp":      {command: transfer, reads: always, files: []string{"-b"}},
 		"lftp":      {command: transfer, reads: func(a args) bool { return !a.has("-c") }, opts: []string{"-c", "-e"}, files: []string{"-f"}, sep: ";"},
@@ -98,7 +111,7 @@ func (b *builder) escapeCommand(c *call, cmd string, at field) {
 // input, from options that hold commands, and from files of commands.
 func hStdinLang(b *builder, c *call) stream {
 	l, ok := stdinLangs()[c.prog]
-	if !ok {
+	if !ok || l.when != nil && !l.when(c.a) {
 		return stream{}
 	}
 	lines := func(text string, at field) {

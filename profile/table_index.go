@@ -66,6 +66,7 @@ var tableNames = [...]string{
 	"brew",
 	"broot",
 	"brotli",
+	"brz",
 	"bsdtar",
 	"builtin",
 	"bun",
@@ -78,6 +79,7 @@ var tableNames = [...]string{
 	"bwrap",
 	"bzcat",
 	"bzip2",
+	"bzr",
 	"c++",
 	"c++filt",
 	"cProfile",
@@ -159,6 +161,8 @@ var tableNames = [...]string{
 	"cursor",
 	"cursor-agent",
 	"cut",
+	"cvs",
+	"darcs",
 	"darwin-rebuild",
 	"dash",
 	"date",
@@ -258,6 +262,7 @@ var tableNames = [...]string{
 	"fmt",
 	"fnm",
 	"fold",
+	"fossil",
 	"free",
 	"fsck",
 	"ftp",
@@ -280,6 +285,7 @@ var tableNames = [...]string{
 	"getent",
 	"getopts",
 	"gh",
+	"ghc",
 	"ghci",
 	"ghcup",
 	"gio",
@@ -298,15 +304,18 @@ var tableNames = [...]string{
 	"goose",
 	"gopass",
 	"gosh",
+	"gosu",
 	"gotty",
 	"gpg",
 	"gpg-connect-agent",
 	"gradle",
 	"gradlew",
 	"grep",
+	"groff",
 	"groovy",
 	"groovysh",
 	"groupadd",
+	"gsed",
 	"gsettings",
 	"gstack",
 	"gsutil",
@@ -367,11 +376,13 @@ var tableNames = [...]string{
 	"irb",
 	"isort",
 	"janet",
+	"jar",
 	"java",
 	"javac",
 	"jcmd",
 	"jenv",
 	"jest",
+	"jimsh",
 	"jmap",
 	"jobs",
 	"join",
@@ -387,6 +398,7 @@ var tableNames = [...]string{
 	"kde-open",
 	"keepassxc-cli",
 	"kexec",
+	"keyctl",
 	"keyring",
 	"kill",
 	"killall",
@@ -516,6 +528,7 @@ var tableNames = [...]string{
 	"npm",
 	"nproc",
 	"npx",
+	"nroff",
 	"nsenter",
 	"nslookup",
 	"nu",
@@ -557,6 +570,7 @@ var tableNames = [...]string{
 	"pgrep",
 	"php",
 	"pidof",
+	"pijul",
 	"pip",
 	"pip-config",
 	"pip3",
@@ -566,6 +580,7 @@ var tableNames = [...]string{
 	"pkgin",
 	"pkgx",
 	"pkill",
+	"please",
 	"pm2",
 	"pnpm",
 	"pnpx",
@@ -731,10 +746,13 @@ var tableNames = [...]string{
 	"strings",
 	"strip",
 	"su",
+	"su-exec",
 	"sudo",
+	"sudo-rs",
 	"sudoedit",
 	"summon",
 	"supabase",
+	"svn",
 	"swaks",
 	"swapoff",
 	"swapon",
@@ -782,6 +800,7 @@ var tableNames = [...]string{
 	"trash",
 	"trash-put",
 	"tree",
+	"troff",
 	"true",
 	"truncate",
 	"ts-node",
@@ -831,9 +850,12 @@ var tableNames = [...]string{
 	"vercel",
 	"vi",
 	"view",
+	"vigr",
 	"vim",
 	"vimdiff",
+	"vipw",
 	"virsh",
+	"virtualenv",
 	"visudo",
 	"vitest",
 	"volta",
@@ -856,6 +878,7 @@ var tableNames = [...]string{
 	"windsurf",
 	"wipe",
 	"wipefs",
+	"wish",
 	"wkhtmltopdf",
 	"wl-copy",
 	"wpctl",
@@ -962,6 +985,7 @@ var tableOf = [...]uint8{
 	1,  // brew
 	11, // broot
 	11, // brotli
+	11, // brz
 	0,  // bsdtar
 	0,  // builtin
 	1,  // bun
@@ -974,6 +998,7 @@ var tableOf = [...]uint8{
 	4,  // bwrap
 	0,  // bzcat
 	0,  // bzip2
+	11, // bzr
 	3,  // c++
 	4,  // c++filt
 	11, // cProfile
@@ -1055,6 +1080,8 @@ var tableOf = [...]uint8{
 	3,  // cursor
 	10, // cursor-agent
 	0,  // cut
+	11, // cvs
+	11, // darcs
 	3,  // darwin-rebuild
 	4,  // dash
 	0,  // date
@@ -1154,6 +1181,7 @@ var tableOf = [...]uint8{
 	0,  // fmt
 	11, // fnm
 	0,  // fold
+	11, // fossil
 	0,  // free
 	8,  // fsck
 	1,  // ftp
@@ -1176,6 +1204,7 @@ var tableOf = [...]uint8{
 	6,  // getent
 	0,  // getopts
 	1,  // gh
+	0,  // ghc
 	0,  // ghci
 	11, // ghcup
 	9,  // gio
@@ -1194,15 +1223,18 @@ var tableOf = [...]uint8{
 	10, // goose
 	6,  // gopass
 	0,  // gosh
+	0,  // gosu
 	11, // gotty
 	2,  // gpg
 	8,  // gpg-connect-agent
 	8,  // gradle
 	8,  // gradlew
 	0,  // grep
+	0,  // groff
 	0,  // groovy
 	0,  // groovysh
 	2,  // groupadd
+	0,  // gsed
 	9,  // gsettings
 	4,  // gstack
 	8,  // gsutil
@@ -1263,11 +1295,13 @@ var tableOf = [...]uint8{
 	0,  // irb
 	3,  // isort
 	0,  // janet
+	7,  // jar
 	3,  // java
 	3,  // javac
 	4,  // jcmd
 	11, // jenv
 	3,  // jest
+	0,  // jimsh
 	4,  // jmap
 	0,  // jobs
 	0,  // join
@@ -1283,6 +1317,7 @@ var tableOf = [...]uint8{
 	9,  // kde-open
 	11, // keepassxc-cli
 	2,  // kexec
+	2,  // keyctl
 	6,  // keyring
 	2,  // kill
 	2,  // killall
@@ -1412,6 +1447,7 @@ var tableOf = [...]uint8{
 	1,  // npm
 	0,  // nproc
 	1,  // npx
+	0,  // nroff
 	4,  // nsenter
 	5,  // nslookup
 	4,  // nu
@@ -1453,6 +1489,7 @@ var tableOf = [...]uint8{
 	4,  // pgrep
 	0,  // php
 	4,  // pidof
+	11, // pijul
 	1,  // pip
 	7,  // pip-config
 	1,  // pip3
@@ -1462,6 +1499,7 @@ var tableOf = [...]uint8{
 	11, // pkgin
 	11, // pkgx
 	2,  // pkill
+	0,  // please
 	11, // pm2
 	1,  // pnpm
 	1,  // pnpx
@@ -1627,10 +1665,13 @@ var tableOf = [...]uint8{
 	0,  // strings
 	7,  // strip
 	0,  // su
+	0,  // su-exec
 	0,  // sudo
+	0,  // sudo-rs
 	0,  // sudoedit
 	6,  // summon
 	8,  // supabase
+	11, // svn
 	1,  // swaks
 	2,  // swapoff
 	2,  // swapon
@@ -1678,6 +1719,7 @@ var tableOf = [...]uint8{
 	11, // trash
 	11, // trash-put
 	0,  // tree
+	0,  // troff
 	0,  // true
 	0,  // truncate
 	0,  // ts-node
@@ -1727,9 +1769,12 @@ var tableOf = [...]uint8{
 	8,  // vercel
 	4,  // vi
 	4,  // view
+	0,  // vigr
 	4,  // vim
 	4,  // vimdiff
+	0,  // vipw
 	8,  // virsh
+	11, // virtualenv
 	2,  // visudo
 	3,  // vitest
 	8,  // volta
@@ -1752,6 +1797,7 @@ var tableOf = [...]uint8{
 	3,  // windsurf
 	0,  // wipe
 	2,  // wipefs
+	0,  // wish
 	7,  // wkhtmltopdf
 	9,  // wl-copy
 	8,  // wpctl

@@ -37,7 +37,7 @@ var contentWrites = sync.OnceValue(func() map[string]bool {
 		"redirect.write": true, "fs.write": true, "fs.move": true, "fs.patch": true, "fs.link": true,
 		"sed.in-place": true, "sed.write": true, "awk.write": true, "net.download": true, "fs.extract": true,
 		"tar.extract": true, "fs.edit-in-place": true, "fs.decompress": true, "dd.write": true, "find.write": true,
-		"git.archive": true, "pkg.manifest-edit": true, "fs.output": true,
+		"git.archive": true, "pkg.manifest-edit": true, "fs.output": true, "fs.backup": true,
 	}
 })
 

@@ -124,16 +124,22 @@ func inPlaceFlag(a args) bool {
 }
 
 // hInPlace wraps an interpreter's handler: with -i, the file operands
-// (after the inline code, or after the script) are edited in place.
-func hInPlace(inner handler, codeFlags ...string) handler {
+// (after the inline code, or after the script) are edited in place, and
+// -iSUFFIX keeps each as a backup (stop: the switches whose value ends a
+// cluster, see inPlaceSuffix).
+func hInPlace(inner handler, stop string, codeFlags ...string) handler {
 	return func(b *builder, c *call) stream {
 		if inPlaceFlag(c.a) {
 			ops := c.a.ops
 			if !c.a.has(codeFlags...) && len(ops) > 0 {
 				ops = ops[1:]
 			}
+			suffix, backup := inPlaceSuffix(c, stop, "")
 			for _, f := range ops {
 				b.pathEffect(CapWrite, "fs.edit-in-place", c.prog, f, c.st, c.sp, "edits in place")
+				if backup {
+					b.backupOf(c, f, suffix)
+				}
 			}
 		}
 		return inner(b, c)
@@ -185,6 +191,10 @@ var codeVars = sync.OnceValue(func() map[string]bool {
 		"RUSTC": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC": true, "CARGO_BUILD_RUSTDOC": true, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
 		// fzf runs it through the shell to list its input.
 		"FZF_DEFAULT_COMMAND": true,
+		// Session 12: pagers and editors of other clients (psql, svn, cvs,
+		// hg, bzr, systemctl edit, tig, perldoc).
+		"PSQL_PAGER": true, "SVN_EDITOR": true, "CVSEDITOR": true, "HGEDITOR": true, "BZR_EDITOR": true,
+		"SYSTEMD_EDITOR": true, "TIG_EDITOR": true, "PERLDOC_PAGER": true,
 	}
 })
 
@@ -294,7 +304,7 @@ func targetsTable() map[string]*spec {
 	cfg := &spec{fn: hToolConfig}
 	sys := func(id, msg string) *spec { return whole(id, CapSystem, msg) }
 	return map[string]*spec{
-		"ex":   {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r", fn: hVim, rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}}, // ex is vim: -c/+CMD run editor commands (:!cmd)
+		"ex":   {val: "-c --cmd -S -u -U -i -T -w -W -t -q -r", fn: hEx, rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}}, // ex is vim: -c/+CMD run editor commands (:!cmd)
 		"ed":   {val: "-p", rows: []row{{"fs.edit-in-place", CapWrite, "", "ops", "edits"}}, fn: hEd},
 		"uniq": {val: "-f -s -w", filter: true, rows: []row{{"fs.read", CapRead, "", "op0", "reads"}, {"fs.output", CapWrite, "", "ops1", "writes"}}},
 		"7z":   sevenZip(), "7za": sevenZip(), "7zr": sevenZip(),
@@ -322,6 +332,7 @@ func targetsTable() map[string]*spec {
 			{"sys.session", CapSystem, "!op0~^(list-.*|show-.*|session-status|user-status|seat-status|--help|--version)$ !noops", "", "changes login sessions (terminate, kill, lock, linger)"},
 		}},
 		"fallocate":               {val: "-l -o --length --offset", rows: []row{{"fs.output", CapWrite, "", "ops", "allocates"}}},
+		"jar":                     {val: "--file --dir -C -e --main-class -m --manifest --release", fn: chain(hJar, hArgCommands), rows: []row{{"exec.program", CapExec, "", "", "runs jar, the Java archiver"}}},
 		"unrar":                   {fn: hExtractInto("op0~^x$|^e$", 2), rows: []row{{"fs.extract", CapWrite, "op0~^x$|^e$", "ops2", "extracts into"}, {"fs.read", CapRead, "", "op1", "reads"}}},
 		"update-desktop-database": sys("sys.config", "changes which programs open which files"),
 		"xdg-mime":                {rows: []row{{"persist.mime", CapPersistence, "op0~^(default|install)$", "", "changes which program opens a kind of file or URL"}}},
@@ -367,8 +378,12 @@ var outputRows = sync.OnceValue(func() map[string][]row {
 		// for (so the unknown-program rule no longer prices what they
 		// are handed) write their output where an option says, or
 		// rewrite their operands.
-		"tsc":     {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
-		"deno":    {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"}},
+		"tsc": {{"fs.output", CapWrite, "", "--outFile|--outfile|--out|--outDir|--outdir|--declarationDir|--tsBuildInfoFile", "writes its output to"}},
+		"deno": {{"fs.output", CapWrite, "any~^compile$", "-o|--output", "writes the compiled program to"},
+			// deno bundle SRC OUT (before 2.0), -o/--output and
+			// --outdir since 2.4.
+			{"fs.output", CapWrite, "op0~^bundle$", "op2 -o|--output", "writes the bundle to"},
+			{"fs.output", CapWrite, "op0~^bundle$", "into:--outdir", "writes the bundle into"}},
 		"black":   {{"fs.format", CapWrite, "!--check !--diff", "ops", "rewrites"}},
 		"rustfmt": {{"fs.format", CapWrite, "!--check", "ops", "rewrites"}},
 		"eslint":  {{"fs.format", CapWrite, "--fix", "ops", "rewrites"}},
@@ -397,19 +412,9 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		}
 		return true
 	}
-	if name == "LESS" {
-		// less runs +CMD at start, and +!CMD in the shell.
-		if val == nil || strings.ContainsAny(*val, "!|") {
-			b.add(Effect{Cap: CapDynamic, Rule: "env.less-command", Target: name, Msg: "sets LESS with a command less runs at start (every pager less is)"}, at)
-		}
-		return true
-	}
-	if name == "PYTHONWARNINGS" {
-		// action:message:category:module:line — a category spelled
-		// MODULE.NAME makes python import MODULE at start (any module on
-		// its path: antigravity opens $BROWSER).
-		if val == nil || warningsImport(*val) {
-			b.add(Effect{Cap: CapDynamic, Rule: "python.warnings-import", Target: name, Msg: "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start"}, at)
+	if v, ok := valueCodeVars(name); ok {
+		if val == nil || v.runs(*val) {
+			b.add(Effect{Cap: CapDynamic, Rule: v.rule, Target: name, Msg: v.msg}, at)
 		}
 		return true
 	}
@@ -438,8 +443,41 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	return b.gitConfigEnv(name, val, at)
 }
 
+// valueCodeVar is a variable some of whose values run code: runs says
+// which.
+type valueCodeVar struct {
+	rule, msg string
+	runs      func(string) bool
+}
+
+// valueCodeVars are those variables (a switch: nothing built at start).
+func valueCodeVars(name string) (valueCodeVar, bool) {
+	switch name {
+	case "LESS":
+		// less runs +CMD at start, and +!CMD in the shell.
+		return valueCodeVar{"env.less-command", "sets LESS with a command less runs at start (every pager less is)",
+			func(v string) bool { return strings.ContainsAny(v, "!|") }}, true
+	case "PYTHONWARNINGS":
+		return valueCodeVar{"python.warnings-import", "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start", warningsImport}, true
+	}
+	return valueCodeVar{}, false
+}
+
+// hPythonWarnings: python -W ACTION:MESSAGE:MODULE.CATEGORY imports
+// MODULE at start (as PYTHONWARNINGS does), whatever the script is.
+func hPythonWarnings(b *builder, c *call) stream {
+	for _, w := range c.a.values("-W") {
+		if !w.known || warningsImport(w.val) {
+			b.add(Effect{Cap: CapDynamic, Rule: "python.warnings-import", Program: c.prog, Msg: "imports (runs) the module a warning filter's category names, at start"}, c.sp)
+		}
+	}
+	return stream{}
+}
+
 // warningsImport reports whether a -W or PYTHONWARNINGS filter list
-// names a category in a module (python imports it to find the class).
+// (action:message:category:module:line, comma separated) names a
+// category spelled MODULE.NAME: python imports MODULE at start to find
+// the class (any module on its path: antigravity opens $BROWSER).
 func warningsImport(v string) bool {
 	for _, filter := range strings.Split(v, ",") {
 		parts := strings.Split(filter, ":")
@@ -456,7 +494,7 @@ func warningsImport(v string) bool {
 var writeVars = map[string]bool{
 	"SSLKEYLOGFILE": true, "HISTFILE": true, "LESSHISTFILE": true, "NODE_REPL_HISTORY": true, "PYTHON_HISTORY": true,
 	"PSQL_HISTORY": true, "MYSQL_HISTFILE": true, "SQLITE_HISTORY": true, "REDISCLI_HISTFILE": true, "PIP_LOG": true,
-	"PERF_BUILDID_DIR": true, "GIT_INDEX_FILE": true,
+	"PERF_BUILDID_DIR": true, "GIT_INDEX_FILE": true, "CARGO_TARGET_DIR": true, "CARGO_BUILD_TARGET_DIR": true,
 }
 
 // moduleVars are search paths for a language's modules: a directory
@@ -563,9 +601,15 @@ func toolConfig() *spec {
 // files; config changes channels; remove deletes environments.
 func condaSpec() *spec {
 	fetch := func(msg string) *spec { return whole("dev.fetch", CapFetch, msg) }
+	// -p/--prefix DIR installs the packages' programs into DIR/bin under
+	// their own names: a DIR of ~/.local or ~ puts them in your bin
+	// directories (as python3 -m venv ~/.local does).
+	install := func(msg string) *spec {
+		return &spec{val: "-p --prefix -n --name -c --channel --file", fn: hPrefixBin("-p", "--prefix"), rows: []row{{"dev.fetch", CapFetch, "", "", msg}}}
+	}
 	return subs(whole("pkg.unknown", CapDynamic, "runs a conda command guard does not know"), map[string]*spec{
-		"install": fetch("downloads and installs packages"), "create": fetch("downloads and installs packages"), "update": fetch("downloads and updates packages"),
-		"upgrade": fetch("downloads and updates packages"), "search": fetch("queries package channels"),
+		"install": install("downloads and installs packages"), "create": install("downloads and installs packages"), "update": install("downloads and updates packages"),
+		"upgrade": install("downloads and updates packages"), "search": fetch("queries package channels"),
 		"remove": whole("pkg.uninstall", CapDelete, "removes packages or environments"), "uninstall": whole("pkg.uninstall", CapDelete, "removes packages"),
 		"clean":  whole("pkg.uninstall", CapDelete, "deletes conda's caches"),
 		"init":   whole("persist.shell-init", CapPersistence, "edits your shell's startup files (~/.bashrc…) so conda runs in every new shell"),

@@ -5,14 +5,21 @@ import (
 	"sync"
 )
 
-// unpackers are the programs that decompress a file in place, and the
-// options that make them do it ("" for always).
-var unpackers = sync.OnceValue(func() map[string][]string {
-	return map[string][]string{
-		"gunzip": nil, "bunzip2": nil, "unxz": nil, "unlzma": nil, "unzstd": nil, "unlz4": nil, "uncompress": nil,
-		"gzip": {"-d", "--decompress", "--uncompress"}, "bzip2": {"-d", "--decompress"}, "xz": {"-d", "--decompress", "--uncompress"},
-		"lzma": {"-d", "--decompress", "--uncompress"}, "zstd": {"-d", "--decompress", "--uncompress"}, "brotli": {"-d", "--decompress"},
-		"lz4": {"-d", "--decompress", "--uncompress"},
+// inPlaceUnpack is a program that decompresses a file in place: the
+// options that make it do it (none: always), and whether a second
+// operand names its output instead (lz4 -d IN OUT, which a row prices).
+type inPlaceUnpack struct {
+	flags     []string
+	outputOp2 bool
+}
+
+// unpackers are those programs.
+var unpackers = sync.OnceValue(func() map[string]inPlaceUnpack {
+	d := []string{"-d", "--decompress", "--uncompress"}
+	return map[string]inPlaceUnpack{
+		"gunzip": {}, "bunzip2": {}, "unxz": {}, "unlzma": {}, "unzstd": {}, "unlz4": {outputOp2: true}, "uncompress": {},
+		"gzip": {flags: d}, "bzip2": {flags: d[:2]}, "xz": {flags: d}, "lzma": {flags: d}, "zstd": {flags: d}, "brotli": {flags: d[:2]},
+		"lz4": {flags: d, outputOp2: true},
 	}
 })
 
@@ -22,14 +29,14 @@ func unpackSuffixes() []string {
 }
 
 func extendUnpackNames(t map[string]*spec) {
-	for name, flags := range unpackers() {
+	for name, u := range unpackers() {
 		if s := t[name]; s != nil {
 			s.val += " -S --suffix -o --output"
 			// An -o it takes as a value is a write to price (unzstd -o
 			// ~/.bashrc x.zst), whether or not the program's own row
 			// names it: the value is no operand any more.
 			s.rows = append(s.rows, row{"fs.output", CapWrite, "", "-o|--output", "writes"})
-			s.fn = chain(s.fn, hUnpackNames(flags...))
+			s.fn = chain(s.fn, hUnpackNames(u))
 		}
 	}
 }
@@ -37,17 +44,19 @@ func extendUnpackNames(t map[string]*spec) {
 // hUnpackNames: decompressing FILE.gz in place writes FILE (gunzip
 // ~/.bashrc.gz writes ~/.bashrc, a start-up file): the name without its
 // suffix (-S's, or the known ones) is priced as the write it is.
-func hUnpackNames(flags ...string) handler {
+func hUnpackNames(u inPlaceUnpack) handler {
 	return func(b *builder, c *call) stream {
-		if c.a.has("-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list", "-o", "--output") || len(flags) > 0 && !c.a.has(flags...) {
+		if c.a.has("-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list", "-o", "--output") || len(u.flags) > 0 && !c.a.has(u.flags...) {
 			return stream{}
 		}
-		if strings.HasSuffix(c.prog, "lz4") && len(c.a.ops) > 1 {
+		if u.outputOp2 && len(c.a.ops) > 1 {
 			return stream{} // lz4 -d IN OUT names its output (a row)
 		}
+		// -S adds a suffix: gzip and xz still take the known ones off
+		// (gunzip -S .foo ~/.bashrc.gz writes ~/.bashrc).
 		suffixes := unpackSuffixes()
 		if s := c.a.values("-S", "--suffix"); len(s) > 0 && s[0].known && s[0].val != "" {
-			suffixes = []string{s[0].val}
+			suffixes = append([]string{s[0].val}, suffixes...)
 		}
 		for _, f := range c.a.ops {
 			if !f.known || f.val == "-" {

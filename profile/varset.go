@@ -166,6 +166,24 @@ func (b *builder) indirectName(raw string, st *state, sp span) {
 	b.arithTainted(field{raw: raw, taint: st.taint[name]}, via, sp)
 }
 
+// paramAssigns: ${NAME:=VALUE} and ${NAME=VALUE} assign VALUE when NAME
+// is unset (or empty). Unless the line set NAME to a value that is not
+// empty, that may happen (the environment's NAME is not known): priced
+// as NAME=VALUE (: ${GIT_PAGER:='rm -rf ~'} sets a command git runs). A
+// name that is not plain may be any variable.
+func (b *builder) paramAssigns(p parse.Part, st *state, sp span) {
+	for _, a := range p.Assigns {
+		if a.Name == "" {
+			b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Target: p.Raw, Msg: "assigns a variable whose name is not static (" + p.Raw + ")"}, sp)
+			continue
+		}
+		if v := st.vars[st.resolveRef(a.Name)]; v != nil && *v != "" {
+			continue // set: the expansion assigns nothing
+		}
+		b.assign(a, st, sp, true)
+	}
+}
+
 // declAssign reviews a declaration's word that is not an option and
 // was not parsed as an assignment because it is quoted or made by an
 // expansion (declare "PS4=…", export "$N=…"): bash assigns it all the
