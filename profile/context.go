@@ -382,6 +382,11 @@ var workspacePersist = sync.OnceValue(func() []string {
 		// Tool-version managers' project configs run their hooks and
 		// env scripts in the user's shell on cd (mise activate).
 		"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise",
+		// asdf's and mise's .tool-versions (a "path:" version makes the
+		// shims run any directory's programs) and rustup's toolchain file
+		// (its path key: every cargo and rustc the user runs in the
+		// project).
+		".tool-versions", "rust-toolchain.toml", "rust-toolchain",
 		// Package-manager configuration that runs code on the next
 		// install or script: npm's script-shell and node-options, yarn's
 		// yarnPath and plugins, pnpm's hooks, bun's preload.
