@@ -1194,12 +1194,17 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 // neither reaps nor reports, nor sees guard's end: guard would wait for
 // it until an agent's timeout killed guard, and what the command
 // started (a writer that left its group) would live on, unchecked,
-// for as long as it liked. So guard continues the helper alone at once
-// (the command stays as it is), and only then does its job control.
+// for as long as it liked. So without a terminal (an agent's run)
+// guard continues the helper alone at once (the command stays as it
+// is). With one, guard stops too, as a job, and continues the helper
+// with the command when it is continued (continuing the helper alone
+// first lost that continue under load: TestTerminalStop left guard
+// stopped); a helper stopped then still sees guard's end through its
+// watchdog (confine/watchdog.go).
 func waitExit(pid, tty int) {
 	for confine.WaitStop(pid) {
-		syscall.Kill(pid, syscall.SIGCONT)
 		if tty < 0 {
+			syscall.Kill(pid, syscall.SIGCONT)
 			continue
 		}
 		if foreground(tty, pid) {
