@@ -342,7 +342,7 @@ var persistRel = sync.OnceValue(func() []string {
 // direnv run or obey: writing them can run code later or switch guard's
 // agent hook off. They are protected in the sandbox too.
 var workspacePersist = sync.OnceValue(func() []string {
-	return []string{
+	return append([]string{
 		// The agents' whole project directories: settings, hook scripts,
 		// skills, commands, subagents, extensions (the hook's file tools
 		// treat a write anywhere in them the same way).
@@ -400,8 +400,34 @@ var workspacePersist = sync.OnceValue(func() []string {
 		".guard.toml", ".guardignore",
 		// guard's own checkpoints (guard undo) kept in the repository.
 		".git/refs/guard", ".git/guard-checkpoints",
-	}
+	}, credentialShadows()...)
 })
+
+// credentialShadows are the workspace's command directories (an
+// activated virtual environment's, npm's) under the names of programs
+// that ask for your password or key (sudo, ssh, git's credential
+// prompt…). A program planted there runs outside guard the next time
+// you type that name with the directory on your PATH, and reads what
+// you type: writing one is persistence, and the sandbox removes one a
+// command made. (Other names planted there run outside guard too, as
+// the workspace's own programs do; see the threat model.)
+var credentialShadows = sync.OnceValue(func() []string {
+	var out []string
+	for _, dir := range []string{".venv/bin", "venv/bin", "node_modules/.bin"} {
+		for _, name := range []string{"sudo", "su", "doas", "pkexec", "ssh", "git", "gpg"} {
+			out = append(out, dir+"/"+name)
+		}
+	}
+	return out
+})
+
+// isCredentialShadow reports whether p is one of the workspace's
+// credentialShadows: only writing one is persistence; deleting the
+// directory that would hold it (rm -rf node_modules) is not.
+func (c *Context) isCredentialShadow(p string) bool {
+	ws := c.tables().ws
+	return ws != "" && strings.HasPrefix(p, ws+"/") && slices.Contains(credentialShadows(), p[len(ws)+1:])
+}
 
 // persistAbs are system locations that run code later.
 var persistAbs = sync.OnceValue(func() []string {
@@ -456,7 +482,7 @@ func (c *Context) HeldClass(p string) Class {
 		}
 	}
 	for _, pr := range c.ProtectedLocations() {
-		if pr != p && paths.Within(pr, p) {
+		if pr != p && paths.Within(pr, p) && !c.isCredentialShadow(pr) {
 			return ClassPersistence
 		}
 	}
