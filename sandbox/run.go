@@ -928,7 +928,7 @@ func (l *launched) relaySignals() {
 	signal.Notify(l.sigs, relayedLate()...)
 	done := make(chan struct{})
 	go func() {
-		relay(l.ctx, l.pid, l.sigs, done)
+		relay(l.ctx, l.pid, l.sigs, done, l.tty >= 0)
 		<-l.caught
 		signal.Stop(l.sigs)
 	}()
@@ -1162,7 +1162,7 @@ func (l *launched) reap() (ps *os.ProcessState, denials []string, waitErr, reapE
 
 // relay forwards guard's signals to the command's process group and
 // turns a cancelled ctx into SIGTERM, then SIGKILL.
-func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan struct{}) {
+func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan struct{}, tty bool) {
 	var kill <-chan time.Time
 	cancelled := ctx.Done()
 	for {
@@ -1170,6 +1170,13 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 		case <-done:
 			return
 		case sig := <-sigs:
+			if tty && sig == syscall.SIGCONT {
+				// With a terminal, waitExit continues the command, once
+				// it has handed it the terminal: continued first, the
+				// command read it from the background and stopped again
+				// (SIGTTIN), and guard with it (TestTerminalStop).
+				continue
+			}
 			syscall.Kill(-pid, sig.(syscall.Signal))
 		case <-cancelled:
 			cancelled = nil
