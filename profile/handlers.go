@@ -1906,6 +1906,7 @@ func hPkgScript(nameFrom string) handler {
 			}
 			name = c.a.ops[0].val
 		}
+		b.scriptShell(c)
 		scripts, dir, ok := b.packageScripts(c.st.cwd)
 		if !ok {
 			b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-unreadable", Program: c.prog, Target: name, Msg: "runs a package script guard cannot read to review"}, c.sp)

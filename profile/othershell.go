@@ -78,3 +78,48 @@ func hCmdExe(b *builder, c *call) stream {
 	}
 	return hInterp("")(b, c) // an interactive cmd.exe, or a script
 }
+
+// bashSyntaxNames are the shells whose syntax is the one guard reviews.
+var bashSyntaxNames = sync.OnceValue(func() []string { return []string{"sh", "bash", "dash", "ash", "rbash"} })
+
+// scriptShell prices a shell the line gives a package manager for its
+// scripts (npm's and pnpm's --script-shell, npm_config_script_shell):
+// guard reviews package.json's scripts as bash, and that shell runs
+// them (zsh runs *(e:'…':) as code; /tmp/x is any program).
+func (b *builder) scriptShell(c *call) {
+	words := c.args // those before the subcommand too (npm --script-shell=zsh run x)
+	if len(words) == 0 {
+		words = c.fs
+	}
+	var shells []field
+	for i, f := range words {
+		if f.known && f.val == "--" {
+			break // the script's own arguments follow
+		}
+		switch {
+		case !f.known:
+		case strings.HasPrefix(f.val, "--script-shell="):
+			g := f
+			g.val = strings.TrimPrefix(f.val, "--script-shell=")
+			shells = append(shells, g)
+		case f.val == "--script-shell" && i+1 < len(words):
+			shells = append(shells, words[i+1])
+		}
+	}
+	for _, k := range []string{"npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL"} {
+		if v, ok := b.getenv(c.st, k); ok {
+			if v == nil {
+				shells = append(shells, field{val: "$" + k})
+			} else {
+				shells = append(shells, staticField(*v, c.sp))
+			}
+		}
+	}
+	for _, f := range shells {
+		if f.known && slices.Contains(bashSyntaxNames(), path.Base(f.val)) {
+			continue
+		}
+		b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-shell", Program: c.prog, Target: f.display(),
+			Msg: "runs the package's scripts with " + f.display() + ", not a shell whose syntax guard reviews them in"}, c.sp)
+	}
+}

@@ -21,7 +21,7 @@ var handlerRules = sync.OnceValue(func() []string {
 		"git.config-set", "git.discard", "git.dynamic-subcommand", "git.exec-path", "git.unknown-subcommand",
 		"guard.self", "interp.dynamic-script", "interp.inline-code", "interp.module", "interp.script", "interp.stdin-code",
 		"kill.all", "limit.calls", "limit.depth", "limit.nesting", "limit.nodes", "limit.size",
-		"net.options-file", "net.query-data", "net.send-file", "pkg.link", "pkg.run", "secrets.cloud-metadata", "pkg.script-unreadable", "parse.error", "parse.unsupported", "perm.modify", "perm.recursive-outside",
+		"net.options-file", "net.query-data", "net.send-file", "pkg.link", "pkg.run", "secrets.cloud-metadata", "pkg.script-unreadable", "pkg.script-shell", "parse.error", "parse.unsupported", "perm.modify", "perm.recursive-outside",
 		"redirect.read", "redirect.write", "env.write-file", "sed.exec", "sed.in-place", "sed.read", "sed.write",
 		"shell.decl-dynamic", "shell.recursive-function", "shell.script-read", "shell.source-secrets",
 		"tar.create", "tar.extract", "tar.read", "text.lookalike",
