@@ -780,6 +780,7 @@ var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
 		"BASH_ENV":              {"env.bash-env", CapPersistence, "sets BASH_ENV, a file every later bash script runs first", false},
 		"ENV":                   {"env.env", CapPersistence, "sets ENV, a file every later sh runs first", false},
 		"SHELL":                 {"env.shell", CapDynamic, "sets SHELL, the shell programs run the commands they are given with (script -c, tmux, fzf --preview): guard reviews those as bash", false},
+		"PARALLEL_SHELL":        {"env.shell", CapDynamic, "sets PARALLEL_SHELL, the shell GNU parallel runs its commands with: guard reviews them as bash", false},
 		"PROMPT_COMMAND":        {"env.prompt-command", CapPersistence, "sets PROMPT_COMMAND, code the shell runs before every prompt", true},
 		"PS1":                   {"env.ps1", CapDynamic, "sets PS1, which can run command substitutions at every prompt", false},
 		"GIT_SSH_COMMAND":       {"env.git-ssh-command", CapDynamic, "sets GIT_SSH_COMMAND, a command git runs", true},
