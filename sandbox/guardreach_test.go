@@ -109,7 +109,7 @@ for p in $guard $helper; do
   cat /proc/$p/environ 2>/dev/null | tr '\0' '\n'
   for fd in /proc/$p/fd/*; do readlink "$fd"; done 2>/dev/null | sed "s/^/fd $p /"
   ls /proc/$p/cwd/ 2>/dev/null | sed "s/^/cwd $p /"
-  ls /proc/$p/root/ 2>/dev/null | sed "s/^/root $p /"
+  ls -L "/proc/$p/root" 2>/dev/null | sed "s/^/root $p /"
   cat /proc/$p/maps 2>/dev/null | head -1 | sed "s/^/maps $p /"
 done
 cat /proc/self/environ | tr '\0' '\n' | grep -c . | sed 's/^/own /'`
