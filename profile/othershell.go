@@ -79,8 +79,17 @@ func hCmdExe(b *builder, c *call) stream {
 	return hInterp("")(b, c) // an interactive cmd.exe, or a script
 }
 
-// bashSyntaxNames are the shells whose syntax is the one guard reviews.
-var bashSyntaxNames = sync.OnceValue(func() []string { return []string{"sh", "bash", "dash", "ash", "rbash"} })
+// BashSyntax reports whether the shell named name (a program name, not a
+// path) reads the syntax guard reviews: bash and the POSIX shells it
+// extends. The shim's real shell, guard run's --shell and a run's SHELL
+// must be one.
+func BashSyntax(name string) bool {
+	switch name {
+	case "bash", "rbash", "sh", "dash", "ash":
+		return true
+	}
+	return false
+}
 
 // scriptShell prices a shell the line gives a package manager for its
 // scripts (npm's and pnpm's --script-shell, npm_config_script_shell):
@@ -116,7 +125,7 @@ func (b *builder) scriptShell(c *call) {
 		}
 	}
 	for _, f := range shells {
-		if f.known && slices.Contains(bashSyntaxNames(), path.Base(f.val)) {
+		if f.known && BashSyntax(path.Base(f.val)) {
 			continue
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-shell", Program: c.prog, Target: f.display(),

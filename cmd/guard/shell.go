@@ -18,6 +18,7 @@ import (
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/decision"
 	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/profile"
 )
 
 // envGuardShell names the real shell the shim runs (default bash).
@@ -332,13 +333,10 @@ func realShell(flag string) (string, error) {
 	return sh, nil
 }
 
-// bashShells are the shells whose syntax is the one guard reviews: bash
-// and the POSIX shells it extends. Text reviewed as bash and run by zsh,
-// fish or an interpreter means something else there (zsh runs code in
-// glob qualifiers like *(e:'…':) that bash reads as a pattern).
-var bashShells = []string{"bash", "rbash", "sh", "dash", "ash"}
-
-// bashSyntaxShell refuses a real shell that is not one of bashShells, by
+// bashSyntaxShell refuses a real shell that does not read bash syntax
+// (profile.BashSyntax): text reviewed as bash and run by zsh, fish or an
+// interpreter means something else there (zsh runs code in glob
+// qualifiers like *(e:'…':) that bash reads as a pattern). By
 // its name and by the name of the file it resolves to (a link named bash
 // that leads to zsh is zsh).
 func bashSyntaxShell(path string) error {
@@ -347,7 +345,7 @@ func bashSyntaxShell(path string) error {
 		names = append(names, filepath.Base(r))
 	}
 	for _, n := range names {
-		if !slices.Contains(bashShells, n) {
+		if !profile.BashSyntax(n) {
 			return fmt.Errorf("the real shell %s is %s, not bash or a POSIX sh: guard reviews bash syntax, and %s could run the text differently", path, n, n)
 		}
 	}
