@@ -281,10 +281,8 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 		if err != nil {
 			return failed(err)
 		}
-		if r.gitDir != cp.GitDir || (cp.common != "" && r.commonDir() != cp.common) {
-			// The command moved the repository (a .git file, a commondir):
-			// guard's git does not follow it elsewhere.
-			return failed(fmt.Errorf("the repository moved during the command: its git directory is now %s (common %s), was %s (common %s)", r.gitDir, r.commonDir(), cp.GitDir, cp.common))
+		if r.gitDir != cp.GitDir || r.commonDir() != cp.common {
+			return failed(fmt.Errorf("%w: its git directory is now %s (common %s), was %s (common %s)", ErrRepoMoved, r.gitDir, r.commonDir(), cp.GitDir, cp.common))
 		}
 		var cs []change
 		res, err := r.snapshot(stateDir, &cp.before, func(res snapshotResult) error {

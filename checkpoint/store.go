@@ -16,6 +16,12 @@ import (
 // the command, create refs/guard/checkpoints/ID/before there.
 var ErrStoreLink = errors.New("a directory git writes checkpoints into is not a directory of the repository")
 
+// ErrRepoMoved: the command moved the repository (its .git became a
+// gitdir: file, or a commondir file names another common directory)
+// between Begin and Finish. guard's git does not follow it: no
+// checkpoint, and, like ErrStoreLink, a violation of the run.
+var ErrRepoMoved = errors.New("the repository moved during the command")
+
 // realStore checks that every directory guard's git writes into in r is
 // a real directory (or absent: git then makes it in its parent, which is
 // one). It runs before each snapshot and ref deletion; the sandbox has

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -84,7 +83,7 @@ func TestCommonDirFixedAtBegin(t *testing.T) {
 			}
 			write(t, ws, map[string]string{"new.txt": "the command's file\n"})
 			move(ws, other)
-			if _, err := cp.Finish(st); err == nil || !strings.Contains(err.Error(), "moved during the command") {
+			if _, err := cp.Finish(st); !errors.Is(err, ErrRepoMoved) {
 				t.Errorf("Finish = %v, want the repository reported moved", err)
 			}
 			if got := run(t, other, "for-each-ref"); got != refsBefore {

@@ -156,33 +156,33 @@ func beginCheckpoint(e *decision.Engine, a *assessment, id string) (*checkpoint.
 	})
 }
 
+// storeViolation starts the run's violation line for a repository whose
+// object store or refs a command swapped for a symlink, or that it moved
+// (checkpoint.ErrStoreLink, ErrRepoMoved): guard's git would write
+// through it, so no checkpoint was taken.
+const storeViolation = "the command swapped or moved the repository's store, so guard took no checkpoint: "
+
 // finishCheckpoint records the workspace after the command, takes out
 // the code the command gave other git repositories in the workspace
 // (disarmRepos; it returns what it moved aside, for the run's record),
 // says how to undo a delete that ran without asking because of the
 // checkpoint, and prunes old checkpoints.
-// storeViolation starts the run's violation line for a repository whose
-// object store or refs a command swapped for a symlink: guard's git
-// would write through it, so no checkpoint was taken.
-const storeViolation = "the command swapped a directory of the repository's store for a symlink, so guard took no checkpoint: "
-
 func finishCheckpoint(s *streams, e *decision.Engine, a *assessment, cp *checkpoint.Checkpoint) []string {
 	if cp == nil {
 		return nil
 	}
 	changed, err := cp.Finish(e.Dirs().State)
-	if err != nil {
-		// The repositories are checked all the same (Finish fills
-		// Repos); a store a command swapped for a symlink is a
-		// violation of its own, not a checkpoint that merely failed.
-		lines := disarmRepos(cp.Workspace, cp.Repos)
-		if errors.Is(err, checkpoint.ErrStoreLink) {
-			return append(lines, storeViolation+printable(err.Error(), false))
-		}
+	// The repositories are checked all the same (Finish fills Repos,
+	// failed or not).
+	lines := disarmRepos(cp.Workspace, cp.Repos)
+	switch {
+	case errors.Is(err, checkpoint.ErrStoreLink) || errors.Is(err, checkpoint.ErrRepoMoved):
+		// Not a checkpoint that merely failed: a violation of its own.
+		return append(lines, storeViolation+printable(err.Error(), false))
+	case err != nil:
 		fmt.Fprintf(s.err, "guard: warning: checkpoint %s: %s\n", cp.ID, printable(err.Error(), false))
 		return lines
 	}
-	lines := disarmRepos(cp.Workspace, cp.Repos)
 	if changed && len(a.Input.Recoverable) > 0 && a.Verdict.Level == review.A {
 		fmt.Fprintf(s.err, "guard: note: 'guard undo %s' takes this command back\n", cp.ID)
 	}

@@ -613,8 +613,6 @@ func policyRuleNames(a *assessment) string {
 	return strings.Join(names, "; ")
 }
 
-// checkWorkspace refuses, before anything is asked or run, a writable run
-// whose workspace is / or contains the home directory.
 // probeKernel is sandbox.Probe; tests give it another kernel.
 var probeKernel = sandbox.Probe
 
@@ -632,6 +630,8 @@ func checkRequired(o *runOptions, a *assessment) error {
 	return nil
 }
 
+// checkWorkspace refuses, before anything is asked or run, a writable run
+// whose workspace is / or contains the home directory.
 func checkWorkspace(a *assessment) error {
 	if a.Ctx.WorkspaceUsable() || !a.Verdict.Sandbox.Write {
 		return nil
