@@ -165,19 +165,25 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 				// kernel runs the target, which may also go by the name
 				// it was started under (busybox, zsh as sh). Both are
 				// reviewed; the worse counts.
-				tf, nf := name, name
-				tf.val, nf.val = target, path.Base(prog)
-				return worse(b.exec(append([]field{tf}, argv[1:]...), st, in, via, sp), b.exec(append([]field{nf}, argv[1:]...), st, in, via, sp))
+				return worse(b.runNamed(target, true, name, argv, st, in, via, sp), b.runNamed(path.Base(prog), true, name, argv, st, in, via, sp))
 			}
-			prog = path.Base(prog)
-		} else {
-			return b.runScript(prog, abs, ok, argv, st, in, via, sp)
+			return b.runNamed(path.Base(prog), true, name, argv, st, in, via, sp)
 		}
+		return b.runScript(prog, abs, ok, argv, st, in, via, sp)
 	}
-	if body, ok := st.funcs[prog]; ok {
+	return b.runNamed(prog, false, name, argv, st, in, via, sp)
+}
+
+// runNamed runs program prog (a name, not a path): a shell function, a
+// hashed path, a program the line put on PATH, or a table entry. byPath:
+// the word was a path (/bin/rm), which bash runs as it is, never looking
+// up a function or hashed path of that name (rm() { :; }; /bin/rm -rf ~
+// runs rm).
+func (b *builder) runNamed(prog string, byPath bool, name field, argv []field, st *state, in stream, via string, sp span) stream {
+	if body, ok := st.funcs[prog]; ok && !byPath {
 		return b.callFunc(prog, body, argv, st, in, via, sp)
 	}
-	if p, ok := st.hashed[prog]; ok && !strings.Contains(prog, "/") {
+	if p, ok := st.hashed[prog]; ok && !byPath {
 		// hash -p PATH NAME: NAME runs PATH.
 		if p == "" {
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: prog, Msg: fmt.Sprintf("runs %s, which hash -p points at a program that is not static", prog)}, sp)
@@ -192,11 +198,11 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 		inner.hashed = nil
 		return b.exec(append([]field{nf}, argv[1:]...), inner, in, via, sp)
 	}
-	if abs, ok := b.onLinePath(prog, st); ok {
+	if abs, ok := b.onLinePath(prog, st); ok && !byPath {
 		// A directory the line put on PATH holds prog (linepath.go).
 		return b.runScript(abs, abs, true, argv, st, in, via, sp)
 	}
-	if p, ok := plantedBin(prog, st); ok && !b.ctx.Remote && b.unplanted != prog {
+	if p, ok := plantedBin(prog, st); ok && !byPath && !b.ctx.Remote && b.unplanted != prog {
 		// The line planted prog where PATH may find it first
 		// (linepath.go); whether it does depends on a PATH guard cannot
 		// see, so the program the name says is reviewed too.

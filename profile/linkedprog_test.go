@@ -30,7 +30,7 @@ func TestProgramThroughLink(t *testing.T) {
 		filepath.Join(ws, "tools", "bash"): "/usr/bin/zsh",
 		filepath.Join(ws, "tools", "sh"):   "/usr/bin/dash",
 		filepath.Join(home, "bin", "bash"): "zsh",
-		filepath.Join(ws, "tools", "rm"):   "/bin/busybox",
+		filepath.Join(ws, "tools", "ls"):   "/bin/rm",
 	} {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,9 @@ func TestProgramThroughLink(t *testing.T) {
 	}{
 		{`./tools/bash -c "echo *(e:'rm -rf ~':)"`, []string{"interp.inline-code"}, nil},
 		{`~/bin/bash -c 'echo hi'`, []string{"interp.inline-code"}, nil},
-		{`./tools/rm -rf ~`, []string{"fs.delete"}, nil},
+		{`./tools/ls -rf ~`, []string{"fs.delete"}, nil}, // a harmless name, rm the target
+		// bash runs a path as it is: a function of the name does not stand in.
+		{`ls() { :; }; rm() { :; }; ./tools/ls -rf ~`, []string{"fs.delete"}, nil},
 		{`./tools/sh -c 'echo hi'`, nil, []string{"interp.inline-code"}}, // dash reads bash syntax
 	} {
 		p := profile.Build(tc.text, ctx)
