@@ -40,6 +40,10 @@ func startWatchdog() (int, error) {
 	return syscall.ForkExec("/proc/self/exe", []string{"guard-sandbox-watchdog"}, &syscall.ProcAttr{
 		Env:   []string{watchdogEnv + "=" + strconv.Itoa(os.Getpid())},
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), PlanFD},
+		// A group of its own: the signals guard relays to the
+		// command's group, and ^C and ^Z from the terminal, must not
+		// end or stop it in the very window it watches.
+		Sys: &syscall.SysProcAttr{Setpgid: true},
 	})
 }
 
