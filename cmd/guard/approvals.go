@@ -138,18 +138,19 @@ func (o *approvalsOptions) recordQueueDecision(r approval.Request, d audit.Decis
 func revokePINApprovals(s *streams) error {
 	d, err := guardDirs()
 	if err == nil {
-		err = revokePINGrants(s, d)
-	}
-	o := &approvalsOptions{record: func(r audit.Record) error { return recordDecision(d.State, r) }}
-	if err == nil {
-		var revoked []approval.Request
-		revoked, err = approval.RevokePINApprovals(d.Approvals(), time.Now)
+		// Both, whatever the other's outcome: a grant that cannot be
+		// revoked (a user policy that does not parse) must not keep the
+		// queued approvals usable.
+		gerr := revokePINGrants(s, d)
+		o := &approvalsOptions{record: func(r audit.Record) error { return recordDecision(d.State, r) }}
+		revoked, qerr := approval.RevokePINApprovals(d.Approvals(), time.Now)
 		for _, r := range revoked {
-			if rerr := o.recordQueueDecision(r, audit.Revoked, "approval "+r.ID+" revoked: the PIN that gave it was changed"); rerr != nil && err == nil {
-				err = rerr
+			if rerr := o.recordQueueDecision(r, audit.Revoked, "approval "+r.ID+" revoked: the PIN that gave it was changed"); rerr != nil {
+				qerr = errors.Join(qerr, rerr)
 			}
 			fmt.Fprintf(s.err, "guard: revoked approval %s, given with the old PIN\n", r.ID)
 		}
+		err = errors.Join(gerr, qerr)
 	}
 	if err != nil {
 		return failf([]string{"run 'guard approvals', then 'guard revoke ID' for each approval and grant given with the old PIN"}, "the PIN changed, but what was approved with the old PIN may still be usable: %v", err)
