@@ -129,6 +129,7 @@ func TestLFSPointer(t *testing.T) {
 		want      bool
 	}{
 		{"pointer", ptr, true},
+		{"first release's pointer", strings.Replace(ptr, "git-lfs.github.com/spec/v1", "hawser.github.com/spec/v1", 1), true},
 		{"no oid", "version https://git-lfs.github.com/spec/v1\nsize 38\n", false},
 		{"no size", "version https://git-lfs.github.com/spec/v1\noid sha256:ab\n", false},
 		{"spec mentioned later", "# see\n" + ptr, false},

@@ -453,7 +453,9 @@ var errLFSPointer = errors.New("it is a Git LFS pointer: the content that runs i
 // isLFSPointer reports whether src is a Git LFS pointer file: the spec's
 // version line first, then oid and size lines, and nothing long.
 func isLFSPointer(src []byte) bool {
-	if len(src) > 1024 || !bytes.HasPrefix(src, []byte("version https://git-lfs.github.com/spec/")) {
+	// git-lfs still reads the pointers of its first release
+	// (hawser.github.com) as well as today's.
+	if len(src) > 1024 || !bytes.HasPrefix(src, []byte("version https://git-lfs.github.com/spec/")) && !bytes.HasPrefix(src, []byte("version https://hawser.github.com/spec/v1")) {
 		return false
 	}
 	return bytes.Contains(src, []byte("\noid sha256:")) && bytes.Contains(src, []byte("\nsize "))
