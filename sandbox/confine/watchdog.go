@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"syscall"
@@ -21,8 +22,12 @@ import (
 // again, kills it. The helper then sees guard's end and kills and reaps
 // the command and everything it started.
 
-// watchdogEnv marks the watchdog; its value is the helper's pid.
-const watchdogEnv = "GUARD_SANDBOX_WATCHDOG"
+// watchdogEnv marks the watchdog; its value is the helper's pid. The
+// watchdog writes a byte on watchdogReadyFD once it holds the helper.
+const (
+	watchdogEnv     = "GUARD_SANDBOX_WATCHDOG"
+	watchdogReadyFD = 4
+)
 
 // watchdogEvery is how often the watchdog continues the helper once
 // guard is gone (the helper may stop itself again before it sees guard's
@@ -30,21 +35,44 @@ const watchdogEnv = "GUARD_SANDBOX_WATCHDOG"
 const watchdogEvery = 20 // ms
 
 // startWatchdog starts the watchdog for a stop of the helper. It must
-// run on the main thread (not confined). It returns the watchdog's pid.
+// run on the main thread (not confined). It returns the watchdog's pid
+// once the watchdog says it holds the helper (a pidfd): one that died
+// before that is an error, and the helper then does not stop.
 func startWatchdog() (int, error) {
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer unix.Close(null)
-	return syscall.ForkExec("/proc/self/exe", []string{"guard-sandbox-watchdog"}, &syscall.ProcAttr{
+	var ready [2]int
+	if err := unix.Pipe2(ready[:], unix.O_CLOEXEC); err != nil {
+		return 0, err
+	}
+	defer unix.Close(ready[0])
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"guard-sandbox-watchdog"}, &syscall.ProcAttr{
 		Env:   []string{watchdogEnv + "=" + strconv.Itoa(os.Getpid())},
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), PlanFD},
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), PlanFD, uintptr(ready[1])},
 		// A group of its own: the signals guard relays to the
 		// command's group, and ^C and ^Z from the terminal, must not
 		// end or stop it in the very window it watches.
 		Sys: &syscall.SysProcAttr{Setpgid: true},
 	})
+	unix.Close(ready[1])
+	if err != nil {
+		return 0, err
+	}
+	var b [1]byte
+	for {
+		n, err := unix.Read(ready[0], b[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if n == 1 {
+			return pid, nil
+		}
+		stopWatchdog(pid)
+		return 0, errors.New("the watchdog ended before it was ready")
+	}
 }
 
 // stopWatchdog kills and reaps the watchdog once the helper runs again.
@@ -68,8 +96,11 @@ func watchdog(helper string) int {
 	}
 	pfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return CodeFailed // the helper is gone already
+		return CodeFailed // the helper is gone already, or no pidfds: it will not stop
 	}
+	// Ready (watchdogReadyFD): the helper may stop now.
+	unix.Write(watchdogReadyFD, []byte{1})
+	unix.Close(watchdogReadyFD)
 	var buf [64]byte
 	for {
 		fds := []unix.PollFd{{Fd: PlanFD, Events: unix.POLLIN}, {Fd: int32(pfd), Events: unix.POLLIN}}
