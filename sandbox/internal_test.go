@@ -1088,4 +1088,8 @@ func TestRunsTmpsSquatted(t *testing.T) {
 	if res.Unmounted == "" && (len(lines) != 3 || lines[2] != "covered") {
 		t.Errorf("the command read another run's temp dir: %q", lines[2:])
 	}
+	// The runtime directory is not covered whole then: the run says so.
+	if !slices.Contains(res.Degraded, runtimeTmpsGap) {
+		t.Errorf("Degraded %q, want the runtime directory's gap", res.Degraded)
+	}
 }

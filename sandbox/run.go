@@ -410,6 +410,9 @@ func plan(spec Spec, argv []string, stdio Stdio) *prepared {
 		return pr
 	}
 	pr.p, pr.tmp, pr.snap, pr.err = prepare(s, sup, argv, stdio, &pr.res)
+	if pr.err == nil && s.Require && slices.Contains(pr.res.Degraded, runtimeTmpsGap) {
+		pr.err = fmt.Errorf("%w: %s", ErrNotEnforced, runtimeTmpsGap)
+	}
 	return pr
 }
 
@@ -530,6 +533,13 @@ var (
 	tmpsRuntime = "/run/user/" + strconv.Itoa(os.Geteuid())
 )
 
+// runtimeTmpsGap is Result.Degraded's line for a writing run whose temp
+// dir is in the runtime directory (the fallback: another user holds
+// /tmp/guard-UID): the directory is not covered whole, so a socket a
+// daemon binds there during the run (an agent, the session bus) is
+// reachable; those already there are covered one by one.
+const runtimeTmpsGap = "runtime directory: not covered whole, as this run's temp dir is in it (another user holds /tmp/guard-UID); sockets bound there during the run are reachable"
+
 // privateTmpsIn is privateTmps in the shared temp dir shared, with the
 // runtime directory runtime to fall back on.
 func privateTmpsIn(shared, runtime string) (string, error) {
@@ -610,6 +620,11 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 			return nil, "", nil, fmt.Errorf("create private temp dir: %w", err)
 		}
 		env = setEnv(env, "TMPDIR", tmp)
+		if withinClean(tmps, filepath.Clean(tmpsRuntime)) {
+			// The fallback: the run's temp dir is in the runtime
+			// directory, which the helper then cannot cover whole.
+			res.Degraded = append(res.Degraded, runtimeTmpsGap)
+		}
 	}
 	gs, err := buildGrants(s, terminals(stdio), tmp)
 	if err != nil {
