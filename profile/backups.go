@@ -177,6 +177,13 @@ func hPatchBackups(b *builder, c *call) stream {
 	if !file.known {
 		file.val = "*"
 	}
+	for _, p := range append(pre, base...) {
+		if !p.known {
+			// A prefix guard cannot see may be any directory: the
+			// backup may land anywhere.
+			b.pathEffect(CapWrite, "fs.backup", c.prog, p, c.st, c.sp, "keeps a backup copy as")
+		}
+	}
 	for _, p := range pre {
 		if p.known {
 			b.backupAt(c, p, p.val+file.val)

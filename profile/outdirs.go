@@ -31,7 +31,9 @@ func hJar(b *builder, c *call) stream {
 	if len(c.fs) > 0 && c.fs[0].known {
 		mode = c.fs[0].val
 	}
-	if c.a.has("-x", "--extract") || re(`^-?[a-z0-9]*x[a-z0-9]*$`).MatchString(mode) && !strings.HasPrefix(mode, "--") {
+	// A mode word guard cannot see may be x.
+	unseen := len(c.fs) > 0 && !c.fs[0].known
+	if unseen || c.a.has("-x", "--extract") || re(`^-?[a-z0-9]*x[a-z0-9]*$`).MatchString(mode) && !strings.HasPrefix(mode, "--") {
 		return hExtractInto("", -1, "--dir")(b, c)
 	}
 	return stream{}

@@ -59,13 +59,20 @@ func hContentsInto(b *builder, c *call) stream {
 }
 
 // hCopyHardLinks: cp -l/--link makes hard links, not copies: each source
-// is then written by a write to its new name. (Only when the option is
-// on the line: a word guard cannot see is not taken for it.)
+// is then written by a write to its new name. A word guard cannot see
+// that may be an option may be -l (cp $L ~/.bashrc x; echo y >> x).
 func hCopyHardLinks(b *builder, c *call) stream {
-	if !c.a.has("-l", "--link") {
-		return stream{}
-	}
+	given := c.a.has("-l", "--link")
 	srcs := c.a.ops
+	if !given {
+		// The word may be -l only if what is left still names a source
+		// and a destination.
+		unseen := slices.ContainsFunc(c.fs, func(f field) bool { return !f.known && b.mayBeOption(f, c.st) })
+		srcs = slices.DeleteFunc(slices.Clone(srcs), func(f field) bool { return !f.known })
+		if !unseen || len(srcs) < 2 {
+			return stream{}
+		}
+	}
 	if len(c.a.values("-t", "--target-directory")) == 0 && len(srcs) > 0 {
 		srcs = srcs[:len(srcs)-1]
 	}
