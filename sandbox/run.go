@@ -1210,19 +1210,15 @@ func relay(ctx context.Context, pid int, sigs <-chan os.Signal, done <-chan stru
 // it. When guard is continued in the foreground (fg), it hands the
 // terminal to the command; either way it continues the command.
 //
-// The helper itself never stays stopped: it stops only to tell guard
-// that the command stopped, and the command, in its Landlock domain,
-// can stop it too (SIGSTOP, which nothing ignores). A stopped helper
-// neither reaps nor reports, nor sees guard's end: guard would wait for
-// it until an agent's timeout killed guard, and what the command
-// started (a writer that left its group) would live on, unchecked,
-// for as long as it liked. So without a terminal (an agent's run)
-// guard continues the helper alone at once (the command stays as it
-// is). With one, guard stops too, as a job, and continues the helper
-// with the command when it is continued (continuing the helper alone
-// first lost that continue under load: TestTerminalStop left guard
-// stopped); a helper stopped then still sees guard's end through its
-// watchdog (confine/watchdog.go).
+// The helper stops only to tell guard that the command stopped (the
+// command cannot stop it: its signals are scoped away from the helper,
+// TestAttackHelperKilled; where the kernel has no signal scoping, it
+// can). A stopped helper neither reaps nor reports, nor sees guard's
+// end. So without a terminal (an agent's run) guard continues the helper
+// alone at once (the command stays as it is). With one, guard stops too,
+// as a job, and continues the helper with the command when it is
+// continued; a helper stopped then sees guard's end through its watchdog
+// (confine/watchdog.go).
 func waitExit(pid, tty int) {
 	for confine.WaitStop(pid) {
 		if tty < 0 {

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// TestWaitExitContinuesHelper: a helper that stops is continued by guard
-// at once, terminal or not: the helper stops only to tell guard that the
+// TestWaitExitContinuesHelper: without a terminal (an agent's run), a
+// helper that stops is continued by guard at once: the helper stops only to tell guard that the
 // command stopped, and one stopped by someone else (where the kernel has
 // no signal scoping, the command) neither reaps, nor reports, nor sees
 // guard's end. Without a terminal guard used to leave it stopped and
