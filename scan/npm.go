@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guard-sh/guard/parse"
+	"github.com/guard-sh/guard/profile"
 )
 
 // npmCommands are the members of a package.json whose values are
@@ -187,6 +188,14 @@ func (x *extractor) npmrc() {
 				continue
 			}
 			text = "export NODE_OPTIONS=" + q
+		case key == "script-shell" && !strings.Contains(value, "/") && !profile.BashSyntax(value):
+			// A shell by name that does not read bash syntax (zsh)
+			// runs every script guard reviews as bash.
+			q, err := parse.Quote([]string{value})
+			if err != nil {
+				continue
+			}
+			text = "npm test --script-shell=" + q
 		case slices.Contains(npmrcPrograms, key) && strings.Contains(value, "/"):
 			q, err := parse.Quote([]string{value})
 			if err != nil {
