@@ -240,7 +240,9 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 			if slices.Contains(done, k) {
 				continue
 			}
-			if (shell || argv != nil) && keyHas(k, inputWords) && !keyHas(k, textWords) {
+			// A command key of an object tagged with another language
+			// holds that language's code too.
+			if (shell || argv != nil) && (keyHas(k, inputWords) || argv != nil && f.class(k).command) && !keyHas(k, textWords) {
 				// What a terminal tool types, or the code of an object
 				// tagged as shell, is shell text, string by string; code
 				// tagged with another language runs as that language's
