@@ -32,6 +32,12 @@
 //     log verifies. The next Append sets a torn last line aside in
 //     audit.torn and continues the chain from the line before it: a record
 //     that tore was never acknowledged.
+//   - A decision's long sandbox lists (the ~460 hidden and protected
+//     paths) are stored once, in sets/HEX.json named by the SHA-256 of the
+//     file's bytes, written and synced before the record naming them
+//     (hide_set, protect_set) is appended; Read puts the lists back and
+//     Verify checks each named file against its name, so an edited or
+//     removed set file is reported as tampering at the first line naming it.
 //   - The directory is 0700, the files 0600; wider modes are tightened.
 //
 // # What it does not

@@ -51,6 +51,8 @@ func encode(r Record) ([]byte, error) {
 		b = field(b, "sandbox")
 		b = appendSandbox(b, r.Sandbox)
 	}
+	b = optString(b, "hide_set", r.HideSet)
+	b = optString(b, "protect_set", r.ProtectSet)
 	if r.Exit != nil {
 		b = field(b, "exit")
 		b = strconv.AppendInt(b, int64(*r.Exit), 10)

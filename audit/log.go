@@ -164,6 +164,13 @@ func (l *Log) append(r Record, sync bool) (Record, error) {
 		return Record{}, err
 	}
 	defer l.funlock()
+	// The line names long sandbox lists by their set files, written (and
+	// synced) under the lock, so Prune never removes a set between its
+	// check here and the line naming it. r itself keeps the lists.
+	w, err := l.compactSets(r)
+	if err != nil {
+		return Record{}, fmt.Errorf("append audit record: %w", err)
+	}
 	if err := l.current(); err != nil {
 		return Record{}, fmt.Errorf("append audit record: %w", err)
 	}
@@ -178,7 +185,9 @@ func (l *Log) append(r Record, sync bool) (Record, error) {
 	}
 	r.Time = l.Now().UTC()
 	r.Prev = prev
-	line, err := encode(r)
+	w.Time, w.Prev = r.Time, r.Prev
+	r.HideSet, r.ProtectSet = w.HideSet, w.ProtectSet
+	line, err := encode(w)
 	if err != nil {
 		return Record{}, fmt.Errorf("append audit record: %w", err)
 	}

@@ -74,8 +74,48 @@ func (l *Log) Prune(keep int) ([]string, error) {
 		if err := syncDir(l.dir); err != nil {
 			return removed, err
 		}
+		if err := pruneSets(l.dir); err != nil {
+			return removed, fmt.Errorf("prune audit log: %w", err)
+		}
 	}
 	return removed, nil
+}
+
+// pruneSets removes the set files no remaining record names. It runs under
+// the log's lock, which Append holds from storing a set to appending the
+// line that names it.
+func pruneSets(dir string) error {
+	ents, err := os.ReadDir(filepath.Join(dir, SetsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	files, err := logFiles(dir)
+	if err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, lf := range files {
+		err := eachLine(filepath.Join(dir, lf.name), func(_ int, line []byte, _, _ bool) error {
+			for _, name := range lineSets(line) {
+				named[name+".json"] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, e := range ents {
+		if !named[e.Name()] {
+			if err := os.Remove(filepath.Join(dir, SetsDir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // anchor is the content of audit.anchor.

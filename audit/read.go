@@ -58,6 +58,7 @@ func Read(dir string, f Filter) ([]Record, error) {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
 	var out []Record
+	sets := newSetCache(dir)
 	for fi, lf := range files {
 		lastFile := fi == len(files)-1
 		err := eachLine(filepath.Join(dir, lf.name), func(n int, line []byte, terminated, last bool) error {
@@ -71,6 +72,9 @@ func Read(dir string, f Filter) ([]Record, error) {
 			if !f.match(&r, since) {
 				return nil
 			}
+			// A set file that is missing or edited leaves the lists out
+			// and the names in: Verify is what reports it.
+			_ = sets.expand(&r)
 			r.Hash = lineHash(line)
 			out = append(out, r)
 			if f.Last > 0 && len(out) >= 2*f.Last {

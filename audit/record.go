@@ -46,6 +46,12 @@ type Record struct {
 	// the approval (decision) record; the outcome under the same id does
 	// not repeat it.
 	Sandbox *review.Sandbox `json:"sandbox,omitempty"`
+	// HideSet and ProtectSet name the set files (sets.go) that hold
+	// Sandbox's Hide and Protect lists when those are long: in the log
+	// line the lists are null and these carry them. Read puts the lists
+	// back; Append fills these in.
+	HideSet    string `json:"hide_set,omitempty"`
+	ProtectSet string `json:"protect_set,omitempty"`
 	// Exit is the child's exit status (signal N → 128+N), for outcomes.
 	Exit *int `json:"exit,omitempty"`
 	// Duration is how long the child ran, for outcomes.

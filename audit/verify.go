@@ -70,6 +70,7 @@ func Verify(dir string) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("verify audit log: %w", err)
 	}
+	sets := newSetCache(dir)
 	var (
 		expect   string // the hash the next line must carry
 		prevFile string
@@ -105,6 +106,13 @@ func Verify(dir string) (Report, error) {
 					next = fmt.Sprintf("%s line %d", lf.name, n)
 				}
 				return &ChainError{prevFile, prevLine, false, fmt.Sprintf("%s does not carry this line's hash: this line was edited, or lines after it were removed or inserted", next)}
+			}
+			for _, name := range lineSets(line) {
+				// The set's name is vouched for by the chain, its file
+				// only by matching the name.
+				if _, err := sets.load(name); err != nil {
+					return &ChainError{lf.name, n, false, err.Error()}
+				}
 			}
 			first = false
 			expect = lineHash(line)
