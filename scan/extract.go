@@ -96,7 +96,7 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	case AppVeyor:
 		err = x.appveyor()
 	case GitConfig:
-		x.gitConfig()
+		err = x.gitConfig()
 	case Compose:
 		err = x.compose()
 	case Rake:

@@ -149,6 +149,17 @@ func (b *builder) put(text string, at int) {
 	b.b.WriteString(text)
 }
 
+// append appends another builder's text, keeping where each part came
+// from.
+func (b *builder) append(o *builder) {
+	off := b.b.Len()
+	for _, g := range o.segs {
+		g.off += off
+		b.segs = append(b.segs, g)
+	}
+	b.b.WriteString(o.b.String())
+}
+
 func (b *builder) len() int { return b.b.Len() }
 
 // truncate keeps the first n bytes.
