@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // ciSystems are the CI and task-runner files (beyond GitHub Actions and
@@ -144,9 +146,11 @@ func appveyorLinux(image string) bool {
 // *_script) hold a command or a list of them; an item is a command, or
 // a mapping whose sh (bash on every image) or cmd (bash on Ubuntu and
 // macOS images) holds one. A plain command or cmd runs with cmd.exe on
-// Windows images and is read only when every image the file names (at
-// any depth: a matrix, a for: override) is Ubuntu or macOS; ps and pwsh
-// are PowerShell and are not read.
+// Windows images and is read as shell only when every image the file
+// names (at any depth: a matrix, a for: override) is Ubuntu or macOS;
+// otherwise it is reviewed as the cmd /c command line that runs it. ps
+// and pwsh are PowerShell, reviewed as pwsh -Command (code guard does not
+// review: B at least). None is dropped.
 func (x *extractor) appveyor() error {
 	docs, err := x.yamlDocs()
 	var images []string
@@ -160,9 +164,14 @@ func (x *extractor) appveyor() error {
 		images = append(images, scalarString(v))
 	})
 	bash := len(images) > 0 && !slices.ContainsFunc(images, func(s string) bool { return !appveyorLinux(s) })
-	how := ciValue{kind: AppVeyor, scalars: bash, keys: []string{"sh"}}
+	pwsh := []string{"pwsh", "-Command"}
+	how := ciValue{kind: AppVeyor, scalars: bash, keys: []string{"sh"}, wrapKeys: map[string][]string{"ps": pwsh, "pwsh": pwsh}}
 	if bash {
 		how.keys = append(how.keys, "cmd")
+	} else {
+		// cmd.exe's command lines, on a Windows image.
+		how.wrap = []string{"cmd", "/c"}
+		how.wrapKeys["cmd"] = how.wrap
 	}
 	isPhase := func(k string) bool {
 		return slices.Contains(appveyorPhases, k) || len(k) > len("_script") && strings.HasSuffix(k, "_script")
@@ -237,6 +246,12 @@ type ciValue struct {
 	kind    Kind
 	scalars bool
 	keys    []string
+	// wrap runs a scalar that is not shell (scalars false) through this
+	// command line (cmd /c on a Windows image), and wraps the values
+	// of other keys (ps: pwsh -Command): code of another shell is
+	// reviewed as the command that runs it, never dropped.
+	wrap     []string
+	wrapKeys map[string][]string
 }
 
 // ciCommands emits a key's value as how says: a command string, a list
@@ -254,8 +269,11 @@ func (x *extractor) ciCommands(n *yaml.Node, how ciValue, emitted map[*yaml.Node
 		switch n.Tag {
 		case "!!bool", "!!int", "!!float", "!!null":
 		default:
-			if how.scalars {
+			switch {
+			case how.scalars:
 				x.emit(how.kind, ".", x.yamlScalar(n))
+			case how.wrap != nil:
+				x.emitWrapped(how.kind, how.wrap, n)
 			}
 		}
 	case yaml.SequenceNode:
@@ -270,5 +288,33 @@ func (x *extractor) ciCommands(n *yaml.Node, how ciValue, emitted map[*yaml.Node
 				x.ciCommands(c, held, emitted, depth+1)
 			}
 		}
+		keys := make([]string, 0, len(how.wrapKeys))
+		for k := range how.wrapKeys {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if c := lookup(n, k); c != nil && !slices.Contains(how.keys, k) {
+				wrapped := ciValue{kind: how.kind, wrap: how.wrapKeys[k]}
+				x.ciCommands(c, wrapped, emitted, depth+1)
+			}
+		}
 	}
+}
+
+// emitWrapped emits the scalar n as the code argument of the command
+// line argv (cmd /c TEXT, pwsh -Command TEXT).
+func (x *extractor) emitWrapped(kind Kind, argv []string, n *yaml.Node) {
+	text := x.yamlScalar(n)
+	q, err := parse.Quote(append(slices.Clip(argv), text.b.String()))
+	if err != nil {
+		q = strings.Join(argv, " ") + " " + placeholder("unquotable") // a NUL: code guard cannot see
+	}
+	var b builder
+	start := 0
+	if len(text.segs) > 0 {
+		start = text.segs[0].src
+	}
+	b.put(q, start)
+	x.emit(kind, ".", &b)
 }

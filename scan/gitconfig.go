@@ -172,14 +172,7 @@ func (x *extractor) gitConfig() error {
 		}
 		x.emit(GitConfig, x.dir, &line)
 	}
-	// In file order, the agents with the rest.
-	slices.SortStableFunc(x.out, func(a, b Snippet) int {
-		pa, pb := a.Start(), b.Start()
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Col - pb.Col
-	})
+	x.inFileOrder() // the agents with the rest
 	if se, ok := err.(*SyntaxError); ok {
 		se.Path = x.name
 	}

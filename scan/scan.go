@@ -55,6 +55,10 @@ const (
 	// (permissions, a device, a race with a deletion). It is C for the
 	// same reason as RuleUnparsable.
 	RuleUnreadable = "scan-unreadable"
+	// RuleUnreviewed: a file makes a tool run code guard has no
+	// reviewer for (a .yarnrc.yml yarnPath, a cargo-make script of
+	// another runner). It is B: it is reported, never dropped.
+	RuleUnreviewed = "scan-unreviewed-code"
 )
 
 // Options configure a scan.

@@ -38,6 +38,7 @@ const (
 	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
 	Rake           Kind = "rakefile"        // a command a Rakefile runs (sh, system, backticks)
 	NPMRC          Kind = "npmrc"           // a program a project's .npmrc makes npm run (script-shell, node-options)
+	Yarnrc         Kind = "yarnrc"          // code a project's .yarnrc.yml or .yarnrc makes yarn run (yarnPath, plugins)
 	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
 	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
 )

@@ -52,8 +52,10 @@ CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite,
 Taskfile and Gitpod, Makefile recipes and $(shell) calls, justfile recipes
 and backticks, Procfile processes, Jenkinsfile sh steps, Rakefile sh/system
 calls and backticks, Vagrant provisioners and triggers, Dockerfile and
-Earthfile RUN instructions (Dockerfiles a Compose file builds too),
-package.json scripts, .npmrc's script-shell, VS Code tasks and the programs
+Earthfile RUN instructions (Dockerfiles a Compose file builds too, and
+the commands its services run), package.json scripts, .npmrc's
+script-shell, .yarnrc.yml's yarnPath and plugins (reported: JavaScript
+guard does not review), VS Code tasks and the programs
 its settings start, dev container lifecycle commands, mise hooks and tasks,
 pyproject.toml tasks (Poe, PDM, Hatch, taskipy, tox), tox.ini commands,
 devbox.json's init_hook, deno.json tasks, cargo-make's Makefile.toml,
