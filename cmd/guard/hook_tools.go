@@ -85,8 +85,10 @@ var (
 var inputWords = []string{"input", "keys", "key", "keystroke", "text", "stdin", "line", "chars", "data", "code", "source", "snippet", "body", "content", "cell"}
 
 // terminalWords, in a tool's name (mcp__tmux__send_keys), say it types
-// into a shell.
-var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console", "pwsh", "powershell"}
+// into a shell. stdin: Codex's write_stdin (unified exec) writes its
+// chars into a session exec_command started, which is most often a
+// shell: what it types is reviewed as shell text too.
+var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console", "pwsh", "powershell", "stdin"}
 
 // shellNames are the values of a language key that say code is shell.
 var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "shell", "shellscript", "shell-script", "console", "posix"}
