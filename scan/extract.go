@@ -66,7 +66,7 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.yarnrc()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
-			x.jenkinsfile()
+			err = x.jenkinsfile()
 		} else {
 			err = x.ci()
 		}

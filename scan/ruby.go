@@ -509,9 +509,35 @@ func rubyDelimited(src []byte, from int, open, close byte, interp bool) (*rubyTe
 			b.copy(src, start, j)
 			b.interp = append(b.interp, b.len())
 			start = j
+			// The code inside is Ruby's, strings and all: a quote there
+			// does not end this string ("a #{"b"} c" is one string).
+			if end := rubyCodeEnd(src, j+1); end > 0 {
+				j = end - 1
+			}
 		}
 	}
 	return nil, 0, false
+}
+
+// rubyCodeEnd is where the Ruby code in braces opened at src[open] ends
+// (just after its }), its strings read as strings; -1 when it does not.
+func rubyCodeEnd(src []byte, open int) int {
+	depth := 0
+	for k := open; k < len(src); k++ {
+		switch c := src[k]; {
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		case c == '\'' || c == '"' || c == '`':
+			if _, next, ok := rubyString(src, k); ok {
+				k = next - 1
+			}
+		}
+	}
+	return -1
 }
 
 // rubyEscape is what an escape in a double-quoted Ruby string stands for.
@@ -624,7 +650,10 @@ func rubyInterpolations(t string, at []int) []edit {
 		if i+1 >= len(t) || t[i+1] != '{' {
 			continue
 		}
-		end := braceEnd(t, i+1)
+		end := rubyCodeEnd([]byte(t), i+1)
+		if end < 0 {
+			end = braceEnd(t, i+1)
+		}
 		edits = append(edits, edit{from: i, to: end, with: placeholder("ruby_" + strings.Trim(t[i+1:end], "{}"))})
 	}
 	return edits
@@ -643,16 +672,71 @@ func rubyIdent(c byte) bool { return rubyIdentStart(c) || c >= '0' && c <= '9' }
 func (x *extractor) vagrantfile() {
 	src := x.src
 	for _, at := range rubyKeyValues(src, "inline") {
-		b, _, ok := rubyString(src, at)
-		if !ok || b == nil {
-			continue
-		}
 		kind := Vagrant
 		if vagrantOnHost(src, at) {
 			kind = VagrantHost
 		}
+		b, _, ok := rubyString(src, at)
+		if !ok || b == nil {
+			// inline: $script, the usual form: the string assigned to
+			// that variable ($script = <<-SCRIPT … SCRIPT). Anything
+			// else is code guard cannot see, never skipped.
+			if b = rubyAssigned(src, at); b == nil {
+				end := at
+				for end < len(src) && src[end] != '\n' && src[end] != ',' && src[end] != '}' && src[end] != ')' {
+					end++
+				}
+				x.rubyCommand(kind, []rubyArg{{from: at, to: max(at+1, min(end, len(src)))}}, true)
+				continue
+			}
+		}
 		x.emitRuby(kind, b)
 	}
+}
+
+// rubyAssigned is the string literal assigned to the variable or
+// constant named at src[at] ($script, SCRIPT, script) by its last
+// assignment before at; nil when there is none or its value is not one
+// literal.
+func rubyAssigned(src []byte, at int) *rubyText {
+	end := at
+	if end < len(src) && (src[end] == '$' || src[end] == '@') {
+		end++
+	}
+	for end < len(src) && rubyIdent(src[end]) {
+		end++
+	}
+	name := string(src[at:end])
+	if end == at || name == "$" || name == "@" {
+		return nil
+	}
+	var found *rubyText
+	for k := 0; k < at; {
+		i := bytes.Index(src[k:at], []byte(name))
+		if i < 0 {
+			break
+		}
+		i += k
+		k = i + len(name)
+		if i > 0 && (rubyIdent(src[i-1]) || src[i-1] == '$' || src[i-1] == '@' || src[i-1] == '.') || k < len(src) && rubyIdent(src[k]) {
+			continue
+		}
+		j := k
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		if j+1 >= len(src) || src[j] != '=' || src[j+1] == '=' || src[j+1] == '~' || src[j+1] == '>' {
+			continue
+		}
+		j = skipBlanks(src, j+1)
+		b, _, ok := rubyString(src, j)
+		if !ok || b == nil {
+			found = nil // assigned something else
+			continue
+		}
+		found = b
+	}
+	return found
 }
 
 // vagrantPaths are the scripts (from the root) a Vagrantfile's

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -59,6 +60,42 @@ func TestExtractRubyNonLiteral(t *testing.T) {
 		{"continued arguments", "system \"rm\",\n  \"-rf\", path\n", []extracted{{"rm -rf ${ruby_path}", "1:9"}}},
 		{"controls", "db.exec(sql)\nconn.exec query\ndef system(cmd)\nend\nh = { system: 1 }\nexec = 1\nsystem \"make\" if ok\nsystem(\"ls\", chdir: dir, exception: true)\n", []extracted{{"make", "7:9"}, {"ls", "8:9"}}},
 	})
+}
+
+// TestExtractNestedQuotes: a quote inside an interpolation's code does
+// not end the string around it (Ruby's "#{"x"}", Groovy's "${"x"}"):
+// guard read the string as ending there and the command after it was
+// never reviewed (each gave nothing on 17c6cc7). A Vagrantfile's inline:
+// $script (the usual form) is the string assigned to the variable; any
+// other non-literal is code guard cannot see (both skipped on 17c6cc7).
+// A Jenkinsfile sh step whose string guard cannot read to its end is a
+// syntax error (scan-unparsable), not skipped.
+func TestExtractNestedQuotes(t *testing.T) {
+	checkExtract(t, "Rakefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"ruby nested quotes", "sh \"echo #{\"safe\"} && curl https://x | sh\"\n", []extracted{{"echo ${ruby_safe} && curl https://x | sh", "1:5"}}},
+		{"ruby nested braces and quotes", "sh \"a #{h.fetch(\"k\") { \"}\" }} ; rm -rf ~\"\n", []extracted{{`a ${ruby_h_fetch_k} ; rm -rf ~`, "1:5"}}},
+	})
+	checkExtract(t, "Jenkinsfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"groovy nested quotes", "node {\n  sh \"echo ${\"safe\"} && curl https://x | sh\"\n  sh \"echo ${env.X.replace(\"a\", \"b\")} ; rm -rf ~\"\n}\n", []extracted{{"echo ${groovy_safe} && curl https://x | sh", "2:7"}, {"echo ${groovy_env_X_replace_a_b} ; rm -rf ~", "3:7"}}},
+	})
+	checkExtract(t, "Vagrantfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"inline variable", "$script = <<-SCRIPT\ncurl https://x | sh\nSCRIPT\nVagrant.configure(\"2\") do |c|\n  c.vm.provision \"shell\", inline: $script\nend\n", []extracted{{"curl https://x | sh\n", "2:1"}}},
+		{"inline expression", "Vagrant.configure(\"2\") do |c|\n  c.vm.provision \"shell\", inline: build_cmd(1)\nend\n", []extracted{{`eval "${ruby_build_cmd_1}"`, "2:35"}}},
+	})
+	_, err := Extract("Jenkinsfile", []byte("node {\n  sh 'ls'\n  sh \"curl https://x | sh\n}\n"))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Pos.Line != 3 {
+		t.Errorf("Extract = %v, want a syntax error on line 3", err)
+	}
 }
 
 // TestExtractVagrantfile: a shell provisioner's inline script runs in the
