@@ -890,7 +890,7 @@ func (h *hookCall) inputParts(skip ...string) (parts []judged, fail *hookAnswer)
 			delete(m, k)
 		}
 	}
-	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName), toolTag: toolCodeTag(h.ev.ToolName)}
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName), toolTag: toolCodeTag(h.ev.ToolName), shellProg: toolShellProgram(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
 		return failed(h.fail(h.ev.ToolName, "%v", err))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -27,6 +28,9 @@ type toolStrings struct {
 	// toolTag is what the tool's name says of code members in objects
 	// that carry no tag of their own (toolCodeTag).
 	toolTag codeTag
+	// shellProg is the shell the tool's name says it runs
+	// (toolShellProgram): an argument list alone is its argv.
+	shellProg string
 	// foreign is code in languages guard has no command line for.
 	foreign []foreignCode
 	n       int
@@ -65,7 +69,7 @@ func (f *toolStrings) class(key string) keyClass {
 var (
 	// commandWords, in a key, say its value is shell text (or, for an
 	// array, an argv).
-	commandWords     = []string{"command", "cmd", "cmdline", "commandline", "script", "shell", "bash", "sh", "zsh", "exec", "argv"}
+	commandWords     = []string{"command", "cmd", "cmdline", "commandline", "script", "shell", "bash", "sh", "zsh", "exec", "argv", "run", "execute", "entrypoint"}
 	longCommandWords = []string{"command", "script", "shell", "bash"}
 	// textWords, in a key, say its value describes or names something
 	// (command_description, shell_name): it is not itself code.
@@ -385,9 +389,28 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err := f.count(1); err != nil {
 			return err
 		}
+		if doc, ok := jsonText(v); ok {
+			// A JSON document passed as a string (parameters an MCP
+			// server decodes): its members are judged as the input's.
+			return f.walk(key, doc, depth+1)
+		}
 		return f.add(key, v)
 	}
 	return nil
+}
+
+// jsonText is v decoded when it is a JSON object or array written as
+// text.
+func jsonText(v string) (any, bool) {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return nil, false
+	}
+	var doc any
+	if json.Unmarshal([]byte(t), &doc) != nil {
+		return nil, false
+	}
+	return doc, true
 }
 
 func (f *toolStrings) count(n int) error {
@@ -412,11 +435,28 @@ func (f *toolStrings) programArgs(m map[string]any, keys []string) ([]string, er
 			args = k
 		}
 	}
+	if args != "" && prog == "" && f.shellProg != "" {
+		// The arguments of a tool whose name says the shell it runs
+		// (mcp__bash__run {"args": ["-c", "…"]}) are that shell's.
+		list, _ := stringList(m[args])
+		return []string{args}, f.addArgv(append([]string{f.shellProg}, list...))
+	}
 	if prog == "" || args == "" {
 		return nil, nil
 	}
 	list, _ := stringList(m[args])
 	return []string{prog, args}, f.addArgv(append([]string{m[prog].(string)}, list...))
+}
+
+// toolShellProgram is the shell a tool's name says it runs
+// (mcp__bash__run: bash), "" when it names none.
+func toolShellProgram(name string) string {
+	for _, w := range keyWords(name) {
+		if slices.Contains([]string{"bash", "sh", "zsh", "dash", "ksh", "pwsh", "powershell"}, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // addArgv adds an argv as the command line that runs it. An argv that
