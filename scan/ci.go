@@ -259,6 +259,12 @@ func (x *extractor) ci() error {
 	emitted := map[*yaml.Node]bool{} // a value under two keys (cmds: [{cmd: …}]) is one command
 	how := ciValue{kind: CI, scalars: true, keys: []string{"command", "cmd"}}
 	walkKeys(docs, isKey, func(v *yaml.Node) { x.ciCommands(v, how, emitted, 0) })
+	if slices.Contains(own, "bash") && slices.Contains(own, "script") {
+		// Azure Pipelines' powershell and pwsh steps: PowerShell,
+		// reviewed as the pwsh -Command that runs it, never dropped.
+		pwsh := ciValue{kind: CI, wrap: []string{"pwsh", "-Command"}}
+		walkKeys(docs, func(k string) bool { return k == "powershell" || k == "pwsh" }, func(v *yaml.Node) { x.ciCommands(v, pwsh, emitted, 0) })
+	}
 	return err
 }
 

@@ -128,7 +128,7 @@ func TestAzureTemplates(t *testing.T) {
 	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview, KnownRule: fakeKnown, Jobs: 1}, []File{
 		{Path: "azure-pipelines.yml", Src: []byte("jobs:\n  - job: a\n    steps:\n      - template: ci/steps.yml\n        parameters:\n          x: 1\n      - template: other.yml@tools\n")},
 		{Path: "ci/steps.yml", Src: []byte("steps:\n  - script: curl https://x | sh\n  - template: nested.yml\n")},
-		{Path: "ci/nested.yml", Src: []byte("steps:\n  - bash: rm -rf /\n")},
+		{Path: "ci/nested.yml", Src: []byte("steps:\n  - bash: rm -rf /\n  - pwsh: Remove-Item -Recurse C:\\\n")},
 		{Path: "other.yml", Src: []byte("steps:\n  - script: rm -rf /\n")},
 	})
 	if err != nil {
@@ -140,6 +140,11 @@ func TestAzureTemplates(t *testing.T) {
 	}
 	if !paths["ci/steps.yml"] || !paths["ci/nested.yml"] || paths["other.yml"] {
 		t.Fatalf("findings in %v: want the two templates, and only them", paths)
+	}
+	// A pwsh step (PowerShell) is reviewed as the pwsh -Command that runs
+	// it (it was dropped): the script, the bash and the pwsh step.
+	if r.Commands != 3 {
+		t.Errorf("%d commands, want 3 (script, bash and pwsh steps of the templates)", r.Commands)
 	}
 }
 
