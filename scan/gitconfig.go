@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -209,7 +210,11 @@ func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBan
 		li := newLineIndex(src)
 		return &SyntaxError{Pos: li.position(at), Msg: "git configuration: " + what}
 	}
-	for i := 0; i < len(src); {
+	start := 0
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		start = 3 // git skips a UTF-8 byte order mark
+	}
+	for i := start; i < len(src); {
 		// One logical line, from i.
 		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n') {
 			i++

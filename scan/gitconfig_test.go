@@ -111,8 +111,11 @@ func TestExtractGitConfigUnreadable(t *testing.T) {
 			}
 		})
 	}
-	// Controls: a key alone (true), comments and blank lines read.
-	if sn, err := Extract(".gitconfig", []byte("[core]\n\tbare\n; c\n# c\n\n\tpager = less # x\n")); err != nil || len(sn) != 1 {
-		t.Errorf("Extract = %v, %v; want one snippet and no error", sn, err)
+	// Controls: a key alone (true), comments and blank lines read; a
+	// byte order mark, which git skips, as well.
+	for _, src := range []string{"[core]\n\tbare\n; c\n# c\n\n\tpager = less # x\n", "\xef\xbb\xbf[core]\r\n\tpager = less\r\n"} {
+		if sn, err := Extract(".gitconfig", []byte(src)); err != nil || len(sn) != 1 {
+			t.Errorf("Extract(%q) = %v, %v; want one snippet and no error", src, sn, err)
+		}
 	}
 }
