@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // ciSystems are the CI and task-runner files (beyond GitHub Actions and
@@ -30,7 +32,7 @@ var ciSystems = []struct {
 		func(name, lower, dir string) bool {
 			return isYAML(lower) && (strings.HasPrefix(lower, "azure-pipelines") || strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(lower, ".yml"), ".yaml"), ".azure-pipelines"))
 		},
-		[]string{"script", "bash"},
+		azureKeys,
 	},
 	{ // Travis CI: every phase is a list of commands.
 		func(name, lower, dir string) bool { return lower == ".travis.yml" },
@@ -107,7 +109,7 @@ var ciSystems = []struct {
 		func(name, lower, dir string) bool {
 			return lower == "taskfile.yml" || lower == "taskfile.yaml" || lower == "taskfile.dist.yml" || lower == "taskfile.dist.yaml"
 		},
-		[]string{"cmds", "cmd"},
+		taskfileKeys,
 	},
 }
 
@@ -144,9 +146,11 @@ func appveyorLinux(image string) bool {
 // *_script) hold a command or a list of them; an item is a command, or
 // a mapping whose sh (bash on every image) or cmd (bash on Ubuntu and
 // macOS images) holds one. A plain command or cmd runs with cmd.exe on
-// Windows images and is read only when every image the file names (at
-// any depth: a matrix, a for: override) is Ubuntu or macOS; ps and pwsh
-// are PowerShell and are not read.
+// Windows images and is read as shell only when every image the file
+// names (at any depth: a matrix, a for: override) is Ubuntu or macOS;
+// otherwise it is reviewed as the cmd /c command line that runs it. ps
+// and pwsh are PowerShell, reviewed as pwsh -Command (code guard does not
+// review: B at least). None is dropped.
 func (x *extractor) appveyor() error {
 	docs, err := x.yamlDocs()
 	var images []string
@@ -160,9 +164,14 @@ func (x *extractor) appveyor() error {
 		images = append(images, scalarString(v))
 	})
 	bash := len(images) > 0 && !slices.ContainsFunc(images, func(s string) bool { return !appveyorLinux(s) })
-	how := ciValue{kind: AppVeyor, scalars: bash, keys: []string{"sh"}}
+	pwsh := []string{"pwsh", "-Command"}
+	how := ciValue{kind: AppVeyor, scalars: bash, keys: []string{"sh"}, wrapKeys: map[string][]string{"ps": pwsh, "pwsh": pwsh}}
 	if bash {
 		how.keys = append(how.keys, "cmd")
+	} else {
+		// cmd.exe's command lines, on a Windows image.
+		how.wrap = []string{"cmd", "/c"}
+		how.wrapKeys["cmd"] = how.wrap
 	}
 	isPhase := func(k string) bool {
 		return slices.Contains(appveyorPhases, k) || len(k) > len("_script") && strings.HasSuffix(k, "_script")
@@ -176,12 +185,67 @@ func (x *extractor) appveyor() error {
 // *_script: build_script, test_script, deploy_script, clone_script).
 var appveyorPhases = []string{"init", "install", "before_build", "after_build", "before_test", "after_test", "before_package", "before_deploy", "after_deploy", "on_success", "on_failure", "on_finish"}
 
+// taskfileKeys and azureKeys are the shell-bearing keys of Task and Azure
+// Pipelines (their rows of ciSystems): the two read other files by path.
+var (
+	taskfileKeys = []string{"cmds", "cmd"}
+	azureKeys    = []string{"script", "bash"}
+)
+
+// ciIncludes are the files (from the root) a CI file includes by path,
+// relative to its directory, which the system runs as its own whatever
+// their names: a Taskfile's includes (NAME: PATH, or NAME: {taskfile:
+// PATH}; a directory holds a Taskfile.yml, read by its name), and an
+// Azure Pipelines file's templates (template: PATH at any depth, in a
+// pipeline or in a template it includes; PATH@repo is another
+// repository's).
+func ciIncludes(name string, src []byte) []string {
+	keys := ciKeys(name)
+	taskfile := slices.Equal(keys, taskfileKeys)
+	if !taskfile && keys != nil && !slices.Equal(keys, azureKeys) {
+		return nil
+	}
+	var doc yaml.Node
+	if len(src) == 0 || yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	var paths []string
+	add := func(v *yaml.Node) {
+		if p := scalarString(v); p != "" && !strings.Contains(p, "://") && !strings.Contains(p, "@") {
+			paths = append(paths, p)
+		}
+	}
+	if !taskfile {
+		walkKeys([]*yaml.Node{&doc}, func(k string) bool { return k == "template" }, add)
+		return repoPaths(name, paths)
+	}
+	inc := resolve(lookup(resolve(doc.Content[0]), "includes"))
+	if inc == nil || inc.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 1; i < len(inc.Content); i += 2 {
+		v := resolve(inc.Content[i])
+		if v != nil && v.Kind == yaml.MappingNode {
+			v = resolve(lookup(v, "taskfile"))
+		}
+		add(v)
+	}
+	return repoPaths(name, paths)
+}
+
 // ci reads the shell of a CI file of ciSystems: every value of its keys,
-// at any depth (anchors resolved, each node once).
+// at any depth (anchors resolved, each node once). A file of kind CI
+// whose name is none of theirs is one a Taskfile or an Azure pipeline
+// includes (ciIncludes, the only way such a file gets the kind): both
+// systems' keys are read there.
 func (x *extractor) ci() error {
 	keys := map[string]bool{}
 	var suffixes []string // "*_script": any key that ends in _script
-	for _, k := range ciKeys(x.name) {
+	own := ciKeys(x.name)
+	if own == nil {
+		own = append(slices.Clip(taskfileKeys), azureKeys...)
+	}
+	for _, k := range own {
 		if rest, ok := strings.CutPrefix(k, "*"); ok {
 			suffixes = append(suffixes, rest)
 			continue
@@ -195,6 +259,12 @@ func (x *extractor) ci() error {
 	emitted := map[*yaml.Node]bool{} // a value under two keys (cmds: [{cmd: …}]) is one command
 	how := ciValue{kind: CI, scalars: true, keys: []string{"command", "cmd"}}
 	walkKeys(docs, isKey, func(v *yaml.Node) { x.ciCommands(v, how, emitted, 0) })
+	if slices.Contains(own, "bash") && slices.Contains(own, "script") {
+		// Azure Pipelines' powershell and pwsh steps: PowerShell,
+		// reviewed as the pwsh -Command that runs it, never dropped.
+		pwsh := ciValue{kind: CI, wrap: []string{"pwsh", "-Command"}}
+		walkKeys(docs, func(k string) bool { return k == "powershell" || k == "pwsh" }, func(v *yaml.Node) { x.ciCommands(v, pwsh, emitted, 0) })
+	}
 	return err
 }
 
@@ -237,6 +307,12 @@ type ciValue struct {
 	kind    Kind
 	scalars bool
 	keys    []string
+	// wrap runs a scalar that is not shell (scalars false) through this
+	// command line (cmd /c on a Windows image), and wraps the values
+	// of other keys (ps: pwsh -Command): code of another shell is
+	// reviewed as the command that runs it, never dropped.
+	wrap     []string
+	wrapKeys map[string][]string
 }
 
 // ciCommands emits a key's value as how says: a command string, a list
@@ -254,8 +330,11 @@ func (x *extractor) ciCommands(n *yaml.Node, how ciValue, emitted map[*yaml.Node
 		switch n.Tag {
 		case "!!bool", "!!int", "!!float", "!!null":
 		default:
-			if how.scalars {
+			switch {
+			case how.scalars:
 				x.emit(how.kind, ".", x.yamlScalar(n))
+			case how.wrap != nil:
+				x.emitWrapped(how.kind, how.wrap, n)
 			}
 		}
 	case yaml.SequenceNode:
@@ -270,5 +349,33 @@ func (x *extractor) ciCommands(n *yaml.Node, how ciValue, emitted map[*yaml.Node
 				x.ciCommands(c, held, emitted, depth+1)
 			}
 		}
+		keys := make([]string, 0, len(how.wrapKeys))
+		for k := range how.wrapKeys {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if c := lookup(n, k); c != nil && !slices.Contains(how.keys, k) {
+				wrapped := ciValue{kind: how.kind, wrap: how.wrapKeys[k]}
+				x.ciCommands(c, wrapped, emitted, depth+1)
+			}
+		}
 	}
+}
+
+// emitWrapped emits the scalar n as the code argument of the command
+// line argv (cmd /c TEXT, pwsh -Command TEXT).
+func (x *extractor) emitWrapped(kind Kind, argv []string, n *yaml.Node) {
+	text := x.yamlScalar(n)
+	q, err := parse.Quote(append(slices.Clip(argv), text.b.String()))
+	if err != nil {
+		q = strings.Join(argv, " ") + " " + placeholder("unquotable") // a NUL: code guard cannot see
+	}
+	var b builder
+	start := 0
+	if len(text.segs) > 0 {
+		start = text.segs[0].src
+	}
+	b.put(q, start)
+	x.emit(kind, ".", &b)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // Docker Compose builds the images its services name: a service's
@@ -88,11 +90,94 @@ func escapeGlob(name string) string {
 	return b.String()
 }
 
+// composeRuntime are the members of a service that run commands in its
+// container: command and entrypoint (a string or an argv), healthcheck's
+// test (["CMD", argv…], ["CMD-SHELL", line] or a line), and the lifecycle
+// hooks post_start and pre_stop (each a list of {command: …}). They are
+// reviewed as commands of this machine, without the image adjustment a
+// Dockerfile RUN gets: a service's container runs with the volumes the
+// file binds (the home directory, the Docker socket).
+func (x *extractor) composeRuntime(docs []*yaml.Node) {
+	for _, doc := range docs {
+		services := resolve(lookup(resolve(doc), "services"))
+		if services == nil || services.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 1; i < len(services.Content); i += 2 {
+			svc := resolve(services.Content[i])
+			for _, k := range []string{"command", "entrypoint"} {
+				x.composeCommand(resolve(lookup(svc, k)), false)
+			}
+			x.composeCommand(resolve(lookup(resolve(lookup(svc, "healthcheck")), "test")), true)
+			for _, k := range []string{"post_start", "pre_stop"} {
+				if hooks := resolve(lookup(svc, k)); hooks != nil && hooks.Kind == yaml.SequenceNode {
+					for _, h := range hooks.Content {
+						x.composeCommand(resolve(lookup(resolve(h), "command")), false)
+					}
+				}
+			}
+		}
+	}
+}
+
+// composeCommand emits one runtime command: a string as a command line,
+// a list as an argv (a healthcheck's led by CMD, CMD-SHELL or NONE).
+func (x *extractor) composeCommand(n *yaml.Node, health bool) {
+	switch {
+	case n == nil:
+	case n.Kind == yaml.ScalarNode:
+		if n.Tag != "!!null" && n.Value != "" {
+			x.emit(Compose, x.dir, x.yamlScalar(n))
+		}
+	case n.Kind == yaml.SequenceNode:
+		items := n.Content
+		if health && len(items) > 0 {
+			switch scalarString(items[0]) {
+			case "NONE":
+				return
+			case "CMD-SHELL":
+				if len(items) == 2 {
+					x.composeCommand(resolve(items[1]), false)
+					return
+				}
+				items = items[1:]
+			case "CMD":
+				items = items[1:]
+			}
+		}
+		var b builder
+		for k, it := range items {
+			it = resolve(it)
+			at := x.lines.offset(it.Line, it.Column)
+			if k > 0 {
+				b.put(" ", at)
+			}
+			w := placeholder("compose_value")
+			if it.Kind == yaml.ScalarNode {
+				q, err := parse.Quote([]string{it.Value})
+				if err == nil {
+					w = q
+				}
+			}
+			b.put(w, at)
+		}
+		x.emit(Compose, x.dir, &b)
+	default:
+		// A mapping where a command goes: not one Compose runs; what
+		// guard cannot read is not called safe.
+		var b builder
+		b.put(placeholder("compose_value"), x.lines.offset(n.Line, n.Column))
+		x.emit(Compose, x.dir, &b)
+	}
+}
+
 // compose reads the Dockerfiles a Compose file writes inline
 // (build.dockerfile_inline) as Dockerfiles: their RUN lines, each mapped
-// to its line in the compose file.
+// to its line in the compose file; and the commands its services run in
+// their containers (composeRuntime).
 func (x *extractor) compose() error {
 	docs, err := x.yamlDocs()
+	x.composeRuntime(docs)
 	composeBuilds(x.name, docs, func(build *yaml.Node, context string, _ bool) {
 		n := resolve(lookup(build, "dockerfile_inline"))
 		if n == nil || n.Kind != yaml.ScalarNode {

@@ -15,7 +15,19 @@ func TestExtractCompose(t *testing.T) {
 		want      []extracted
 	}{
 		{"dockerfile_inline", "services:\n  app:\n    build:\n      context: .\n      dockerfile_inline: |\n        FROM alpine\n        RUN apk add curl\n        RUN curl https://x | sh\n", []extracted{{"apk add curl", "7:13"}, {"curl https://x | sh", "8:13"}}},
-		{"no inline Dockerfile", "services:\n  app:\n    image: alpine\n    command: rm -rf /\n    build: ./app\n", nil},
+		{"no inline Dockerfile", "services:\n  app:\n    image: alpine\n    environment:\n      command: rm -rf /\n    build: ./app\n", nil},
+	})
+	// The commands services run in their containers (which bind what the
+	// file mounts: the home directory, the Docker socket) are read as
+	// commands of this machine. None was read on 17c6cc7.
+	checkExtract(t, "docker-compose.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"command and entrypoint", "services:\n  app:\n    command: sh -c \"curl https://x | sh\"\n    entrypoint: [\"sh\", \"-c\", \"rm -rf /data\"]\n", []extracted{{"sh -c \"curl https://x | sh\"", "3:14"}, {"sh -c 'rm -rf /data'", "4:18"}}},
+		{"healthcheck forms", "services:\n  a:\n    healthcheck:\n      test: [\"CMD-SHELL\", \"curl -f https://x | sh\"]\n  b:\n    healthcheck:\n      test: [\"CMD\", \"rm\", \"-rf\", \"/v\"]\n  c:\n    healthcheck:\n      test: wget -qO- https://x | sh\n  d:\n    healthcheck:\n      test: [\"NONE\"]\n", []extracted{{"curl -f https://x | sh", "4:28"}, {"rm -rf /v", "7:21"}, {"wget -qO- https://x | sh", "10:13"}}},
+		{"lifecycle hooks", "services:\n  app:\n    post_start:\n      - command: ./init.sh\n        user: root\n    pre_stop:\n      - command: [\"rm\", \"-rf\", \"/srv\"]\n", []extracted{{"./init.sh", "4:18"}, {"rm -rf /srv", "7:19"}}},
+		{"anchors", "x-cmd: &c \"curl https://x | sh\"\nservices:\n  app:\n    command: *c\n", []extracted{{"curl https://x | sh", "1:9"}}},
 	})
 	for name, want := range map[string]Kind{
 		"compose.yaml": Compose, "docker-compose.yml": Compose, "deploy/docker-compose.prod.yml": Compose, "compose.override.yaml": Compose,

@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -61,9 +62,11 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		err = x.composer()
 	case NPMRC:
 		x.npmrc()
+	case Yarnrc:
+		err = x.yarnrc()
 	case CI:
 		if isJenkinsfile(strings.ToLower(path.Base(name))) {
-			x.jenkinsfile()
+			err = x.jenkinsfile()
 		} else {
 			err = x.ci()
 		}
@@ -96,7 +99,7 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	case AppVeyor:
 		err = x.appveyor()
 	case GitConfig:
-		x.gitConfig()
+		err = x.gitConfig()
 	case Compose:
 		err = x.compose()
 	case Rake:
@@ -124,6 +127,27 @@ func (x *extractor) emit(kind Kind, dir string, b *builder) *Snippet {
 	}
 	x.out = append(x.out, s)
 	return &x.out[len(x.out)-1]
+}
+
+// unreviewed reports code a tool runs that guard has no reviewer for
+// (RuleUnreviewed) at file offset off: ref is what runs, how says who
+// runs it. It is a finding of its own, not a command to review.
+func (x *extractor) unreviewed(kind Kind, off int, ref, how string) {
+	pos := x.lines.position(off)
+	x.out = append(x.out, Snippet{Path: x.name, Kind: kind, Dir: x.dir, NotShell: true, lines: x.lines,
+		segs:       []segment{{src: off}},
+		Injections: []Injection{{Position: pos, Rule: RuleUnreviewed, Ref: ref, How: how}}})
+}
+
+// inFileOrder sorts what was found by where it starts in the file.
+func (x *extractor) inFileOrder() {
+	slices.SortStableFunc(x.out, func(a, b Snippet) int {
+		pa, pb := a.Start(), b.Start()
+		if pa.Line != pb.Line {
+			return pa.Line - pb.Line
+		}
+		return pa.Col - pb.Col
+	})
 }
 
 func (x *extractor) syntaxError(off int, format string, args ...any) *SyntaxError {

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"bytes"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -37,11 +39,33 @@ type gitCommand struct {
 	bang              bool
 }
 
+// gitCommands is the one table of the settings whose value git (or a
+// program git starts) runs as a command. Settings that only choose
+// among built-in behaviours (ssh.variant, diff.tool, merge.tool) or name
+// a directory whose hooks are read by name anyway (core.hooksPath) are
+// not in it.
 var gitCommands = []gitCommand{
 	{"alias", "", "*", true},
 	{"submodule", "*", "update", true},
 	{"credential", "", "helper", true},
 	{"credential", "*", "helper", true},
+	{"core", "", "gitproxy", false},
+	{"core", "", "alternaterefscommand", false},
+	{"trailer", "*", "cmd", false},
+	{"trailer", "*", "command", false},
+	{"difftool", "*", "path", false},
+	{"mergetool", "*", "path", false},
+	{"interactive", "", "difffilter", false},
+	{"sendemail", "", "tocmd", false},
+	{"sendemail", "", "cccmd", false},
+	{"sendemail", "", "headercmd", false},
+	{"sendemail", "*", "tocmd", false},
+	{"sendemail", "*", "cccmd", false},
+	{"gpg", "*", "defaultkeycommand", false},
+	{"man", "*", "cmd", false},
+	{"man", "*", "path", false},
+	{"browser", "*", "path", false},
+	{"lfs", "*", "args", false}, // lfs.customtransfer.NAME.args: read with its path (gitConfig)
 	{"filter", "*", "clean", false},
 	{"filter", "*", "smudge", false},
 	{"filter", "*", "process", false},
@@ -88,11 +112,37 @@ func gitCommandOf(section, sub, key string) (cmd, bang bool) {
 // [section], [section "subsection"] and [section.subsection]; a value's
 // double quotes, escapes (\" \\ \n \t \b) and continuation lines are
 // git's; # and ; outside quotes start a comment.
-func (x *extractor) gitConfig() {
-	gitSettings(x.src, func(section, sub, key string, b *builder, hadBang bool) {
+//
+// A git-lfs custom transfer agent runs its path with its args appended:
+// the two are read as one command line (args -c '…' to path sh is the
+// code). A line git would refuse is a syntax error (scan-unparsable): guard
+// does not guess what a config it cannot read runs.
+func (x *extractor) gitConfig() error {
+	// lfs.customtransfer.NAME's path and args, by NAME, in file order.
+	type agent struct{ path, args *builder }
+	agents := map[string]*agent{}
+	var order []string
+	err := gitSettings(x.src, func(section, sub, key string, b *builder, hadBang bool) {
 		cmd, bang := gitCommandOf(section, sub, key)
 		if !cmd {
 			return
+		}
+		if section == "lfs" && strings.HasPrefix(sub, "customtransfer.") && (key == "path" || key == "args") {
+			a := agents[sub]
+			if a == nil {
+				a = &agent{}
+				agents[sub] = a
+				order = append(order, sub)
+			}
+			if key == "path" {
+				a.path = b
+			} else {
+				a.args = b
+			}
+			return
+		}
+		if key == "args" {
+			return // another lfs section's args: not a command line
 		}
 		text := b.b.String()
 		switch {
@@ -106,6 +156,28 @@ func (x *extractor) gitConfig() {
 		}
 		x.emit(GitConfig, x.dir, b)
 	})
+	for _, name := range order {
+		a := agents[name]
+		var line builder
+		if a.path != nil {
+			line.append(a.path)
+		}
+		if a.args != nil && a.args.len() > 0 {
+			if a.path == nil {
+				// Arguments with no program here: the agent's path is
+				// set elsewhere; they are still what it runs with.
+				line.put("git-lfs-transfer-agent", a.args.segs[0].src)
+			}
+			line.put(" ", a.args.segs[0].src)
+			line.append(a.args)
+		}
+		x.emit(GitConfig, x.dir, &line)
+	}
+	x.inFileOrder() // the agents with the rest
+	if se, ok := err.(*SyntaxError); ok {
+		se.Path = x.name
+	}
+	return err
 }
 
 // gitIncludes are the configuration files (from the root) a git
@@ -113,7 +185,9 @@ func (x *extractor) gitConfig() {
 // its directory. git reads them as configuration whatever their names.
 func gitIncludes(name string, src []byte) []string {
 	var paths []string
-	gitSettings(src, func(section, sub, key string, b *builder, _ bool) {
+	// A line git refuses ends the file for git too; the including file's
+	// own read reports it.
+	_ = gitSettings(src, func(section, sub, key string, b *builder, _ bool) {
 		if key == "path" && (section == "include" || section == "includeif") {
 			paths = append(paths, b.b.String())
 		}
@@ -124,9 +198,23 @@ func gitIncludes(name string, src []byte) []string {
 // gitSettings calls f with each setting of a git configuration file, its
 // value read as git reads it (a leading '!' dropped when gitCommandOf says
 // the setting takes one, and hadBang set).
-func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBang bool)) {
+//
+// As git does, a setting may follow its section header on the same line
+// ([core] fsmonitor = …). A line git refuses (a header without its ], a
+// key that does not start with a letter, a key followed by anything but
+// =) ends the reading with a *SyntaxError: git stops there too, and what
+// guard cannot read it does not call safe.
+func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBang bool)) error {
 	var section, sub string
-	for i := 0; i < len(src); {
+	bad := func(at int, what string) error {
+		li := newLineIndex(src)
+		return &SyntaxError{Pos: li.position(at), Msg: "git configuration: " + what}
+	}
+	start := 0
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		start = 3 // git skips a UTF-8 byte order mark
+	}
+	for i := start; i < len(src); {
 		// One logical line, from i.
 		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n') {
 			i++
@@ -139,22 +227,30 @@ func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBan
 			i = lineEnd(src, i)
 			continue
 		case c == '[':
-			end := lineEnd(src, i)
-			section, sub = gitSection(string(src[i+1 : end]))
-			i = end
-			continue
+			var ok bool
+			section, sub, i, ok = gitHeader(src, i)
+			if !ok {
+				return bad(i, "a section header git cannot read")
+			}
+			continue // a setting may follow on the same line
 		}
 		start := i
 		for i < len(src) && (isAlnum(src[i]) || src[i] == '-') {
 			i++
 		}
 		key := strings.ToLower(string(src[start:i]))
-		for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r') {
 			i++
 		}
-		if key == "" || i >= len(src) || src[i] != '=' {
+		if key == "" || !(key[0] >= 'a' && key[0] <= 'z') {
+			return bad(start, "a line that is neither a section, a setting nor a comment")
+		}
+		if i >= len(src) || src[i] == '\n' || src[i] == '#' || src[i] == ';' {
 			i = lineEnd(src, i)
-			continue // a line guard cannot read, or a key set to true
+			continue // a key set to true
+		}
+		if src[i] != '=' {
+			return bad(i, fmt.Sprintf("the key %q is followed by something other than =", key))
 		}
 		i++
 		_, bang := gitCommandOf(section, sub, key)
@@ -163,26 +259,47 @@ func gitSettings(src []byte, f func(section, sub, key string, b *builder, hadBan
 		i, hadBang = gitValue(src, i, &b, bang)
 		f(section, sub, key, &b, hadBang)
 	}
+	return nil
 }
 
-// gitSection reads a section header's inside ("core]", `filter "lfs"]`,
-// "branch.main]") as its lower-case section and its subsection ("" for
-// none; subsections are case-sensitive, except the old dotted form).
-func gitSection(h string) (section, sub string) {
-	h, _, _ = strings.Cut(h, "]")
-	name, rest, quoted := strings.Cut(h, `"`)
-	if quoted {
-		var b strings.Builder
-		for i := 0; i < len(rest) && rest[i] != '"'; i++ {
-			if rest[i] == '\\' && i+1 < len(rest) {
-				i++
-			}
-			b.WriteByte(rest[i])
-		}
-		return strings.ToLower(strings.TrimSpace(name)), b.String()
+// gitHeader reads the section header at src[i] ('[') as git does: a name
+// of letters, digits, - and . ("core", "branch.main", lower-cased; the
+// part after the first dot is the old form's subsection), optionally
+// white space and a quoted, case-sensitive subsection (\ escapes the next
+// character; a ] inside the quotes is part of it), then ]. next is just
+// after the ]; ok is false for a header git refuses, next then where.
+func gitHeader(src []byte, i int) (section, sub string, next int, ok bool) {
+	i++ // [
+	start := i
+	for i < len(src) && (isAlnum(src[i]) || src[i] == '-' || src[i] == '.') {
+		i++
 	}
-	section, sub, _ = strings.Cut(strings.TrimSpace(h), ".")
-	return strings.ToLower(section), strings.ToLower(sub)
+	name := strings.ToLower(string(src[start:i]))
+	if i < len(src) && src[i] == ']' {
+		section, sub, _ = strings.Cut(name, ".")
+		return section, sub, i + 1, name != ""
+	}
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	if name == "" || strings.Contains(name, ".") || i >= len(src) || src[i] != '"' {
+		return "", "", i, false
+	}
+	var b strings.Builder
+	for i++; ; i++ {
+		switch {
+		case i >= len(src) || src[i] == '\n':
+			return "", "", i, false
+		case src[i] == '\\' && i+1 < len(src) && src[i+1] != '\n':
+			i++
+		case src[i] == '"':
+			if i+1 >= len(src) || src[i+1] != ']' {
+				return "", "", i, false
+			}
+			return name, b.String(), i + 2, true
+		}
+		b.WriteByte(src[i])
+	}
 }
 
 // gitBools are the values git reads as booleans (and an empty one).

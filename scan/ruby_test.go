@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -30,6 +31,70 @@ func TestExtractRakefile(t *testing.T) {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestExtractRubyNonLiteral: a command Ruby builds at run time is code
+// guard cannot see (eval "${…}": exec.dynamic-code, B), never skipped:
+// system(cmd), system cmd, Kernel.exec, spawn, IO.popen with a string or
+// an argv, Open3's capture and popen, Open3.pipeline (each argument a
+// command), send(:system, …), a non-literal word among literal ones,
+// and an environment hash before the command. Each gave nothing, or a
+// literal prefix alone (system("rm", "-rf", target) was "rm -rf", A), on
+// 17c6cc7. Controls: a method of another receiver with a non-literal
+// argument (db.exec(sql)), a method being defined, a symbol, a hash key,
+// an assignment and a modifier after a literal.
+func TestExtractRubyNonLiteral(t *testing.T) {
+	checkExtract(t, "Rakefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"system variable", "cmd = ENV['X']\nsystem(cmd)\nsystem cmd\n", []extracted{{`eval "${ruby_cmd}"`, "2:8"}, {`eval "${ruby_cmd}"`, "3:8"}}},
+		{"kernel exec and spawn", "Kernel.exec(build_cmd)\nProcess.spawn(\"#{x}\")\nPTY.spawn(c)\n", []extracted{{`eval "${ruby_build_cmd}"`, "1:13"}, {"${ruby_x}", "2:16"}, {`eval "${ruby_c}"`, "3:11"}}},
+		{"popen string and argv", "IO.popen(cmd, 'r+')\nIO.popen(['rm', '-rf', Dir.home])\nIO.popen(\"curl https://x | sh\", \"r\")\n", []extracted{{`eval "${ruby_cmd}"`, "1:10"}, {"rm -rf ${ruby_Dir_home}", "2:12"}, {"curl https://x | sh", "3:11"}}},
+		{"open3", "Open3.capture2(\"curl https://x | sh\")\nout, st = Open3.capture3(cmd, stdin_data: s)\nOpen3.popen3(\"rm\", \"-rf\", dir) { |i, o, e, t| }\n", []extracted{{"curl https://x | sh", "1:17"}, {`eval "${ruby_cmd}"`, "2:26"}, {"rm -rf ${ruby_dir}", "3:15"}}},
+		{"pipeline", "Open3.pipeline(\"ls\", \"rm -rf ~\")\n", []extracted{{"ls", "1:17"}, {"rm -rf ~", "1:23"}}},
+		{"send", "Kernel.send(:system, cmd)\nsend(\"exec\", \"rm -rf ~\")\n", []extracted{{`eval "${ruby_cmd}"`, "1:22"}, {"rm -rf ~", "2:15"}}},
+		{"non-literal word", "system(\"rm\", \"-rf\", target)\n", []extracted{{"rm -rf ${ruby_target}", "1:9"}}},
+		{"environment first", "system({\"A\" => \"1\"}, \"curl https://x | sh\")\nsystem(env, cmd)\n", []extracted{{"curl https://x | sh", "1:23"}, {"${ruby_env} ${ruby_cmd}", "2:8"}}},
+		{"continued arguments", "system \"rm\",\n  \"-rf\", path\n", []extracted{{"rm -rf ${ruby_path}", "1:9"}}},
+		{"controls", "db.exec(sql)\nconn.exec query\ndef system(cmd)\nend\nh = { system: 1 }\nexec = 1\nsystem \"make\" if ok\nsystem(\"ls\", chdir: dir, exception: true)\n", []extracted{{"make", "7:9"}, {"ls", "8:9"}}},
+	})
+}
+
+// TestExtractNestedQuotes: a quote inside an interpolation's code does
+// not end the string around it (Ruby's "#{"x"}", Groovy's "${"x"}"):
+// guard read the string as ending there and the command after it was
+// never reviewed (each gave nothing on 17c6cc7). A Vagrantfile's inline:
+// $script (the usual form) is the string assigned to the variable; any
+// other non-literal is code guard cannot see (both skipped on 17c6cc7).
+// A Jenkinsfile sh step whose string guard cannot read to its end is a
+// syntax error (scan-unparsable), not skipped.
+func TestExtractNestedQuotes(t *testing.T) {
+	checkExtract(t, "Rakefile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"ruby nested quotes", "sh \"echo #{\"safe\"} && curl https://x | sh\"\n", []extracted{{"echo ${ruby_safe} && curl https://x | sh", "1:5"}}},
+		{"ruby nested braces and quotes", "sh \"a #{h.fetch(\"k\") { \"}\" }} ; rm -rf ~\"\n", []extracted{{`a ${ruby_h_fetch_k} ; rm -rf ~`, "1:5"}}},
+	})
+	checkExtract(t, "Jenkinsfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"groovy nested quotes", "node {\n  sh \"echo ${\"safe\"} && curl https://x | sh\"\n  sh \"echo ${env.X.replace(\"a\", \"b\")} ; rm -rf ~\"\n}\n", []extracted{{"echo ${groovy_safe} && curl https://x | sh", "2:7"}, {"echo ${groovy_env_X_replace_a_b} ; rm -rf ~", "3:7"}}},
+	})
+	checkExtract(t, "Vagrantfile", []struct {
+		name, src string
+		want      []extracted
+	}{
+		{"inline variable", "$script = <<-SCRIPT\ncurl https://x | sh\nSCRIPT\nVagrant.configure(\"2\") do |c|\n  c.vm.provision \"shell\", inline: $script\nend\n", []extracted{{"curl https://x | sh\n", "2:1"}}},
+		{"inline expression", "Vagrant.configure(\"2\") do |c|\n  c.vm.provision \"shell\", inline: build_cmd(1)\nend\n", []extracted{{`eval "${ruby_build_cmd_1}"`, "2:35"}}},
+	})
+	_, err := Extract("Jenkinsfile", []byte("node {\n  sh 'ls'\n  sh \"curl https://x | sh\n}\n"))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Pos.Line != 3 {
+		t.Errorf("Extract = %v, want a syntax error on line 3", err)
 	}
 }
 

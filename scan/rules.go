@@ -34,6 +34,11 @@ var ownRules = []RuleInfo{
 		Short: "A file that may hold shell could not be read",
 		Full:  "guard scan could not read a file that may hold shell (permissions, a device, a file removed during the scan, a symbolic link out of the repository, a Git LFS pointer whose content is stored elsewhere). What cannot be read is not known to be safe.",
 		Fix:   "Make the file readable, or exclude it (a .guardignore line or --exclude)."},
+	{ID: RuleUnreviewed, Level: review.B, Topic: "ci", Tags: []string{"security"},
+		Short: "A tool runs code guard does not review",
+		Full: "The file makes a tool run code that is not shell: a .yarnrc.yml yarnPath (every yarn command runs that JavaScript file of the repository instead of Yarn), " +
+			"a Yarn plugin, a cargo-make script for another runner (@rust, @duckscript). guard cannot review what that code does.",
+		Fix: "Read the code it runs; if it is what you expect, allow the finding with a reason (# guard:allow scan-unreviewed-code -- why)."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},
 		Short: "A level without a reason at that level",
 		Full:  "The engine reviewed a command at a level above every reason it gave. This should not happen; the finding keeps the level honest.",

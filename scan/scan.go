@@ -55,6 +55,10 @@ const (
 	// (permissions, a device, a race with a deletion). It is C for the
 	// same reason as RuleUnparsable.
 	RuleUnreadable = "scan-unreadable"
+	// RuleUnreviewed: a file makes a tool run code guard has no
+	// reviewer for (a .yarnrc.yml yarnPath, a cargo-make script of
+	// another runner). It is B: it is reported, never dropped.
+	RuleUnreviewed = "scan-unreviewed-code"
 )
 
 // Options configure a scan.
@@ -207,6 +211,7 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = includedAs(opts.Root, files, Mise, Script, miseScripts)
 	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
 	files = included(opts.Root, files, GitConfig, gitIncludes)
+	files = included(opts.Root, files, CI, ciIncludes)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -38,6 +38,7 @@ const (
 	Compose        Kind = "compose"         // a Compose file; its inline Dockerfiles' RUN lines are of kind Dockerfile
 	Rake           Kind = "rakefile"        // a command a Rakefile runs (sh, system, backticks)
 	NPMRC          Kind = "npmrc"           // a program a project's .npmrc makes npm run (script-shell, node-options)
+	Yarnrc         Kind = "yarnrc"          // code a project's .yarnrc.yml or .yarnrc makes yarn run (yarnPath, plugins)
 	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
 	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
 )
@@ -147,6 +148,17 @@ func (b *builder) put(text string, at int) {
 	}
 	b.segs = append(b.segs, segment{off: b.b.Len(), src: at})
 	b.b.WriteString(text)
+}
+
+// append appends another builder's text, keeping where each part came
+// from.
+func (b *builder) append(o *builder) {
+	off := b.b.Len()
+	for _, g := range o.segs {
+		g.off += off
+		b.segs = append(b.segs, g)
+	}
+	b.b.WriteString(o.b.String())
 }
 
 func (b *builder) len() int { return b.b.Len() }

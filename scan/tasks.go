@@ -210,8 +210,42 @@ func (x *extractor) mise() error {
 	// tool's version) run their command when mise renders them, on
 	// entering the directory.
 	cmds = append(cmds, templateExecs(doc, 0)...)
+	from := len(x.out)
 	x.emitAll(Mise, cmds)
+	for i := from; i < len(x.out); i++ {
+		x.out[i].rewrite(miseTemplates(x.out[i].Text))
+	}
 	return nil
+}
+
+// miseTemplates are the edits that turn the Tera templates mise renders
+// in a task's command before the shell runs it into what the reviewer
+// can judge: {{config_root}} is the directory of the configuration,
+// where the task runs (.: "{{config_root}}/x.sh" is the repository's
+// ./x.sh, which is then read); any other {{…}} is a value guard cannot
+// know (a shell parameter), not the brace expansion or parse error it
+// reads as. A template left open is left as it is (it does not parse).
+func miseTemplates(t string) []edit {
+	var edits []edit
+	for i := 0; ; {
+		j := strings.Index(t[i:], "{{")
+		if j < 0 {
+			return edits
+		}
+		j += i
+		k := strings.Index(t[j:], "}}")
+		if k < 0 {
+			return edits
+		}
+		k += j + 2
+		inner := strings.TrimSpace(t[j+2 : k-2])
+		with := placeholder("mise_" + inner)
+		if inner == "config_root" {
+			with = "."
+		}
+		edits = append(edits, edit{from: j, to: k, with: with})
+		i = k
+	}
 }
 
 // miseScripts are the scripts (from the root) a mise configuration runs
@@ -556,6 +590,33 @@ func (x *extractor) jsonTasks(t jsonTasks) error {
 // runner is the shell too).
 var cargoMakeShells = []string{"", "@shell", "sh", "bash"}
 
+// interpreters are the programs whose code a tool may be told to run,
+// and the command line that runs such code inline: guard reviews that
+// command line (code it does not review: B at least).
+var interpreters = []struct {
+	names []string
+	argv  []string
+}{
+	{[]string{"python", "python3", "python2", "py"}, []string{"python3", "-c"}},
+	{[]string{"node", "nodejs", "deno", "bun"}, []string{"node", "-e"}},
+	{[]string{"ruby"}, []string{"ruby", "-e"}},
+	{[]string{"perl"}, []string{"perl", "-e"}},
+	{[]string{"pwsh", "powershell"}, []string{"pwsh", "-Command"}},
+}
+
+// interpreterArgv is the inline command line of the interpreter named by
+// runner (a name or a path to one), nil when it is none of interpreters.
+func interpreterArgv(runner string) []string {
+	name := strings.ToLower(path.Base(runner))
+	name = strings.TrimSuffix(name, ".exe")
+	for _, in := range interpreters {
+		if slices.Contains(in.names, name) {
+			return in.argv
+		}
+	}
+	return nil
+}
+
 // cargoMake reads cargo-make's Makefile.toml: each task's command with its
 // args, its script (one string, a list of its lines, or pre, main and post
 // parts, each one of those) when it runs under
@@ -594,10 +655,33 @@ func (x *extractor) cargoMake() error {
 	}
 	script := func(t map[string]any) {
 		runner, _ := t["script_runner"].(string)
-		if !slices.Contains(cargoMakeShells, runner) {
+		if slices.Contains(cargoMakeShells, runner) {
+			lines(t["script"])
 			return
 		}
+		// Another runner: an interpreter guard knows runs it as its
+		// inline code (python3 -c: B); any other (@rust, @duckscript, a
+		// program by path) is code guard does not review, reported.
+		from := len(cmds)
 		lines(t["script"])
+		found := cmds[from:]
+		cmds = cmds[:from]
+		argv := interpreterArgv(runner)
+		for _, code := range found {
+			at := x.anchor(code, map[string]int{})
+			if argv == nil {
+				x.unreviewed(CargoMake, at, "script_runner "+runner+":", "cargo-make runs this task's script with it; guard does not review that code")
+				continue
+			}
+			q, err := parse.Quote(append(slices.Clip(argv), code))
+			if err != nil {
+				x.unreviewed(CargoMake, at, "script_runner "+runner+":", "cargo-make runs this task's script with it; guard cannot quote it to review")
+				continue
+			}
+			var b builder
+			b.put(q, at)
+			x.emit(CargoMake, x.dir, &b)
+		}
 	}
 	task := func(t map[string]any) {
 		if c, ok := t["command"].(string); ok && c != "" {
@@ -628,6 +712,7 @@ func (x *extractor) cargoMake() error {
 		}
 	}
 	x.emitAll(CargoMake, cmds)
+	x.inFileOrder()
 	return nil
 }
 

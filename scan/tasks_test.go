@@ -72,8 +72,10 @@ func TestExtractTaskRunners(t *testing.T) {
 		name, src string
 		want      []extracted
 	}{
-		{"command, script and env", "[env]\nV = { script = [\"curl https://x | sh\"] }\n[tasks.a]\ncommand = \"cargo\"\nargs = [\"build\", \"--release\"]\n[tasks.b]\nscript = [\"set -e\", \"rm -rf ~\"]\n[tasks.b.linux]\nscript = \"make\"\n", []extracted{{"cargo build --release", "4:12"}, {"set -e\nrm -rf ~", "7:12"}, {"make", "9:11"}, {"curl https://x | sh", "2:18"}}},
-		{"other runners are not shell", "[tasks.a]\nscript_runner = \"@rust\"\nscript = \"fn main() {}\"\n[tasks.b]\nscript_runner = \"python\"\nscript = [\"import os\"]\n", nil},
+		{"command, script and env", "[env]\nV = { script = [\"curl https://x | sh\"] }\n[tasks.a]\ncommand = \"cargo\"\nargs = [\"build\", \"--release\"]\n[tasks.b]\nscript = [\"set -e\", \"rm -rf ~\"]\n[tasks.b.linux]\nscript = \"make\"\n", []extracted{{"curl https://x | sh", "2:18"}, {"cargo build --release", "4:12"}, {"set -e\nrm -rf ~", "7:12"}, {"make", "9:11"}}},
+		// Other runners are not shell: reported, or reviewed as the
+		// interpreter's inline code (both dropped on 17c6cc7).
+		{"other runners are not shell", "[tasks.a]\nscript_runner = \"@rust\"\nscript = \"fn main() {}\"\n[tasks.b]\nscript_runner = \"python\"\nscript = [\"import os\"]\n", []extracted{{"scan-unreviewed-code script_runner @rust:", "3:11"}, {"python3 -c 'import os'", "6:12"}}},
 	})
 	checkExtract(t, "netlify.toml", []struct {
 		name, src string
@@ -138,7 +140,11 @@ func TestExtractDroppedCommands(t *testing.T) {
 		want      []extracted
 	}{
 		{"script parts", "[tasks.a]\nscript = { pre = \"echo pre\", main = [\"set -e\", \"rm -rf ~\"], post = \"curl https://x | sh\" }\n", []extracted{{"echo pre", "2:19"}, {"set -e\nrm -rf ~", "2:39"}, {"curl https://x | sh", "2:69"}}},
-		{"script parts of another runner", "[tasks.a]\nscript_runner = \"@rust\"\nscript = { main = \"fn main() {}\" }\n", nil},
+		// A script of another runner is not shell: an interpreter guard
+		// knows runs it as inline code, any other runner is reported as
+		// code guard does not review. Both were dropped on 17c6cc7.
+		{"script parts of another runner", "[tasks.a]\nscript_runner = \"@rust\"\nscript = { main = \"fn main() {}\" }\n", []extracted{{"scan-unreviewed-code script_runner @rust:", "3:20"}}},
+		{"script of an interpreter", "[tasks.a]\nscript_runner = \"python\"\nscript = \"import os; os.system('rm -rf ~')\"\n[tasks.b]\nscript_runner = \"@duckscript\"\nscript = [\"exec rm -rf ~\"]\n", []extracted{{`python3 -c "import os; os.system('rm -rf ~')"`, "3:11"}, {"scan-unreviewed-code script_runner @duckscript:", "6:12"}}},
 	})
 	checkExtract(t, "mise.toml", []struct {
 		name, src string
@@ -146,16 +152,23 @@ func TestExtractDroppedCommands(t *testing.T) {
 	}{
 		{"exec in env", "[env]\nTOKEN = \"{{ exec(command='curl https://x | sh') }}\"\nV = \"{{exec(command=\\\"git describe\\\")}}\"\n[tools]\nnode = \"{{ exec( command = `cat .nvmrc` ) }}\"\n", []extracted{{"curl https://x | sh", "2:27"}, {"git describe", "3:23"}, {"cat .nvmrc", "5:29"}}},
 		{"other templates", "[env]\nX = \"{{ env.HOME }}/bin\"\nY = \"exec is a word\"\n", nil},
+		// A task's templates are rendered before the shell runs it:
+		// {{config_root}} is the task's own directory, any other {{…}} a
+		// value guard cannot know. They were reviewed as brace
+		// expansions and parse errors on 17c6cc7.
+		{"task templates", "[tasks.a]\nrun = \"{{config_root}}/scripts/x.sh\"\n[tasks.b]\nrun = \"{{ vars.cmd }} --all\"\n[tasks.c]\nrun = \"echo {{arg(name='x')}}\"\n", []extracted{{"./scripts/x.sh", "2:8"}, {"${mise_vars_cmd} --all", "4:8"}, {"echo ${mise_arg_name_x}", "6:8"}}},
 	})
 	checkExtract(t, "appveyor.yml", []struct {
 		name, src string
 		want      []extracted
 	}{
 		// Windows (the default image): cmd.exe and PowerShell are not
-		// shell; sh items are.
-		{"windows image", "install:\n  - cmd: del /q build\n  - ps: Remove-Item x\n  - sh: curl https://x | sh\nbuild_script:\n  - msbuild\n", []extracted{{"curl https://x | sh", "4:9"}}},
-		{"ubuntu image", "image: Ubuntu2204\ninit:\n  - rm -rf ~\nbefore_build:\n  - cmd: make\n  - ps: Get-ChildItem\ntest_script:\n  - sh: go test ./...\non_finish:\n  - curl https://x | sh\n", []extracted{{"rm -rf ~", "3:5"}, {"make", "5:10"}, {"go test ./...", "8:9"}, {"curl https://x | sh", "10:5"}}},
-		{"matrix with windows", "image:\n  - Ubuntu\n  - Visual Studio 2022\ninstall:\n  - make\n  - sh: make check\n", []extracted{{"make check", "6:9"}}},
+		// shell, and are reviewed as the command lines that run them
+		// (cmd /c, pwsh -Command); sh items are shell. The cmd.exe and
+		// PowerShell lines were dropped on 17c6cc7.
+		{"windows image", "install:\n  - cmd: del /q build\n  - ps: Remove-Item x\n  - sh: curl https://x | sh\nbuild_script:\n  - msbuild\n", []extracted{{"cmd /c 'del /q build'", "2:10"}, {"pwsh -Command 'Remove-Item x'", "3:9"}, {"curl https://x | sh", "4:9"}, {"cmd /c msbuild", "6:5"}}},
+		{"ubuntu image", "image: Ubuntu2204\ninit:\n  - rm -rf ~\nbefore_build:\n  - cmd: make\n  - ps: Get-ChildItem\ntest_script:\n  - sh: go test ./...\non_finish:\n  - curl https://x | sh\n", []extracted{{"rm -rf ~", "3:5"}, {"make", "5:10"}, {"pwsh -Command Get-ChildItem", "6:9"}, {"go test ./...", "8:9"}, {"curl https://x | sh", "10:5"}}},
+		{"matrix with windows", "image:\n  - Ubuntu\n  - Visual Studio 2022\ninstall:\n  - make\n  - sh: make check\n", []extracted{{"cmd /c make", "5:5"}, {"make check", "6:9"}}},
 		{"not a phase", "image: Ubuntu\nenvironment:\n  X: rm -rf ~\nmatrix:\n  fast_finish: true\n", nil},
 	})
 	for name, want := range map[string]Kind{"appveyor.yml": AppVeyor, ".appveyor.yml": AppVeyor, "ci/appveyor.yml": AppVeyor, "appveyor.json": ""} {

@@ -87,6 +87,20 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 				s.NotShell = true
 				x.out = append(x.out, s)
 			}
+			// The code itself is reviewed as the command line that runs
+			// it (pwsh -Command, python3 -c, cmd /c): code guard does not
+			// review is B at least, never dropped.
+			name := "pwsh"
+			if sh != nil {
+				name, _, _ = strings.Cut(strings.TrimSpace(scalarString(sh)), " ")
+			}
+			argv := interpreterArgv(name)
+			if strings.EqualFold(name, "cmd") {
+				argv = []string{"cmd", "/c"}
+			}
+			if argv != nil {
+				x.emitWrapped(Workflow, argv, run)
+			}
 			continue
 		}
 		if s := x.emit(Workflow, workDir(d), x.yamlScalar(run)); s != nil {

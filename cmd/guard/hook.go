@@ -499,10 +499,21 @@ func (h *hookCall) shell() hookAnswer {
 		return h.fail(text, "%v", err)
 	}
 	// Any other member the agent may read (a new option, a path, a
-	// second command) is judged as an unknown tool's input would be: an
-	// answer there (ask, deny) comes first.
-	if a := h.judgeInput(append(append([]string{"command"}, shellTextKeys...), shellCwdKeys...)...); a.decision != hookNoOpinion {
-		return a
+	// second command) is judged as an unknown tool's input would be: a
+	// deny there is the answer. An ask there never stands in for the
+	// command's own review: the agent runs the command when its user
+	// says yes to the member, so the command must be one guard would run
+	// (A, then rewritten into the sandbox); otherwise it is denied.
+	extras, fail := h.inputParts(append(append([]string{"command"}, shellTextKeys...), shellCwdKeys...)...)
+	if fail != nil {
+		return *fail
+	}
+	extra := worstPart(extras)
+	if extra != nil && extra.ans.decision == hookDeny {
+		return h.settle(extras)
+	}
+	if extra != nil && extra.ans.decision == hookNoOpinion {
+		extra = nil
 	}
 	cwd := h.ev.Cwd
 	// The command may run in another directory: Gemini's run_shell_command
@@ -542,6 +553,21 @@ func (h *hookCall) shell() hookAnswer {
 	}
 	v := a.Verdict
 	rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs()}
+	if extra != nil {
+		// Another member needs the user's yes (an ask). The command may
+		// ride on that yes only where guard would run it anyway.
+		if d.Action != decision.Run {
+			rec.Decision = audit.Refused
+			h.record(rec)
+			return denyf("%s\n%s\nThe tool call carries a second thing that needs the user's approval; guard asks about one at a time: run the command alone.", levelReason(a), extra.ans.reason)
+		}
+		rw := h.allowRewritten(text, "")
+		if rw.decision == hookDeny {
+			return rw
+		}
+		extra.ans.command, extra.ans.input = rw.command, rw.input
+		return h.settle([]judged{*extra})
+	}
 	switch d.Action {
 	case decision.Refuse:
 		rec.Decision = audit.DeniedPolicy
@@ -801,36 +827,101 @@ func (h *hookCall) anyPaths(acc fileAccess) ([]toolPath, error) {
 // carries neither gets no opinion.
 func (h *hookCall) other() hookAnswer { return h.judgeInput() }
 
-// judgeInput judges every command and path in tool_input, leaving out
-// the top-level keys skip (which the caller judges itself).
+// judged is one part of a tool call's answer and the audit record that
+// says it, not yet written: the worst part is the answer (settle).
+type judged struct {
+	ans hookAnswer
+	rec audit.Record
+}
+
+// hookRank orders answers: a deny beats an ask beats no opinion.
+func hookRank(d string) int {
+	return map[string]int{hookNoOpinion: 0, hookAllow: 1, hookAsk: 2, hookDeny: 3}[d]
+}
+
+// settle answers with the worst of the parts (the first of equals) and
+// writes its record: an ask about one member never hides a deny of
+// another, whatever order they come in.
+func (h *hookCall) settle(parts []judged) hookAnswer {
+	worst := worstPart(parts)
+	switch {
+	case worst == nil || worst.ans.decision == hookNoOpinion:
+		return hookAnswer{}
+	case worst.ans.decision == hookDeny:
+		h.record(worst.rec)
+		return worst.ans
+	}
+	return h.recorded(worst.rec, worst.ans)
+}
+
+// worstPart is the part with the worst answer, the first of equals; nil
+// for none.
+func worstPart(parts []judged) *judged {
+	var worst *judged
+	for i := range parts {
+		if worst == nil || hookRank(parts[i].ans.decision) > hookRank(worst.ans.decision) {
+			worst = &parts[i]
+		}
+	}
+	return worst
+}
+
+// judgeInput judges every command, code and path in tool_input, leaving
+// out the top-level keys skip (which the caller judges itself): the worst
+// of them is the answer.
 func (h *hookCall) judgeInput(skip ...string) hookAnswer {
+	parts, fail := h.inputParts(skip...)
+	if fail != nil {
+		return *fail
+	}
+	return h.settle(parts)
+}
+
+// inputParts judges each command, code and path in tool_input apart;
+// fail is set (and recorded) when the input cannot be judged.
+func (h *hookCall) inputParts(skip ...string) (parts []judged, fail *hookAnswer) {
+	failed := func(a hookAnswer) ([]judged, *hookAnswer) { return nil, &a }
 	var input any
 	if err := json.Unmarshal(h.ev.ToolInput, &input); err != nil {
-		return h.fail(h.ev.ToolName, "malformed hook input: %v", err)
+		return failed(h.fail(h.ev.ToolName, "malformed hook input: %v", err))
 	}
 	if m, ok := input.(map[string]any); ok {
 		for _, k := range skip {
 			delete(m, k)
 		}
 	}
-	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName)}
+	found := toolStrings{terminal: isTerminalTool(h.ev.ToolName), shellArgv: toolShellArgv(h.ev.ToolName), toolTag: toolCodeTag(h.ev.ToolName), shellProg: toolShellProgram(h.ev.ToolName)}
 	if err := found.walk("", input, 0); err != nil {
-		return h.fail(h.ev.ToolName, "%v", err)
+		return failed(h.fail(h.ev.ToolName, "%v", err))
 	}
 	if len(found.metadata) > 0 {
 		// A fetch tool pointed at the cloud metadata service reads the
 		// machine's credentials (as curl there does: secrets, C).
 		u := found.metadata[0]
-		h.record(audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + u, Level: review.C, Rules: []string{"secrets.cloud-metadata"}, Decision: audit.Refused, Note: "tool " + h.ev.ToolName})
-		return denyf("guard: denied: %s %s: it is the cloud instance metadata service, which hands out this machine's credentials", h.ev.ToolName, u)
+		parts = append(parts, judged{
+			rec: audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + u, Level: review.C, Rules: []string{"secrets.cloud-metadata"}, Decision: audit.Refused, Note: "tool " + h.ev.ToolName},
+			ans: denyf("guard: denied: %s %s: it is the cloud instance metadata service, which hands out this machine's credentials", h.ev.ToolName, u)})
 	}
 	dirs, err := h.toolDirs(found.dirs)
 	if err != nil {
-		return h.fail(h.ev.ToolName, "%v", err)
+		return failed(h.fail(h.ev.ToolName, "%v", err))
+	}
+	for _, c := range found.foreign {
+		// Code guard has no reviewer for: inline code it does not review
+		// (interp.inline-code, B), as python3 -c is.
+		rec := audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + c.code, Level: review.B, Rules: []string{"interp.inline-code"}, Note: "tool " + h.ev.ToolName + " runs " + c.what()}
+		reason := fmt.Sprintf("guard: level B: interp.inline-code: tool %s runs %s, which guard does not review", h.ev.ToolName, c.what())
+		if h.canAsk() {
+			rec.Decision = audit.Pending
+			parts = append(parts, judged{rec: rec, ans: hookAnswer{decision: hookAsk, reason: reason + " (it runs outside guard's sandbox)"}})
+			continue
+		}
+		rec.Decision = audit.Refused
+		parts = append(parts, judged{rec: rec, ans: denyf("%s\nThis needs the user's approval, which cannot be given through %s: ask the user to run it themselves.", reason, h.p.label)})
 	}
 	for _, text := range found.commands {
 		if err := nulCommand(text); err != nil {
-			return h.fail(text, "%v", err)
+			return failed(h.fail(text, "%v", err))
 		}
 		// The tool may run the command in the event's cwd or in any
 		// directory its input names: the worst of them counts.
@@ -838,7 +929,7 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 		for _, dir := range dirs {
 			in, err := h.e.Assess(text, assessOptions{Cwd: dir, Provenance: review.ProvAgent})
 			if err != nil {
-				return h.fail(text, "review failed: %v", err)
+				return failed(h.fail(text, "review failed: %v", err))
 			}
 			if a == nil || in.Verdict.Level > a.Verdict.Level {
 				a = in
@@ -851,17 +942,17 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 		rec := audit.Record{Cwd: a.Ctx.Cwd, Workspace: a.Ctx.Workspace, Command: text, Level: v.Level, Rules: a.RuleIDs(), Note: "tool " + h.ev.ToolName}
 		if v.Level == review.B && h.canAsk() {
 			rec.Decision = audit.Pending
-			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)})
+			parts = append(parts, judged{rec: rec, ans: hookAnswer{decision: hookAsk, reason: withoutSandboxLine(levelReason(a)) + fmt.Sprintf("\n(tool %s runs it outside guard's sandbox)", h.ev.ToolName)}})
+			continue
 		}
 		rec.Decision = audit.Refused
 		if v.Level == review.Deny {
 			rec.Decision = audit.DeniedPolicy
 		}
-		h.record(rec)
-		return denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)
+		parts = append(parts, judged{rec: rec, ans: denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)})
 	}
 	if len(found.paths) == 0 {
-		return hookAnswer{}
+		return parts, nil
 	}
 	// A relative path may be relative to any directory the input names
 	// (a root or cwd member) as well as to the event's cwd.
@@ -877,7 +968,11 @@ func (h *hookCall) judgeInput(skip ...string) hookAnswer {
 	// "path" may not be a local file (an API or repository path), so only
 	// what is dangerous anyway (secrets, guard, persistence, agent
 	// settings) is denied; the rest is at most asked about.
-	return h.judgePaths(found.paths, true)
+	p, err := h.pathParts(found.paths, true)
+	if err != nil {
+		return failed(h.fail(h.ev.ToolName, "%v", err))
+	}
+	return append(parts, p), nil
 }
 
 // Limits of the walk over an unknown tool's input: deeper or larger input
@@ -947,9 +1042,18 @@ func judgedAs(acc fileAccess) decision.Access {
 // the diff) stay in force; guard only adds asks (B) and denies (C).
 // unknown: the tool is not one guard knows.
 func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
-	ctx, err := h.e.Context(h.ev.Cwd, "")
+	p, err := h.pathParts(paths, unknown)
 	if err != nil {
 		return h.fail(h.ev.ToolName, "%v", err)
+	}
+	return h.settle([]judged{p})
+}
+
+// pathParts is judgePaths' answer and record, not yet written.
+func (h *hookCall) pathParts(paths []toolPath, unknown bool) (judged, error) {
+	ctx, err := h.e.Context(h.ev.Cwd, "")
+	if err != nil {
+		return judged{}, err
 	}
 	worst := decision.PathJudgement{Level: review.A}
 	var shown []string
@@ -973,21 +1077,19 @@ func (h *hookCall) judgePaths(paths []toolPath, unknown bool) hookAnswer {
 	}
 	switch worst.Level {
 	case review.A:
-		return hookAnswer{}
+		return judged{}, nil
 	case review.B:
 		reason := fmt.Sprintf("guard: level B: %s %s: %s", h.ev.ToolName, worst.Path, worst.Why)
 		if h.canAsk() {
 			rec.Decision = audit.Pending
 			rec.Note += "; asked in " + h.p.label + "'s prompt"
-			return h.recorded(rec, hookAnswer{decision: hookAsk, reason: reason})
+			return judged{rec: rec, ans: hookAnswer{decision: hookAsk, reason: reason}}, nil
 		}
 		rec.Decision = audit.Refused
-		h.record(rec)
-		return denyf("%s\nThis needs the user's approval, which cannot be given through %s: ask the user to make this change themselves.", reason, h.p.label)
+		return judged{rec: rec, ans: denyf("%s\nThis needs the user's approval, which cannot be given through %s: ask the user to make this change themselves.", reason, h.p.label)}, nil
 	}
 	rec.Decision = audit.Refused
-	h.record(rec)
-	return denyf("guard: denied: %s %s: %s. guard does not let an agent do this; ask the user to do it themselves if it is really needed.", h.ev.ToolName, worst.Path, worst.Why)
+	return judged{rec: rec, ans: denyf("guard: denied: %s %s: %s. guard does not let an agent do this; ask the user to do it themselves if it is really needed.", h.ev.ToolName, worst.Path, worst.Why)}, nil
 }
 
 // patchPaths are the files a Codex apply_patch body adds, updates, deletes

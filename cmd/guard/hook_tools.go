@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -24,8 +25,27 @@ type toolStrings struct {
 	// shellArgv runs a command of the tool's shell when it is not bash
 	// (toolShellArgv): nil for shell text.
 	shellArgv []string
-	n         int
-	classes   map[string]keyClass // per key: input repeats its keys
+	// toolTag is what the tool's name says of code members in objects
+	// that carry no tag of their own (toolCodeTag).
+	toolTag codeTag
+	// shellProg is the shell the tool's name says it runs
+	// (toolShellProgram): an argument list alone is its argv.
+	shellProg string
+	// foreign is code in languages guard has no command line for.
+	foreign []foreignCode
+	n       int
+	classes map[string]keyClass // per key: input repeats its keys
+}
+
+// foreignCode is code a tool runs in a language guard does not review.
+type foreignCode struct{ lang, code string }
+
+// what says the language in words, for a reason.
+func (c foreignCode) what() string {
+	if c.lang == unnamedLanguage {
+		return "code in a language it does not name"
+	}
+	return c.lang + " code"
 }
 
 // keyClass is what a key's name says its value is.
@@ -49,7 +69,7 @@ func (f *toolStrings) class(key string) keyClass {
 var (
 	// commandWords, in a key, say its value is shell text (or, for an
 	// array, an argv).
-	commandWords     = []string{"command", "cmd", "cmdline", "commandline", "script", "shell", "bash", "sh", "zsh", "exec", "argv"}
+	commandWords     = []string{"command", "cmd", "cmdline", "commandline", "script", "shell", "bash", "sh", "zsh", "exec", "argv", "run", "execute", "entrypoint"}
 	longCommandWords = []string{"command", "script", "shell", "bash"}
 	// textWords, in a key, say its value describes or names something
 	// (command_description, shell_name): it is not itself code.
@@ -69,8 +89,10 @@ var (
 var inputWords = []string{"input", "keys", "key", "keystroke", "text", "stdin", "line", "chars", "data", "code", "source", "snippet", "body", "content", "cell"}
 
 // terminalWords, in a tool's name (mcp__tmux__send_keys), say it types
-// into a shell.
-var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console", "pwsh", "powershell"}
+// into a shell. stdin: Codex's write_stdin (unified exec) writes its
+// chars into a session exec_command started, which is most often a
+// shell: what it types is reviewed as shell text too.
+var terminalWords = []string{"terminal", "tmux", "screen", "pty", "tty", "shell", "bash", "zsh", "sh", "console", "pwsh", "powershell", "stdin"}
 
 // shellNames are the values of a language key that say code is shell.
 var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "shell", "shellscript", "shell-script", "console", "posix"}
@@ -120,23 +142,102 @@ func toolShellArgv(name string) []string {
 	return nil
 }
 
+// codeTag is what an object (or the tool's name) says the code in it is.
+type codeTag struct {
+	// shell: shell text, run by shellArgv's shell when argv is set.
+	shell bool
+	// argv runs code of a language guard knows inline (python3 -c).
+	argv []string
+	// foreign names a language guard has no command line for (lua,
+	// julia, a kernel it never heard of): code guard does not review.
+	foreign string
+	// fromTool: the tag comes from the tool's name (mcp__python__exec,
+	// mcp__x__eval), not from a member: only code members (codeWords)
+	// hold its code, and command members stay shell.
+	fromTool bool
+}
+
+// tagged reports whether the tag says anything.
+func (t codeTag) tagged() bool { return t.shell || t.argv != nil || t.foreign != "" }
+
+// unnamedLanguage is the foreign language of a tool whose name says it
+// evaluates code and whose input does not say in what.
+const unnamedLanguage = "?"
+
+// languageKeyWords, in a key, say its value names the language of the
+// code beside it.
+var languageKeyWords = []string{"language", "lang", "interpreter", "kernel", "runtime"}
+
+// dataLanguages are languages whose text nothing runs: a tag naming one
+// (or a natural language's name, which no code member holds) says the
+// members beside it are data.
+var dataLanguages = []string{"json", "jsonc", "json5", "yaml", "yml", "toml", "xml", "html", "css", "scss", "markdown", "md", "text", "txt", "plaintext", "plain", "csv", "tsv", "ini", "diff", "patch", "log", "none", ""}
+
+// codeWords, in a key, say its value is a program's code (code, snippet,
+// cell, expression): what a language tag or an evaluating tool runs.
+// Wider input words (text, content, data) are code only beside a tag of
+// a language guard knows.
+var codeWords = []string{"code", "snippet", "cell", "expression", "expr", "source", "src", "statement", "chunk", "program", "script", "lines"}
+
+// evalWords, in a tool's name, say it runs the code it is given
+// (mcp__python__exec, mcp__node_repl__evaluate, mcp__sandbox__run_code).
+var evalWords = []string{"eval", "evaluate", "exec", "execute", "run", "runner", "repl", "interpreter", "interpret", "kernel", "playground"}
+
 // codeTagged reports what the object m says its code is: shell
-// ({"language": "bash", "code": "…"}), or another language, whose inline
-// command line is argv.
-func codeTagged(m map[string]any, keys []string) (shell bool, argv []string) {
+// ({"language": "bash", "code": "…"}), a language guard knows (argv),
+// one it does not know (foreign), or nothing (no tag, or a data format).
+func codeTagged(m map[string]any, keys []string) codeTag {
+	var t codeTag
 	for _, k := range keys {
 		s, ok := m[k].(string)
-		if !ok || !keyHas(k, []string{"language", "lang", "interpreter", "kernel", "runtime"}) {
+		if !ok || !keyHas(k, languageKeyWords) {
 			continue
 		}
-		if slices.Contains(shellNames, strings.ToLower(strings.TrimSpace(s))) {
-			return true, nil
+		lang := strings.ToLower(strings.TrimSpace(s))
+		if slices.Contains(shellNames, lang) {
+			return codeTag{shell: true}
 		}
-		if a := languageArgv(s); a != nil {
-			return false, a
+		if a := languageArgv(lang); a != nil {
+			return codeTag{argv: a}
+		}
+		if t.foreign == "" && !slices.Contains(dataLanguages, lang) {
+			t.foreign = printable(s, false)
 		}
 	}
-	return false, nil
+	return t
+}
+
+// toolCodeTag is what a tool's name says about the code members of its
+// input: a tool that evaluates code (evalWords) runs them in the language
+// its name names, or in one it does not name. Anything else says nothing.
+func toolCodeTag(name string) codeTag {
+	if !keyHas(name, evalWords) {
+		return codeTag{}
+	}
+	for _, w := range keyWords(name) {
+		if slices.Contains(shellNames, w) {
+			return codeTag{shell: true, fromTool: true}
+		}
+		if a := languageArgv(w); a != nil {
+			return codeTag{argv: a, fromTool: true}
+		}
+	}
+	return codeTag{foreign: unnamedLanguage, fromTool: true}
+}
+
+// holdsCode reports whether key k of an object tagged t holds its code.
+// A command key of an object tagged with a language holds that language's
+// code too; under a tag from the tool's name only code members do.
+func (f *toolStrings) holdsCode(k string, t codeTag) bool {
+	switch {
+	case !t.tagged() || keyHas(k, textWords):
+		return false
+	case t.fromTool:
+		return keyHas(k, codeWords) && !f.class(k).command
+	case t.foreign != "":
+		return keyHas(k, codeWords) || f.class(k).command
+	}
+	return keyHas(k, inputWords) || t.argv != nil && f.class(k).command
 }
 
 func isString(v any) bool {
@@ -232,21 +333,23 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err != nil {
 			return err
 		}
-		shell, argv := codeTagged(v, keys)
-		if !shell && argv == nil && f.terminal {
-			shell, argv = true, f.shellArgv
+		tag := codeTagged(v, keys)
+		if !tag.tagged() {
+			tag = f.toolTag
+			if f.terminal {
+				tag = codeTag{shell: true, argv: f.shellArgv}
+			}
 		}
 		for _, k := range keys {
 			if slices.Contains(done, k) {
 				continue
 			}
-			// A command key of an object tagged with another language
-			// holds that language's code too.
-			if (shell || argv != nil) && (keyHas(k, inputWords) || argv != nil && f.class(k).command) && !keyHas(k, textWords) {
+			if f.holdsCode(k, tag) {
 				// What a terminal tool types, or the code of an object
 				// tagged as shell, is shell text, string by string; code
 				// tagged with another language runs as that language's
-				// inline code.
+				// inline code; code in a language guard has no command
+				// line for is code it does not review.
 				if texts, ok := stringList(v[k]); ok || isString(v[k]) {
 					if !ok {
 						texts = []string{v[k].(string)}
@@ -258,7 +361,7 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 						if strings.TrimSpace(s) == "" {
 							continue
 						}
-						if err := f.addCode(argv, s); err != nil {
+						if err := f.addTagged(tag, s); err != nil {
 							return err
 						}
 					}
@@ -286,9 +389,28 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 		if err := f.count(1); err != nil {
 			return err
 		}
+		if doc, ok := jsonText(v); ok {
+			// A JSON document passed as a string (parameters an MCP
+			// server decodes): its members are judged as the input's.
+			return f.walk(key, doc, depth+1)
+		}
 		return f.add(key, v)
 	}
 	return nil
+}
+
+// jsonText is v decoded when it is a JSON object or array written as
+// text.
+func jsonText(v string) (any, bool) {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return nil, false
+	}
+	var doc any
+	if json.Unmarshal([]byte(t), &doc) != nil {
+		return nil, false
+	}
+	return doc, true
 }
 
 func (f *toolStrings) count(n int) error {
@@ -313,11 +435,28 @@ func (f *toolStrings) programArgs(m map[string]any, keys []string) ([]string, er
 			args = k
 		}
 	}
+	if args != "" && prog == "" && f.shellProg != "" {
+		// The arguments of a tool whose name says the shell it runs
+		// (mcp__bash__run {"args": ["-c", "…"]}) are that shell's.
+		list, _ := stringList(m[args])
+		return []string{args}, f.addArgv(append([]string{f.shellProg}, list...))
+	}
 	if prog == "" || args == "" {
 		return nil, nil
 	}
 	list, _ := stringList(m[args])
 	return []string{prog, args}, f.addArgv(append([]string{m[prog].(string)}, list...))
+}
+
+// toolShellProgram is the shell a tool's name says it runs
+// (mcp__bash__run: bash), "" when it names none.
+func toolShellProgram(name string) string {
+	for _, w := range keyWords(name) {
+		if slices.Contains([]string{"bash", "sh", "zsh", "dash", "ksh", "pwsh", "powershell"}, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // addArgv adds an argv as the command line that runs it. An argv that
@@ -388,6 +527,16 @@ func (f *toolStrings) add(key, v string) error {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})
 	}
 	return nil
+}
+
+// addTagged adds code of an object tagged t: code in a language guard
+// has no command line for is kept apart (foreign), the rest is a command.
+func (f *toolStrings) addTagged(t codeTag, code string) error {
+	if t.foreign != "" && !t.shell && t.argv == nil {
+		f.foreign = append(f.foreign, foreignCode{lang: t.foreign, code: code})
+		return nil
+	}
+	return f.addCode(t.argv, code)
 }
 
 // addCode adds code the tool runs: shell text as it is (argv nil), code

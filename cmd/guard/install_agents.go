@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -468,6 +469,38 @@ func (t *agentProtocol) ourHookCommands(data []byte) []string {
 type installedHook struct {
 	command   string
 	onFailure string // "" when the entry has none
+	// matcher is its group's matcher (hasMatcher false when it has
+	// none, which matches every tool).
+	matcher    string
+	hasMatcher bool
+	// timeout is the entry's, in the agent's unit; 0 when it has none
+	// (the agent's default, 60 s in each).
+	timeout float64
+}
+
+// shapeProblem says why a hook installed in an older or edited shape
+// lets calls through that guard never sees: a matcher narrower than
+// every tool (an older guard wrote "Bash", "Bash|apply_patch": file and
+// MCP tools then run unchecked), a timeout the agent reaches before
+// guard's deadline (the agent then runs the call), or a missing
+// onFailure where the agent has one. "" when there is none.
+func (t *agentProtocol) shapeProblem(h installedHook) string {
+	if t.matcher == "*" && h.hasMatcher && !slices.Contains([]string{"*", "", ".*"}, h.matcher) {
+		return fmt.Sprintf("but its matcher %q shows guard only those tools: %s runs every other tool call (file tools, MCP tools) unchecked", h.matcher, t.label)
+	}
+	unit := time.Second
+	if t.gemini {
+		unit = time.Millisecond
+	}
+	if h.timeout != 0 && time.Duration(h.timeout*float64(unit)) <= hookDeadline {
+		return fmt.Sprintf("but its timeout (%g) is not longer than guard's %s deadline: %s runs the call when a slow decision times out", h.timeout, hookDeadline, t.label)
+	}
+	if t.onFailure != "" && h.onFailure != t.onFailure {
+		// Without it the agent runs the call when guard cannot start
+		// (moved, removed) or times out: a fail-open.
+		return fmt.Sprintf("but the hook lacks onFailure: %q, so %s runs the call anyway when guard cannot start or times out", t.onFailure, t.label)
+	}
+	return ""
 }
 
 // ourHooks are guard's hooks in a settings file.
@@ -495,6 +528,17 @@ func (t *agentProtocol) ourHooks(data []byte) []installedHook {
 			}
 			if f := hs.elems[i].member("onFailure"); f != nil {
 				json.Unmarshal(data[f.start:f.end], &h.onFailure)
+			}
+			if m := g.member("matcher"); m != nil {
+				h.hasMatcher = true
+				if json.Unmarshal(data[m.start:m.end], &h.matcher) != nil {
+					h.matcher = string(data[m.start:m.end]) // not a string: no tool name matches it
+				}
+			}
+			if d := hs.elems[i].member("timeout"); d != nil {
+				if json.Unmarshal(data[d.start:d.end], &h.timeout) != nil || h.timeout < 0 {
+					h.timeout = -1 // not a number of seconds: the agent's guess, not guard's
+				}
 			}
 			out = append(out, h)
 		}
@@ -1106,10 +1150,8 @@ func agentHookChecks(s *streams) []doctorCheck {
 						}
 					}
 				}
-				if ok && t.onFailure != "" && h.onFailure != t.onFailure {
-					// Without it the agent runs the call when guard cannot
-					// start (moved, removed) or times out: a fail-open.
-					ok, detail = false, fmt.Sprintf("%s; but the hook lacks onFailure: %q, so %s runs the call anyway when guard cannot start or times out", detail, t.onFailure, t.label)
+				if p := t.shapeProblem(h); ok && p != "" {
+					ok, detail = false, detail+"; "+p
 				}
 				out = append(out, doctorCheck{Name: name, OK: ok, Detail: detail})
 			}

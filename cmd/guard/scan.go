@@ -16,6 +16,7 @@ import (
 	"github.com/guard-sh/guard/review"
 	"github.com/guard-sh/guard/scan"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitScanFindings: guard scan found a command above --max-level that no
@@ -52,8 +53,10 @@ CircleCI, Bitbucket, Azure Pipelines, Travis, Drone, Woodpecker, Buildkite,
 Taskfile and Gitpod, Makefile recipes and $(shell) calls, justfile recipes
 and backticks, Procfile processes, Jenkinsfile sh steps, Rakefile sh/system
 calls and backticks, Vagrant provisioners and triggers, Dockerfile and
-Earthfile RUN instructions (Dockerfiles a Compose file builds too),
-package.json scripts, .npmrc's script-shell, VS Code tasks and the programs
+Earthfile RUN instructions (Dockerfiles a Compose file builds too, and
+the commands its services run), package.json scripts, .npmrc's
+script-shell, .yarnrc.yml's yarnPath and plugins (reported: JavaScript
+guard does not review), VS Code tasks and the programs
 its settings start, dev container lifecycle commands, mise hooks and tasks,
 pyproject.toml tasks (Poe, PDM, Hatch, taskipy, tox), tox.ini commands,
 devbox.json's init_hook, deno.json tasks, cargo-make's Makefile.toml,
@@ -97,6 +100,9 @@ the file, the rule and the line's text, so moved code stays matched).
   guard scan --trust-from origin/main --baseline .guard-baseline.json
   guard scan --max-level A scripts/deploy.sh`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := optionNamingFile(c); err != nil {
+				return err
+			}
 			opts.paths = args
 			return runScan(s, opts)
 		},
@@ -111,6 +117,37 @@ the file, the rule and the line's text, so moved code stays matched).
 	f.StringVar(&opts.writeTo, "write-baseline", "", "record today's findings in `FILE` and pass")
 	f.StringVar(&opts.trustFrom, "trust-from", "", "honour only the allowances and baseline already in commit `REV` (CI: the branch a change is checked against)")
 	return cmd
+}
+
+// optionNamingFile refuses an option that is also the name of a file in
+// the current directory. A hook runner that appends file names (the
+// pre-commit framework's 'guard scan FILE…') hands guard a committed
+// file named --max-level=C or --exclude=** as that option: the commit
+// would choose how it is scanned. Paths after -- are paths.
+func optionNamingFile(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		var forms []string
+		for _, v := range values {
+			forms = append(forms, "--"+f.Name+"="+v, "--"+f.Name, v)
+			if f.Shorthand != "" {
+				forms = append(forms, "-"+f.Shorthand+v, "-"+f.Shorthand)
+			}
+		}
+		for _, name := range forms {
+			if !strings.HasPrefix(name, "-") {
+				continue
+			}
+			if _, e := os.Lstat(name); e == nil && err == nil {
+				err = usagef("put file names after --: guard scan -- FILE…", "the option %s is also the name of a file here (%q); guard does not guess which was meant", "--"+f.Name, name)
+			}
+		}
+	})
+	return err
 }
 
 func runScan(s *streams, opts *scanOptions) error {
