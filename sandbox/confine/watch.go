@@ -58,6 +58,9 @@ type watched struct {
 	// thread may not signal its own process, whose leader is outside
 	// its Landlock domain.
 	stops chan<- struct{}
+	// slot is the main goroutine's watchdog, which killDescendants
+	// spares (watchdogSlot).
+	slot *watchdogSlot
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -179,6 +182,8 @@ func (w *watched) watch() (int, syscall.Signal) {
 		default: // a stop asked for already
 		}
 	}
+	// No stop from now on: one asked for but not made yet is dropped.
+	w.slot.finish()
 	mu.Lock()
 	reaped = true
 	killed := gone
@@ -261,29 +266,22 @@ func awaitGuard() {
 	}
 }
 
-// killDescendants kills and reaps every process the command started.
+// killDescendants kills and reaps every process the command started,
+// and never the watchdog, which is the main goroutine's to kill and
+// reap (watchdogSlot): no wait for any child here.
 func (w *watched) killDescendants() {
 	if w.killAll {
 		// Every process in this thread's Landlock domain, the
 		// command's (kill(-1) skips the helper itself, whose leader is
-		// outside it anyway): scoping refuses signals to processes
-		// outside it, so nothing else is hit. It is one pass
-		// under the kernel's task list lock, so a fork loop cannot
-		// outrun it; every process killed is a descendant, so they all
-		// end up this subreaper's children, and waiting until there
-		// are none reaps them all.
+		// outside it anyway, and the watchdog, outside it too):
+		// scoping refuses signals to processes outside it, so nothing
+		// else is hit. It is one pass under the kernel's task list
+		// lock, so a fork loop cannot outrun it; every process killed
+		// is a descendant, so they all end up this subreaper's
+		// children, and reaping until none is left reaps them all.
 		unix.Kill(-1, unix.SIGKILL)
-		for {
-			_, err := unix.Wait4(-1, nil, unix.WALL, nil)
-			if errors.Is(err, unix.ECHILD) {
-				return
-			}
-			if err != nil && !errors.Is(err, unix.EINTR) {
-				break
-			}
-		}
 	}
-	ReapChildren(func(int) bool { return false }, nil)
+	ReapChildren(w.slot.spared, &w.slot.mu)
 }
 
 // dieOfSignal ends the helper with sig, as the command ended: with the
