@@ -61,14 +61,6 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, one the command may have
-// made unreadable or read-only: the helper's own, which it uses when
-// guard is gone.
-func removeAllIn(root *os.Root, name string) error { return confine.RemoveAllIn(root, name) }
-
-// removeAll is removeAllIn of the tree at the absolute path p.
-func removeAll(p string) error { return confine.RemoveTree(p) }
-
 // withOwnerRights runs change, a change of name in root. The command may
 // chmod in its writable trees, and a directory it left read-only
 // (chmod 0555 .git/hooks, or the workspace itself) made guard's removal
@@ -164,7 +156,7 @@ func realDirsIn(root *os.Root, top, name string) error {
 		if err == nil && st.IsDir() {
 			continue
 		}
-		if err := removeAllIn(root, dir); err != nil {
+		if err := confine.RemoveAllIn(root, dir); err != nil {
 			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
 		}
 		if err := root.Mkdir(dir, 0o755); err != nil {
@@ -178,7 +170,7 @@ func realDirsIn(root *os.Root, top, name string) error {
 // in place.
 func putIn(root *os.Root, name string, n node, sameType bool) error {
 	if !sameType {
-		if err := removeAllIn(root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := confine.RemoveAllIn(root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -258,7 +250,7 @@ func (r protectedRoot) flooded() Violation {
 	if beforeRestore != nil {
 		beforeRestore(r.path)
 	}
-	if err := removeAllIn(root, top); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := confine.RemoveAllIn(root, top); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		v.RestoreErr = "could not be removed: " + err.Error()
 		return v
 	}

@@ -427,7 +427,7 @@ func (pr *prepared) release() {
 		pr.snap.close()
 	}
 	if pr.tmp != "" {
-		removeAll(pr.tmp)
+		confine.RemoveTree(pr.tmp)
 	}
 }
 

@@ -262,16 +262,16 @@ func writeStatus(code int, name, msg string, stale bool) {
 
 // report tells guard the command has exited with code, or died of sig,
 // and nothing it started is left: {"code":N,"ran":true,"signal":S}, with
-// "unmounted":"why" when it ran without the plan's mounts (Unmounted).
+// "unmounted":"why" when it ran without the plan's mounts (why, Plan.unmounted).
 // One write of a short line, so guard reads it whole.
-func report(code int, sig syscall.Signal) {
+func report(code int, sig syscall.Signal, why string) {
 	b := []byte(`{"code":`)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"ran":true,"signal":`...)
 	b = strconv.AppendInt(b, int64(sig), 10)
-	if Unmounted != "" {
+	if why != "" {
 		b = append(b, `,"unmounted":`...)
-		b = appendJSONString(b, Unmounted)
+		b = appendJSONString(b, why)
 	}
 	b = append(b, '}', '\n')
 	unix.Write(StatusFD, b)

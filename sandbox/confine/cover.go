@@ -224,10 +224,6 @@ func removeOwnTmp(tmp string) {
 	RemoveTree(tmp)
 }
 
-// Unmounted is set when the helper could not make the plan's mounts
-// (why): its report says so, and guard lists it in Result.Degraded.
-var Unmounted string
-
 // unmountable is mounts' answer where it cannot mount: an error when the
 // plan requires the mounts, else none, the command running without them
 // and the report saying why.
@@ -235,7 +231,7 @@ func unmountable(p *Plan, why string) error {
 	if p.Require {
 		return errors.New(why + "; refusing to run without the whole sandbox")
 	}
-	Unmounted = why
+	p.unmounted = why
 	return nil
 }
 

@@ -54,6 +54,8 @@ type watched struct {
 	// temp dir's names absent before the run (Plan.Absent).
 	tmp    string
 	absent []string
+	// unmounted: why the command runs without the plan's mounts.
+	unmounted string
 	// stops asks the main goroutine to stop the helper (helper): this
 	// thread may not signal its own process, whose leader is outside
 	// its Landlock domain.
@@ -144,7 +146,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent}, nil
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent, unmounted: p.unmounted}, nil
 }
 
 // watch waits for the command or for guard's end, whichever is first,
@@ -223,10 +225,10 @@ func (w *watched) watch() (int, syscall.Signal) {
 	unix.Close(1)
 	unix.Close(2)
 	if ws.Signaled() {
-		report(128+int(ws.Signal()), ws.Signal())
+		report(128+int(ws.Signal()), ws.Signal(), w.unmounted)
 		return 128 + int(ws.Signal()), ws.Signal()
 	}
-	report(ws.ExitStatus(), 0)
+	report(ws.ExitStatus(), 0, w.unmounted)
 	return ws.ExitStatus(), 0
 }
 
