@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// needGit returns git's path, or skips t.
+func needGit(t *testing.T) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("needs git")
+	}
+	return git
+}
+
 // TestAttackSharedTmpBareRepository: the command makes the shared temp
 // dir itself a repository, without a .git: a HEAD, objects and refs
 // there make git take /tmp for a bare repository's directory when it
@@ -19,10 +29,7 @@ import (
 // agents often run in; the fixture's temp dir is the test user's own.)
 // The test then runs git below the temp dir, as the user would.
 func TestAttackSharedTmpBareRepository(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("needs git")
-	}
+	git := needGit(t)
 	tmp, spec := sharedTmpSpec(t)
 	defer emptyDir(t, tmp)
 	marker := filepath.Join(t.TempDir(), "pwned")
