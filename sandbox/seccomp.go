@@ -72,6 +72,19 @@ var whoSyscalls = []struct {
 // opens it again, guard's next consent and PIN prompts included.
 var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD, unix.TIOCEXCL}
 
+// refusedIoctlTypes are the type bytes of old-style ioctl requests
+// (0x0000TTNN, no direction or size bits) refused whole: the Linux
+// console's keyboard ('K', 0x4B: KDSKBSENT sets the string a function
+// key types, KDSKBENT what any key types, KDSKBMODE and KDSETMODE leave
+// the keyboard or the screen dead) and VT switching ('V', 0x56). On a
+// virtual console that is the command's terminal, the kernel lets it
+// (its controlling terminal: no capability needed), and every such
+// change outlasts the run: a function key, or Enter, that types a
+// command of the planter's choice into the user's shell afterwards.
+// Terminal emulators' ptys answer none of them, so nothing a command
+// run there needs is refused (TestAttackConsoleKeymap).
+var refusedIoctlTypes = []uint32{0x4B, 0x56}
+
 // Offsets in struct seccomp_data.
 const (
 	offNr   = 0
@@ -175,6 +188,12 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
 	for _, req := range refusedIoctls {
 		p.jeq(req, "deny", "")
+	}
+	// The Linux console's keyboard and VT requests, by their type byte
+	// (refusedIoctlTypes).
+	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xffffff00})
+	for _, ty := range refusedIoctlTypes {
+		p.jeq(ty<<8, "deny", "")
 	}
 
 	p.label("allow")
