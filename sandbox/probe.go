@@ -64,7 +64,7 @@ var features = []Feature{
 	// watching thread, which a run with the network grant needs as
 	// much as one without (TestNoSeccompIsDegraded).
 	{Name: "seccomp", Needs: "seccomp filter for " + runtime.GOARCH, Required: true,
-		Gap: "the command can kill or stop the sandbox helper's watching thread by its thread id (tkill, tgkill), which signal scoping lets through, so what it started may outlive the run; prlimit on guard, TIOCSTI terminal injection and the kernel keyrings are not refused; and without the network grant, UDP, raw, SCTP and MPTCP sockets, TCP Fast Open and io_uring are not refused (DNS and UDP still work)"},
+		Gap: "the command can kill or stop the sandbox helper's watching thread by its thread id (tkill, tgkill), which signal scoping lets through, so what it started may outlive the run; prlimit on guard, TIOCSTI terminal injection, the kernel keyrings and files made set-user-ID are not refused; and without the network grant, UDP, raw, SCTP and MPTCP sockets, TCP Fast Open and io_uring are not refused (DNS and UDP still work)"},
 }
 
 // Probe asks the kernel what it supports. It has no side effect.
