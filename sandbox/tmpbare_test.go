@@ -55,6 +55,38 @@ echo a > "$1/x/sub/a" && echo b > "$1/x/sub/b"`
 	}
 }
 
+// TestAttackSharedTmpAncestors: the workspace is below the shared temp
+// dir (an agent's clone in /tmp/a/ws), so the directories between the
+// two are writable too, and tools in the workspace that find nothing of
+// their own there, or in its siblings, walk up through them: a
+// /tmp/a/.cargo/config.toml names a rustc-wrapper for every cargo build
+// below /tmp/a, a /tmp/a/.git hook runs for git in /tmp/a/other. Only
+// /tmp's own names were protected; those in /tmp/a were left.
+func TestAttackSharedTmpAncestors(t *testing.T) {
+	tmp, spec := sharedTmpSpec(t)
+	defer emptyDir(t, tmp)
+	ws := filepath.Join(tmp, "a", "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec.Workspace, spec.Dir = ws, ws
+	spec.Protect = []string{filepath.Join(ws, ".git/hooks"), filepath.Join(ws, ".git/config")}
+	const plant = `mkdir -p "$1/.cargo" "$1/.git/hooks" && printf '[build]\nrustc-wrapper = "/bin/planted"\n' > "$1/.cargo/config.toml" && printf '#!/bin/sh\necho pwned\n' > "$1/.git/hooks/post-checkout" && echo x > "$1/notes.txt"`
+	o := run(t, spec, "sh", "-c", plant, "sh", filepath.Join(tmp, "a"))
+	if len(o.res.Violations) == 0 {
+		t.Errorf("no protected-path violation reported: %v", o)
+	}
+	for _, p := range []string{"a/.cargo", "a/.git"} {
+		if _, err := os.Lstat(filepath.Join(tmp, p)); !os.IsNotExist(err) {
+			t.Errorf("%s left above the workspace (%v)", p, err)
+		}
+	}
+	// Control: any other name there stays.
+	if got := readFile(t, filepath.Join(tmp, "a", "notes.txt")); got != "x\n" {
+		t.Errorf("notes.txt: %q", got)
+	}
+}
+
 // TestAttackSharedTmpMoreWalkUp: more names programs find by walking up
 // from where they run, planted in the shared temp dir, each code (or
 // naming code) for every run of its program below /tmp outside guard;
