@@ -104,14 +104,8 @@ type givenRights struct {
 // directory above name in root, root itself included, top down, and
 // returns those it changed with their modes before.
 func ownerRights(root *os.Root, name string) ([]givenRights, error) {
-	dirs := []string{"."}
-	if dir := filepath.Dir(name); dir != "." {
-		cur := ""
-		for _, c := range strings.Split(dir, "/") {
-			cur = filepath.Join(cur, c)
-			dirs = append(dirs, cur)
-		}
-	}
+	below, _ := dirsDown(".", name)
+	dirs := append([]string{"."}, below...)
 	var given []givenRights
 	for _, cur := range dirs {
 		st, err := root.Lstat(cur)
@@ -130,6 +124,26 @@ func ownerRights(root *os.Root, name string) ([]givenRights, error) {
 	return given, nil
 }
 
+// dirsDown lists the directories from top (left out) down to name's
+// parent, top first: the one walk ownerRights and realDirsIn take.
+// name must be top or below it.
+func dirsDown(top, name string) ([]string, error) {
+	rel, err := filepath.Rel(top, filepath.Dir(name))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("%s is outside %s", name, top)
+	}
+	if rel == "." {
+		return nil, nil
+	}
+	var out []string
+	dir := top
+	for c := range strings.SplitSeq(rel, "/") {
+		dir = filepath.Join(dir, c)
+		out = append(out, dir)
+	}
+	return out, nil
+}
+
 // realDirsIn makes every directory from top down to name's parent a
 // real directory again (see restore): a filter may record a file
 // without the directories above it (gitCode: modules/sub/config, not
@@ -139,16 +153,11 @@ func realDirsIn(root *os.Root, top, name string) error {
 	if name == top {
 		return nil
 	}
-	rel, err := filepath.Rel(top, filepath.Dir(name))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return fmt.Errorf("%s is outside %s", name, top)
+	dirs, err := dirsDown(top, name)
+	if err != nil {
+		return err
 	}
-	dir := top
-	for _, c := range strings.Split(rel, "/") {
-		if c == "." {
-			continue
-		}
-		dir = filepath.Join(dir, c)
+	for _, dir := range dirs {
 		st, err := root.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil

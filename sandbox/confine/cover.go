@@ -47,9 +47,6 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && p.Tmps == "" && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
-		return nil
-	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
 		return unmountable(p, "the sandbox helper has no namespaces of its own (user namespaces are refused here): System V IPC is shared too")
 	}
