@@ -184,7 +184,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 		"seccomp": {
 			{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant, and every inet socket (TCP Fast Open connects without connect(2))"},
 			{"mptcp/io_uring", "MPTCP sockets (which Landlock's TCP rules do not see) and io_uring are refused"},
-			{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection, TIOCSETD/TIOCEXCL on the terminal and the kernel keyrings are refused; the command is first for the OOM killer"},
+			{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection, TIOCSETD/TIOCEXCL on the terminal and the kernel keyrings are refused; the command is first for the OOM killer; signals aimed at the sandbox helper's watching thread, the console's keyboard and VT requests and set-user-ID bits on files are refused too"},
 		},
 	}
 })
