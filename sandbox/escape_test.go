@@ -383,9 +383,25 @@ func TestEscapeProcesses(t *testing.T) {
 	})
 }
 
+// sharedTmpDir makes a directory of the test's own in the real /tmp,
+// removed after the test: t.TempDir() is wherever TMPDIR says, which
+// may not be the /tmp the sandbox grants.
+func sharedTmpDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/tmp", "guard-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
 // TestInsideGrants checks the same programs succeed within their grants.
 func TestInsideGrants(t *testing.T) {
 	f := newFixture(t)
+	// A directory of the test's own in the shared /tmp (which writing runs
+	// may write), not a fixed name there.
+	shared := sharedTmpDir(t)
 	cases := []struct {
 		name   string
 		args   []string
@@ -405,7 +421,7 @@ func TestInsideGrants(t *testing.T) {
 			func(t *testing.T) { wantContent(t, f.p("ws/.git/main.go"), "pwned\n") }},
 		{"write in tool cache", []string{"append", f.p("home/.cache/tool/cache.db")},
 			func(t *testing.T) { wantContent(t, f.p("home/.cache/tool/cache.db"), "cache\npwned\n") }},
-		{"move from /tmp into workspace", []string{"exec", "sh", "-c", `echo moved > /tmp/guard-test-mv-$$ && mv /tmp/guard-test-mv-$$ "$1"`, "sh", f.p("ws/moved")},
+		{"move from /tmp into workspace", []string{"exec", "sh", "-c", `echo moved > "$2/mv" && mv "$2/mv" "$1"`, "sh", f.p("ws/moved"), shared},
 			func(t *testing.T) { wantContent(t, f.p("ws/moved"), "moved\n") }},
 		{"devices", []string{"exec", "sh", "-c", "echo x > /dev/null && head -c 4 /dev/zero >/dev/null && head -c 4 /dev/urandom >/dev/null"},
 			func(t *testing.T) {}},
@@ -424,9 +440,9 @@ func TestInsideGrants(t *testing.T) {
 		o := f.sh(t, spec, "write", f.p("ws/ro.txt"))
 		mustFail(t, o)
 		wantContent(t, f.p("ws/ro.txt"), "<absent>")
-		o = f.sh(t, spec, "write", "/tmp/guard-test-ro")
+		o = f.sh(t, spec, "write", filepath.Join(shared, "ro"))
 		mustFail(t, o)
-		wantContent(t, "/tmp/guard-test-ro", "<absent>")
+		wantContent(t, filepath.Join(shared, "ro"), "<absent>")
 		os.WriteFile(f.p("ws/readable.txt"), []byte("R\n"), 0o644)
 		o = f.sh(t, spec, "read", f.p("ws/readable.txt"))
 		mustSucceed(t, o)

@@ -142,6 +142,60 @@ func gitSurfaces(r *resolver, dotgit, home string) []protectRoot {
 	return out
 }
 
+// globalGitConfigs are the user's git config files, which git reads in
+// every repository before the repository's own: GIT_CONFIG_GLOBAL's
+// file when it is set, else ~/.gitconfig and the XDG one.
+func globalGitConfigs(home string, env []string) []string {
+	if g := envValue(env, "GIT_CONFIG_GLOBAL"); g != "" {
+		return []string{expandGitPath(g, home, home)}
+	}
+	xdg := envValue(env, "XDG_CONFIG_HOME")
+	if !filepath.IsAbs(xdg) {
+		xdg = filepath.Join(home, ".config")
+	}
+	return []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+}
+
+// globalGitRefs are the paths the user's git config files point git to
+// (configs, protected themselves as home files): the files they include
+// (include.path, includeIf.*.path, relative to the including file), in
+// turn, and the directory core.hooksPath names — relative, it is a
+// directory of every work tree, so of each of worktrees. Before, only
+// the repository's own config was followed: a global config that
+// includes a file of the workspace (a dotfiles repository the agent
+// works in) or names a relative hooks directory (.githooks) left the
+// command free to plant a fsmonitor or a hook that git ran outside
+// guard (TestAttackGlobalGitConfigRefs).
+func globalGitRefs(configs []string, home string, worktrees []string) []protectRoot {
+	configs = slices.Clone(configs)
+	var out []protectRoot
+	n := len(configs)
+	for _, c := range configs {
+		// GIT_CONFIG_GLOBAL may name a file of the workspace.
+		out = append(out, protectRoot{path: c, filter: everything})
+	}
+	for i := 0; i < len(configs) && i < n+maxIncludes; i++ {
+		hooks, includes := configRefs(configs[i])
+		switch {
+		case hooks == "":
+		case filepath.IsAbs(hooks) || strings.HasPrefix(hooks, "~/"):
+			out = append(out, protectRoot{path: expandGitPath(hooks, home, home), filter: everything})
+		default:
+			for _, w := range worktrees {
+				out = append(out, protectRoot{path: expandGitPath(hooks, w, home), filter: everything})
+			}
+		}
+		for _, inc := range includes {
+			p := expandGitPath(inc, filepath.Dir(configs[i]), home)
+			if !slices.Contains(configs, p) {
+				out = append(out, protectRoot{path: p, filter: everything})
+				configs = append(configs, p)
+			}
+		}
+	}
+	return out
+}
+
 // maxPointer bounds how much of a "gitdir:" or commondir file is read.
 const maxPointer = 4096
 
@@ -290,6 +344,23 @@ func protectRoots(s Spec, writable []string) []protectRoot {
 			continue
 		}
 		add(protectRoot{path: p, filter: everything})
+	}
+	// The user's own git config, which git reads in every repository:
+	// what it includes and the hooks directory it names, where the
+	// command may write them.
+	var worktrees []string
+	for g, n := range gitDirs {
+		if n == 2 {
+			worktrees = append(worktrees, filepath.Dir(g))
+		}
+	}
+	slices.Sort(worktrees)
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, r := range globalGitRefs(globalGitConfigs(s.Home, env), s.Home, worktrees) {
+		add(r)
 	}
 	// guard's own executable and its sandbox helper, when they live in a
 	// tree the command may write (guard built in its own workspace): a

@@ -76,7 +76,7 @@ func (l *layer) release() {
 		return
 	}
 	if l.private != "" {
-		removeAll(l.private)
+		confine.RemoveTree(l.private)
 		os.Remove(l.private + lockSuffix)
 	}
 	if l.lock != nil {
@@ -256,7 +256,7 @@ func sweepLayers(layers string) {
 		dir, isLock := strings.CutSuffix(n, lockSuffix)
 		if !isLock {
 			if _, err := os.Lstat(n + lockSuffix); errors.Is(err, fs.ErrNotExist) {
-				removeAll(n)
+				confine.RemoveTree(n)
 			}
 			continue
 		}
@@ -267,7 +267,7 @@ func sweepLayers(layers string) {
 		// Still at its name once taken: a sweep meanwhile may have
 		// removed it, and a run made its own under that name.
 		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && named(lock) {
-			removeAll(dir)
+			confine.RemoveTree(dir)
 			os.Remove(n)
 		}
 		lock.Close()
@@ -297,7 +297,7 @@ func DropLayer(layers string) (int64, error) {
 	}
 	dir := filepath.Join(layers, "cache")
 	_, before := LayerUsage(layers)
-	if err := removeAll(dir); err != nil {
+	if err := confine.RemoveTree(dir); err != nil {
 		return 0, err
 	}
 	// The runs' own layers that killed guards left go too; a run's
@@ -349,7 +349,7 @@ func ProbeLayer() error {
 	if err != nil {
 		return err
 	}
-	defer removeAll(root)
+	defer confine.RemoveTree(root)
 	home, ws, layers := filepath.Join(root, "home"), filepath.Join(root, "ws"), filepath.Join(root, "layers")
 	for _, d := range []string{filepath.Join(home, toolCache), ws} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

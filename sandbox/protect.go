@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guard-sh/guard/sandbox/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -465,7 +466,7 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		// used; the protected entries in it are recreated from the
 		// snapshot.
 		err := withOwnerRights(root, base, func() error {
-			if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := confine.RemoveAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 			return root.Mkdir(base, was.mode.Perm())
@@ -477,7 +478,7 @@ func (r protectedRoot) reclaim() (Violation, bool) {
 		return v, true
 	}
 	err = withOwnerRights(root, base, func() error {
-		if err := removeAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := confine.RemoveAllIn(root, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		// Into the parent the root holds, by descriptor: the original
@@ -547,7 +548,7 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 	slices.SortFunc(created, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
 	for _, p := range created {
 		v := Violation{Path: p, Change: "created"}
-		if err := change(p, func(name string) error { return removeAllIn(root, name) }); err != nil {
+		if err := change(p, func(name string) error { return confine.RemoveAllIn(root, name) }); err != nil {
 			v.RestoreErr = err.Error()
 		} else {
 			v.Restored = true
@@ -612,7 +613,7 @@ func (r protectedRoot) restore(now map[string]node, taken, cutoff time.Time) []V
 				v.RestoreErr = err.Error()
 				if to, aerr := aside(p); aerr == nil {
 					v.RestoreErr += "; the changed one was moved to " + to
-				} else if rerr := change(p, func(name string) error { return removeAllIn(root, name) }); rerr == nil {
+				} else if rerr := change(p, func(name string) error { return confine.RemoveAllIn(root, name) }); rerr == nil {
 					v.RestoreErr += "; the changed one was removed"
 				} else {
 					v.RestoreErr += "; the changed one could not be moved aside (" + aerr.Error() + ") nor removed: " + rerr.Error()

@@ -61,14 +61,6 @@ func (r protectedRoot) name(p string) (string, error) {
 	return rel, nil
 }
 
-// removeAllIn removes the tree name in root, one the command may have
-// made unreadable or read-only: the helper's own, which it uses when
-// guard is gone.
-func removeAllIn(root *os.Root, name string) error { return confine.RemoveAllIn(root, name) }
-
-// removeAll is removeAllIn of the tree at the absolute path p.
-func removeAll(p string) error { return confine.RemoveTree(p) }
-
 // withOwnerRights runs change, a change of name in root. The command may
 // chmod in its writable trees, and a directory it left read-only
 // (chmod 0555 .git/hooks, or the workspace itself) made guard's removal
@@ -112,14 +104,8 @@ type givenRights struct {
 // directory above name in root, root itself included, top down, and
 // returns those it changed with their modes before.
 func ownerRights(root *os.Root, name string) ([]givenRights, error) {
-	dirs := []string{"."}
-	if dir := filepath.Dir(name); dir != "." {
-		cur := ""
-		for _, c := range strings.Split(dir, "/") {
-			cur = filepath.Join(cur, c)
-			dirs = append(dirs, cur)
-		}
-	}
+	below, _ := dirsDown(".", name)
+	dirs := append([]string{"."}, below...)
 	var given []givenRights
 	for _, cur := range dirs {
 		st, err := root.Lstat(cur)
@@ -138,6 +124,26 @@ func ownerRights(root *os.Root, name string) ([]givenRights, error) {
 	return given, nil
 }
 
+// dirsDown lists the directories from top (left out) down to name's
+// parent, top first: the one walk ownerRights and realDirsIn take.
+// name must be top or below it.
+func dirsDown(top, name string) ([]string, error) {
+	rel, err := filepath.Rel(top, filepath.Dir(name))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("%s is outside %s", name, top)
+	}
+	if rel == "." {
+		return nil, nil
+	}
+	var out []string
+	dir := top
+	for c := range strings.SplitSeq(rel, "/") {
+		dir = filepath.Join(dir, c)
+		out = append(out, dir)
+	}
+	return out, nil
+}
+
 // realDirsIn makes every directory from top down to name's parent a
 // real directory again (see restore): a filter may record a file
 // without the directories above it (gitCode: modules/sub/config, not
@@ -147,16 +153,11 @@ func realDirsIn(root *os.Root, top, name string) error {
 	if name == top {
 		return nil
 	}
-	rel, err := filepath.Rel(top, filepath.Dir(name))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return fmt.Errorf("%s is outside %s", name, top)
+	dirs, err := dirsDown(top, name)
+	if err != nil {
+		return err
 	}
-	dir := top
-	for _, c := range strings.Split(rel, "/") {
-		if c == "." {
-			continue
-		}
-		dir = filepath.Join(dir, c)
+	for _, dir := range dirs {
 		st, err := root.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -164,7 +165,7 @@ func realDirsIn(root *os.Root, top, name string) error {
 		if err == nil && st.IsDir() {
 			continue
 		}
-		if err := removeAllIn(root, dir); err != nil {
+		if err := confine.RemoveAllIn(root, dir); err != nil {
 			return fmt.Errorf("%s, above it, was replaced and could not be removed: %w", dir, err)
 		}
 		if err := root.Mkdir(dir, 0o755); err != nil {
@@ -178,7 +179,7 @@ func realDirsIn(root *os.Root, top, name string) error {
 // in place.
 func putIn(root *os.Root, name string, n node, sameType bool) error {
 	if !sameType {
-		if err := removeAllIn(root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := confine.RemoveAllIn(root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -258,7 +259,7 @@ func (r protectedRoot) flooded() Violation {
 	if beforeRestore != nil {
 		beforeRestore(r.path)
 	}
-	if err := removeAllIn(root, top); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := confine.RemoveAllIn(root, top); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		v.RestoreErr = "could not be removed: " + err.Error()
 		return v
 	}

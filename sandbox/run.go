@@ -427,7 +427,7 @@ func (pr *prepared) release() {
 		pr.snap.close()
 	}
 	if pr.tmp != "" {
-		removeAll(pr.tmp)
+		confine.RemoveTree(pr.tmp)
 	}
 }
 
@@ -673,7 +673,9 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	snap = takeSnapshot(s.res, roots, cutoff)
 	snap.reg = reg
 	snap.layer = lay
-	p.Absent = snap.absentIn(sharedTmp)
+	for _, d := range sharedTmpDirs(s.Workspace) {
+		p.Absent = append(p.Absent, snap.absentIn(d)...)
+	}
 	return p, tmp, snap, nil
 }
 

@@ -29,6 +29,8 @@ var seccompArches = map[string]seccompArch{
 		"prlimit64": 302, "sched_setaffinity": 203, "sched_setscheduler": 144,
 		"sched_setparam": 142, "sched_setattr": 314,
 		"setpriority": 141, "ioprio_set": 251,
+		"chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452,
+		"open": 2, "openat": 257, "creat": 85, "mknod": 133, "mknodat": 259, "openat2": 437,
 	}},
 	"arm64": {audit: unix.AUDIT_ARCH_AARCH64, nr: map[string]uint32{
 		"socket": 198, "ioctl": 29, "io_uring_setup": 425,
@@ -36,6 +38,8 @@ var seccompArches = map[string]seccompArch{
 		"prlimit64": 261, "sched_setaffinity": 122, "sched_setscheduler": 119,
 		"sched_setparam": 118, "sched_setattr": 274,
 		"setpriority": 140, "ioprio_set": 30,
+		"fchmod": 52, "fchmodat": 53, "fchmodat2": 452,
+		"openat": 56, "mknodat": 33, "openat2": 437,
 	}},
 }
 
@@ -72,6 +76,52 @@ var whoSyscalls = []struct {
 // opens it again, guard's next consent and PIN prompts included.
 var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD, unix.TIOCEXCL}
 
+// refusedIoctlTypes are the type bytes of old-style ioctl requests
+// (0x0000TTNN, no direction or size bits) refused whole: the Linux
+// console's keyboard ('K', 0x4B: KDSKBSENT sets the string a function
+// key types, KDSKBENT what any key types, KDSKBMODE and KDSETMODE leave
+// the keyboard or the screen dead) and VT switching ('V', 0x56). On a
+// virtual console that is the command's terminal, the kernel lets it
+// (its controlling terminal: no capability needed), and every such
+// change outlasts the run: a function key, or Enter, that types a
+// command of the planter's choice into the user's shell afterwards.
+// Terminal emulators' ptys answer none of them, so nothing a command
+// run there needs is refused (TestAttackConsoleKeymap).
+var refusedIoctlTypes = []uint32{0x4B, 0x56}
+
+// modeSyscall is a call that sets a file's mode: its mode argument, and
+// the flags argument that says whether it creates a file (-1: it
+// always sets the mode).
+type modeSyscall struct {
+	name   string
+	mode   uint32
+	flags  int
+	legacy bool // absent on architectures with only the *at calls
+}
+
+// modeSyscalls are refused when they would set the set-user-ID bit
+// (setUIDBit) of a file, with EPERM: a file the command
+// writes that runs as you for whoever runs it (a copy of python3 made
+// set-user-ID in /tmp or in the workspace) outlasts the run and hands
+// your account, with the secrets the sandbox hid, to any other local
+// user or service that can reach it (TestAttackSetIDPlant). openat2,
+// whose mode a filter cannot read (it is in a struct), answers ENOSYS,
+// on which its callers fall back to openat. The set-group-ID bit is
+// left alone: a filter cannot tell a directory's (git init --shared,
+// group project directories; chmod 755 keeps it, passing it back) from
+// a file's, and a file of your group gives less than your account.
+var modeSyscalls = []modeSyscall{
+	{"chmod", 1, -1, true}, {"fchmod", 1, -1, false},
+	{"fchmodat", 2, -1, false}, {"fchmodat2", 2, -1, false},
+	{"creat", 1, -1, true}, {"mknod", 1, -1, true}, {"mknodat", 2, -1, false},
+	{"open", 2, 1, true}, {"openat", 3, 2, false},
+}
+
+const (
+	setUIDBit   = 0o4000             // S_ISUID| S_ISGID
+	createFlags = 0o100 | 0o20000000 // O_CREAT | __O_TMPFILE (asm-generic, x86 alike)
+)
+
 // Offsets in struct seccomp_data.
 const (
 	offNr   = 0
@@ -82,11 +132,12 @@ const (
 )
 
 const (
-	retAllow = unix.SECCOMP_RET_ALLOW
-	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
-	retKill  = unix.SECCOMP_RET_KILL_PROCESS
-	x32Bit   = 0x40000000
-	sockType = 0xf // SOCK_TYPE_MASK: the type without SOCK_CLOEXEC/NONBLOCK
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retKill   = unix.SECCOMP_RET_KILL_PROCESS
+	x32Bit    = 0x40000000
+	sockType  = 0xf // SOCK_TYPE_MASK: the type without SOCK_CLOEXEC/NONBLOCK
 )
 
 // seccompFilter builds the filter. It refuses with EPERM (so programs
@@ -135,6 +186,15 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 		p.jeq(nr(w.name), "who-"+w.name, "")
 	}
 	p.jeq(nr("ioctl"), "ioctl", "")
+	var modes []modeSyscall
+	for _, m := range modeSyscalls {
+		if _, ok := a.nr[m.name]; !ok && m.legacy {
+			continue // not on this architecture (arm64 has only the *at calls)
+		}
+		modes = append(modes, m)
+		p.jeq(nr(m.name), "mode-"+m.name, "")
+	}
+	p.jeq(nr("openat2"), "enosys", "")
 	p.jeq(nr("socket"), "", "allow")
 
 	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
@@ -171,16 +231,35 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 		p.jeq(0, "allow", "deny")
 	}
 
+	for _, m := range modes {
+		p.label("mode-" + m.name)
+		if m.flags >= 0 {
+			// The mode counts only when the call creates a file.
+			p.op(bpf.LoadAbsolute{Off: offArg0 + 8*uint32(m.flags), Size: 4})
+			p.jset(createFlags, "", "allow")
+		}
+		p.op(bpf.LoadAbsolute{Off: offArg0 + 8*m.mode, Size: 4})
+		p.jset(setUIDBit, "deny", "allow")
+	}
+
 	p.label("ioctl")
 	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
 	for _, req := range refusedIoctls {
 		p.jeq(req, "deny", "")
+	}
+	// The Linux console's keyboard and VT requests, by their type byte
+	// (refusedIoctlTypes).
+	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xffffff00})
+	for _, ty := range refusedIoctlTypes {
+		p.jeq(ty<<8, "deny", "")
 	}
 
 	p.label("allow")
 	p.op(bpf.RetConstant{Val: retAllow})
 	p.label("deny")
 	p.op(bpf.RetConstant{Val: retEPERM})
+	p.label("enosys")
+	p.op(bpf.RetConstant{Val: retENOSYS})
 	p.label("kill")
 	p.op(bpf.RetConstant{Val: retKill})
 	if len(missing) > 0 {

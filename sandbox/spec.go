@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/internal/walkup"
@@ -204,12 +205,43 @@ var sharedTmp = tmpDir
 // failing loudly), unless the workspace is the temp dir itself (its
 // repository and project files are the workspace's).
 func sharedTmpProtect(ws string) []string {
+	dirs := sharedTmpDirs(ws)
+	out := make([]string, 0, len(dirs)*len(walkup.Names))
+	for _, d := range dirs {
+		out = appendWalkUp(out, d)
+	}
+	return out
+}
+
+// sharedTmpDirs are the directories whose walk-up names
+// sharedTmpProtect protects: the shared temp dir, and each directory
+// between it and a workspace below it (/tmp/a for /tmp/a/ws, where
+// agents often clone), which the command may write as well, and which
+// tools in the workspace, or in its siblings, walk up through (a
+// /tmp/a/.cargo or /tmp/a/HEAD was left; TestAttackSharedTmpAncestors).
+// None when the workspace is the temp dir itself.
+func sharedTmpDirs(ws string) []string {
 	if ws == sharedTmp {
 		return nil
 	}
-	out := make([]string, 0, len(walkup.Names))
+	out := []string{sharedTmp}
+	rel, ok := strings.CutPrefix(ws, sharedTmp+"/")
+	if !ok {
+		return out
+	}
+	d := sharedTmp
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		d = filepath.Join(d, c)
+		out = append(out, d)
+	}
+	return out
+}
+
+// appendWalkUp appends the walk-up names in dir to out.
+func appendWalkUp(out []string, dir string) []string {
 	for _, w := range walkup.Names {
-		p := filepath.Join(sharedTmp, w.Name)
+		p := filepath.Join(dir, w.Name)
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
 			// A directory already there when the run starts (your own
 			// /tmp/node_modules, from work outside guard) is yours: not

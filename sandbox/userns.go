@@ -106,7 +106,7 @@ func ProbeUserns() error {
 	if err != nil {
 		return err
 	}
-	defer removeAll(root)
+	defer confine.RemoveTree(root)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	spec := Spec{Workspace: root, Home: filepath.Join(root, "home"), Env: []string{"PATH=" + filepath.Dir(path)}}

@@ -176,7 +176,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 		"filesystem":   {{"filesystem", "reading, writing and running files outside the grants is refused"}},
 		"refer":        {{"refer", "files move and link only between writable trees"}},
 		"truncate":     {{"truncate", "files outside the writable paths cannot be truncated"}},
-		"tcp":          {{"tcp", "TCP connect is refused without the network grant; listening always is"}},
+		"tcp":          {{"tcp", "TCP connect is refused without the network grant; binding a port always is (with the network grant, listen(2) on a socket never bound still takes an ephemeral port)"}},
 		"ioctl-dev":    {{"ioctl", "ioctl on device files other than the terminals is refused"}},
 		"scopes":       {{"scopes", "signals and abstract unix socket connections to processes outside the sandbox are refused"}},
 		"unix-sockets": {{"unix-sockets", "connecting to pathname unix sockets outside the grants is refused"}},
@@ -184,7 +184,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 		"seccomp": {
 			{"udp (seccomp)", "UDP, raw and SCTP sockets are refused without the network grant, and every inet socket (TCP Fast Open connects without connect(2))"},
 			{"mptcp/io_uring", "MPTCP sockets (which Landlock's TCP rules do not see) and io_uring are refused"},
-			{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection, TIOCSETD/TIOCEXCL on the terminal and the kernel keyrings are refused; the command is first for the OOM killer"},
+			{"guard itself", "prlimit and scheduling calls on other processes, TIOCSTI/TIOCLINUX terminal injection, TIOCSETD/TIOCEXCL on the terminal and the kernel keyrings are refused; the command is first for the OOM killer; signals aimed at the sandbox helper's watching thread, the console's keyboard and VT requests and set-user-ID bits on files are refused too"},
 		},
 	}
 })

@@ -148,9 +148,10 @@ func helper() int {
 	// signal.
 	done := make(chan [2]int, 1)
 	stops := make(chan struct{}, 1)
+	slot := &watchdogSlot{pidfd: -1}
 	go func() {
 		runtime.LockOSThread()
-		code, sig := confined(p, path, name, stops)
+		code, sig := confined(p, path, name, stops, slot)
 		done <- [2]int{code, int(sig)}
 	}()
 	for {
@@ -159,13 +160,9 @@ func helper() int {
 			// Stopped, the helper would not see guard's end: a
 			// watchdog continues it if guard goes (watchdog.go). No
 			// watchdog, no stop: guard's job control then misses this
-			// one, and nothing outlives guard.
-			wd, err := startWatchdog()
-			if err != nil {
-				continue
-			}
-			unix.Kill(os.Getpid(), unix.SIGSTOP)
-			stopWatchdog(wd)
+			// one, and nothing outlives guard. Nor once the command
+			// has exited (the stop and the end raced).
+			slot.stopForGuard()
 		case e := <-done:
 			if e[1] != 0 {
 				dieOfSignal(syscall.Signal(e[1]))
@@ -178,7 +175,7 @@ func helper() int {
 // confined confines the calling thread, starts the command from it and
 // watches it (helper): it returns the helper's exit code, and the
 // signal the command died of, for the helper to die of too (0: none).
-func confined(p *Plan, path, name string, stops chan<- struct{}) (int, syscall.Signal) {
+func confined(p *Plan, path, name string, stops chan<- struct{}, slot *watchdogSlot) (int, syscall.Signal) {
 	// Every step from here to the fork runs on this one thread, and
 	// confines this thread only: Landlock domains, no_new_privs, the
 	// seccomp filter and the bounding set belong to a thread, and the
@@ -223,7 +220,7 @@ func confined(p *Plan, path, name string, stops chan<- struct{}) (int, syscall.S
 		}
 		return fail(code, name, err.Error()), 0
 	}
-	w.stops = stops
+	w.stops, w.slot = stops, slot
 	// The command runs; the status pipe stays open for the report.
 	return w.watch()
 }
@@ -265,16 +262,16 @@ func writeStatus(code int, name, msg string, stale bool) {
 
 // report tells guard the command has exited with code, or died of sig,
 // and nothing it started is left: {"code":N,"ran":true,"signal":S}, with
-// "unmounted":"why" when it ran without the plan's mounts (Unmounted).
+// "unmounted":"why" when it ran without the plan's mounts (why, Plan.unmounted).
 // One write of a short line, so guard reads it whole.
-func report(code int, sig syscall.Signal) {
+func report(code int, sig syscall.Signal, why string) {
 	b := []byte(`{"code":`)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"ran":true,"signal":`...)
 	b = strconv.AppendInt(b, int64(sig), 10)
-	if Unmounted != "" {
+	if why != "" {
 		b = append(b, `,"unmounted":`...)
-		b = appendJSONString(b, Unmounted)
+		b = appendJSONString(b, why)
 	}
 	b = append(b, '}', '\n')
 	unix.Write(StatusFD, b)

@@ -47,9 +47,6 @@ const Namespaced = "ns"
 // meanwhile, or behind a directory this user cannot search, needs
 // nothing.
 func mounts(p *Plan) error {
-	if !p.Seal && p.Tmps == "" && len(p.Cover) == 0 && len(p.CoverDirs) == 0 && len(p.Conceal) == 0 && len(p.Overlays) == 0 && len(p.ReadOnly) == 0 {
-		return nil
-	}
 	if os.Getenv(Env) != Namespaced || !ownMountNamespace() {
 		return unmountable(p, "the sandbox helper has no namespaces of its own (user namespaces are refused here): System V IPC is shared too")
 	}
@@ -224,10 +221,6 @@ func removeOwnTmp(tmp string) {
 	RemoveTree(tmp)
 }
 
-// Unmounted is set when the helper could not make the plan's mounts
-// (why): its report says so, and guard lists it in Result.Degraded.
-var Unmounted string
-
 // unmountable is mounts' answer where it cannot mount: an error when the
 // plan requires the mounts, else none, the command running without them
 // and the report saying why.
@@ -235,7 +228,7 @@ func unmountable(p *Plan, why string) error {
 	if p.Require {
 		return errors.New(why + "; refusing to run without the whole sandbox")
 	}
-	Unmounted = why
+	p.unmounted = why
 	return nil
 }
 

@@ -94,8 +94,13 @@ type Plan struct {
 	// user asked for the whole sandbox: --require-sandbox). Without it
 	// a helper that cannot mount (no mount namespace of its own, or no
 	// right to mount in it) runs the command without them and says so
-	// in its report (Unmounted).
+	// in its report (unmounted).
 	Require bool
+
+	// unmounted is set by the helper when it could not make the mounts
+	// above (why): its report says so, and guard lists it in
+	// Result.Degraded. Never sent.
+	unmounted string
 }
 
 // Bits of the plan's flags.

@@ -54,10 +54,15 @@ type watched struct {
 	// temp dir's names absent before the run (Plan.Absent).
 	tmp    string
 	absent []string
+	// unmounted: why the command runs without the plan's mounts.
+	unmounted string
 	// stops asks the main goroutine to stop the helper (helper): this
 	// thread may not signal its own process, whose leader is outside
 	// its Landlock domain.
 	stops chan<- struct{}
+	// slot is the main goroutine's watchdog, which killDescendants
+	// spares (watchdogSlot).
+	slot *watchdogSlot
 }
 
 // ignoreForwarded makes the helper survive the signals meant for the
@@ -141,7 +146,7 @@ func startWatched(path string, p *Plan) (*watched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent}, nil
+	return &watched{pid: pid, killAll: p.Landlock && p.Scoped&ScopeSignal != 0, tmp: p.Tmp, absent: p.Absent, unmounted: p.unmounted}, nil
 }
 
 // watch waits for the command or for guard's end, whichever is first,
@@ -179,6 +184,8 @@ func (w *watched) watch() (int, syscall.Signal) {
 		default: // a stop asked for already
 		}
 	}
+	// No stop from now on: one asked for but not made yet is dropped.
+	w.slot.finish()
 	mu.Lock()
 	reaped = true
 	killed := gone
@@ -218,10 +225,10 @@ func (w *watched) watch() (int, syscall.Signal) {
 	unix.Close(1)
 	unix.Close(2)
 	if ws.Signaled() {
-		report(128+int(ws.Signal()), ws.Signal())
+		report(128+int(ws.Signal()), ws.Signal(), w.unmounted)
 		return 128 + int(ws.Signal()), ws.Signal()
 	}
-	report(ws.ExitStatus(), 0)
+	report(ws.ExitStatus(), 0, w.unmounted)
 	return ws.ExitStatus(), 0
 }
 
@@ -261,29 +268,22 @@ func awaitGuard() {
 	}
 }
 
-// killDescendants kills and reaps every process the command started.
+// killDescendants kills and reaps every process the command started,
+// and never the watchdog, which is the main goroutine's to kill and
+// reap (watchdogSlot): no wait for any child here.
 func (w *watched) killDescendants() {
 	if w.killAll {
 		// Every process in this thread's Landlock domain, the
 		// command's (kill(-1) skips the helper itself, whose leader is
-		// outside it anyway): scoping refuses signals to processes
-		// outside it, so nothing else is hit. It is one pass
-		// under the kernel's task list lock, so a fork loop cannot
-		// outrun it; every process killed is a descendant, so they all
-		// end up this subreaper's children, and waiting until there
-		// are none reaps them all.
+		// outside it anyway, and the watchdog, outside it too):
+		// scoping refuses signals to processes outside it, so nothing
+		// else is hit. It is one pass under the kernel's task list
+		// lock, so a fork loop cannot outrun it; every process killed
+		// is a descendant, so they all end up this subreaper's
+		// children, and reaping until none is left reaps them all.
 		unix.Kill(-1, unix.SIGKILL)
-		for {
-			_, err := unix.Wait4(-1, nil, unix.WALL, nil)
-			if errors.Is(err, unix.ECHILD) {
-				return
-			}
-			if err != nil && !errors.Is(err, unix.EINTR) {
-				break
-			}
-		}
 	}
-	ReapChildren(func(int) bool { return false }, nil)
+	ReapChildren(w.slot.spared, &w.slot.mu)
 }
 
 // dieOfSignal ends the helper with sig, as the command ended: with the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -34,32 +35,110 @@ const (
 // end; it kills the watchdog once it runs).
 const watchdogEvery = 20 // ms
 
-// startWatchdog starts the watchdog for a stop of the helper. It must
-// run on the main thread (not confined). It returns the watchdog's pid
-// once the watchdog says it holds the helper (a pidfd): one that died
-// before that is an error, and the helper then does not stop.
-func startWatchdog() (int, error) {
+// watchdogSlot is the helper's one watchdog, owned by the main
+// goroutine through its pidfd: only the main goroutine signals and
+// reaps it, by the pidfd, never by pid. The confined thread, which
+// kills and reaps every other child once the command has exited
+// (killDescendants), spares it while the slot holds it, with mu held
+// as it lists and kills; the main goroutine kills and reaps it with mu
+// held too. So no one signals its pid after another reaped it (the pid
+// may be an unrelated process's by then), and the confined thread
+// cannot kill it while the helper is about to stop (a stopped helper
+// without its watchdog never sees guard's end). Before, both reaped
+// it: the confined thread's wait for any child, and ReapChildren's
+// kill of every child, took it too (TestWatchdogOneOwner).
+type watchdogSlot struct {
+	mu    sync.Mutex
+	pid   int // 0: no watchdog
+	pidfd int
+	// finished: the command has exited and the confined thread reaps
+	// (watch). A stop asked for before then is not made: the helper
+	// would stop after its report, for nothing guard needs to see.
+	finished bool
+	// stopSelf stops the helper's process (tests replace it).
+	stopSelf func()
+}
+
+// spared reports whether pid is the watchdog; mu is held.
+func (s *watchdogSlot) spared(pid int) bool {
+	return s.pid != 0 && pid == s.pid
+}
+
+// finish marks the command exited: no stop from now on.
+func (s *watchdogSlot) finish() {
+	s.mu.Lock()
+	s.finished = true
+	s.mu.Unlock()
+}
+
+// stopForGuard stops the helper for guard's job control, with a
+// watchdog running while it is stopped; no watchdog, no stop. It
+// reports whether it stopped. The stop is made with mu held, so the
+// confined thread cannot pass finish (and report to guard) between the
+// check and the stop, nor kill the watchdog while the helper stops.
+func (s *watchdogSlot) stopForGuard() bool {
+	s.mu.Lock()
+	done := s.finished
+	s.mu.Unlock()
+	if done {
+		return false
+	}
+	if err := s.start(); err != nil {
+		return false
+	}
+	defer s.stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return false
+	}
+	if s.stopSelf != nil {
+		s.stopSelf()
+	} else {
+		unix.Kill(os.Getpid(), unix.SIGSTOP)
+	}
+	return true
+}
+
+// start starts the watchdog for a stop of the helper. It must run on
+// the main thread (not confined). It returns once the watchdog says it
+// holds the helper (a pidfd): one that died before that is an error,
+// and the helper then does not stop. Without a pidfd for the watchdog
+// (a kernel before 5.3) there is no watchdog either.
+func (s *watchdogSlot) start() error {
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer unix.Close(null)
 	var ready [2]int
 	if err := unix.Pipe2(ready[:], unix.O_CLOEXEC); err != nil {
-		return 0, err
+		return err
 	}
 	defer unix.Close(ready[0])
+	pidfd := -1
+	s.mu.Lock()
 	pid, err := syscall.ForkExec("/proc/self/exe", []string{"guard-sandbox-watchdog"}, &syscall.ProcAttr{
 		Env:   []string{watchdogEnv + "=" + strconv.Itoa(os.Getpid())},
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), PlanFD, uintptr(ready[1])},
 		// A group of its own: the signals guard relays to the
 		// command's group, and ^C and ^Z from the terminal, must not
 		// end or stop it in the very window it watches.
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+		Sys: &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
 	})
+	if err == nil {
+		s.pid, s.pidfd = pid, pidfd
+	}
+	s.mu.Unlock()
 	unix.Close(ready[1])
 	if err != nil {
-		return 0, err
+		return err
+	}
+	if pidfd < 0 {
+		// Still ours to reap; by pid, as nothing else reaps it while
+		// the slot holds it.
+		s.stop()
+		return errors.New("no pidfd for the watchdog")
 	}
 	var b [1]byte
 	for {
@@ -68,21 +147,39 @@ func startWatchdog() (int, error) {
 			continue
 		}
 		if n == 1 {
-			return pid, nil
+			return nil
 		}
-		stopWatchdog(pid)
-		return 0, errors.New("the watchdog ended before it was ready")
+		s.stop()
+		return errors.New("the watchdog ended before it was ready")
 	}
 }
 
-// stopWatchdog kills and reaps the watchdog once the helper runs again.
-func stopWatchdog(pid int) {
-	unix.Kill(pid, unix.SIGKILL)
-	for {
-		if _, err := unix.Wait4(pid, nil, 0, nil); err != unix.EINTR {
-			return
-		}
+// stop kills and reaps the watchdog, if there is one, through its
+// pidfd (once the helper runs again).
+func (s *watchdogSlot) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pid == 0 {
+		return
 	}
+	if s.pidfd < 0 {
+		unix.Kill(s.pid, unix.SIGKILL)
+		for {
+			if _, err := unix.Wait4(s.pid, nil, 0, nil); err != unix.EINTR {
+				break
+			}
+		}
+	} else {
+		unix.PidfdSendSignal(s.pidfd, unix.SIGKILL, nil, 0)
+		var info unix.Siginfo
+		for {
+			if err := unix.Waitid(unix.P_PIDFD, s.pidfd, &info, unix.WEXITED, nil); err != unix.EINTR {
+				break
+			}
+		}
+		unix.Close(s.pidfd)
+	}
+	s.pid, s.pidfd = 0, -1
 }
 
 // watchdog is the watchdog process: it waits for the lifeline (fd
