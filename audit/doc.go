@@ -38,6 +38,9 @@
 //     (hide_set, protect_set) is appended; Read puts the lists back and
 //     Verify checks each named file against its name, so an edited or
 //     removed set file is reported as tampering at the first line naming it.
+//   - The log keeps reserveSize bytes allocated past its end (fallocate
+//     with the size kept), renewed after appends while there is room: a
+//     command that fills the disk still gets its outcome record.
 //   - The directory is 0700, the files 0600; wider modes are tightened.
 //
 // # What it does not

@@ -61,6 +61,12 @@ type Log struct {
 		size int64
 		hash string
 	}
+	// reserved is how far this Log has disk space allocated past f's
+	// end (reserve).
+	reserved struct {
+		f  *os.File
+		to int64
+	}
 }
 
 // Open opens the audit log in dir, creating the directory (0700) and the log
@@ -214,7 +220,44 @@ func (l *Log) append(r Record, sync bool) (Record, error) {
 	}
 	r.Hash = lineHash(line[:len(line)-1])
 	l.end.f, l.end.size, l.end.hash = l.f, size+int64(len(line)), r.Hash
+	l.reserve(l.end.size)
 	return r, nil
+}
+
+// reserveSize is the disk space kept allocated past the log's end (about
+// 500 records). A command that fills the disk would otherwise leave no
+// room for its own outcome record: how it ended and the protected paths
+// it changed, the evidence of the attempt. Records written into the
+// reserved space need no new blocks.
+const reserveSize = 256 << 10
+
+// fallocKeepSize is FALLOC_FL_KEEP_SIZE: allocate without growing the
+// file, so readers see no padding.
+const fallocKeepSize = 0x1
+
+// reserve keeps reserveSize bytes allocated past end, made while there is
+// room, for the records after this one. It is best effort: a file system
+// without fallocate, or a disk already full, leaves the log as it was.
+// One call per process, and again when half the reserve is used.
+func (l *Log) reserve(end int64) {
+	if l.reserved.f == l.f && end+reserveSize/2 <= l.reserved.to {
+		return
+	}
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		return
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Fallocate(int(fd), fallocKeepSize, end, reserveSize); ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil || ferr != nil {
+		return
+	}
+	l.reserved.f, l.reserved.to = l.f, end+reserveSize
 }
 
 // tail returns the size of the log and the hash of its last line: as this
