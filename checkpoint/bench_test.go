@@ -194,8 +194,8 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 		}
 		parse += time.Since(t)
 		t = time.Now()
-		if dirty, _, _, err := dirtyEntries(ws, es, ist); err != nil || len(dirty) > 0 {
-			b.Fatalf("dirty %v, %v", dirty, err)
+		if s, err := dirtyEntries(ws, es, ist); err != nil || len(s.dirty) > 0 {
+			b.Fatalf("dirty %v, %v", s.dirty, err)
 		}
 		scan += time.Since(t)
 		b.StartTimer()
