@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
@@ -21,7 +20,9 @@ import (
 // to the id git recorded (what git would have written), builds the trees
 // from the index entries as git write-tree would (gitformat-index's
 // entries, in index order, are in tree order at every level), and hands
-// git the blobs and the new trees together (`git index-pack --stdin`).
+// the blobs and the new trees together to the object store in one pack
+// with its index (packwrite.go: written by guard, as `git index-pack`
+// writes them).
 // A file guard did not pack (a clean filter, a line-ending conversion,
 // over the size limit) is stored from guard's own copy of it (blobs.go:
 // streamed, or through git hash-object --stdin for its filters); one
@@ -222,11 +223,15 @@ func (r *repo) writeTrees(es []ientry, changed map[string]bool, blobs []gitObjec
 	return hex.EncodeToString(root[:]), nil
 }
 
-// writePack has git store objs in one pack (nothing when there are
-// none).
+// writePack stores objs in one pack (nothing when there are none):
+// guard writes it and its index itself (packwrite.go), or, where a
+// test points git at another object directory, git index-pack does.
 func (r *repo) writePack(objs []gitObject) error {
 	if len(objs) == 0 {
 		return nil
+	}
+	if r.ownPackWriter() {
+		return r.storePack(objs)
 	}
 	out, err := r.git("", nil, bytes.NewReader(packOf(objs)), "index-pack", "--stdin")
 	r.notePack(out)
@@ -288,25 +293,6 @@ func (b beneath) read(rel string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return safefile.ReadAll(f, rel, limit)
-}
-
-// packOf is a pack (gitformat-pack, version 2) of the objects, each
-// whole (no deltas) and stored, not deflated: a tree is mostly object
-// ids, which do not compress, and deflating 100 small trees took 10 ms
-// (git gc compresses them with the rest).
-func packOf(objs []gitObject) []byte {
-	var buf bytes.Buffer
-	buf.Write(packHeader(len(objs)))
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
-	for _, t := range objs {
-		buf.Write(objectHeader(t.typ, int64(len(t.data))))
-		zw.Reset(&buf)
-		zw.Write(t.data) // a bytes.Buffer does not fail
-		zw.Close()
-	}
-	sum := sha1.Sum(buf.Bytes())
-	buf.Write(sum[:])
-	return buf.Bytes()
 }
 
 // packHeader starts a pack (version 2) of n objects.
