@@ -269,6 +269,11 @@ type snapshotResult struct {
 	// loose: git write-tree wrote the trees (a shape guard does not
 	// build), as loose objects the pack stamp does not watch.
 	loose bool
+	// state is guard's record as the snapshot left it, and stateStat
+	// its file's stat data: a later snapshot of this process (Finish
+	// after Begin) uses it again while the file is unchanged.
+	state     *wtState
+	stateStat statData
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
@@ -442,7 +447,13 @@ func sameIndex(idx string, s *wtState) bool {
 // brings them up to date with as little git as it can.
 func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
 	stPath := idx + ".json"
-	old, stRef := loadState(stPath, r)
+	var old *wtState
+	var stRef statData
+	if st, _, ok := lstatData(stPath); ok && prev != nil && prev.state != nil && st == prev.stateStat {
+		old, stRef = prev.state, st // read only below
+	} else {
+		old, stRef = loadState(stPath, r)
+	}
 	if old != nil && (old.Pending || !sameIndex(idx, old)) {
 		old = nil
 	}
@@ -619,7 +630,12 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		if err := saveState(stPath, st); err != nil {
 			return snapshotResult{}, err
 		}
+		if saved, _, ok := lstatData(stPath); ok {
+			res.state, res.stateStat = st, saved
+		}
+		return res, nil
 	}
+	res.state, res.stateStat = old, stRef
 	return res, nil
 }
 
