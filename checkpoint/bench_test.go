@@ -194,8 +194,8 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 		}
 		parse += time.Since(t)
 		t = time.Now()
-		if dirty, _, _, err := dirtyEntries(ws, es, ist); err != nil || len(dirty) > 0 {
-			b.Fatalf("dirty %v, %v", dirty, err)
+		if s, err := dirtyEntries(ws, es, ist); err != nil || len(s.dirty) > 0 {
+			b.Fatalf("dirty %v, %v", s.dirty, err)
 		}
 		scan += time.Since(t)
 		b.StartTimer()
@@ -207,8 +207,9 @@ func BenchmarkSnapshotParts10k(b *testing.B) {
 // The writing part of a checkpoint that changed 100 files in 100
 // directories (100 blobs and 102 trees), alternating round by round so
 // that all see the same machine load: as guard does it (guard-*: git
-// update-index with the blobs in one pack, then guard reads the index
-// and builds the trees, and git index-pack takes them in another), as
+// update-index --info-only hashes, then guard reads the index and the
+// files, builds the trees and stores blobs and trees in one pack it
+// writes itself, packwrite.go), as
 // guard did it before (loose-*: update-index and write-tree --missing-ok
 // writing a deflated loose file per object, with guard's malloc
 // tunables), and plain git (plain-*: the same without the tunables, a

@@ -58,8 +58,9 @@ type Checkpoint struct {
 	// what Finish compares with (nil entries: git diff-tree compares the
 	// trees), and, when the index is unchanged, Finish's own.
 	before snapshotResult
-	// common is the repository's common directory when Begin opened it.
-	common string
+	// common is the repository's common directory when Begin opened it;
+	// gitPath and path the git it found (reopenRepo).
+	common, gitPath, path string
 }
 
 // Change is one path a command added, modified or deleted.
@@ -104,7 +105,7 @@ func Begin(o Options) (*Checkpoint, error) {
 		return nil, err
 	}
 	if r != nil {
-		cp.GitDir, cp.common = r.gitDir, r.commonDir()
+		cp.GitDir, cp.common, cp.gitPath, cp.path = r.gitDir, r.commonDir(), r.gitPath, r.path
 		// The before tree is guard's index's: its ref keeps it from git
 		// gc while the command runs; Finish names it for this checkpoint
 		// if the command changes anything.
@@ -277,7 +278,7 @@ func (cp *Checkpoint) Finish(stateDir string) (changed bool, err error) {
 			cp.Repos = repoChanges(cp.Workspace, cp.before.entries, snapshotResult{entries: cp.before.entries}, cp.Time.Add(-repoSlack))
 			return false, fmt.Errorf("checkpoint after: %w", err)
 		}
-		r, err := openRepo(cp.Workspace)
+		r, err := reopenRepo(cp.Workspace, cp.gitPath, cp.path)
 		if err != nil {
 			return failed(err)
 		}

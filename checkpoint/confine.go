@@ -61,10 +61,18 @@ var landlockABI = sync.OnceValue(func() int {
 // beneath dirs. Without Landlock it starts cmd as it is; a confinement
 // that fails is an error, and git does not run.
 func startConfined(cmd *exec.Cmd, dirs []string) error {
+	return runConfined(dirs, cmd.Start)
+}
+
+// runConfined runs f on a thread of its own confined to writing beneath
+// dirs (guard's own writes to the store: packwrite.go; and the start of
+// its git, whose domain is the thread's). Without Landlock f runs as it
+// is; a confinement that fails is an error, and f does not run.
+func runConfined(dirs []string, f func() error) error {
 	abi := landlockABI()
 	switch abi {
 	case 0:
-		return cmd.Start()
+		return f()
 	case -1:
 		return errors.New("confine guard's git: the kernel refused to report its Landlock version")
 	}
@@ -77,7 +85,7 @@ func startConfined(cmd *exec.Cmd, dirs []string) error {
 			done <- err
 			return
 		}
-		done <- cmd.Start()
+		done <- f()
 	}()
 	return <-done
 }

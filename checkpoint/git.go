@@ -172,16 +172,25 @@ const mallocTunables = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_t
 // submodules), without running git: errNoRepo when ws has no .git,
 // errBadRepo when it has one that does not look like a git dir or git is
 // not installed. A .git git cannot use fails the first git command.
-func openRepo(ws string) (*repo, error) {
+func openRepo(ws string) (*repo, error) { return reopenRepo(ws, "", "") }
+
+// reopenRepo is openRepo with the git found (and its PATH) when the
+// repository was opened before in this process, "" to look: the
+// directories hostexec keeps are ones no sandboxed command can write, so
+// the command that ran since cannot have changed what the look finds
+// (Finish reuses Begin's; the look resolves every PATH entry and every
+// tree a command may write).
+func reopenRepo(ws, git, path string) (*repo, error) {
 	dotgit := filepath.Join(ws, ".git")
 	st, err := os.Lstat(dotgit)
 	if err != nil {
 		return nil, errNoRepo
 	}
-	path := hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(os.Getenv("HOME"), ws))
-	git, err := hostexec.Look("git", path)
-	if err != nil {
-		return nil, errBadRepo
+	if git == "" {
+		path = hostexec.PATH(os.Getenv("PATH"), hostexec.CommandTrees(os.Getenv("HOME"), ws))
+		if git, err = hostexec.Look("git", path); err != nil {
+			return nil, errBadRepo
+		}
 	}
 	gitDir := dotgit
 	if st.Mode().IsRegular() {

@@ -137,7 +137,7 @@ func refsRepaired(t *testing.T, every, noRecord, addAll bool) {
 }
 
 // TestPackGoneWhileSnapshotWrites: guard's earlier pack is deleted while
-// a snapshot has git write its own (another guard's command running at
+// a snapshot writes its own (another guard's command running at
 // the same time, or a gc). The record written at the end must still let
 // the next snapshot see that a pack went: when it held only the pack
 // directory's stat data from after the write, the next snapshot trusted
@@ -161,15 +161,16 @@ func TestPackGoneWhileSnapshotWrites(t *testing.T) {
 	if len(first) == 0 {
 		t.Fatal("the first checkpoint wrote no pack")
 	}
-	// git, as guard's snapshot runs it, with the first pack deleted just
-	// before index-pack writes the new one.
+	// git, as guard's snapshot runs it, with the first pack deleted
+	// while git update-index hashes the changed files, after the
+	// snapshot listed the packs and before guard stores its new one.
 	r, err := openRepo(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	real := r.gitPath
 	var script strings.Builder
-	script.WriteString("#!/bin/sh\ncase \"$*\" in *index-pack*)\n")
+	script.WriteString("#!/bin/sh\ncase \"$*\" in *update-index*)\n")
 	for _, base := range first {
 		for _, ext := range []string{".pack", ".idx", ".rev"} {
 			fmt.Fprintf(&script, "  rm -f '%s%s'\n", base, ext)

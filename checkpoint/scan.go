@@ -269,6 +269,11 @@ type snapshotResult struct {
 	// loose: git write-tree wrote the trees (a shape guard does not
 	// build), as loose objects the pack stamp does not watch.
 	loose bool
+	// state is guard's record as the snapshot left it, and stateStat
+	// its file's stat data: a later snapshot of this process (Finish
+	// after Begin) uses it again while the file is unchanged.
+	state     *wtState
+	stateStat statData
 }
 
 // snapshot writes (or finds) the tree of the work tree's tracked and
@@ -442,7 +447,13 @@ func sameIndex(idx string, s *wtState) bool {
 // brings them up to date with as little git as it can.
 func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, error) {
 	stPath := idx + ".json"
-	old, stRef := loadState(stPath, r)
+	var old *wtState
+	var stRef statData
+	if st, _, ok := lstatData(stPath); ok && prev != nil && prev.state != nil && st == prev.stateStat {
+		old, stRef = prev.state, st // read only below
+	} else {
+		old, stRef = loadState(stPath, r)
+	}
 	if old != nil && (old.Pending || !sameIndex(idx, old)) {
 		old = nil
 	}
@@ -506,10 +517,11 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 	if err != nil {
 		return snapshotResult{}, err
 	}
-	dirty, drop, nowDirs, err := dirtyEntries(r.work, es, idxStat)
+	scan, err := dirtyEntries(r.work, es, idxStat)
 	if err != nil {
 		return snapshotResult{}, err
 	}
+	dirty, drop := scan.dirty, scan.drop
 	for _, p := range append(drop, dirty...) {
 		if pathBase(p) == ".gitignore" {
 			full = true // what is ignored may have changed anywhere
@@ -521,8 +533,9 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		}
 	}
 	w := newWalker(r, idx, es)
+	w.seen = scan.dirs
 	defer w.close()
-	walked, err := w.run(old, stRef, full, nowDirs)
+	walked, err := w.run(old, stRef, full, scan.nowDirs)
 	if errors.Is(err, errRescan) {
 		// A new .gitignore: read every directory again.
 		if err := loadCfg(); err != nil {
@@ -617,7 +630,12 @@ func (r *repo) fastSnapshot(idx string, prev *snapshotResult) (snapshotResult, e
 		if err := saveState(stPath, st); err != nil {
 			return snapshotResult{}, err
 		}
+		if saved, _, ok := lstatData(stPath); ok {
+			res.state, res.stateStat = st, saved
+		}
+		return res, nil
 	}
+	res.state, res.stateStat = old, stRef
 	return res, nil
 }
 
@@ -757,150 +775,199 @@ func joinRel(dir, name string) string {
 // is no longer one (a symlink now, a file, or absent: lstat would follow
 // a symlink there, and update-index refuses the path), and changed ones
 // whose stat data differ only below the second (git would not hash them
-// again: removed, they are added anew). dirs are the entries (not
-// submodules) that are directories now: their parents must be read. The
-// lstat calls run in parallel.
-func dirtyEntries(ws string, es []ientry, idxStat statData) (dirty, drop, dirs []string, err error) {
-	var gone []string
-	notDir := map[string]bool{}
-	checked := map[string]bool{"": true}
-	last := "\x00"
-	for i := range es {
+// again: removed, they are added anew). nowDirs are the entries (not
+// submodules) that are directories now: their parents must be read.
+//
+// Each run of entries of one directory (at most scanChunk long) is one
+// piece of work, taken by the next free worker: the directory is opened
+// beneath the workspace through no symlink (one lookup of its path
+// relative to the workspace, in place of an lstat of every directory
+// on the way and an open by absolute path), its stat data kept for the
+// walker (entryScan.dirs), and each entry lstat'ed by name through it.
+// A directory that cannot be opened as one (absent, a file, a symlink on
+// the way, no search permission) has every entry under it gone; any
+// other failure (out of descriptors) is an error: git add -A decides.
+func dirtyEntries(ws string, es []ientry, idxStat statData) (entryScan, error) {
+	var res entryScan
+	if len(es) == 0 {
+		return res, nil
+	}
+	root, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return res, fmt.Errorf("open the workspace: %w", err)
+	}
+	defer unix.Close(root)
+	var chunks []entryChunk
+	for i := 0; i < len(es); {
 		d := pathDir(es[i].path)
-		if d == last {
-			continue
+		j := i + 1
+		for j < len(es) && j-i < scanChunk && pathDir(es[j].path) == d {
+			j++
 		}
-		last = d
-		for x := d; !checked[x]; x = pathDir(x) {
-			checked[x] = true
-			if _, mode, ok := lstatData(ws + "/" + x); !ok || mode&unix.S_IFMT != unix.S_IFDIR {
-				notDir[x] = true
-			}
-		}
+		chunks = append(chunks, entryChunk{dir: d, lo: i, hi: j})
+		i = j
 	}
-	under := func(p string) bool {
-		for x := pathDir(p); x != ""; x = pathDir(x) {
-			if notDir[x] {
-				return true
-			}
-		}
-		return false
-	}
-	n := runtime.GOMAXPROCS(0) * 2
-	if n > 8 {
-		n = 8
-	}
-	const (
-		clean = iota
-		changed
-		subsecond // changed in what git does not compare
-		beyond
-		nowDir // a file or symlink replaced by a directory
-	)
+	n := min(runtime.GOMAXPROCS(0)*2, 8, max(len(chunks), 1))
 	state := make([]uint8, len(es))
+	errs := make([]error, n)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
 		wg.Add(1)
-		go func(lo, hi int) {
+		go func() {
 			defer wg.Done()
-			s := statter{ws: ws, fd: -1}
-			defer s.close()
-			for i := lo; i < hi; i++ {
-				e := &es[i]
-				if e.skip {
-					continue
+			for {
+				c := int(next.Add(1)) - 1
+				if c >= len(chunks) {
+					return
 				}
-				if len(notDir) > 0 && under(e.path) {
-					state[i] = beyond
-					continue
-				}
-				if e.stage != 0 || e.ita || e.mode == modeGitlink {
-					state[i] = changed
-					continue
-				}
-				st, mode, ok := s.lstat(e.path)
-				racy := e.stat.newerOrSame(idxStat)
-				switch {
-				case !ok:
-					state[i] = changed
-				case mode&unix.S_IFMT == unix.S_IFDIR:
-					state[i] = nowDir
-				case !sameType(e.mode, mode):
-					state[i] = changed
-				case st == e.stat && !racy:
-				case st == e.stat:
-					state[i] = changed // git compares the content
-				case st.withoutNs() == e.stat.withoutNs() && e.stat.MtimeS < idxStat.MtimeS:
-					// git (built without USE_NSEC) compares seconds only, and
-					// looks at the content only of entries as new as its
-					// index's second: it would keep the old content.
-					state[i] = subsecond
-				default:
-					state[i] = changed
+				if errs[w] = scanEntries(root, es, &chunks[c], state, idxStat); errs[w] != nil {
+					return
 				}
 			}
-		}(len(es)*w/n, len(es)*(w+1)/n)
+		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	res.dirs = make(map[string]statData, len(chunks))
+	for _, c := range chunks {
+		if _, ok := res.dirs[c.dir]; c.opened && !ok {
+			res.dirs[c.dir] = c.st
+		}
+	}
+	var gone []string
 	for i, st := range state {
 		p := es[i].path
 		switch {
-		case st == nowDir:
-			dirty = append(dirty, p)
-			dirs = append(dirs, p)
-		case (st == changed || st == subsecond) && (len(dirty) == 0 || dirty[len(dirty)-1] != p):
-			dirty = append(dirty, p)
-			if st == subsecond {
-				drop = append(drop, p)
+		case st == entryNowDir:
+			res.dirty = append(res.dirty, p)
+			res.nowDirs = append(res.nowDirs, p)
+		case (st == entryChanged || st == entrySubsecond) && (len(res.dirty) == 0 || res.dirty[len(res.dirty)-1] != p):
+			res.dirty = append(res.dirty, p)
+			if st == entrySubsecond {
+				res.drop = append(res.drop, p)
 			}
-		case st == beyond && (len(gone) == 0 || gone[len(gone)-1] != p):
+		case st == entryBeyond && (len(gone) == 0 || gone[len(gone)-1] != p):
 			gone = append(gone, p)
-			drop = append(drop, p)
+			res.drop = append(res.drop, p)
 		}
 	}
-	return dirty, drop, dirs, nil
+	return res, nil
 }
 
-// statter lstats files directory after directory, through the
-// directory's descriptor: one name to look up each instead of the whole
-// path (index entries come sorted, so a directory's files come together).
-type statter struct {
-	ws, dir string
-	fd      int // -1: none, or the directory cannot be opened
-	open    bool
+// entryScan is what dirtyEntries found. dirs is the stat data of the
+// directories holding entries, taken through the descriptor the scan
+// opened them with (beneath the workspace, through no symlink) before
+// it looked at their entries, and so before the walker reads any of
+// them: the walker's own, without an lstat of each again.
+type entryScan struct {
+	dirty, drop, nowDirs []string
+	dirs                 map[string]statData
 }
 
-func (s *statter) lstat(rel string) (statData, uint32, bool) {
-	d, name := "", rel
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		d, name = rel[:i], rel[i+1:]
-	}
-	if !s.open || d != s.dir {
-		s.close()
-		p := s.ws
-		if d != "" {
-			p += "/" + d
+// scanChunk is the most entries of one directory one worker takes at a
+// time (a directory of 10,000 files is still shared out).
+const scanChunk = 256
+
+// entryChunk is the entries es[lo:hi] of directory dir; st is dir's stat
+// data when it was opened (opened).
+type entryChunk struct {
+	dir    string
+	lo, hi int
+	st     statData
+	opened bool
+}
+
+// What dirtyEntries found of each entry.
+const (
+	entryClean = iota
+	entryChanged
+	entrySubsecond // changed in what git does not compare
+	entryBeyond    // under a directory that is no longer one
+	entryNowDir    // a file or symlink replaced by a directory
+)
+
+// scanEntries looks at the entries of chunk c through their directory,
+// opened beneath root, and sets their state.
+func scanEntries(root int, es []ientry, c *entryChunk, state []uint8, idxStat statData) error {
+	fd := root
+	if c.dir != "" {
+		var err error
+		fd, err = openDirBeneath(root, c.dir)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EACCES) {
+			for i := c.lo; i < c.hi; i++ {
+				if !es[i].skip {
+					state[i] = entryBeyond
+				}
+			}
+			return nil
 		}
-		// O_NOFOLLOW: a directory that is a symlink now is no directory
-		// here (dirtyEntries already set its entries apart).
-		s.fd, _ = unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		s.dir, s.open = d, true
-	}
-	if s.fd < 0 {
-		return statData{}, 0, false
+		if err != nil {
+			return fmt.Errorf("open %s: %w", c.dir, err)
+		}
+		defer unix.Close(fd)
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return statData{}, 0, false
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat %s: %w", c.dir, err)
 	}
-	return toStat(&st), st.Mode, true
+	c.st, c.opened = toStat(&st), true
+	skip := 0
+	if c.dir != "" {
+		skip = len(c.dir) + 1
+	}
+	for i := c.lo; i < c.hi; i++ {
+		e := &es[i]
+		if e.skip {
+			continue
+		}
+		if e.stage != 0 || e.ita || e.mode == modeGitlink {
+			state[i] = entryChanged
+			continue
+		}
+		err := unix.Fstatat(fd, e.path[skip:], &st, unix.AT_SYMLINK_NOFOLLOW)
+		now := toStat(&st)
+		racy := e.stat.newerOrSame(idxStat)
+		switch {
+		case err != nil:
+			state[i] = entryChanged
+		case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			state[i] = entryNowDir
+		case !sameType(e.mode, st.Mode):
+			state[i] = entryChanged
+		case now == e.stat && !racy:
+		case now == e.stat:
+			state[i] = entryChanged // git compares the content
+		case now.withoutNs() == e.stat.withoutNs() && e.stat.MtimeS < idxStat.MtimeS:
+			// git (built without USE_NSEC) compares seconds only, and
+			// looks at the content only of entries as new as its
+			// index's second: it would keep the old content.
+			state[i] = entrySubsecond
+		default:
+			state[i] = entryChanged
+		}
+	}
+	return nil
 }
 
-func (s *statter) close() {
-	if s.fd >= 0 {
-		unix.Close(s.fd)
+// openDirBeneath opens directory rel (workspace-relative, slash
+// separated) beneath root for lookups (O_PATH), through no symlink: a
+// directory on the way that is a symlink now is no directory here
+// (ELOOP).
+func openDirBeneath(root int, rel string) (int, error) {
+	for try := 0; ; try++ {
+		fd, err := unix.Openat2(root, rel, &unix.OpenHow{
+			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		// EAGAIN: a rename raced the lookup (RESOLVE_BENEATH).
+		if (err == unix.EAGAIN || err == unix.EINTR) && try < 8 {
+			continue
+		}
+		return fd, err
 	}
-	s.fd, s.open = -1, false
 }
 
 // sameType reports whether an index mode and an lstat mode are the same
@@ -937,6 +1004,19 @@ type walker struct {
 	repos      []string        // repositories of their own among the untracked directories
 	gitignores []string        // every .gitignore in the directories read (full)
 	sources    map[string]bool // the recorded sources
+	// seen is the stat data of the directories the entry scan opened
+	// (entryScan.dirs), taken before this walk reads any directory.
+	seen map[string]statData
+}
+
+// statDir is the stat data of directory rel: the entry scan's when it
+// opened rel, else an lstat; ok is false when rel is no directory.
+func (w *walker) statDir(rel string) (statData, bool) {
+	if st, ok := w.seen[rel]; ok {
+		return st, true
+	}
+	st, mode, ok := lstatData(filepath.Join(w.r.work, filepath.FromSlash(rel)))
+	return st, ok && mode&unix.S_IFMT == unix.S_IFDIR
 }
 
 func newWalker(r *repo, index string, es []ientry) *walker {
@@ -986,8 +1066,8 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 		parents[pathDir(p)] = true
 	}
 	if full || old == nil {
-		st, mode, ok := lstatData(w.r.work)
-		if !ok || mode&unix.S_IFMT != unix.S_IFDIR {
+		st, ok := w.statDir("")
+		if !ok {
 			return false, errFallback
 		}
 		queue = append(queue, dirStat{Rel: "", St: st})
@@ -1000,9 +1080,9 @@ func (w *walker) run(old *wtState, ref statData, full bool, nowDirs []string) (b
 			w.sources[s.Rel] = true
 		}
 		for _, d := range old.Dirs {
-			st, mode, ok := lstatData(filepath.Join(w.r.work, filepath.FromSlash(d.Rel)))
+			st, ok := w.statDir(d.Rel)
 			switch {
-			case !ok || mode&unix.S_IFMT != unix.S_IFDIR:
+			case !ok:
 				// Gone: what it held shows as deleted entries.
 			case st != d.St || st.newerOrSame(ref) || parents[d.Rel]:
 				queue = append(queue, dirStat{Rel: d.Rel, St: st})
@@ -1084,8 +1164,7 @@ func (w *walker) read(d dirStat, recorded map[string]bool, known map[string][]st
 			case recorded[rel]:
 				// Checked on its own.
 			case w.tdirs[rel]:
-				st, _, ok := lstatData(filepath.Join(abs, name))
-				if ok {
+				if st, ok := w.statDir(rel); ok {
 					next = append(next, dirStat{Rel: rel, St: st})
 				}
 			case wasIgnored[name+"/"]:

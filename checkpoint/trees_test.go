@@ -397,6 +397,27 @@ func FuzzBuildTrees(f *testing.F) {
 	})
 }
 
+// buildTrees on the index of the 10,000-file benchmark workspace (100
+// directories of 100 files under src/): every tree, as a checkpoint that
+// changed a file in each directory builds them.
+func BenchmarkBuildTrees10k(b *testing.B) {
+	var es []ientry
+	for d := 0; d < 100; d++ {
+		for i := d; i < 10000; i += 100 {
+			e := ientry{path: fmt.Sprintf("src/d%02d/f%05d.go", d, i), mode: modeFile}
+			e.oid[0], e.oid[1] = byte(i), byte(i>>8)
+			es = append(es, e)
+		}
+	}
+	es = append([]ientry{{path: ".gitignore", mode: modeFile}}, es...)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, trees, err := buildTrees(es); err != nil || len(trees) != 102 {
+			b.Fatalf("%d trees, %v", len(trees), err)
+		}
+	}
+}
+
 // What git would refuse or write otherwise is not built: an unmerged
 // entry, a file and a directory of one name, an empty name, a sparse
 // directory entry.
