@@ -1333,38 +1333,48 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		return b.exec(argv, st, in, via, sp)
 	}
 	env := st.clone() // assigned for real: this copy is the command's environment
+	names := make([]string, 0, len(c.Assigns))
 	for _, a := range c.Assigns {
 		b.assign(a, env, sp, true)
+		names = append(names, a.Name)
 	}
+	return b.inEnv(st, env, names, func() stream { return b.exec(argv, st, in, via, sp) })
+}
+
+// inEnv runs run with the variables names set as env holds them in the
+// environment of the program run starts. Every way a line puts a
+// variable in one program's environment comes through here (NAME=V cmd,
+// env NAME=V cmd), so the program's own lookups (getenv: GOBIN,
+// GIT_PAGER, npm_config_script_shell) and what it runs as shell (bash -c,
+// a function, eval, a builtin) see the same values and taint; the shell
+// has its own back after.
+func (b *builder) inEnv(st, env *state, names []string, run func() stream) stream {
 	prev := b.env
-	b.env = map[string]*string{}
-	for k, v := range prev {
-		b.env[k] = v
+	b.env = maps.Clone(prev)
+	if b.env == nil {
+		b.env = map[string]*string{}
 	}
-	for _, a := range c.Assigns {
-		b.env[a.Name] = env.vars[a.Name]
+	for _, n := range names {
+		b.env[n] = env.vars[n]
 	}
 	defer func() { b.env = prev }()
-	// What cmd runs (bash -c, a function, eval, a builtin) sees the
-	// assigned values and their taint; the shell has its own back after.
-	defer st.shadow(env, c.Assigns)()
+	defer st.shadow(env, names)()
 	if env.pathDirs != nil {
 		st.pathDirs = env.pathDirs // PATH=DIR cmd: cmd is looked up there (kept after: the worse)
 	}
-	return b.exec(argv, st, in, via, sp)
+	return run()
 }
 
 // shadow gives s the values (and taint) env holds for the names assigned,
 // and returns what restores s's own.
-func (s *state) shadow(env *state, assigns []*parse.Assign) func() {
+func (s *state) shadow(env *state, names []string) func() {
 	type saved struct {
 		v              *string
 		set, glob, bad bool
 		t              stream
 	}
 	keep := map[string]saved{}
-	for _, a := range assigns {
-		n := a.Name
+	for _, n := range names {
 		if _, ok := keep[n]; ok {
 			continue
 		}

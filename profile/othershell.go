@@ -3,28 +3,41 @@ package profile
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 )
 
-// otherSyntaxShells read their code in a syntax that is not bash's. guard
-// reviews their code as bash (what bash would see there still counts),
-// but cannot see what only they read as code: zsh runs the code in a glob
-// qualifier, echo *(e:'rm -rf ~':), which bash reads as a pattern, and
-// evaluates ${(e)var}; fish runs (cmd); csh expands history and
-// modifiers. Their inline code is priced as another interpreter's
-// (interp.inline-code, interp.stdin-code); a script file of theirs is,
-// as any interpreter's script is, run in the sandbox.
-var otherSyntaxShells = sync.OnceValue(func() []string {
-	return []string{"zsh", "fish", "csh", "tcsh"}
+// shellSyntax is the one table that says which shells read the syntax
+// guard reviews (true: bash and the POSIX shells it extends) and which
+// read another (false). Every path that hands code to a shell asks it:
+// SHELL -c TEXT and SHELL reading its input (otherSyntax), a package
+// manager's script shell (scriptShell), the shim's real shell and scan's
+// .npmrc check (BashSyntax). A shell of shellNames that is not here reads
+// another syntax.
+//
+// guard reviews an other-syntax shell's code as bash (what bash would see
+// there still counts) but cannot see what only that shell reads as code:
+// zsh runs the code in a glob qualifier, echo *(e:'rm -rf ~':), which
+// bash reads as a pattern, and evaluates ${(e)var}; fish runs (cmd); csh
+// expands history and modifiers; ksh93 runs a discipline function when
+// its variable is read (function x.get { …; }; echo $x: bash defines a
+// function named x.get and never calls it), and the ksh family and yash
+// expand aliases in scripts. Their inline code is priced as another
+// interpreter's (interp.inline-code, interp.stdin-code); a script file of
+// theirs is, as any interpreter's script is, run in the sandbox.
+var shellSyntax = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"bash": true, "rbash": true, "sh": true, "dash": true, "ash": true, "posh": true, "hush": true,
+		"zsh": false, "fish": false, "csh": false, "tcsh": false,
+		"ksh": false, "ksh93": false, "mksh": false, "lksh": false, "pdksh": false, "oksh": false, "yash": false, "msh": false,
+	}
 })
 
 // otherSyntax prices the code an other-syntax shell reads from its -c
 // operand or from its input (not a script file it is given).
 func (b *builder) otherSyntax(c *call) {
 	prog := path.Base(c.prog)
-	if !slices.Contains(otherSyntaxShells(), prog) {
+	if BashSyntax(prog) {
 		return
 	}
 	rule, what := "interp.stdin-code", prog+" code read from its input"
@@ -84,11 +97,7 @@ func hCmdExe(b *builder, c *call) stream {
 // extends. The shim's real shell, guard run's --shell and a run's SHELL
 // must be one.
 func BashSyntax(name string) bool {
-	switch name {
-	case "bash", "rbash", "sh", "dash", "ash":
-		return true
-	}
-	return false
+	return shellSyntax()[name]
 }
 
 // scriptShell prices a shell the line gives a package manager for its
