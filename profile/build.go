@@ -1157,8 +1157,14 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 		switch class {
 		case ClassWorkspace, ClassSensitive, ClassOutside, ClassTemp:
 			// A directory that holds protected paths or guard's files:
-			// moving, replacing or deleting it does that to them.
-			if held := b.ctx.HeldClass(target); held != "" {
+			// moving, replacing or deleting it does that to them; a
+			// tree moved or linked into a workspace command directory
+			// may plant a credential shadow there.
+			held := b.ctx.HeldClass(target)
+			if c == CapWrite {
+				held = b.ctx.writeHeldClass(target)
+			}
+			if held != "" {
 				class = held
 			}
 		}

@@ -413,13 +413,52 @@ var workspacePersist = sync.OnceValue(func() []string {
 // the workspace's own programs do; see the threat model.)
 var credentialShadows = sync.OnceValue(func() []string {
 	var out []string
-	for _, dir := range []string{".venv/bin", "venv/bin", "node_modules/.bin"} {
+	for _, dir := range shadowDirs() {
 		for _, name := range []string{"sudo", "su", "doas", "pkexec", "ssh", "git", "gpg"} {
 			out = append(out, dir+"/"+name)
 		}
 	}
 	return out
 })
+
+// shadowDirs are the workspace's command directories of credentialShadows.
+var shadowDirs = sync.OnceValue(func() []string { return []string{".venv/bin", "venv/bin", "node_modules/.bin"} })
+
+// holdsCredentialShadow reports whether p is one of the workspace's
+// shadowDirs or a directory of one (.venv, node_modules), but not the
+// workspace root: a tree written there (mv DIR .venv/bin, cp -r, tar -C,
+// unzip -d, rsync, ln -s DIR) may put a credential shadow there under a
+// name the line does not show. (An archive extracted at the root is left
+// to the sandbox, which removes a shadow a command made.)
+func (c *Context) holdsCredentialShadow(p string) bool {
+	ws := c.tables().ws
+	rel, ok := strings.CutPrefix(p, ws+"/")
+	if ws == "" || !ok {
+		return false
+	}
+	for _, d := range shadowDirs() {
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// writeHeldClass is HeldClass for a write that puts a whole tree at
+// directory p (a move, a link, a recursive copy or an extraction into
+// it): what it holds is replaced, and a workspace command directory
+// receives programs by names the line does not show, so a credential
+// shadow counts too (deleting node_modules is no persistence; writing a
+// tree into node_modules/.bin is).
+func (c *Context) writeHeldClass(p string) Class {
+	if held := c.HeldClass(p); held != "" {
+		return held
+	}
+	if c.holdsCredentialShadow(p) {
+		return ClassPersistence
+	}
+	return ""
+}
 
 // isCredentialShadow reports whether p is one of the workspace's
 // credentialShadows: only writing one is persistence; deleting the
