@@ -3,7 +3,6 @@ package profile
 import (
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
@@ -407,7 +406,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		return true
 	}
 	if flags, ok := codeFlagVars()[name]; ok {
-		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
+		if val == nil || hasCodeFlag(*val, flags) {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads or runs code in the build (a compiler plugin, a linker or wrapper program, a JVM agent)"}, at)
 		}
 		return true
@@ -508,20 +507,12 @@ var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LI
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
 var codeFlagVars = sync.OnceValue(func() map[string][]string {
+	t := codeFlags()
 	return map[string][]string{
-		// cc runs the program -wrapper names around each tool, the one
-		// -fuse-ld= or --ld-path= names by its path, and what a -specs
-		// file says.
-		"CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CPPFLAGS": {"-fplugin", "-load", "-wrapper", "-specs"}, "LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CGO_CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CGO_CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CGO_LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		// rustc runs the linker -C linker= names (and -fuse-ld= one with a
-		// path, as cc does), and loads a codegen backend.
-		"RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"}, "CARGO_ENCODED_RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"},
-		"RUSTDOCFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend", "runtool", "test-builder"},
-		"MAVEN_OPTS":   {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
-		"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+		"CFLAGS": t["cc"], "CXXFLAGS": t["cc"], "CPPFLAGS": t["cpp"], "LDFLAGS": t["ld"],
+		"CGO_CFLAGS": t["cc"], "CGO_CXXFLAGS": t["cc"], "CGO_LDFLAGS": t["ld"],
+		"RUSTFLAGS": t["rustc"], "CARGO_ENCODED_RUSTFLAGS": t["rustc"], "RUSTDOCFLAGS": t["rustdoc"],
+		"MAVEN_OPTS": t["jvm"], "GRADLE_OPTS": t["jvm"], "SBT_OPTS": t["jvm"], "JAVA_OPTS": t["jvm"], "ANT_OPTS": t["jvm"],
 	}
 })
 
