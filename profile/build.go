@@ -46,6 +46,7 @@ type builder struct {
 	inputs    map[string]string  // files read for the review: path → SHA-256
 	argCmd    bool               // inside a command found in an unknown program's arguments
 	env       map[string]*string // prefix assignments of the commands being profiled (getenv)
+	start     map[string]bool    // the variables of the environment the review starts from (newshell.go)
 	net       bool               // an effect since the last reset exchanged data with the network
 	unplanted string             // a name being reviewed as the program it says, not the file the line planted (exec)
 	// outProcs are >(…) bodies met in the statement being profiled: they
@@ -129,6 +130,10 @@ type state struct {
 	// fds are the shell's descriptors that feed a >(…) body since an
 	// exec (execfd.go); copied on write.
 	fds map[string]*fdProc
+	// exported are the variables the line exported (export, declare
+	// -x) or put in a command's environment: a new shell inherits them
+	// (newshell.go).
+	exported map[string]bool
 }
 
 type arrayVal struct {
@@ -211,7 +216,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -669,8 +674,8 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	}
 	nameref, integer := false, false
 	for i, o := range opts {
-		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
-			nameref = true
+		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
+			nameref = true // export -n takes the export attribute away (exportDecl)
 		}
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "i") {
 			integer = true
@@ -703,6 +708,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 		b.assign(a, st, sp, true)
 	}
+	st.exportDecl(d.Variant, opts, d.Assigns)
 	return stream{kind: streamText}
 }
 
@@ -1365,6 +1371,9 @@ func (b *builder) inEnv(st, env *state, names []string, run func() stream) strea
 	}
 	defer func() { b.env = prev }()
 	defer st.shadow(env, names)()
+	exported := st.exported
+	st.setExported(names, true) // what the program starts inherits them
+	defer func() { st.exported = exported }()
 	if env.pathDirs != nil {
 		st.pathDirs = env.pathDirs // PATH=DIR cmd: cmd is looked up there (kept after: the worse)
 	}

@@ -529,11 +529,7 @@ func (b *builder) scriptFile(abs string, ok bool, st *state, in stream, via stri
 			b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Target: abs, Msg: "runs a script written earlier on this line from the network or from decoded data"}, sp)
 			return stream{kind: streamUnknown}, false
 		case w.kind == streamText:
-			inner := st
-			if !source {
-				inner = st.clone()
-			}
-			return b.text(w.text, inner, in, via, sp), true
+			return b.scriptText(w.text, st, in, via, sp, source), true
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script written earlier on this line, whose contents guard cannot see"}, sp)
 		return stream{kind: streamUnknown}, false
@@ -553,11 +549,16 @@ func (b *builder) scriptFile(abs string, ok bool, st *state, in stream, via stri
 		// does not review its language.
 		return stream{kind: streamUnknown}, false
 	}
-	inner := st
-	if !source {
-		inner = st.clone()
+	return b.scriptText(text, st, in, via, sp, source), true
+}
+
+// scriptText reviews a script's text: sourced, in the shell's own state;
+// run, in a new shell (newShell).
+func (b *builder) scriptText(text string, st *state, in stream, via string, sp span, source bool) stream {
+	if source {
+		return b.text(text, st, in, via, sp)
 	}
-	return b.text(text, inner, in, via, sp), true
+	return b.newShell(st, text, func(inner *state) stream { return b.text(text, inner, in, via, sp) })
 }
 
 func isShellScript(text string) bool {

@@ -1,0 +1,102 @@
+package profile
+
+import (
+	"strings"
+
+	"github.com/guard-sh/guard/parse"
+)
+
+// A new shell does not inherit the shell's own variables. A shell the
+// line starts (bash -c TEXT, sh SCRIPT, TEXT | sh, find -exec sh -c,
+// xargs sh -c) gets the environment: a variable the line set without
+// exporting it is there only when it was already in the environment
+// (then with the line's value), and unset otherwise. D=$PWD/build; bash
+// -c 'rm -rf "$D"/*' deletes /* when D was not exported. So code a new
+// shell runs is reviewed both ways: with the values the line set, and
+// with the variables it mentions that the line set without exporting
+// unset (values guard does not know, priced as the worst they could be).
+// Variables of the environment guard was given (HOME, PWD, USER) and
+// those the line exported (export, declare -x) or put in a command's
+// environment (NAME=V cmd, env NAME=V cmd) are inherited.
+
+// exportDecl records the names a declaration exports: export NAME…,
+// declare/typeset/local -x NAME… (export -n takes the attribute away:
+// not inherited).
+func (s *state) exportDecl(variant string, opts []string, assigns []*parse.Assign) {
+	on, off := variant == "export", false
+	for _, o := range opts {
+		switch {
+		case strings.HasPrefix(o, "-") && strings.Contains(o, "x"):
+			on = true
+		case strings.HasPrefix(o, "+") && strings.Contains(o, "x"), variant == "export" && strings.HasPrefix(o, "-") && strings.Contains(o, "n"):
+			off = true
+		}
+	}
+	if !on {
+		return
+	}
+	var names []string
+	for _, a := range assigns {
+		names = append(names, a.Name)
+	}
+	for _, o := range opts {
+		// A quoted 'NAME=VALUE' operand (declAssign).
+		if n, _, ok := strings.Cut(o, "="); ok && validName(strings.TrimSuffix(n, "+")) {
+			names = append(names, strings.TrimSuffix(n, "+"))
+		}
+	}
+	s.setExported(names, !off)
+}
+
+// setExported marks names exported (or not) in s.
+func (s *state) setExported(names []string, on bool) {
+	if len(names) == 0 {
+		return
+	}
+	m := make(map[string]bool, len(s.exported)+len(names))
+	for k, v := range s.exported {
+		m[k] = v
+	}
+	for _, n := range names {
+		m[n] = on
+	}
+	s.exported = m
+}
+
+// startNames are the variables of the environment the review starts
+// from (inherited by every shell).
+func (b *builder) startNames() map[string]bool {
+	if b.start == nil {
+		b.start = map[string]bool{"HOME": true, "PWD": true, "USER": true, "OLDPWD": true}
+		for k := range b.ctx.Env {
+			b.start[k] = true
+		}
+	}
+	return b.start
+}
+
+// newShell runs run for each state a new shell started from st may run
+// text in (see the top of the file): st's copy, and, when text mentions
+// a variable the line set without exporting it, a copy without those.
+// It returns the first run's output.
+func (b *builder) newShell(st *state, text string, run func(*state) stream) stream {
+	out := run(st.clone())
+	var drop []string
+	for n := range st.vars {
+		if validName(n) && n != "IFS" && !b.startNames()[n] && !st.exported[n] && mentionsVar(text, n) {
+			drop = append(drop, n)
+		}
+	}
+	if len(drop) == 0 {
+		return out
+	}
+	alt := st.clone()
+	for _, n := range drop {
+		delete(alt.vars, n)
+		delete(alt.taint, n)
+		delete(alt.globs, n)
+		delete(alt.arrays, n)
+	}
+	run(alt)
+	return out
+}
