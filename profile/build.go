@@ -47,6 +47,7 @@ type builder struct {
 	argCmd    bool               // inside a command found in an unknown program's arguments
 	env       map[string]*string // prefix assignments of the commands being profiled (getenv)
 	start     map[string]bool    // the variables of the environment the review starts from (newshell.go)
+	shellWord bool               // the next exec is of a command word the shell runs itself (shellExec)
 	net       bool               // an effect since the last reset exchanged data with the network
 	unplanted string             // a name being reviewed as the program it says, not the file the line planted (exec)
 	// outProcs are >(…) bodies met in the statement being profiled: they
@@ -1342,7 +1343,7 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		argv = append(argv, b.fields(w, st, sp)...)
 	}
 	if len(c.Assigns) == 0 {
-		return b.exec(argv, st, in, via, sp)
+		return b.shellExec(argv, st, in, via, sp)
 	}
 	env := st.clone() // assigned for real: this copy is the command's environment
 	names := make([]string, 0, len(c.Assigns))
@@ -1350,7 +1351,17 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		b.assign(a, env, sp, true)
 		names = append(names, a.Name)
 	}
-	return b.inEnv(st, env, names, func() stream { return b.exec(argv, st, in, via, sp) })
+	return b.inEnv(st, env, names, func() stream { return b.shellExec(argv, st, in, via, sp) })
+}
+
+// shellExec is exec of a simple command the shell itself runs: only
+// there does the command word name an alias, a function or a hashed
+// path. A program that runs another (env, timeout, xargs, find -exec,
+// sudo, nohup) and the builtins command and exec find the program on
+// PATH: rm() { :; }; env rm -rf ~ runs rm.
+func (b *builder) shellExec(argv []field, st *state, in stream, via string, sp span) stream {
+	b.shellWord = true
+	return b.exec(argv, st, in, via, sp)
 }
 
 // inEnv runs run with the variables names set as env holds them in the

@@ -53,7 +53,7 @@ func hShell(b *builder, c *call) stream {
 		if !code.known {
 			return b.dynamicCode(code, c, c.prog+" -c")
 		}
-		return b.newShell(c.st, code.val, func(inner *state) stream {
+		return b.newShell(c.prog, c.st, code.val, func(inner *state) stream {
 			inner.setArgs(rest[1:])
 			return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
 		})

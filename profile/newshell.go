@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"path"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -23,8 +24,11 @@ import (
 // declare/typeset/local -x NAME… (export -n takes the attribute away:
 // not inherited).
 func (s *state) exportDecl(variant string, opts []string, assigns []*parse.Assign) {
-	on, off := variant == "export", false
+	on, off, funcs := variant == "export", false, false
 	for _, o := range opts {
+		if strings.HasPrefix(o, "-") && strings.Contains(o, "f") {
+			funcs = true // export -f NAME, declare -fx NAME: a function
+		}
 		switch {
 		case strings.HasPrefix(o, "-") && strings.Contains(o, "x"):
 			on = true
@@ -37,6 +41,10 @@ func (s *state) exportDecl(variant string, opts []string, assigns []*parse.Assig
 	}
 	var names []string
 	for _, a := range assigns {
+		if funcs {
+			names = append(names, funcKey(a.Name))
+			continue
+		}
 		names = append(names, a.Name)
 	}
 	for _, o := range opts {
@@ -63,6 +71,36 @@ func (s *state) setExported(names []string, on bool) {
 	s.exported = m
 }
 
+// childShell is s as a new shell starts from it: none of its aliases,
+// its hash table or its functions but, when imported, those the line
+// exported (export -f, declare -fx). rm() { :; }; bash -c 'rm -rf ~' runs
+// rm. Only bash imports exported functions (dash as sh does not).
+func (s *state) childShell(imported bool) *state {
+	c := s.clone()
+	c.funcs = map[string]*parse.Stmt{}
+	for n, body := range s.funcs {
+		if imported && s.exported[funcKey(n)] {
+			c.funcs[n] = body
+		}
+	}
+	c.aliases = nil
+	c.hashed = nil
+	return c
+}
+
+// exportsFuncs reports whether the line exported a function.
+func (s *state) exportsFuncs() bool {
+	for n := range s.funcs {
+		if s.exported[funcKey(n)] {
+			return true
+		}
+	}
+	return false
+}
+
+// funcKey is a function's name in state.exported.
+func funcKey(name string) string { return "()" + name }
+
 // startNames are the variables of the environment the review starts
 // from (inherited by every shell).
 func (b *builder) startNames() map[string]bool {
@@ -75,11 +113,22 @@ func (b *builder) startNames() map[string]bool {
 	return b.start
 }
 
-// newShell runs run for each state a new shell started from st may run
-// text in (see the top of the file): st's copy, and, when text mentions
-// a variable the line set without exporting it, a copy without those.
-// It returns the first run's output.
-func (b *builder) newShell(st *state, text string, run func(*state) stream) stream {
+// newShell runs run for each state a new shell (the program prog, ""
+// when not known) started from st may run text in (see the top of the
+// file and childShell): with the line's exported functions, and without
+// them when prog may not be bash; each with the line's variables, and,
+// when text mentions a variable the line set without exporting it,
+// without those. It returns the first run's output.
+func (b *builder) newShell(prog string, st *state, text string, run func(*state) stream) stream {
+	out := b.newShellVars(st.childShell(true), text, run)
+	if p := path.Base(prog); p != "bash" && p != "rbash" && st.exportsFuncs() {
+		b.newShellVars(st.childShell(false), text, run)
+	}
+	return out
+}
+
+// newShellVars is newShell for one start state st (a copy it may change).
+func (b *builder) newShellVars(st *state, text string, run func(*state) stream) stream {
 	out := run(st.clone())
 	var drop []string
 	for n := range st.vars {

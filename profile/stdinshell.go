@@ -19,7 +19,7 @@ func (b *builder) shellStdin(c *call, via string) stream {
 	if c.in.kind != streamText {
 		return b.stdinCode(c, via)
 	}
-	return b.newShell(c.st, c.in.text, func(st *state) stream {
+	return b.newShell(c.prog, c.st, c.in.text, func(st *state) stream {
 		st.stdinShell = true
 		return b.text(c.in.text, st, stream{}, via, c.sp)
 	})
