@@ -105,39 +105,64 @@ func BashSyntax(name string) bool {
 // guard reviews package.json's scripts as bash, and that shell runs
 // them (zsh runs *(e:'…':) as code; /tmp/x is any program).
 func (b *builder) scriptShell(c *call) {
-	words := c.args // those before the subcommand too (npm --script-shell=zsh run x)
-	if len(words) == 0 {
-		words = c.fs
-	}
-	var shells []field
-	for i, f := range words {
-		if f.known && f.val == "--" {
-			break // the script's own arguments follow
-		}
-		switch {
-		case !f.known:
-		case strings.HasPrefix(f.val, "--script-shell="):
-			g := f
-			g.val = strings.TrimPrefix(f.val, "--script-shell=")
-			shells = append(shells, g)
-		case f.val == "--script-shell" && i+1 < len(words):
-			shells = append(shells, words[i+1])
-		}
-	}
-	for _, k := range []string{"npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL"} {
-		if v, ok := b.getenv(c.st, k); ok {
-			if v == nil {
-				shells = append(shells, field{val: "$" + k})
-			} else {
-				shells = append(shells, staticField(*v, c.sp))
-			}
-		}
-	}
-	for _, f := range shells {
+	for _, f := range b.npmConfig(c, "script-shell") {
 		if f.known && BashSyntax(path.Base(f.val)) {
 			continue
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "pkg.script-shell", Program: c.prog, Target: f.display(),
 			Msg: "runs the package's scripts with " + f.display() + ", not a shell whose syntax guard reviews them in"}, c.sp)
 	}
+	for _, k := range npmCodeKeys() {
+		for _, f := range b.npmConfig(c, k.key) {
+			b.add(Effect{Cap: CapDynamic, Rule: k.rule, Program: c.prog, Target: f.display(), Msg: k.msg}, c.sp)
+		}
+	}
+}
+
+// npmCodeKeys are the settings of npm (and pnpm) other than script-shell
+// that decide what code its scripts run: node-options loads code into
+// every node a script starts, and another user or global configuration
+// can set either.
+var npmCodeKeys = sync.OnceValue(func() []struct{ key, rule, msg string } {
+	return []struct{ key, rule, msg string }{
+		{"node-options", "env.node-options", "runs the package's scripts with node options, which can load code into node"},
+		{"userconfig", "env.config-dir", "points npm at another user configuration (script-shell, node-options)"},
+		{"globalconfig", "env.config-dir", "points npm at another global configuration (script-shell, node-options)"},
+	}
+})
+
+// npmConfig returns the values the line gives npm's setting key: as an
+// option (--key=VALUE, --key VALUE; before the subcommand too), or in
+// its environment (npm_config_key, any case, - or _).
+func (b *builder) npmConfig(c *call, key string) []field {
+	words := c.args // those before the subcommand too (npm --script-shell=zsh run x)
+	if len(words) == 0 {
+		words = c.fs
+	}
+	var out []field
+	for i, f := range words {
+		if f.known && f.val == "--" {
+			break // the script's own arguments follow
+		}
+		switch {
+		case !f.known:
+		case strings.HasPrefix(f.val, "--"+key+"="):
+			g := f
+			g.val = strings.TrimPrefix(f.val, "--"+key+"=")
+			out = append(out, g)
+		case f.val == "--"+key && i+1 < len(words):
+			out = append(out, words[i+1])
+		}
+	}
+	env := strings.ReplaceAll(key, "-", "_")
+	for _, k := range []string{"npm_config_" + env, "NPM_CONFIG_" + strings.ToUpper(env)} {
+		if v, ok := b.getenv(c.st, k); ok {
+			if v == nil {
+				out = append(out, field{val: "$" + k})
+			} else {
+				out = append(out, staticField(*v, c.sp))
+			}
+		}
+	}
+	return out
 }

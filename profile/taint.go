@@ -727,27 +727,46 @@ func hGoRun(b *builder, c *call) stream {
 // with the binary or the compiler's command line after it, as GOFLAGS
 // does: CMD is reviewed as the command it is.
 func hGoExec(b *builder, c *call) stream {
-	for _, flag := range []string{"-exec", "-toolexec", "-vettool"} {
-		for _, f := range c.a.values(flag) {
-			if !f.known {
-				b.dynamicCode(f, c, "go "+flag)
-				continue
-			}
-			b.text(f.val+` "$@"`, c.st.clone(), stream{}, "go "+flag, span{f.pos, f.end})
+	for _, flag := range goCodeFlags {
+		for _, f := range c.a.values("-" + flag) {
+			b.goCodeFlag(flag, f, c.st, c.sp)
 		}
-	}
-	// -ldflags=-extld=CMD links with CMD (a program go runs), and
-	// -overlay=FILE compiles the files a JSON map names, wherever they
-	// are, in place of the package's own.
-	for _, f := range c.a.values("-ldflags") {
-		if !f.known || strings.Contains(f.val, "-extld") {
-			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "links with a program named in -ldflags (-extld), which guard does not review"}, c.sp)
-		}
-	}
-	for _, f := range c.a.values("-overlay") {
-		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own"}, c.sp)
 	}
 	return stream{}
+}
+
+// goCodeFlags are the go command's flags that run or compile code the
+// package does not hold, whether on its command line or in GOFLAGS.
+var goCodeFlags = []string{"exec", "toolexec", "vettool", "ldflags", "overlay", "modfile"}
+
+// goCodeFlag prices go's flag -NAME=f (goCodeFlags): -exec, -toolexec and
+// -vettool CMD make go run CMD with the binary or the compiler's command
+// line after it; -ldflags=-extld=CMD links with CMD; -overlay=FILE
+// compiles the files a JSON map names, wherever they are, in place of the
+// package's own; -modfile=FILE outside the workspace can replace any
+// module with a directory anywhere.
+func (b *builder) goCodeFlag(name string, f field, st *state, sp span) {
+	code := func(msg string) {
+		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: msg}, sp)
+	}
+	switch name {
+	case "exec", "toolexec", "vettool":
+		if !f.known {
+			b.dynamicCode(f, &call{prog: "go", st: st, sp: sp}, "go -"+name)
+			return
+		}
+		b.text(f.val+` "$@"`, st.clone(), stream{}, "go -"+name, span{f.pos, f.end})
+	case "ldflags":
+		if !f.known || strings.Contains(f.val, "-extld") {
+			code("links with a program named in -ldflags (-extld), which guard does not review")
+		}
+	case "overlay":
+		code("compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own")
+	case "modfile":
+		if p, ok := b.ctx.Resolve(st.cwd, f.val); !f.known || !ok || b.ctx.Classify(p) != ClassWorkspace {
+			code("builds with a go.mod outside the workspace, whose replace directives can name code anywhere")
+		}
+	}
 }
 
 // hPkgManifest: npm pkg set/delete and npm init change package.json:

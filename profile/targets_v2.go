@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -458,6 +459,16 @@ func valueCodeVars(name string) (valueCodeVar, bool) {
 			func(v string) bool { return strings.ContainsAny(v, "!|") }}, true
 	case "PYTHONWARNINGS":
 		return valueCodeVar{"python.warnings-import", "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start", warningsImport}, true
+	case "GOTOOLCHAIN":
+		// Any value but local may make go download a toolchain and
+		// run it in place of the local one (path: the first go on PATH).
+		return valueCodeVar{"env.module-path", "sets GOTOOLCHAIN, a Go toolchain go downloads (or finds on PATH) and runs in place of the local one",
+			func(v string) bool { return v != "local" }}, true
+	case "GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOSUMDB", "GOINSECURE", "GOPRIVATE", "GONOPROXY":
+		// Where go downloads the modules it compiles, and which it does
+		// not check against the checksum database.
+		return valueCodeVar{"env.module-path", "sets " + name + ", which decides where go downloads the modules it compiles and which it checks",
+			func(v string) bool { return v != "" && v != "https://proxy.golang.org,direct" && v != "sum.golang.org" }}, true
 	}
 	return valueCodeVar{}, false
 }
@@ -539,11 +550,11 @@ func (b *builder) goflags(val *string, st *state, at span) {
 		b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: "GOFLAGS", Msg: "GOFLAGS is set to flags that are not static (they can make go run other programs)"}, at)
 		return
 	}
+	// Each flag is priced as on go's command line (goCodeFlag).
 	for _, f := range strings.Fields(*val) {
-		flag, cmd, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
-		if ok && (flag == "toolexec" || flag == "exec") {
-			// go runs CMD with the tool's or test's command line after it.
-			b.text(cmd+` "$@"`, st.clone(), stream{}, "GOFLAGS -"+flag, at)
+		flag, v, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if ok && slices.Contains(goCodeFlags, flag) {
+			b.goCodeFlag(flag, field{val: v, known: true, pos: at.pos, end: at.end}, st, at)
 		}
 	}
 }
