@@ -131,7 +131,10 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	b.lookalikes(argv, sp)
 	prog := name.val
-	if body, ok := st.aliases[prog]; ok && !name.exp && shell {
+	// A quoted command word (\rm, 'rm', r\m) is never an alias: bash
+	// expands only an unquoted word (a function still stands in).
+	quoted := name.raw != "" && name.raw != name.val
+	if body, ok := st.aliases[prog]; ok && !name.exp && shell && !quoted {
 		return b.runAlias(body, argv, st, in, via, sp)
 	}
 	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") && shell {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -100,6 +101,74 @@ func (s *state) exportsFuncs() bool {
 
 // funcKey is a function's name in state.exported.
 func funcKey(name string) string { return "()" + name }
+
+// hUnset: unset -f NAME removes the function NAME, so NAME is the program
+// again (rm() { :; }; unset -f rm; rm -rf ~ runs rm); unset NAME, with
+// neither -v nor -f, removes the variable NAME, or, when there is none,
+// the function: guard takes both away (the variable's value becomes
+// unknown). A name guard cannot see may be any function.
+func hUnset(b *builder, c *call) stream {
+	funcs, vars := !c.a.has("-v"), !c.a.has("-f")
+	for _, f := range c.a.ops {
+		if !f.known {
+			if funcs {
+				c.st.funcs = map[string]*parse.Stmt{}
+			}
+			continue
+		}
+		if vars {
+			c.st.set(f.val, nil)
+		}
+		if funcs && c.st.funcs[f.val] != nil {
+			fs := make(map[string]*parse.Stmt, len(c.st.funcs))
+			for k, v := range c.st.funcs {
+				if k != f.val {
+					fs[k] = v
+				}
+			}
+			c.st.funcs = fs
+		}
+	}
+	return stream{}
+}
+
+// hShift: shift [N] drops the first N positional parameters: $1 is then
+// what $N+1 was (set -- x 'rm -rf ~'; shift; eval "$1" runs rm). With
+// parameters or a count guard does not know, they are unknown after.
+func hShift(b *builder, c *call) stream {
+	n := 1
+	if len(c.a.ops) > 0 {
+		f := c.a.ops[0]
+		v, err := strconv.Atoi(f.val)
+		if !f.known || err != nil || v < 0 {
+			n = -1
+		} else {
+			n = v
+		}
+	}
+	zero := c.st.vars["0"]
+	z := field{}
+	if zero != nil {
+		z = staticField(*zero, c.sp)
+	}
+	switch {
+	case c.st.argv != nil && n >= 0:
+		if n > len(c.st.argv) {
+			return stream{} // shift fails: nothing changes
+		}
+		c.st.setArgs(append([]field{z}, c.st.argv[n:]...))
+	case n == 0:
+	default:
+		// Unknown: every parameter may now be any of them.
+		for name := range c.st.vars {
+			if isDigits(name) && name != "0" || name == "@" || name == "*" || name == "#" {
+				c.st.set(name, nil)
+			}
+		}
+		c.st.argv = nil
+	}
+	return stream{}
+}
 
 // startNames are the variables of the environment the review starts
 // from (inherited by every shell).
