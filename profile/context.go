@@ -297,7 +297,7 @@ var persistRel = sync.OnceValue(func() []string {
 		".config/elvish", ".elvish/rc.elv", ".config/ion",
 		// Graphical sessions: files the session sources or whose exec lines
 		// it runs at login, D-Bus services it starts on demand.
-		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart",
+		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart", ".config/autostart-scripts",
 		".config/openbox/autostart", ".config/i3", ".i3/config", ".config/sway", ".config/hypr",
 		".config/lxsession", ".local/share/dbus-1/services",
 		// Debuggers, REPLs and database shells that run their init file on
@@ -899,6 +899,29 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 	}
 })
 
+// userBinPatterns are the bin directories version managers put on PATH
+// under a version's name (nvm's node, sdkman's candidates, pyenv's and
+// rbenv's versions, asdf's installs, rustup's toolchains).
+var userBinPatterns = sync.OnceValue(func() []string {
+	return []string{".nvm/versions/node/*/bin", ".sdkman/candidates/*/*/bin", ".pyenv/versions/*/bin", ".rbenv/versions/*/bin",
+		".asdf/installs/*/*/bin", ".rustup/toolchains/*/bin", ".local/share/fnm/node-versions/*/installation/bin",
+		".nodenv/shims", ".goenv/shims", ".jenv/shims", ".local/share/mise/installs/*/*/bin"}
+})
+
+// isUserBinDir reports whether rel (relative to home) is one of the
+// user's bin directories (userBinDirs, userBinPatterns).
+func isUserBinDir(rel string) bool {
+	if userBinDirs()[rel] {
+		return true
+	}
+	for _, p := range userBinPatterns() {
+		if ok, _ := path.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // shadowsProgram: a file in one of the user's bin directories named like
 // a program guard knows (git, ls, sudo, python3) is what every later
 // shell runs for that name, outside any review: a code-execution hook.
@@ -912,7 +935,7 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 // PATH by themselves count as known (pathHelpers).
 func shadowsProgram(rel string) bool {
 	dir, name := path.Split(rel)
-	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" {
+	if !isUserBinDir(strings.TrimSuffix(dir, "/")) || name == "" {
 		return false
 	}
 	lower := strings.ToLower(name)
