@@ -435,7 +435,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	if name == "UV_PYTHON" && val != nil && !strings.Contains(*val, "/") {
 		return true // a version request (3.12, pypy), not a path
 	}
-	if moduleVars[name] && val != nil && b.workspacePaths(*val, st) {
+	if moduleVars()[name] && val != nil && b.workspacePaths(*val, st) {
 		// PYTHONPATH=. pytest: modules from the workspace are the
 		// workspace's code, which runs in the sandbox anyway.
 		return true
@@ -509,11 +509,14 @@ var writeVars = map[string]bool{
 
 // moduleVars are search paths for a language's modules: a directory
 // outside the workspace puts code from there into the program.
-var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
-	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
-	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
-	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
-	"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
+// Built on first use (TestInitBudget).
+var moduleVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
+		"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
+		"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
+		"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
+		"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
+})
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
