@@ -868,6 +868,19 @@ var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
 		"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
 		"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
 		"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+		"NPM_CONFIG_GLOBALCONFIG":     {"env.config-dir", CapDynamic, "points npm at another global configuration (script-shell, node-options)", false},
+		"npm_config_globalconfig":     {"env.config-dir", CapDynamic, "points npm at another global configuration (script-shell, node-options)", false},
+		"YARN_RC_FILENAME":            {"env.config-dir", CapDynamic, "sets YARN_RC_FILENAME, the yarn configuration yarn reads (its yarnPath and plugins are code)", false},
+		"PIP_CONFIG_FILE":             {"env.config-dir", CapDynamic, "sets PIP_CONFIG_FILE, pointing pip at another configuration (where it installs from and to)", false},
+		"WGETRC":                      {"env.config-dir", CapDynamic, "sets WGETRC, a wgetrc whose commands choose where wget writes and what it runs", false},
+		"CURL_HOME":                   {"env.config-dir", CapDynamic, "sets CURL_HOME, whose .curlrc holds options curl obeys (where it writes)", false},
+		"GNUPGHOME":                   {"env.config-dir", CapDynamic, "sets GNUPGHOME, pointing gpg at another home (its gpg.conf names programs it runs)", false},
+		"PSQLRC":                      {"env.config-dir", CapDynamic, "sets PSQLRC, a file psql runs at start (\\! runs shell commands)", false},
+		"TCLLIBPATH":                  {"env.module-path", CapDynamic, "sets TCLLIBPATH, where tclsh and expect load packages (code) from", false},
+		"NODE_REPL_EXTERNAL_MODULE":   {"env.module-path", CapDynamic, "sets NODE_REPL_EXTERNAL_MODULE, a module node loads in place of its REPL", false},
+		"R_PROFILE":                   {"env.module-path", CapDynamic, "sets R_PROFILE, R code run at start", false},
+		"R_ENVIRON":                   {"env.module-path", CapDynamic, "sets R_ENVIRON, a file of variables R sets at start (R_PROFILE_USER among them)", false},
+		"R_ENVIRON_USER":              {"env.module-path", CapDynamic, "sets R_ENVIRON_USER, a file of variables R sets at start (R_PROFILE_USER among them)", false},
 		// Where toolchains and language runtimes load code from: a path
 		// outside the workspace is code the line does not show (as
 		// PYTHONPATH=/elsewhere is); inside it, the workspace's own.
