@@ -46,6 +46,8 @@ type builder struct {
 	inputs    map[string]string  // files read for the review: path → SHA-256
 	argCmd    bool               // inside a command found in an unknown program's arguments
 	env       map[string]*string // prefix assignments of the commands being profiled (getenv)
+	start     map[string]bool    // the variables of the environment the review starts from (newshell.go)
+	shellWord bool               // the next exec is of a command word the shell runs itself (shellExec)
 	net       bool               // an effect since the last reset exchanged data with the network
 	unplanted string             // a name being reviewed as the program it says, not the file the line planted (exec)
 	// outProcs are >(…) bodies met in the statement being profiled: they
@@ -129,6 +131,10 @@ type state struct {
 	// fds are the shell's descriptors that feed a >(…) body since an
 	// exec (execfd.go); copied on write.
 	fds map[string]*fdProc
+	// exported are the variables the line exported (export, declare
+	// -x) or put in a command's environment: a new shell inherits them
+	// (newshell.go).
+	exported map[string]bool
 }
 
 type arrayVal struct {
@@ -211,7 +217,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -669,8 +675,8 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	}
 	nameref, integer := false, false
 	for i, o := range opts {
-		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") {
-			nameref = true
+		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
+			nameref = true // export -n takes the export attribute away (exportDecl)
 		}
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "i") {
 			integer = true
@@ -703,6 +709,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 		b.assign(a, st, sp, true)
 	}
+	st.exportDecl(d.Variant, opts, d.Assigns)
 	return stream{kind: streamText}
 }
 
@@ -861,6 +868,19 @@ var sensitiveVars = sync.OnceValue(func() map[string]sensitiveVar {
 		"AZURE_CONFIG_DIR":            {"env.config-dir", CapDynamic, "sets AZURE_CONFIG_DIR, pointing az at another configuration", false},
 		"NPM_CONFIG_USERCONFIG":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
 		"npm_config_userconfig":       {"env.config-dir", CapDynamic, "points npm at another user configuration (script-shell, node-options)", false},
+		"NPM_CONFIG_GLOBALCONFIG":     {"env.config-dir", CapDynamic, "points npm at another global configuration (script-shell, node-options)", false},
+		"npm_config_globalconfig":     {"env.config-dir", CapDynamic, "points npm at another global configuration (script-shell, node-options)", false},
+		"YARN_RC_FILENAME":            {"env.config-dir", CapDynamic, "sets YARN_RC_FILENAME, the yarn configuration yarn reads (its yarnPath and plugins are code)", false},
+		"PIP_CONFIG_FILE":             {"env.config-dir", CapDynamic, "sets PIP_CONFIG_FILE, pointing pip at another configuration (where it installs from and to)", false},
+		"WGETRC":                      {"env.config-dir", CapDynamic, "sets WGETRC, a wgetrc whose commands choose where wget writes and what it runs", false},
+		"CURL_HOME":                   {"env.config-dir", CapDynamic, "sets CURL_HOME, whose .curlrc holds options curl obeys (where it writes)", false},
+		"GNUPGHOME":                   {"env.config-dir", CapDynamic, "sets GNUPGHOME, pointing gpg at another home (its gpg.conf names programs it runs)", false},
+		"PSQLRC":                      {"env.config-dir", CapDynamic, "sets PSQLRC, a file psql runs at start (\\! runs shell commands)", false},
+		"TCLLIBPATH":                  {"env.module-path", CapDynamic, "sets TCLLIBPATH, where tclsh and expect load packages (code) from", false},
+		"NODE_REPL_EXTERNAL_MODULE":   {"env.module-path", CapDynamic, "sets NODE_REPL_EXTERNAL_MODULE, a module node loads in place of its REPL", false},
+		"R_PROFILE":                   {"env.module-path", CapDynamic, "sets R_PROFILE, R code run at start", false},
+		"R_ENVIRON":                   {"env.module-path", CapDynamic, "sets R_ENVIRON, a file of variables R sets at start (R_PROFILE_USER among them)", false},
+		"R_ENVIRON_USER":              {"env.module-path", CapDynamic, "sets R_ENVIRON_USER, a file of variables R sets at start (R_PROFILE_USER among them)", false},
 		// Where toolchains and language runtimes load code from: a path
 		// outside the workspace is code the line does not show (as
 		// PYTHONPATH=/elsewhere is); inside it, the workspace's own.
@@ -1157,8 +1177,14 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 		switch class {
 		case ClassWorkspace, ClassSensitive, ClassOutside, ClassTemp:
 			// A directory that holds protected paths or guard's files:
-			// moving, replacing or deleting it does that to them.
-			if held := b.ctx.HeldClass(target); held != "" {
+			// moving, replacing or deleting it does that to them; a
+			// tree moved or linked into a workspace command directory
+			// may plant a credential shadow there.
+			held := b.ctx.HeldClass(target)
+			if c == CapWrite {
+				held = b.ctx.writeHeldClass(target)
+			}
+			if held != "" {
 				class = held
 			}
 		}
@@ -1330,41 +1356,64 @@ func (b *builder) call(c *parse.Call, st *state, in stream, via string, sp span)
 		argv = append(argv, b.fields(w, st, sp)...)
 	}
 	if len(c.Assigns) == 0 {
-		return b.exec(argv, st, in, via, sp)
+		return b.shellExec(argv, st, in, via, sp)
 	}
 	env := st.clone() // assigned for real: this copy is the command's environment
+	names := make([]string, 0, len(c.Assigns))
 	for _, a := range c.Assigns {
 		b.assign(a, env, sp, true)
+		names = append(names, a.Name)
 	}
+	return b.inEnv(st, env, names, func() stream { return b.shellExec(argv, st, in, via, sp) })
+}
+
+// shellExec is exec of a simple command the shell itself runs: only
+// there does the command word name an alias, a function or a hashed
+// path. A program that runs another (env, timeout, xargs, find -exec,
+// sudo, nohup) and the builtins command and exec find the program on
+// PATH: rm() { :; }; env rm -rf ~ runs rm.
+func (b *builder) shellExec(argv []field, st *state, in stream, via string, sp span) stream {
+	b.shellWord = true
+	return b.exec(argv, st, in, via, sp)
+}
+
+// inEnv runs run with the variables names set as env holds them in the
+// environment of the program run starts. Every way a line puts a
+// variable in one program's environment comes through here (NAME=V cmd,
+// env NAME=V cmd), so the program's own lookups (getenv: GOBIN,
+// GIT_PAGER, npm_config_script_shell) and what it runs as shell (bash -c,
+// a function, eval, a builtin) see the same values and taint; the shell
+// has its own back after.
+func (b *builder) inEnv(st, env *state, names []string, run func() stream) stream {
 	prev := b.env
-	b.env = map[string]*string{}
-	for k, v := range prev {
-		b.env[k] = v
+	b.env = maps.Clone(prev)
+	if b.env == nil {
+		b.env = map[string]*string{}
 	}
-	for _, a := range c.Assigns {
-		b.env[a.Name] = env.vars[a.Name]
+	for _, n := range names {
+		b.env[n] = env.vars[n]
 	}
 	defer func() { b.env = prev }()
-	// What cmd runs (bash -c, a function, eval, a builtin) sees the
-	// assigned values and their taint; the shell has its own back after.
-	defer st.shadow(env, c.Assigns)()
+	defer st.shadow(env, names)()
+	exported := st.exported
+	st.setExported(names, true) // what the program starts inherits them
+	defer func() { st.exported = exported }()
 	if env.pathDirs != nil {
 		st.pathDirs = env.pathDirs // PATH=DIR cmd: cmd is looked up there (kept after: the worse)
 	}
-	return b.exec(argv, st, in, via, sp)
+	return run()
 }
 
 // shadow gives s the values (and taint) env holds for the names assigned,
 // and returns what restores s's own.
-func (s *state) shadow(env *state, assigns []*parse.Assign) func() {
+func (s *state) shadow(env *state, names []string) func() {
 	type saved struct {
 		v              *string
 		set, glob, bad bool
 		t              stream
 	}
 	keep := map[string]saved{}
-	for _, a := range assigns {
-		n := a.Name
+	for _, n := range names {
 		if _, ok := keep[n]; ok {
 			continue
 		}

@@ -297,7 +297,7 @@ var persistRel = sync.OnceValue(func() []string {
 		".config/elvish", ".elvish/rc.elv", ".config/ion",
 		// Graphical sessions: files the session sources or whose exec lines
 		// it runs at login, D-Bus services it starts on demand.
-		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart",
+		".xsessionrc", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown", ".kde/Autostart", ".config/autostart-scripts",
 		".config/openbox/autostart", ".config/i3", ".i3/config", ".config/sway", ".config/hypr",
 		".config/lxsession", ".local/share/dbus-1/services",
 		// Debuggers, REPLs and database shells that run their init file on
@@ -413,13 +413,52 @@ var workspacePersist = sync.OnceValue(func() []string {
 // the workspace's own programs do; see the threat model.)
 var credentialShadows = sync.OnceValue(func() []string {
 	var out []string
-	for _, dir := range []string{".venv/bin", "venv/bin", "node_modules/.bin"} {
+	for _, dir := range shadowDirs() {
 		for _, name := range []string{"sudo", "su", "doas", "pkexec", "ssh", "git", "gpg"} {
 			out = append(out, dir+"/"+name)
 		}
 	}
 	return out
 })
+
+// shadowDirs are the workspace's command directories of credentialShadows.
+var shadowDirs = sync.OnceValue(func() []string { return []string{".venv/bin", "venv/bin", "node_modules/.bin"} })
+
+// holdsCredentialShadow reports whether p is one of the workspace's
+// shadowDirs or a directory of one (.venv, node_modules), but not the
+// workspace root: a tree written there (mv DIR .venv/bin, cp -r, tar -C,
+// unzip -d, rsync, ln -s DIR) may put a credential shadow there under a
+// name the line does not show. (An archive extracted at the root is left
+// to the sandbox, which removes a shadow a command made.)
+func (c *Context) holdsCredentialShadow(p string) bool {
+	ws := c.tables().ws
+	rel, ok := strings.CutPrefix(p, ws+"/")
+	if ws == "" || !ok {
+		return false
+	}
+	for _, d := range shadowDirs() {
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// writeHeldClass is HeldClass for a write that puts a whole tree at
+// directory p (a move, a link, a recursive copy or an extraction into
+// it): what it holds is replaced, and a workspace command directory
+// receives programs by names the line does not show, so a credential
+// shadow counts too (deleting node_modules is no persistence; writing a
+// tree into node_modules/.bin is).
+func (c *Context) writeHeldClass(p string) Class {
+	if held := c.HeldClass(p); held != "" {
+		return held
+	}
+	if c.holdsCredentialShadow(p) {
+		return ClassPersistence
+	}
+	return ""
+}
 
 // isCredentialShadow reports whether p is one of the workspace's
 // credentialShadows: only writing one is persistence; deleting the
@@ -860,6 +899,29 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 	}
 })
 
+// userBinPatterns are the bin directories version managers put on PATH
+// under a version's name (nvm's node, sdkman's candidates, pyenv's and
+// rbenv's versions, asdf's installs, rustup's toolchains).
+var userBinPatterns = sync.OnceValue(func() []string {
+	return []string{".nvm/versions/node/*/bin", ".sdkman/candidates/*/*/bin", ".pyenv/versions/*/bin", ".rbenv/versions/*/bin",
+		".asdf/installs/*/*/bin", ".rustup/toolchains/*/bin", ".local/share/fnm/node-versions/*/installation/bin",
+		".nodenv/shims", ".goenv/shims", ".jenv/shims", ".local/share/mise/installs/*/*/bin"}
+})
+
+// isUserBinDir reports whether rel (relative to home) is one of the
+// user's bin directories (userBinDirs, userBinPatterns).
+func isUserBinDir(rel string) bool {
+	if userBinDirs()[rel] {
+		return true
+	}
+	for _, p := range userBinPatterns() {
+		if ok, _ := path.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // shadowsProgram: a file in one of the user's bin directories named like
 // a program guard knows (git, ls, sudo, python3) is what every later
 // shell runs for that name, outside any review: a code-execution hook.
@@ -873,7 +935,7 @@ var userBinDirs = sync.OnceValue(func() map[string]bool {
 // PATH by themselves count as known (pathHelpers).
 func shadowsProgram(rel string) bool {
 	dir, name := path.Split(rel)
-	if !userBinDirs()[strings.TrimSuffix(dir, "/")] || name == "" {
+	if !isUserBinDir(strings.TrimSuffix(dir, "/")) || name == "" {
 		return false
 	}
 	lower := strings.ToLower(name)

@@ -98,6 +98,8 @@ var binDirs = sync.OnceValue(func() []string {
 
 // exec profiles running argv (already expanded) with stdin in.
 func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) stream {
+	shell := b.shellWord // see shellExec
+	b.shellWord = false
 	if len(argv) == 0 {
 		return stream{}
 	}
@@ -129,10 +131,13 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 	}
 	b.lookalikes(argv, sp)
 	prog := name.val
-	if body, ok := st.aliases[prog]; ok && !name.exp {
+	// A quoted command word (\rm, 'rm', r\m) is never an alias: bash
+	// expands only an unquoted word (a function still stands in).
+	quoted := name.raw != "" && name.raw != name.val
+	if body, ok := st.aliases[prog]; ok && !name.exp && shell && !quoted {
 		return b.runAlias(body, argv, st, in, via, sp)
 	}
-	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") {
+	if body, ok := st.funcs[prog]; ok && strings.Contains(prog, "/") && shell {
 		// bash looks a function up by the whole word, slashes and all:
 		// /bin/ls() { …; }; /bin/ls calls the function, not /bin/ls.
 		return b.callFunc(prog, body, argv, st, in, via, sp)
@@ -165,25 +170,27 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 				// kernel runs the target, which may also go by the name
 				// it was started under (busybox, zsh as sh). Both are
 				// reviewed; the worse counts.
-				return worse(b.runNamed(target, true, name, argv, st, in, via, sp), b.runNamed(path.Base(prog), true, name, argv, st, in, via, sp))
+				return worse(b.runNamed(target, true, false, name, argv, st, in, via, sp), b.runNamed(path.Base(prog), true, false, name, argv, st, in, via, sp))
 			}
-			return b.runNamed(path.Base(prog), true, name, argv, st, in, via, sp)
+			return b.runNamed(path.Base(prog), true, false, name, argv, st, in, via, sp)
 		}
 		return b.runScript(prog, abs, ok, argv, st, in, via, sp)
 	}
-	return b.runNamed(prog, false, name, argv, st, in, via, sp)
+	return b.runNamed(prog, false, shell, name, argv, st, in, via, sp)
 }
 
 // runNamed runs program prog (a name, not a path): a shell function, a
 // hashed path, a program the line put on PATH, or a table entry. byPath:
 // the word was a path (/bin/rm), which bash runs as it is, never looking
 // up a function or hashed path of that name (rm() { :; }; /bin/rm -rf ~
-// runs rm).
-func (b *builder) runNamed(prog string, byPath bool, name field, argv []field, st *state, in stream, via string, sp span) stream {
-	if body, ok := st.funcs[prog]; ok && !byPath {
+// runs rm). shell: the shell runs the word itself, so a function or a
+// hashed path of the name stands in (not under env, xargs or command:
+// shellExec).
+func (b *builder) runNamed(prog string, byPath, shell bool, name field, argv []field, st *state, in stream, via string, sp span) stream {
+	if body, ok := st.funcs[prog]; ok && !byPath && shell {
 		return b.callFunc(prog, body, argv, st, in, via, sp)
 	}
-	if p, ok := st.hashed[prog]; ok && !byPath {
+	if p, ok := st.hashed[prog]; ok && !byPath && shell {
 		// hash -p PATH NAME: NAME runs PATH.
 		if p == "" {
 			b.add(Effect{Cap: CapDynamic, Rule: "exec.dynamic-name", Target: prog, Msg: fmt.Sprintf("runs %s, which hash -p points at a program that is not static", prog)}, sp)
@@ -529,11 +536,7 @@ func (b *builder) scriptFile(abs string, ok bool, st *state, in stream, via stri
 			b.add(Effect{Cap: CapNetCode, Rule: "exec.downloaded-script", Target: abs, Msg: "runs a script written earlier on this line from the network or from decoded data"}, sp)
 			return stream{kind: streamUnknown}, false
 		case w.kind == streamText:
-			inner := st
-			if !source {
-				inner = st.clone()
-			}
-			return b.text(w.text, inner, in, via, sp), true
+			return b.scriptText(w.text, st, in, via, sp, source), true
 		}
 		b.add(Effect{Cap: CapDynamic, Rule: "exec.script-unreadable", Target: abs, Msg: "runs a script written earlier on this line, whose contents guard cannot see"}, sp)
 		return stream{kind: streamUnknown}, false
@@ -553,11 +556,16 @@ func (b *builder) scriptFile(abs string, ok bool, st *state, in stream, via stri
 		// does not review its language.
 		return stream{kind: streamUnknown}, false
 	}
-	inner := st
-	if !source {
-		inner = st.clone()
+	return b.scriptText(text, st, in, via, sp, source), true
+}
+
+// scriptText reviews a script's text: sourced, in the shell's own state;
+// run, in a new shell (newShell).
+func (b *builder) scriptText(text string, st *state, in stream, via string, sp span, source bool) stream {
+	if source {
+		return b.text(text, st, in, via, sp)
 	}
-	return b.text(text, inner, in, via, sp), true
+	return b.newShell("", st, text, func(inner *state) stream { return b.text(text, inner, in, via, sp) })
 }
 
 func isShellScript(text string) bool {

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -85,6 +86,38 @@ func (b *builder) arrayWord(w *parse.Word, st *state, split bool) ([]field, bool
 		out = append(out, at(e))
 	}
 	return out, true
+}
+
+// arrayElem is ${NAME[N]} (N a number, negative from the end) of an
+// array whose elements the line set (a=(x 'rm -rf /'); eval "${a[1]}"
+// runs rm): the element, or "" past the end, as bash gives it.
+func (s *state) arrayElem(p parse.Part) (string, bool) {
+	if len(p.Nested) > 0 {
+		return "", false
+	}
+	// The subscript is arithmetic (p.Arith): only a plain number is read.
+	m := re(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\[(-?[0-9]+)\]\}$`).FindStringSubmatch(p.Raw)
+	if m == nil {
+		return "", false
+	}
+	elems, ok := s.array(m[1])
+	if !ok || s.taint[m[1]].tainted() {
+		return "", false
+	}
+	i, err := strconv.Atoi(m[2])
+	if err != nil {
+		return "", false
+	}
+	if i < 0 {
+		i += len(elems)
+	}
+	if i < 0 || i >= len(elems) {
+		return "", true
+	}
+	if !elems[i].known || elems[i].glob {
+		return "", false
+	}
+	return elems[i].val, true
 }
 
 // assignFields expands an assignment value: no field splitting.
@@ -267,6 +300,10 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			if v, ok := st.expandParam(p); ok {
 				// ${x,,}, ${x@E}, ${x#pat} of known values: what bash
 				// makes of them (x=RM; eval "${x,,} -rf /" is rm).
+				appendText(v, p.Quoted)
+				continue
+			}
+			if v, ok := st.arrayElem(p); ok {
 				appendText(v, p.Quoted)
 				continue
 			}

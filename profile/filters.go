@@ -27,6 +27,10 @@ type textProgram struct {
 	// not compute: sed's replacements and a/i/c text, jq's and awk's
 	// string literals, date's +FORMAT, yes, basename, dirname.
 	prints bool
+	// printed: the prefix that marks the arguments it prints, which
+	// it prints without it (date's +FORMAT); "" when it may print any
+	// argument that is not an option.
+	printed string
 }
 
 // textPrograms is the one table of text programs, every spelling of
@@ -42,7 +46,9 @@ func textPrograms(prog string) textProgram {
 		return textProgram{script: []string{"-f", "--file", "-e", "--source", "--exec"}, prints: true}
 	case "jq", "gojq", "yq":
 		return textProgram{script: []string{"-f", "--from-file"}, prints: true}
-	case "date", "yes", "basename", "dirname":
+	case "date":
+		return textProgram{prints: true, printed: "+"}
+	case "yes", "basename", "dirname":
 		return textProgram{prints: true}
 	}
 	return textProgram{}
@@ -76,22 +82,24 @@ func argPrinter(prog string) bool { return textPrograms(prog).prints }
 // argNear is text a program's output may hold, from its known
 // arguments: each argument, the parts of one split at the punctuation
 // that delimits sed's commands (s/A/B/, s|A|B|), and the contents of its
-// double-quoted strings (jq's and awk's literals), one a line; date's
-// +FORMAT without the +.
+// double-quoted strings (jq's and awk's literals), one a line; only
+// those with the table's printed prefix, without it, where it has one
+// (date's +FORMAT).
 func argNear(prog string, fs []field) string {
+	mark := textPrograms(prog).printed
 	var out []string
 	for _, f := range fs {
 		if !f.known || f.val == "" {
 			continue
 		}
 		v := f.val
-		if prog == "date" {
-			if !strings.HasPrefix(v, "+") {
+		if mark != "" {
+			rest, ok := strings.CutPrefix(v, mark)
+			if !ok {
 				continue
 			}
-			v = v[1:]
-		}
-		if strings.HasPrefix(v, "-") {
+			v = rest // printed whatever it starts with (date '+-rf ~')
+		} else if strings.HasPrefix(v, "-") {
 			continue // an option, not printed text
 		}
 		out = append(out, v)

@@ -99,7 +99,38 @@ func hEnv(b *builder, c *call) stream {
 		return b.exec(skipAssigns(argv), st, c.in, "env -S", c.sp)
 	}
 	inner := skipAssigns(c.a.rest)
-	b.envAssigns(c.a.rest[:len(c.a.rest)-len(inner)], st, c.sp)
+	assigns := c.a.rest[:len(c.a.rest)-len(inner)]
+	b.envAssigns(assigns, st, c.sp)
+	if len(inner) > 0 {
+		// The program env runs has these in its environment, as after
+		// a prefix assignment: its lookups (GOBIN, GIT_PAGER) and the
+		// shell code it runs see them. -u NAME takes one out: its value
+		// there is not one guard knows.
+		env := st.clone()
+		var names []string
+		for _, f := range c.a.values("-u", "--unset") {
+			if f.known {
+				delete(env.vars, f.val)
+				names = append(names, f.val)
+			}
+		}
+		for _, f := range assigns {
+			name, v, _ := strings.Cut(f.val, "=")
+			if !validName(name) {
+				continue
+			}
+			var val *string
+			if f.known {
+				val = &v
+			}
+			env.setTainted(name, val, f.taint)
+			if name == "PATH" {
+				env.setPathDirs(val, []field{f})
+			}
+			names = append(names, name)
+		}
+		return b.inEnv(st, env, names, func() stream { return b.exec(inner, st, c.in, "env", c.sp) })
+	}
 	if len(inner) == 0 {
 		if len(c.a.rest) == 0 {
 			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: "env", Msg: "prints all environment variables (the sandbox does not pass secret-looking ones)"}, c.sp)
@@ -707,10 +738,12 @@ func hSed(b *builder, c *call) stream {
 
 // sed commands that take the rest of the line: e COMMAND runs it, w/W FILE
 // write to it, r/R FILE read it; an address (N, $, /re/, a range, !) may
-// come first. s///e runs the pattern space, s///w FILE writes.
+// come first. s///e runs the pattern space, s///w FILE writes. GNU sed
+// needs no blank before the argument: w/root/.bashrc writes
+// /root/.bashrc, r/etc/shadow reads it.
 var (
 	sedLineCmd = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]+([^\n]*)|[ \t]*(?:$|[;}]))`)
+		return regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]*([^ \t\n;}][^\n]*)|[ \t]*(?:$|[;}]))`)
 	})
 )
 

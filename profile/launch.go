@@ -53,9 +53,10 @@ func hShell(b *builder, c *call) stream {
 		if !code.known {
 			return b.dynamicCode(code, c, c.prog+" -c")
 		}
-		inner := c.st.clone()
-		inner.setArgs(rest[1:])
-		return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
+		return b.newShell(c.prog, c.st, code.val, func(inner *state) stream {
+			inner.setArgs(rest[1:])
+			return b.text(code.val, inner, c.in, c.prog+" -c", span{code.pos, code.end})
+		})
 	}
 	if len(rest) > 0 && !c.a.has("-s") {
 		withArgs := *c

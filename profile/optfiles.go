@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -104,22 +105,51 @@ func (of optionFile) files(c *call) []field {
 	return out
 }
 
+// codeFlags are the flags that load or run code, by the tool that reads
+// them: the one table for flag variables (codeFlagVars) and response
+// files (responseCode). A flag matches anywhere in the text, or, with a
+// leading ^, only at the start of a word: cc's -B/tmp/x runs
+// /tmp/x/cc1, as and ld, while the linker's -Wl,-Bsymbolic loads nothing.
+var codeFlags = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		// cc runs the program -wrapper names around each tool, the one
+		// -fuse-ld= or --ld-path= names by its path, the tools -B's
+		// directory holds, and what a -specs file says.
+		"cc":  {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path", "^-B"},
+		"cpp": {"-fplugin", "-load", "-wrapper", "-specs", "^-B"},
+		"ld":  {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path", "^-B"},
+		// rustc runs the linker -C linker= names (and -fuse-ld= one with a
+		// path, as cc does), and loads a codegen backend.
+		"rustc":   {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"},
+		"rustdoc": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend", "runtool", "test-builder"},
+		"jvm":     {"-javaagent", "-agentpath", "-agentlib"},
+		"javac":   {"-processorpath", "--processor-path"},
+	}
+})
+
 // responseCode are the options that, in a compiler's or the JVM's
 // response file, load or run code (as they do on the command line).
-var responseCode = []string{"-wrapper", "-fplugin", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path", "-load", "-plugin", "-B",
-	"-javaagent", "-agentpath", "-agentlib", "-processorpath", "--processor-path"}
+var responseCode = sync.OnceValue(func() []string {
+	t := codeFlags()
+	return slices.Concat(t["cc"], t["ld"], t["jvm"], t["javac"])
+})
 
 // responseText: a response file guard reads is priced by the options in
 // it that load or run code.
 func responseText(b *builder, c *call, where, text string) {
-	if containsAny(text, responseCode) {
+	if hasCodeFlag(text, responseCode()) {
 		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: c.prog, Target: where, Msg: "reads options from " + where + " that load or run code in the build (a plugin, a linker or wrapper program, an agent)"}, c.sp)
 	}
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
+// hasCodeFlag reports whether text holds one of flags (codeFlags).
+func hasCodeFlag(text string, flags []string) bool {
+	for _, x := range flags {
+		if w, start := strings.CutPrefix(x, "^"); start {
+			if slices.ContainsFunc(strings.Fields(text), func(f string) bool { return strings.HasPrefix(f, w) }) {
+				return true
+			}
+		} else if strings.Contains(text, x) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // Output directories. A packager, compiler or generator told where to put
@@ -39,9 +40,12 @@ func hJar(b *builder, c *call) stream {
 	return stream{}
 }
 
-// venvPrograms are the programs a virtual environment puts in its bin
-// directory under their usual names.
-func venvPrograms() []string { return []string{"python", "python3", "pip", "pip3"} }
+// venvPrograms are the files python -m venv, virtualenv and uv venv put
+// in the environment's bin directory under fixed names: its programs and
+// the activation scripts a shell sources.
+var venvPrograms = sync.OnceValue(func() []string {
+	return []string{"python", "python3", "pip", "pip3", "activate", "activate.csh", "activate.fish", "Activate.ps1"}
+})
 
 // hVenv: python -m venv DIR, virtualenv DIR and uv venv DIR write
 // DIR/bin/python, pip and the rest: a DIR of ~/.local or ~ puts them in

@@ -124,16 +124,9 @@ func baseTable() map[string]*spec {
 		"unalias":  {fn: hUnalias},
 		"enable":   {val: "-f", rows: []row{{"exec.dynamic-code", CapDynamic, "-f", "", "loads a shared library into the shell (enable -f): native code guard cannot review"}}},
 		"hash":     plain(), "shopt": {fn: hShopt}, "ulimit": plain(), "umask": plain(), "wait": {val: "-p"}, "jobs": plain(),
-		"trap": {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
-		"unset": {fn: func(b *builder, c *call) stream {
-			for _, f := range c.a.ops {
-				if f.known {
-					c.st.set(f.val, nil)
-				}
-			}
-			return stream{}
-		}},
-		"shift": plain(), "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": {fn: hGetopts},
+		"trap":  {rows: []row{{"shell.trap", CapDynamic, "ops", "", "sets a trap: code the shell runs later on a signal or exit"}}},
+		"unset": {fn: hUnset},
+		"shift": {fn: hShift}, "return": plain(), "exit": plain(), "break": plain(), "continue": plain(), "getopts": {fn: hGetopts},
 		"cd": {fn: hCd}, "pushd": {fn: hPushd}, "popd": {fn: hPopd}, "dirs": {fn: hDirs},
 
 		// Readers.

@@ -155,6 +155,11 @@ func extendLaunch(t map[string]*spec) {
 	if s := t["rsync"]; s != nil {
 		s.fn = hRsync(s.fn)
 	}
+	if s := t["rg"]; s != nil && s.fn == nil {
+		// rg --pre PROGRAM runs PROGRAM on every file it searches.
+		s.val += " --pre --pre-glob"
+		s.fn = hProgramOption("--pre")
+	}
 	if s := t["zip"]; s != nil {
 		s.val += " -TT --unzip-command"
 		s.fn = hZip

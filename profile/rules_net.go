@@ -232,14 +232,7 @@ func pipSpec() *spec {
 	return subs(&spec{}, map[string]*spec{
 		// --target, --prefix, --root and --src name where the packages
 		// (and their .pth files, which every later python runs) land.
-		"install": {val: "-t --target --prefix --root --src -r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f --find-links --python-version --platform --implementation --abi --upgrade-strategy --progress-bar --report", fn: func(b *builder, c *call) stream {
-			// A package may hold any name (a .pth file, a script), as an
-			// archive extracted there may (principle 10).
-			for _, d := range c.a.values("-t", "--target", "--prefix", "--root", "--src") {
-				b.writeAnyName(c, d, "fs.write", "may install any name into")
-			}
-			return stream{}
-		}, rows: []row{
+		"install": {val: "-t --target --prefix --root --src -r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f --find-links --python-version --platform --implementation --abi --upgrade-strategy --progress-bar --report", fn: hPipInstall, rows: []row{
 			{"pkg.install", CapFetch, "", "", "downloads and installs Python packages (their build scripts run)"},
 			{"fs.write", CapWrite, "", "-t|--target|--prefix|--root|--src", "installs Python packages into"}}},
 		"download":  fetch("pkg.install", "downloads Python packages"),

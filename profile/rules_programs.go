@@ -79,6 +79,9 @@ func programsTable() map[string]*spec {
 	for k, v := range vcsTable() {
 		t[k] = v
 	}
+	for k, v := range syncTable() {
+		t[k] = v
+	}
 	return t
 }
 

@@ -246,7 +246,8 @@ func devTable() map[string]*spec {
 		row{"fs.output", CapWrite, "", "into:--out-dir", "writes what it compiles into"})
 	t["javac"].val = "-processorpath --processor-path -processor -cp -classpath --class-path -d -s -sourcepath --module-path -p --release -source -target -encoding"
 	t["javac"].fn = hJavacProcessors
-	t["go"].subs["test"].val += " -overlay"
+	t["go"].subs["test"].val += " -overlay -modfile -mod"
+	t["go"].subs["vet"].val += " -overlay -modfile -mod"
 	for k, v := range nixTable() {
 		t[k] = v
 	}

@@ -17,6 +17,10 @@ type vcsClient struct {
 	// val are the options taking a value; cmds those whose value is a
 	// command line the client runs (reviewed as such).
 	val, cmds string
+	// configOption is the option whose FILE:SECTION:OPTION=VALUE value
+	// sets one setting (svn --config-option), configDir the one that
+	// points the client at other settings; "" for a client without.
+	configOption, configDir string
 	// config are rows for the verbs that change the client's settings.
 	config map[string][]row
 }
@@ -31,6 +35,9 @@ func vcsClients() map[string]vcsClient {
 			discard: "revert",
 			val:     "-m --message -F --file -r --revision -c --change --username --password --password-from-stdin --config-dir --config-option --depth --set-depth --accept --cl --changelist --editor-cmd --diff-cmd --diff3-cmd -x --extensions --targets --encoding --with-revprop -l --limit",
 			cmds:    "--editor-cmd --diff-cmd --diff3-cmd",
+			// config:helpers:editor-cmd and config:tunnels:ssh are
+			// commands svn runs.
+			configOption: "--config-option", configDir: "--config-dir",
 		},
 		"fossil": {
 			read:    "status changes extras finfo timeline info diff cat ls help version search whatis annotate blame praise descendants leaves",
@@ -142,17 +149,20 @@ func hHanded(b *builder, c *call) stream {
 }
 
 // options reviews the client's options wherever they stand, before the
-// verb or after it: the values of cmds are command lines it runs; svn
-// --config-option FILE:SECTION:OPTION=VALUE sets a helper or tunnel
-// command (config:helpers:editor-cmd, config:tunnels:ssh) that is one
-// too, and --config-dir points it at other settings, which can name such
-// commands.
+// verb or after it: the values of cmds are command lines it runs; a
+// configOption (svn --config-option FILE:SECTION:OPTION=VALUE) that sets
+// a helper or tunnel command (config:helpers:editor-cmd,
+// config:tunnels:ssh) is one too, and configDir points it at other
+// settings, which can name such commands.
 func (v vcsClient) options(b *builder, c *call) stream {
 	a := parseArgs(c.args, v.val, false)
 	for _, f := range a.values(strings.Fields(v.cmds)...) {
 		b.commandText(f, c, c.prog+" option")
 	}
-	for _, kv := range a.values("--config-option") {
+	if v.configOption == "" {
+		return stream{}
+	}
+	for _, kv := range a.values(v.configOption) {
 		if !kv.known {
 			b.dynamicCode(kv, c, c.prog+" --config-option")
 			continue
@@ -164,7 +174,7 @@ func (v vcsClient) options(b *builder, c *call) stream {
 			b.commandText(g, c, c.prog+" "+key)
 		}
 	}
-	for _, d := range a.values("--config-dir") {
+	for _, d := range a.values(v.configDir) {
 		b.add(Effect{Cap: CapDynamic, Rule: "env.config-dir", Program: c.prog, Target: d.display(), Msg: "points " + c.prog + " at other settings (which can name commands it runs)"}, c.sp)
 	}
 	return stream{}

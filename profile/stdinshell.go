@@ -19,9 +19,10 @@ func (b *builder) shellStdin(c *call, via string) stream {
 	if c.in.kind != streamText {
 		return b.stdinCode(c, via)
 	}
-	st := c.st.clone()
-	st.stdinShell = true
-	return b.text(c.in.text, st, stream{}, via, c.sp)
+	return b.newShell(c.prog, c.st, c.in.text, func(st *state) stream {
+		st.stdinShell = true
+		return b.text(c.in.text, st, stream{}, via, c.sp)
+	})
 }
 
 // execStdin reviews what a shell reading its commands from stdin reads

@@ -183,6 +183,7 @@ var tableNames = [...]string{
 	"direnv",
 	"dirname",
 	"dirs",
+	"ditto",
 	"dnf",
 	"doas",
 	"docker",
@@ -796,6 +797,7 @@ var tableNames = [...]string{
 	"tox",
 	"toybox",
 	"tr",
+	"trace",
 	"trap",
 	"trash",
 	"trash-put",
@@ -822,6 +824,7 @@ var tableNames = [...]string{
 	"unbuffer",
 	"uncompress",
 	"uniq",
+	"unison",
 	"unlink",
 	"unlz4",
 	"unlzma",
@@ -864,6 +867,7 @@ var tableNames = [...]string{
 	"wait",
 	"wall",
 	"watch",
+	"watchexec",
 	"wc",
 	"webbrowser",
 	"webi",
@@ -1102,6 +1106,7 @@ var tableOf = [...]uint8{
 	11, // direnv
 	0,  // dirname
 	0,  // dirs
+	11, // ditto
 	2,  // dnf
 	0,  // doas
 	1,  // docker
@@ -1715,6 +1720,7 @@ var tableOf = [...]uint8{
 	3,  // tox
 	4,  // toybox
 	0,  // tr
+	11, // trace
 	4,  // trap
 	11, // trash
 	11, // trash-put
@@ -1741,6 +1747,7 @@ var tableOf = [...]uint8{
 	0,  // unbuffer
 	0,  // uncompress
 	7,  // uniq
+	11, // unison
 	0,  // unlink
 	0,  // unlz4
 	0,  // unlzma
@@ -1783,6 +1790,7 @@ var tableOf = [...]uint8{
 	0,  // wait
 	2,  // wall
 	0,  // watch
+	11, // watchexec
 	0,  // wc
 	11, // webbrowser
 	11, // webi

@@ -243,16 +243,15 @@ func intoDir(prev handler) handler {
 		}
 		if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok && dest.known {
 			b.intoHeld(c, dp, srcs, false)
-			own := b.ctx.Classify(dp)
-			for _, s := range srcs {
-				if !s.known || s.glob || path.Base(s.val) == "." || path.Base(s.val) == "/" {
-					continue
-				}
-				p := path.Join(dp, path.Base(s.val))
-				if cl := b.ctx.Classify(p); cl != own && (cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard) {
-					b.pathEffect(CapWrite, "fs.write", c.prog, staticField(p, span{dest.pos, dest.end}), c.st, c.sp, "writes")
-				}
+			if len(srcs) == 1 && b.treeAt(c, dp) {
+				// DEST may not exist yet: then SRC's tree becomes DEST,
+				// its contents under DEST by their own names (mv dir
+				// .venv/bin, cp -r d venv/bin).
+				src := srcs[0]
+				src.val = strings.TrimSuffix(src.val, "/") + "/."
+				b.intoHeld(c, dp, []field{src}, false)
 			}
+			b.namesInto(c, dest, dp, srcs)
 		} else if !dest.known {
 			// A directory guard cannot see: each source lands under its
 			// own name there, which may be a start-up file's
@@ -272,12 +271,44 @@ func intoDir(prev handler) handler {
 	}
 }
 
+// namesInto prices each source landing at dp/NAME (dp the directory dest
+// names) where that name is a protected location and dp itself is not.
+func (b *builder) namesInto(c *call, dest field, dp string, srcs []field) {
+	own := b.ctx.Classify(dp)
+	for _, s := range srcs {
+		if !s.known || s.glob || path.Base(s.val) == "." || path.Base(s.val) == "/" {
+			continue
+		}
+		p := path.Join(dp, path.Base(s.val))
+		if cl := b.ctx.Classify(p); cl != own && (cl == ClassPersistence || cl == ClassSecret || cl == ClassGuard) {
+			b.pathEffect(CapWrite, "fs.write", c.prog, staticField(p, span{dest.pos, dest.end}), c.st, c.sp, "writes")
+		}
+	}
+}
+
+// treeAt reports whether c (cp -r/-a, mv, ln -s) would make dp a copy of
+// its one source's tree when dp does not exist yet. The home directory,
+// the workspace root and / always exist.
+func (b *builder) treeAt(c *call, dp string) bool {
+	switch {
+	case dp == "/" || dp == path.Clean(b.ctx.Home) || dp == path.Clean(b.ctx.Workspace):
+		return false
+	case path.Base(c.prog) == "mv":
+		return true
+	case path.Base(c.prog) == "ln":
+		return c.a.has("-s", "--symbolic")
+	case path.Base(c.prog) == "cp":
+		return c.a.has("-r", "-R", "-a", "--recursive", "--archive")
+	}
+	return false
+}
+
 // intoHeld: sources that land under dp by names the line does not show
 // (a directory's contents, src/. or, for rsync, src/; a glob; a word
 // guard cannot see) may land on the protected paths or guard's files dp
 // holds: cp -r dotfiles/. ~ may write ~/.bashrc.
 func (b *builder) intoHeld(c *call, dp string, srcs []field, slashIsContents bool) {
-	held := b.ctx.HeldClass(dp)
+	held := b.ctx.writeHeldClass(dp)
 	if held == "" {
 		return
 	}
@@ -297,6 +328,15 @@ func hRsyncInto(b *builder, c *call) stream {
 		if dest := c.a.ops[n-1]; dest.known {
 			if dp, ok := b.ctx.Resolve(c.st.cwd, dest.val); ok {
 				b.intoHeld(c, dp, c.a.ops[:n-1], true)
+				// A source without a trailing / lands by its own name
+				// (rsync -a ssh .venv/bin/).
+				var named []field
+				for _, s := range c.a.ops[:n-1] {
+					if !strings.HasSuffix(s.val, "/") {
+						named = append(named, s)
+					}
+				}
+				b.namesInto(c, dest, dp, named)
 			}
 		}
 	}
@@ -454,6 +494,21 @@ func runnerFileFlag(d field, c *call) bool {
 func (b *builder) runnerFile(prog, p string, c *call) {
 	if w, ok := c.st.written(p); ok {
 		b.runnerFound(prog, p, w, c)
+	}
+}
+
+// projectBuildFiles: prog builds the project in dir, running its build
+// files (names, in dir): one this line wrote, or dir itself written
+// (cloned, extracted), is priced by runnerFound.
+func (b *builder) projectBuildFiles(prog, dir string, names []string, c *call) {
+	if w, ok := c.st.written(dir); ok {
+		b.runnerFound(prog, dir, w, c)
+		return
+	}
+	for _, n := range names {
+		if w, ok := c.st.written(path.Join(dir, n)); ok {
+			b.runnerFound(prog, path.Join(dir, n), w, c)
+		}
 	}
 }
 
@@ -672,27 +727,46 @@ func hGoRun(b *builder, c *call) stream {
 // with the binary or the compiler's command line after it, as GOFLAGS
 // does: CMD is reviewed as the command it is.
 func hGoExec(b *builder, c *call) stream {
-	for _, flag := range []string{"-exec", "-toolexec", "-vettool"} {
-		for _, f := range c.a.values(flag) {
-			if !f.known {
-				b.dynamicCode(f, c, "go "+flag)
-				continue
-			}
-			b.text(f.val+` "$@"`, c.st.clone(), stream{}, "go "+flag, span{f.pos, f.end})
+	for _, flag := range goCodeFlags {
+		for _, f := range c.a.values("-" + flag) {
+			b.goCodeFlag(flag, f, c.st, c.sp)
 		}
-	}
-	// -ldflags=-extld=CMD links with CMD (a program go runs), and
-	// -overlay=FILE compiles the files a JSON map names, wherever they
-	// are, in place of the package's own.
-	for _, f := range c.a.values("-ldflags") {
-		if !f.known || strings.Contains(f.val, "-extld") {
-			b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "links with a program named in -ldflags (-extld), which guard does not review"}, c.sp)
-		}
-	}
-	for _, f := range c.a.values("-overlay") {
-		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: "compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own"}, c.sp)
 	}
 	return stream{}
+}
+
+// goCodeFlags are the go command's flags that run or compile code the
+// package does not hold, whether on its command line or in GOFLAGS.
+var goCodeFlags = []string{"exec", "toolexec", "vettool", "ldflags", "overlay", "modfile"}
+
+// goCodeFlag prices go's flag -NAME=f (goCodeFlags): -exec, -toolexec and
+// -vettool CMD make go run CMD with the binary or the compiler's command
+// line after it; -ldflags=-extld=CMD links with CMD; -overlay=FILE
+// compiles the files a JSON map names, wherever they are, in place of the
+// package's own; -modfile=FILE outside the workspace can replace any
+// module with a directory anywhere.
+func (b *builder) goCodeFlag(name string, f field, st *state, sp span) {
+	code := func(msg string) {
+		b.add(Effect{Cap: CapDynamic, Rule: "dev.compiler-code", Program: "go", Target: f.display(), Msg: msg}, sp)
+	}
+	switch name {
+	case "exec", "toolexec", "vettool":
+		if !f.known {
+			b.dynamicCode(f, &call{prog: "go", st: st, sp: sp}, "go -"+name)
+			return
+		}
+		b.text(f.val+` "$@"`, st.clone(), stream{}, "go -"+name, span{f.pos, f.end})
+	case "ldflags":
+		if !f.known || strings.Contains(f.val, "-extld") {
+			code("links with a program named in -ldflags (-extld), which guard does not review")
+		}
+	case "overlay":
+		code("compiles the files an overlay map names, which may lie outside the workspace, in place of the package's own")
+	case "modfile":
+		if p, ok := b.ctx.Resolve(st.cwd, f.val); !f.known || !ok || b.ctx.Classify(p) != ClassWorkspace {
+			code("builds with a go.mod outside the workspace, whose replace directives can name code anywhere")
+		}
+	}
 }
 
 // hPkgManifest: npm pkg set/delete and npm init change package.json:
@@ -806,7 +880,13 @@ func (b *builder) writeAnyName(c *call, dir field, rule, verb string) {
 	}
 	switch b.ctx.Classify(d) {
 	case ClassWorkspace, ClassWSRoot, ClassTemp, ClassNull:
-		// The sandbox keeps the workspace's hooks and guard's files.
+		// The sandbox keeps the workspace's hooks and guard's files; a
+		// workspace command directory (tar -C node_modules/.bin) may
+		// receive a credential shadow.
+		if b.ctx.holdsCredentialShadow(d) {
+			b.add(Effect{Cap: CapWrite, Rule: rule, Program: c.prog, Target: d, Class: ClassPersistence,
+				Msg: verb + " " + describeTarget(d, ClassPersistence)}, c.sp)
+		}
 	default:
 		// Any other directory, a start-up or hook directory
 		// (~/.config/autostart) and a secret store among them.

@@ -407,7 +407,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 		return true
 	}
 	if flags, ok := codeFlagVars()[name]; ok {
-		if val == nil || slices.ContainsFunc(flags, func(f string) bool { return strings.Contains(*val, f) }) {
+		if val == nil || hasCodeFlag(*val, flags) {
 			b.add(Effect{Cap: CapDynamic, Rule: "env.code-flags", Target: name, Msg: "sets " + name + " with a flag that loads or runs code in the build (a compiler plugin, a linker or wrapper program, a JVM agent)"}, at)
 		}
 		return true
@@ -435,7 +435,7 @@ func (b *builder) specialVar(name string, val *string, fs []field, st *state, at
 	if name == "UV_PYTHON" && val != nil && !strings.Contains(*val, "/") {
 		return true // a version request (3.12, pypy), not a path
 	}
-	if moduleVars[name] && val != nil && b.workspacePaths(*val, st) {
+	if moduleVars()[name] && val != nil && b.workspacePaths(*val, st) {
 		// PYTHONPATH=. pytest: modules from the workspace are the
 		// workspace's code, which runs in the sandbox anyway.
 		return true
@@ -459,6 +459,16 @@ func valueCodeVars(name string) (valueCodeVar, bool) {
 			func(v string) bool { return strings.ContainsAny(v, "!|") }}, true
 	case "PYTHONWARNINGS":
 		return valueCodeVar{"python.warnings-import", "sets PYTHONWARNINGS with a warning category from a module, which python imports (runs) at start", warningsImport}, true
+	case "GOTOOLCHAIN":
+		// Any value but local may make go download a toolchain and
+		// run it in place of the local one (path: the first go on PATH).
+		return valueCodeVar{"env.module-path", "sets GOTOOLCHAIN, a Go toolchain go downloads (or finds on PATH) and runs in place of the local one",
+			func(v string) bool { return v != "local" }}, true
+	case "GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOSUMDB", "GOINSECURE", "GOPRIVATE", "GONOPROXY":
+		// Where go downloads the modules it compiles, and which it does
+		// not check against the checksum database.
+		return valueCodeVar{"env.module-path", "sets " + name + ", which decides where go downloads the modules it compiles and which it checks",
+			func(v string) bool { return v != "" && v != "https://proxy.golang.org,direct" && v != "sum.golang.org" }}, true
 	}
 	return valueCodeVar{}, false
 }
@@ -499,29 +509,24 @@ var writeVars = map[string]bool{
 
 // moduleVars are search paths for a language's modules: a directory
 // outside the workspace puts code from there into the program.
-var moduleVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
-	"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
-	"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
-	"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
-	"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
+// Built on first use (TestInitBudget).
+var moduleVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true, "CLASSPATH": true,
+		"DOTNET_STARTUP_HOOKS": true, "CORECLR_PROFILER_PATH": true, "R_PROFILE_USER": true, "JULIA_LOAD_PATH": true, "GEM_PATH": true,
+		"BUNDLE_GEMFILE": true, "CARGO_HOME": true, "RUSTUP_TOOLCHAIN": true, "GOENV": true, "GOROOT": true, "PKG_CONFIG_PATH": true, "CMAKE_TOOLCHAIN_FILE": true,
+		"PYTHONUSERBASE": true, "PYTHONPYCACHEPREFIX": true, "VIRTUAL_ENV": true, "UV_PYTHON": true, "JULIA_DEPOT_PATH": true, "GEM_HOME": true, "RUBYGEMS_GEMDEPS": true, "DENO_DIR": true,
+		"JAVA_HOME": true, "RUSTUP_HOME": true, "DOTNET_ROOT": true, "PYENV_ROOT": true, "GOMODCACHE": true, "GOPATH": true, "VIMRUNTIME": true, "VIM": true, "EMACSLOADPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true}
+})
 
 // codeFlagVars are build and JVM option variables, and the flags in them
 // that load code into the compiler or the JVM (a plugin, an agent).
 var codeFlagVars = sync.OnceValue(func() map[string][]string {
+	t := codeFlags()
 	return map[string][]string{
-		// cc runs the program -wrapper names around each tool, the one
-		// -fuse-ld= or --ld-path= names by its path, and what a -specs
-		// file says.
-		"CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CPPFLAGS": {"-fplugin", "-load", "-wrapper", "-specs"}, "LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CGO_CFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"}, "CGO_CXXFLAGS": {"-fplugin", "-load", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		"CGO_LDFLAGS": {"-plugin", "-wrapper", "-specs", "-fuse-ld=/", "-fuse-ld=.", "--ld-path"},
-		// rustc runs the linker -C linker= names (and -fuse-ld= one with a
-		// path, as cc does), and loads a codegen backend.
-		"RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"}, "CARGO_ENCODED_RUSTFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend"},
-		"RUSTDOCFLAGS": {"linker", "-fuse-ld=/", "-fuse-ld=.", "codegen-backend", "runtool", "test-builder"},
-		"MAVEN_OPTS":   {"-javaagent", "-agentpath", "-agentlib"}, "GRADLE_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
-		"SBT_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "JAVA_OPTS": {"-javaagent", "-agentpath", "-agentlib"}, "ANT_OPTS": {"-javaagent", "-agentpath", "-agentlib"},
+		"CFLAGS": t["cc"], "CXXFLAGS": t["cc"], "CPPFLAGS": t["cpp"], "LDFLAGS": t["ld"],
+		"CGO_CFLAGS": t["cc"], "CGO_CXXFLAGS": t["cc"], "CGO_LDFLAGS": t["ld"],
+		"RUSTFLAGS": t["rustc"], "CARGO_ENCODED_RUSTFLAGS": t["rustc"], "RUSTDOCFLAGS": t["rustdoc"],
+		"MAVEN_OPTS": t["jvm"], "GRADLE_OPTS": t["jvm"], "SBT_OPTS": t["jvm"], "JAVA_OPTS": t["jvm"], "ANT_OPTS": t["jvm"],
 	}
 })
 
@@ -548,11 +553,11 @@ func (b *builder) goflags(val *string, st *state, at span) {
 		b.add(Effect{Cap: CapDynamic, Rule: "env.code-dynamic", Target: "GOFLAGS", Msg: "GOFLAGS is set to flags that are not static (they can make go run other programs)"}, at)
 		return
 	}
+	// Each flag is priced as on go's command line (goCodeFlag).
 	for _, f := range strings.Fields(*val) {
-		flag, cmd, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
-		if ok && (flag == "toolexec" || flag == "exec") {
-			// go runs CMD with the tool's or test's command line after it.
-			b.text(cmd+` "$@"`, st.clone(), stream{}, "GOFLAGS -"+flag, at)
+		flag, v, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if ok && slices.Contains(goCodeFlags, flag) {
+			b.goCodeFlag(flag, field{val: v, known: true, pos: at.pos, end: at.end}, st, at)
 		}
 	}
 }
