@@ -127,16 +127,58 @@ func hDbus(b *builder, c *call) stream {
 		}
 	}
 	for _, f := range c.a.all {
+		if f.known && re(`(^|\.)StartTransientUnit$`).MatchString(f.val) {
+			// systemd-run over the bus: a command of the caller's choosing
+			// runs as a unit, outside this session and the sandbox.
+			b.add(Effect{Cap: CapSystem, Rule: "sys.transient", Program: c.prog, Target: f.val, Msg: "asks systemd over D-Bus to run a command as a transient unit, outside this session and outside guard's sandbox"}, c.sp)
+			return stream{}
+		}
 		if f.known && re(`\.(PowerOff|Reboot|Halt|Suspend|Hibernate|HybridSleep|KExec|StartUnit|StopUnit|RestartUnit|KillUnit|EnableUnitFiles|DisableUnitFiles|MaskUnitFiles|SetWallMessage|Terminate\w*|Kill\w*)$|^(PowerOff|Reboot|Suspend|Hibernate|StartUnit|StopUnit|RestartUnit|EnableUnitFiles)$`).MatchString(f.val) {
 			b.add(Effect{Cap: CapSystem, Rule: "sys.power", Program: c.prog, Target: f.val, Msg: "asks the system over D-Bus to power off, reboot, suspend or change services"}, c.sp)
 			return stream{}
 		}
+	}
+	if m := systemdChange(c); m != "" {
+		b.add(Effect{Cap: CapSystem, Rule: "sys.power", Program: c.prog, Target: m, Msg: "asks systemd over D-Bus to change units or itself (" + m + ")"}, c.sp)
+		return stream{}
 	}
 	if c.a.has("--help", "-h") || len(c.a.ops) > 0 && c.a.ops[0].known && re(`^(list|status|introspect|tree|monitor|capture|--version|help)$`).MatchString(c.a.ops[0].val) {
 		return stream{kind: streamText}
 	}
 	b.add(Effect{Cap: CapDynamic, Rule: "ipc.dbus", Program: c.prog, Msg: "sends a D-Bus message to another program, which acts outside guard's sandbox"}, c.sp)
 	return stream{}
+}
+
+// systemdChange returns the method of a D-Bus call to systemd's manager
+// that is not one of its reads, or "". Over the bus, systemd is systemctl
+// and systemd-run: its reads are listed (principle 8) and every other
+// method (ReloadOrRestartUnit, LinkUnitFiles, SetUnitProperties,
+// Reexecute, a Properties Set…) changes units. A method is a word whose
+// last dotted part is capitalised (busctl's separate METHOD, dbus-send's
+// and gdbus's INTERFACE.METHOD); interface names are not methods.
+func systemdChange(c *call) string {
+	toSystemd := false
+	for _, f := range c.a.all {
+		if f.known && strings.Contains(f.val, "org.freedesktop.systemd1") {
+			toSystemd = true
+		}
+	}
+	if !toSystemd {
+		return ""
+	}
+	for _, f := range c.a.all {
+		if !f.known {
+			continue
+		}
+		m := re(`^(?:--method=)?(?:[A-Za-z_]\w*\.)*((?-i:[A-Z])\w*)$`).FindStringSubmatch(f.val)
+		if m == nil || re(`^(Manager|Unit|Service|Socket|Timer|Scope|Slice|Job|Mount|Automount|Swap|Target|Device|Path|Properties|Introspectable|Peer)$`).MatchString(m[1]) {
+			continue
+		}
+		if !re(`^(Get\w*|List\w*|Lookup\w*|Dump\w*|Introspect|Ping|Subscribe|Unsubscribe)$`).MatchString(m[1]) {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // hSSHKeygen: -l/-B/-L/-F only read; -R edits known_hosts; otherwise it
