@@ -243,6 +243,15 @@ func (l *Log) reserve(end int64) {
 	if l.reserved.f == l.f && end+reserveSize/2 <= l.reserved.to {
 		return
 	}
+	// What earlier processes reserved is still allocated: the blocks
+	// the file holds count it. fallocate itself costs a journal
+	// transaction (50-250 µs here), on every guard process otherwise.
+	if fi, err := l.f.Stat(); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Blocks*512 >= end+reserveSize/2 {
+			l.reserved.f, l.reserved.to = l.f, st.Blocks*512
+			return
+		}
+	}
 	rc, err := l.f.SyscallConn()
 	if err != nil {
 		return
