@@ -719,6 +719,34 @@ func (c *Context) resolveUncached(p string) string {
 // sharedTmp is the temp dir every process of the user shares.
 const sharedTmp = "/tmp"
 
+// inWalkUpDir reports whether p is a walk-up name (internal/walkup) in
+// the shared temp dir, or in a directory between it and a workspace below
+// it (/tmp/a for /tmp/a/ws, where agents clone): programs run below find
+// it by walking up and obey it. These are the directories the sandbox
+// protects the names in (sandbox.sharedTmpDirs), so the review prices a
+// write there as the kernel will treat it. None when the workspace is the
+// temp dir itself (its project files are the workspace's).
+func inWalkUpDir(p, ws string) bool {
+	if ws == sharedTmp {
+		return false
+	}
+	dir := sharedTmp
+	for {
+		if rel, ok := strings.CutPrefix(p, dir+"/"); ok && walkup.Holds(rel) {
+			return true
+		}
+		below, ok := strings.CutPrefix(ws, dir+"/")
+		if !ok {
+			return false
+		}
+		next, _, more := strings.Cut(below, "/")
+		if !more {
+			return false // next is the workspace itself
+		}
+		dir += "/" + next
+	}
+}
+
 // Classify says what an absolute, cleaned path is to the user.
 func (c *Context) Classify(p string) Class {
 	if c.Remote {
@@ -741,10 +769,11 @@ func (c *Context) Classify(p string) Class {
 	if strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty") || p == "/dev/console" {
 		return ClassTTY
 	}
-	if rel, ok := strings.CutPrefix(p, sharedTmp+"/"); ok && t.ws != sharedTmp && walkup.Holds(rel) {
-		// A repository or project file in the shared temp dir itself:
-		// every program run below /tmp finds it by walking up and obeys
-		// it (internal/walkup). The sandbox protects them there.
+	if inWalkUpDir(p, t.ws) {
+		// A repository or project file in the shared temp dir itself,
+		// or in a directory between it and a workspace below it:
+		// every program run below finds it by walking up and obeys it
+		// (internal/walkup). The sandbox protects them there.
 		return ClassPersistence
 	}
 	if t.home != "" && paths.Within(p, t.home) {

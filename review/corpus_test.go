@@ -95,6 +95,13 @@ func (fx *fixture) context(t testing.TB, ctx string) (*profile.Context, review.I
 				default:
 					c.Cwd = filepath.Join(fx.ws, v)
 				}
+			case "ws":
+				// An absolute workspace of the case's own (and cwd, unless
+				// a cwd= after it says otherwise): ws=/tmp/a/ws.
+				if !strings.HasPrefix(v, "/") {
+					t.Fatalf("corpus context ws=%q: want an absolute path", v)
+				}
+				c.Workspace, c.Cwd = v, v
 			case "prov":
 				p, err := review.ParseProvenance(v)
 				if err != nil {
