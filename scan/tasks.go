@@ -667,6 +667,26 @@ func (x *extractor) cargoMake() error {
 		found := cmds[from:]
 		cmds = cmds[:from]
 		argv := interpreterArgv(runner)
+		if s, ok := t["script"].(map[string]any); ok {
+			// script = { file = "…" }: the runner runs that file. An
+			// interpreter guard knows runs it as any script of its
+			// (python3 FILE); another runner's file is code guard does
+			// not review, reported (it was dropped).
+			if f, ok := s["file"].(string); ok && f != "" {
+				at := x.anchor(f, map[string]int{})
+				q, err := "", error(nil)
+				if argv != nil {
+					q, err = parse.Quote([]string{argv[0], f})
+				}
+				if argv == nil || err != nil {
+					x.unreviewed(CargoMake, at, "script_runner "+runner+":", "cargo-make runs the script file "+f+" with it; guard does not review that code")
+				} else {
+					var b builder
+					b.put(q, at)
+					x.emit(CargoMake, x.dir, &b)
+				}
+			}
+		}
 		for _, code := range found {
 			at := x.anchor(code, map[string]int{})
 			if argv == nil {

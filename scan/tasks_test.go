@@ -144,6 +144,9 @@ func TestExtractDroppedCommands(t *testing.T) {
 		// knows runs it as inline code, any other runner is reported as
 		// code guard does not review. Both were dropped on 17c6cc7.
 		{"script parts of another runner", "[tasks.a]\nscript_runner = \"@rust\"\nscript = { main = \"fn main() {}\" }\n", []extracted{{"scan-unreviewed-code script_runner @rust:", "3:20"}}},
+		// A script file of another runner was dropped: an interpreter's
+		// runs as its script, any other is reported.
+		{"script file of another runner", "[tasks.a]\nscript_runner = \"python\"\nscript = { file = \"ci/gen.py\" }\n[tasks.b]\nscript_runner = \"@rust\"\nscript = { file = \"ci/b.rs\" }\n", []extracted{{"python3 ci/gen.py", "3:20"}, {"scan-unreviewed-code script_runner @rust:", "6:20"}}},
 		{"script of an interpreter", "[tasks.a]\nscript_runner = \"python\"\nscript = \"import os; os.system('rm -rf ~')\"\n[tasks.b]\nscript_runner = \"@duckscript\"\nscript = [\"exec rm -rf ~\"]\n", []extracted{{`python3 -c "import os; os.system('rm -rf ~')"`, "3:11"}, {"scan-unreviewed-code script_runner @duckscript:", "6:12"}}},
 	})
 	checkExtract(t, "mise.toml", []struct {
