@@ -9,13 +9,14 @@ import (
 
 // ExpandParam evaluates one parameter expansion, raw as the line spells
 // it (${x,,}, ${x@E}, ${x#*/}, ${x/a/b}, ${x:-y}), the way bash would,
-// given the values of the variables it names. ok is false when that
-// cannot be done exactly: raw is not a single ${…}, it names a variable
-// lookup does not know or a special parameter, it indirects (${!x}),
-// assigns (${x:=y}), fails (${x:?}), slices or indexes (arithmetic), holds
-// a substitution, or uses an operator other than the case, escape, quote,
-// pattern and default ones. lookup reports a variable's value and
-// whether it is known.
+// given the values of the variables it names; an indirection (${!y})
+// through known names, and a substring with its offset and length written
+// as numbers (${x:0:8}, ${x: -3}), too. ok is false when that cannot be
+// done exactly: raw is not a single ${…}, it names a variable lookup does
+// not know or a special parameter, it assigns (${x:=y}), fails (${x:?}),
+// indexes or slices by arithmetic, holds a substitution, or uses an
+// operator other than the case, escape, quote, pattern and default ones.
+// lookup reports a variable's value and whether it is known.
 func ExpandParam(raw string, lookup func(name string) (string, bool)) (val string, ok bool) {
 	defer func() {
 		if recover() != nil {
@@ -60,6 +61,15 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 				return false
 			}
 			env[x.Param.Value] = v
+			if x.Excl {
+				// ${!y}: y's value names the variable whose value it is.
+				tv, known := lookup(v)
+				if !syntax.ValidName(v) || !known {
+					good = false
+					return false
+				}
+				env[v] = tv
+			}
 		}
 		return true
 	})
@@ -80,7 +90,12 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 // patterns, / // /# /% replacements and the default and alternative
 // values (- :- + :+).
 func simpleParamOp(x *syntax.ParamExp) bool {
-	if x.Excl || x.Length || x.Width || x.IsSet || x.Index != nil || x.Slice != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
+	if x.Length || x.Width || x.IsSet || x.Index != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
+		return false
+	}
+	if x.Slice != nil && (x.Exp != nil || !literalInt(x.Slice.Offset) || x.Slice.Length != nil && !literalInt(x.Slice.Length)) {
+		// ${x:OFF:LEN} with numbers written out; an offset that names a
+		// variable is arithmetic guard does not do here.
 		return false
 	}
 	if x.Exp != nil {
@@ -95,6 +110,28 @@ func simpleParamOp(x *syntax.ParamExp) bool {
 				return false
 			}
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// literalInt: an arithmetic expression that is a number written out, or
+// one with a sign (${x: -3}).
+func literalInt(e syntax.ArithmExpr) bool {
+	if u, ok := e.(*syntax.UnaryArithm); ok && (u.Op == syntax.Minus || u.Op == syntax.Plus) && !u.Post {
+		e = u.X
+	}
+	w, ok := e.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	lit := w.Lit()
+	if lit == "" || len(lit) > 9 || len(lit) > 1 && lit[0] == '0' {
+		return false
+	}
+	for _, c := range lit {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}

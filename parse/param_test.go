@@ -3,7 +3,7 @@ package parse
 import "testing"
 
 func TestExpandParam(t *testing.T) {
-	vars := map[string]string{"x": "RM", "e": `rm -rf \x7e`, "p": "a/b/c", "q": "it's", "empty": ""}
+	vars := map[string]string{"x": "RM", "e": `rm -rf \x7e`, "p": "a/b/c", "q": "it's", "empty": "", "n": "e", "u": "nosuch", "b": "a b"}
 	lookup := func(n string) (string, bool) { v, ok := vars[n]; return v, ok }
 	for _, tc := range []struct {
 		raw  string
@@ -22,10 +22,21 @@ func TestExpandParam(t *testing.T) {
 		{"${q@Q}", "", false},
 		{"${unknown,,}", "", false},
 		{"${empty:-$unknown}", "", false},
-		{"${!x}", "", false},
+		{"${!x}", "", false}, // x's value, RM, names no known variable
+		{"${!n}", "rm -rf \\x7e", true},
+		{"${!n,,}", "rm -rf \\x7e", true},
+		{"${!u}", "", false}, // u names a variable not known
+		{"${!b}", "", false}, // b's value is not a name
 		{"${x:=y}", "", false},
 		{"${x:?}", "", false},
-		{"${x:0:1}", "", false},
+		{"${x:0:1}", "R", true},
+		{"${e:0:6}", "rm -rf", true},
+		{"${e: -4}", "\\x7e", true},
+		{"${e:3}", "-rf \\x7e", true},
+		{"${e:0:-5}", "rm -rf", true},
+		{"${e:010}", "", false}, // octal in bash
+		{"${e:k}", "", false},   // arithmetic on a name
+		{"${e:1+1}", "", false},
 		{"${x:-$(rm -rf ~)}", "", false},
 		{"${x@P}", "", false},
 		{"${#x}", "", false},

@@ -71,8 +71,15 @@ func (s *state) convertCase(name string, v *string) *string {
 // not know (or one that is tainted, a glob or a nameref), or uses an
 // operator guard does not evaluate.
 func (s *state) expandParam(p parse.Part) (string, bool) {
-	if len(p.Nested) > 0 || len(p.Arith) > 0 {
+	if len(p.Nested) > 0 {
 		return "", false
+	}
+	for _, a := range p.Arith {
+		// A substring's offset and length written as numbers
+		// (${x:0:8}) is evaluated; ExpandParam takes nothing else.
+		if !a.Static() {
+			return "", false
+		}
 	}
 	return parse.ExpandParam(p.Raw, func(name string) (string, bool) {
 		if _, ref := s.refs[name]; ref || s.globs[name] || s.taint[name].tainted() {
