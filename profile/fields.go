@@ -104,9 +104,20 @@ func (s *state) arrayElem(p parse.Part) (string, bool) {
 	if !ok || s.taint[m[1]].tainted() {
 		return "", false
 	}
-	i, err := strconv.Atoi(m[2])
+	// The subscript is read as bash's arithmetic reads a number: a
+	// leading 0 makes it octal (${a[010]} is element 8, not 10).
+	num, neg := strings.CutPrefix(m[2], "-")
+	base := 10
+	if len(num) > 1 && num[0] == '0' {
+		base = 8
+	}
+	n, err := strconv.ParseInt(num, base, 32)
 	if err != nil {
-		return "", false
+		return "", false // 09: bash's "value too great for base"
+	}
+	i := int(n)
+	if neg {
+		i = -i
 	}
 	if i < 0 {
 		i += len(elems)
