@@ -739,8 +739,8 @@ func hSed(b *builder, c *call) stream {
 // sed commands that take the rest of the line: e COMMAND runs it, w/W FILE
 // write to it, r/R FILE read it; an address (N, $, /re/, a range, !) may
 // come first. s///e runs the pattern space, s///w FILE writes. GNU sed
-// needs no blank before the argument: w/root/.bashrc writes
-// /root/.bashrc, r/etc/shadow reads it.
+// needs no blank before the argument: w/home/u/.bashrc writes
+// /home/u/.bashrc, r/etc/shadow reads it.
 var (
 	sedLineCmd = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/|~?\d+))?\s*!?\s*)?([ewWrR])(?:[ \t]*([^ \t\n;}][^\n]*)|[ \t]*(?:$|[;}]))`)
