@@ -723,28 +723,19 @@ const sharedTmp = "/tmp"
 // the shared temp dir, or in a directory between it and a workspace below
 // it (/tmp/a for /tmp/a/ws, where agents clone): programs run below find
 // it by walking up and obey it. These are the directories the sandbox
-// protects the names in (sandbox.sharedTmpDirs), so the review prices a
+// protects the names in (walkup.Dirs, as sandbox.sharedTmpDirs), so the review prices a
 // write there as the kernel will treat it. None when the workspace is the
 // temp dir itself (its project files are the workspace's).
 func inWalkUpDir(p, ws string) bool {
-	if ws == sharedTmp {
-		return false
+	if !strings.HasPrefix(p, sharedTmp+"/") {
+		return false // every such directory is in the temp dir
 	}
-	dir := sharedTmp
-	for {
+	for _, dir := range walkup.Dirs(sharedTmp, ws) {
 		if rel, ok := strings.CutPrefix(p, dir+"/"); ok && walkup.Holds(rel) {
 			return true
 		}
-		below, ok := strings.CutPrefix(ws, dir+"/")
-		if !ok {
-			return false
-		}
-		next, _, more := strings.Cut(below, "/")
-		if !more {
-			return false // next is the workspace itself
-		}
-		dir += "/" + next
 	}
+	return false
 }
 
 // Classify says what an absolute, cleaned path is to the user.

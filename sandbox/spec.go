@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/guard-sh/guard/internal/paths"
 	"github.com/guard-sh/guard/internal/walkup"
@@ -221,21 +220,7 @@ func sharedTmpProtect(ws string) []string {
 // /tmp/a/.cargo or /tmp/a/HEAD was left; TestAttackSharedTmpAncestors).
 // None when the workspace is the temp dir itself.
 func sharedTmpDirs(ws string) []string {
-	if ws == sharedTmp {
-		return nil
-	}
-	out := []string{sharedTmp}
-	rel, ok := strings.CutPrefix(ws, sharedTmp+"/")
-	if !ok {
-		return out
-	}
-	d := sharedTmp
-	parts := strings.Split(rel, "/")
-	for _, c := range parts[:len(parts)-1] {
-		d = filepath.Join(d, c)
-		out = append(out, d)
-	}
-	return out
+	return walkup.Dirs(sharedTmp, ws)
 }
 
 // appendWalkUp appends the walk-up names in dir to out.

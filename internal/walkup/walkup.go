@@ -122,6 +122,31 @@ var Names = []Name{
 	{".mise.toml", "the same"},
 }
 
+// Dirs are the directories whose walk-up names count, for a workspace ws
+// and the shared temp dir tmp: tmp itself, and each directory between it
+// and a workspace below it (/tmp/a for /tmp/a/ws, where agents clone:
+// tools in the workspace and its siblings walk up through it). None when
+// the workspace is the temp dir itself (its project files are its own).
+// The sandbox protects the names there and the review prices writing
+// them as persistence, from this one list.
+func Dirs(tmp, ws string) []string {
+	if ws == tmp {
+		return nil
+	}
+	out := []string{tmp}
+	rel, ok := strings.CutPrefix(ws, tmp+"/")
+	if !ok {
+		return out
+	}
+	d := tmp
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		d += "/" + c
+		out = append(out, d)
+	}
+	return out
+}
+
 // Holds reports whether rel, a path relative to the shared temp dir
 // (".git/config", "node_modules/x/index.js"), is one of Names or lies
 // below one.
