@@ -183,31 +183,25 @@ func (x *extractor) npmrc() {
 		if value == "" {
 			continue
 		}
-		var text string
+		var prefix string
 		switch {
 		case key == "node-options":
-			q, err := parse.Quote([]string{value})
-			if err != nil {
-				continue
-			}
-			text = "export NODE_OPTIONS=" + q
+			prefix = "export NODE_OPTIONS="
 		case key == "script-shell" && !strings.Contains(value, "/") && !profile.BashSyntax(value):
 			// A shell by name that does not read bash syntax (zsh)
 			// runs every script guard reviews as bash.
-			q, err := parse.Quote([]string{value})
-			if err != nil {
-				continue
-			}
-			text = "npm test --script-shell=" + q
+			prefix = "npm test --script-shell="
 		case slices.Contains(npmrcPrograms, key) && strings.Contains(value, "/"):
-			q, err := parse.Quote([]string{value})
-			if err != nil {
-				continue
-			}
-			text = q
 		default:
 			continue
 		}
+		q, err := parse.Quote([]string{value})
+		if err != nil {
+			// A value guard cannot quote (a NUL byte) is not dropped.
+			x.unreviewed(NPMRC, from+lead, key+":", "npm reads this value; guard cannot quote it to review")
+			continue
+		}
+		text := prefix + q
 		var b builder
 		b.put(text, from+lead)
 		x.emit(NPMRC, x.dir, &b)

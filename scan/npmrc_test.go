@@ -20,6 +20,9 @@ func TestExtractNpmrc(t *testing.T) {
 		{"programs on PATH and other settings", "script-shell=bash\nshell=zsh\nsave-exact=true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n", nil},
 		// zsh runs the scripts guard reviews as bash (*(e:'…':) is code there).
 		{"a script shell of another syntax", "script-shell=zsh\n", []extracted{{"npm test --script-shell=zsh", "1:14"}}},
+		// A value with a NUL byte cannot be quoted for review: it was
+		// dropped, and is reported.
+		{"a value guard cannot quote", "node-options=--require ./a.js\x00\n", []extracted{{"scan-unreviewed-code node-options:", "1:14"}}},
 	})
 	if KindOf(".npmrc") != NPMRC || KindOf("sub/.npmrc") != NPMRC || KindOf("npmrc") != "" {
 		t.Error("KindOf: .npmrc is npm's configuration, at any depth")
