@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -47,10 +48,31 @@ func (f *fixture) proc(args ...string) []string {
 	return append([]string{"/usr/bin/python3", filepath.Join(f.escape, "proc.py")}, args...)
 }
 
+// runReleased runs argv as guard's run does: a helper started ahead,
+// then Run, then Release, which does not wait for the helper's own exit.
+func runReleased(t *testing.T, spec sandbox.Spec, argv ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	h := sandbox.Start(context.Background(), argv[0], sandbox.Stdio{Out: &out, Err: &errb})
+	res, err := h.Run(spec, argv)
+	if rerr := h.Release(); rerr != nil && err == nil {
+		err = rerr
+	}
+	return outcome{res: res, err: err, stdout: out.String(), stderr: errb.String()}
+}
+
 // TestAttackLeftoverProcesses: a child that leaves the command's process
 // group waits until guard has checked the protected paths, then plants
-// a git hook. Guard must have killed it before returning.
+// a git hook. Guard must have killed it before returning: after Run,
+// and after guard's Run and Release (which leaves the helper's own exit
+// to finish in the background).
 func TestAttackLeftoverProcesses(t *testing.T) {
+	for name, runner := range map[string]func(*testing.T, sandbox.Spec, ...string) outcome{"Run": run, "Release": runReleased} {
+		t.Run(name, func(t *testing.T) { testLeftoverProcesses(t, runner) })
+	}
+}
+
+func testLeftoverProcesses(t *testing.T, run func(*testing.T, sandbox.Spec, ...string) outcome) {
 	// The escapee records its pid, blocks on a FIFO the test controls,
 	// then writes the hook.
 	const escapee = `echo $$ > "$2"; read x < "$1"; printf '#!/bin/sh\necho pwned\n' > "$3"; chmod +x "$3"`

@@ -329,6 +329,33 @@ func (h *Helper) Close() error {
 	return nil
 }
 
+// Release is Close for a caller that exits right after it (guard's
+// run). A helper that Run left exiting, having reported the command's
+// end with nothing of it left, is not waited for: whatever else is
+// guard's child is killed and reaped, as Close does, but the helper's
+// own exit goes on in the background, and is reaped there (by guard's
+// parent or init once guard has exited). That exit takes the end of the
+// helper's mount namespace with it, which the kernel does before the
+// exit can be waited for (dropping every mount, an RCU grace period):
+// 0.8-1 ms here that guard's caller waited for. A helper with an
+// overlay of guard's cache layer is reaped as Close does: the next run
+// mounts the same layer, and two overlays on one upper directory at
+// once are undefined (the kernel warns, or refuses).
+func (h *Helper) Release() error {
+	if h == nil || !h.used || h.exiting == nil || h.exiting.layered {
+		return h.Close()
+	}
+	l := h.exiting
+	h.exiting = nil
+	defer l.cleanup()
+	// The helper's group, in which nothing is left (the helper reported
+	// so); the helper's pid cannot be reused before it is reaped, below.
+	syscall.Kill(-l.pid, syscall.SIGKILL)
+	_, err := reapDescendants(l.pid, l.before)
+	go l.cmd.Wait()
+	return err
+}
+
 // launchedFits reports whether the helper is launched, and the plan g
 // fits in its empty plan pipe (or launching failed: nothing to send).
 func (h *Helper) launchedFits(g *prepared) bool {
@@ -464,6 +491,7 @@ func run(ctx context.Context, pr *prepared, stdio Stdio, l *launched, lerr error
 		// reaping of it, can overlap the check and the caller's record.
 		l.handBack()
 		*later = l
+		l.layered = len(pr.p.Overlays) > 0
 		if l.watcher != nil {
 			denials = l.watcher.denials()
 		}
@@ -743,6 +771,9 @@ type launched struct {
 	// reads it; copied is closed once copyErr is done with it.
 	errR   *os.File
 	copied chan struct{}
+	// layered: the helper's mounts include an overlay of guard's cache
+	// layer, which the next run may mount too (see Helper.Release).
+	layered bool
 }
 
 // launch starts the helper with stdio; name is the command's, for the

@@ -491,11 +491,13 @@ func execute(s *streams, a *assessment, argv []string, o *runOptions, log *audit
 		fmt.Fprintf(s.err, "guard: hint: --net or --allow-write PATH widen it (and need your approval)\n")
 	}
 	// The helper exits alongside the check and the record above, once
-	// it has reported the command's end with nothing left; guard reaps
-	// it here. Fail closed: if that reap fails, guard cannot vouch that
-	// nothing outlives the command, so it exits 125 whatever the
-	// command's status (the ran record keeps the status it reported).
-	if cerr := helper.Close(); cerr != nil {
+	// it has reported the command's end with nothing left; guard kills
+	// and reaps anything else left here, and exits without waiting for
+	// the end of the helper's mount namespace (Release). Fail closed: if
+	// that reap fails, guard cannot vouch that nothing outlives the
+	// command, so it exits 125 whatever the command's status (the ran
+	// record keeps the status it reported).
+	if cerr := helper.Release(); cerr != nil {
 		return failf([]string{"'guard doctor' checks the sandbox helper; run the command again"}, "sandbox: the helper could not be reaped after the command: %v", cerr)
 	}
 	return exitCode(code)
