@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/guard-sh/guard/internal/printable"
 	"github.com/guard-sh/guard/parse"
 )
 
@@ -677,9 +678,9 @@ func isDash(r rune) bool {
 	return r >= 0x2010 && r <= 0x2015 || r == 0x2212 || r == 0xFE58 || r == 0xFE63 || r == 0xFF0D
 }
 
-func isInvisible(r rune) bool {
-	return r >= 0x200B && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2060 && r <= 0x2069 || r == 0xFEFF || r == 0x00AD
-}
+// isInvisible is printable.Invisible: the characters guard escapes when
+// it shows a command are those that make a word a look-alike.
+func isInvisible(r rune) bool { return printable.Invisible(r) }
 
 func hasInvisible(s string) bool {
 	for _, r := range s {
@@ -695,6 +696,8 @@ func lookalike(s string, name bool) (bool, string) {
 		switch {
 		case isInvisible(r):
 			return true, "an invisible or direction-changing character"
+		case printable.Blank(r):
+			return true, "a blank that is not a space (one word that shows as two)"
 		case isDash(r):
 			return true, "a Unicode dash"
 		case r >= 0x2018 && r <= 0x201F || r == 0xFF02 || r == 0xFF07:

@@ -28,8 +28,12 @@ func String(s string, multiline bool) string {
 			b.WriteString(`\n`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, "\\x%02x", r)
-		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
-			fmt.Fprintf(&b, "\\u%04x", r)
+		case unicode.IsControl(r), Invisible(r), r == '\u2028', r == '\u2029':
+			if r > 0xffff {
+				fmt.Fprintf(&b, "\\U%08x", r)
+			} else {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			}
 		default:
 			b.WriteRune(r)
 		}
@@ -41,4 +45,31 @@ func String(s string, multiline bool) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Invisible reports whether r shows as nothing, or reorders what
+// follows it, so that text holding it looks like other text: the
+// characters Unicode says to ignore when not supported (format
+// characters such as zero-width spaces and joiners, the soft hyphen,
+// word joiners, the tag characters U+E0000-E007F that spell text no
+// terminal shows, variation selectors, Hangul fillers) and the
+// direction-changing characters. String escapes each; the review counts
+// a word holding one as a look-alike (text.lookalike).
+func Invisible(r rune) bool {
+	if r < 0x80 {
+		return false
+	}
+	return unicode.Is(unicode.Cf, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+		unicode.Is(unicode.Variation_Selector, r) ||
+		unicode.Is(unicode.Bidi_Control, r)
+}
+
+// Blank reports whether r is a blank other than an ASCII space or tab
+// (a no-break space, an ideographic space): inside a shell word it
+// shows as a break between two words. The review counts a command name
+// or option holding one as a look-alike; in other words (a commit
+// message in French or Japanese) it is ordinary text.
+func Blank(r rune) bool {
+	return r >= 0x80 && unicode.Is(unicode.White_Space, r)
 }
