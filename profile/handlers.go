@@ -1503,8 +1503,13 @@ func hChmod(b *builder, c *call) stream {
 		ops = ops[1:] // chown/chgrp owner
 	}
 	recursive := c.a.has("-R", "--recursive")
+	others := grantsOthersWrite(c)
 	for _, f := range ops {
 		t, class := b.classify(f, c.st)
+		if others != "" && class != ClassWorkspace && class != ClassTemp {
+			b.add(Effect{Cap: CapPrivilege, Rule: "perm.others-write", Program: c.prog, Target: t, Class: class,
+				Msg: fmt.Sprintf("lets %s write %s: another account on this machine could then change what runs as you", others, describeTarget(t, class))}, c.sp)
+		}
 		if recursive && class != ClassWorkspace && class != ClassTemp {
 			b.add(Effect{Cap: CapSystem, Rule: "perm.recursive-outside", Program: c.prog, Target: t, Class: class, Msg: fmt.Sprintf("changes permissions recursively on %s", describeTarget(t, class))}, c.sp)
 			continue
@@ -1512,6 +1517,98 @@ func hChmod(b *builder, c *call) stream {
 		b.pathEffect(CapWrite, "perm.modify", c.prog, f, c.st, c.sp, "changes permissions of")
 	}
 	return stream{}
+}
+
+// grantsOthersWrite says whom a chmod or setfacl call lets write besides
+// the owner ("" for no one): a group or other write bit in chmod's mode
+// (symbolic with g, o or a, or octal), a setfacl entry that gives w to
+// a named user or group, the owning group, others or the mask, or
+// entries guard cannot read (a mode not written out, an ACL file).
+// A bare "+w" is the owner's under a usual umask, and is not counted.
+func grantsOthersWrite(c *call) string {
+	switch c.prog {
+	case "chmod":
+		if len(c.a.ops) == 0 || c.a.has("--reference") {
+			return ""
+		}
+		mode := c.a.ops[0]
+		if !mode.known {
+			return "other users (a mode guard cannot read)"
+		}
+		if chmodOthersWrite(mode.val) {
+			return "other users"
+		}
+	case "setfacl":
+		if len(c.a.values("-M", "--modify-file", "--set-file")) > 0 {
+			return "the users an ACL file names"
+		}
+		for _, f := range c.a.values("-m", "--modify", "--set") {
+			if !f.known {
+				return "the users an ACL guard cannot read names"
+			}
+			if aclOthersWrite(f.val) {
+				return "other users"
+			}
+		}
+	}
+	return ""
+}
+
+// chmodOthersWrite reports whether a chmod mode (0777, go+w, a=rwx,
+// u+x,o+w) gives the group or others the write bit.
+func chmodOthersWrite(mode string) bool {
+	if mode != "" && strings.Trim(mode, "01234567") == "" {
+		n := len(mode)
+		for _, d := range mode[max(0, n-2):] {
+			if (d-'0')&2 != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+-=")
+		if i < 0 || !strings.ContainsAny(clause[:i], "goa") {
+			continue
+		}
+		// Each operator applies the letters that follow it, up to the
+		// next operator: g+r-x+w gives w, g+w-w... is read as given.
+		rest := clause[i:]
+		for j := 0; j < len(rest); {
+			k := j + 1
+			for k < len(rest) && !strings.ContainsRune("+-=", rune(rest[k])) {
+				k++
+			}
+			if rest[j] != '-' && strings.ContainsAny(rest[j+1:k], "w") {
+				return true
+			}
+			j = k
+		}
+	}
+	return false
+}
+
+// aclOthersWrite reports whether setfacl's ACL entries (u:alice:rw,
+// d:o::rwx, m::7) give write to anyone but the owner.
+func aclOthersWrite(acl string) bool {
+	for _, e := range strings.Split(acl, ",") {
+		parts := strings.Split(strings.TrimSpace(e), ":")
+		if len(parts) > 0 && (parts[0] == "d" || parts[0] == "default") {
+			parts = parts[1:]
+		}
+		if len(parts) < 2 {
+			continue
+		}
+		tag, perms := parts[0], parts[len(parts)-1]
+		owner := (tag == "u" || tag == "user") && (len(parts) < 3 || parts[1] == "")
+		if owner {
+			continue
+		}
+		if strings.Contains(perms, "w") || len(perms) == 1 && perms[0] >= '0' && perms[0] <= '7' && (perms[0]-'0')&2 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hDD: dd if=… of=…; of= a device is a system change.

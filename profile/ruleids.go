@@ -11,7 +11,7 @@ import (
 var handlerRules = sync.OnceValue(func() []string {
 	return []string{
 		"awk.program-file", "awk.read", "awk.runs-commands", "awk.write",
-		"chmod.setuid", "db.destroy", "db.editor", "db.file-read", "db.file-write", "dd.device", "dd.read", "dd.write",
+		"chmod.setuid", "perm.others-write", "db.destroy", "db.editor", "db.file-read", "db.file-write", "dd.device", "dd.read", "dd.write",
 		"env.bash-func", "env.code-dynamic", "env.code-flags", "env.less-command", "python.warnings-import", "env.print-all", "env.split-dynamic",
 		"exec.code-from-network", "exec.downloaded-script", "exec.dynamic-code", "exec.dynamic-name", "exec.dynamic-subcommand", "exec.dynamic-target", "exec.runner-outside", "exec.unseen-option",
 		"exec.interactive", "exec.name-from-network", "exec.path", "exec.pipe-to-shell", "exec.program",
