@@ -30,7 +30,8 @@
 //     TCP rules do not see MPTCP; programs fall back to TCP); without
 //     Net every AF_INET/AF_INET6 socket (TCP Fast Open connects without
 //     connect(2)), with Net any but TCP and UDP/ICMP datagram sockets;
-//     all families but unix and netlink (packet, vsock, …); x32
+//     all families but unix and netlink (packet, vsock, …), netlink
+//     families but route, sock_diag and generic (usersock, …); x32
 //     syscalls. A syscall from a foreign architecture kills the process.
 //   - Guard itself: the seccomp filter refuses prlimit64, setpriority,
 //     ioprio_set and the sched_set* calls aimed at another process,
