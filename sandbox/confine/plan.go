@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 15
+const Format = 16
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -96,6 +96,12 @@ type Plan struct {
 	// right to mount in it) runs the command without them and says so
 	// in its report (unmounted).
 	Require bool
+	// Listen: the command's listen(2) calls go to the helper, which
+	// refuses them on inet sockets and does them itself on the others
+	// (listen.go): set with the network grant, where the command may
+	// make TCP sockets and Landlock does not see a listen(2) that binds
+	// one to an ephemeral port. Needs the seccomp filter.
+	Listen bool
 
 	// unmounted is set by the helper when it could not make the mounts
 	// above (why): its report says so, and guard lists it in
@@ -107,6 +113,7 @@ type Plan struct {
 const (
 	flagLandlock = 1 << iota
 	flagRequire
+	flagListen
 )
 
 // Overlay shows Path with Upper (and its work directory Work, on the
@@ -134,6 +141,9 @@ func (p *Plan) Encode() []byte {
 	}
 	if p.Require {
 		flags |= flagRequire
+	}
+	if p.Listen {
+		flags |= flagListen
 	}
 	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
 	b = appendUvarints(b, uint64(len(p.Dir)))
@@ -334,12 +344,13 @@ func (d *decoder) strings() []string {
 func decodePlan(b []byte) (*Plan, error) {
 	d := &decoder{b: b}
 	p := &Plan{}
-	// Flags: Landlock, Require. An unknown bit is a plan this helper
+	// Flags: Landlock, Require, Listen. An unknown bit is a plan this helper
 	// does not understand, never a plan without Landlock.
 	flags := d.uvarint()
 	p.Landlock = flags&flagLandlock != 0
 	p.Require = flags&flagRequire != 0
-	d.bad = d.bad || flags&^(flagLandlock|flagRequire) != 0
+	p.Listen = flags&flagListen != 0
+	d.bad = d.bad || flags&^(flagLandlock|flagRequire|flagListen) != 0
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
 	p.Dir = string(d.bytes(d.count(1)))
 	p.Argv = d.strings()

@@ -43,6 +43,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		Tmps:      "/tmp/guard-1000",
 		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
 		Require:   true,
+		Listen:    true,
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)
@@ -82,9 +83,9 @@ func TestPlanStale(t *testing.T) {
 func TestPlanMalformed(t *testing.T) {
 	good := (&Plan{Argv: []string{"true"}, Rules: []Rule{{Path: "/", Access: 1}}}).Encode()
 	// The body starts after the header line and its 4-byte length with
-	// the flags; 5 is Landlock and a bit this helper does not know.
+	// the flags; 9 is Landlock and a bit this helper does not know.
 	unknownFlag := append([]byte(nil), good...)
-	unknownFlag[bytes.IndexByte(good, '\n')+5] = 5
+	unknownFlag[bytes.IndexByte(good, '\n')+5] = 9
 	for name, data := range map[string][]byte{
 		"unknown flag": unknownFlag,
 		"empty":        nil,
