@@ -262,7 +262,12 @@ func overlay(o Overlay) error {
 		return err
 	}
 	defer unix.Close(fd)
-	for _, kv := range [][2]string{{"lowerdir+", o.Path}, {"upperdir", o.Upper}, {"workdir", o.Work}} {
+	var opts [][2]string
+	for _, l := range o.Lower {
+		opts = append(opts, [2]string{"lowerdir+", l})
+	}
+	opts = append(opts, [2]string{"lowerdir+", o.Path}, [2]string{"upperdir", o.Upper}, [2]string{"workdir", o.Work})
+	for _, kv := range opts {
 		if err := unix.FsconfigSetString(fd, kv[0], kv[1]); err != nil {
 			return err
 		}

@@ -119,9 +119,13 @@ const (
 // Overlay shows Path with Upper (and its work directory Work, on the
 // same file system) laid over it. Through are paths below Path the run
 // was granted by name: they stay the real ones, bound over the overlay.
+// Lower are layers between Upper and Path, the first nearest Upper,
+// read-only in this run (another grant class's layer, which a run of
+// this class may use but never write: sandbox/layer.go).
 type Overlay struct {
 	Path, Upper, Work string
 	Through           []string
+	Lower             []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -170,6 +174,7 @@ func (p *Plan) Encode() []byte {
 	b = appendStrings(b, ovs)
 	for _, o := range p.Overlays {
 		b = appendStrings(b, o.Through)
+		b = appendStrings(b, o.Lower)
 	}
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
@@ -380,6 +385,9 @@ func decodePlan(b []byte) (*Plan, error) {
 	for i := range p.Overlays {
 		if t := d.strings(); len(t) > 0 {
 			p.Overlays[i].Through = t
+		}
+		if l := d.strings(); len(l) > 0 {
+			p.Overlays[i].Lower = l
 		}
 	}
 	p.ReadOnly = d.strings()
