@@ -655,6 +655,9 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	// Where the helper has a mount namespace, everything but the
 	// writable trees is read-only there as well.
 	p.Seal, p.Writable = true, gs.grants.Write
+	if s.Write {
+		p.Pinned = pinned(s.Workspace, gs.grants.Write)
+	}
 	if len(p.Cover) > maxSockets {
 		return nil, tmp, nil, fmt.Errorf("%d unix sockets to cover, more than %d", len(p.Cover), maxSockets)
 	}

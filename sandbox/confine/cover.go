@@ -107,6 +107,13 @@ func mounts(p *Plan) error {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
+		// Outermost first: each a mount of its own in the one above,
+		// writable with its tree once the seal has passed.
+		for _, d := range p.Pinned {
+			if err := bindSelf(d); err != nil && !gone(err) && !errors.Is(err, unix.ELOOP) {
+				return errors.New("pin " + d + ": " + err.Error())
+			}
+		}
 	}
 	if p.Tmp != "" && p.Tmps != "" {
 		// On the writable mount of the temp dir made above: the seal

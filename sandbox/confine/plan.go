@@ -74,6 +74,13 @@ type Plan struct {
 	// chown, utimes or extended attributes.
 	Seal     bool
 	Writable []string
+	// Pinned are directories inside a writable tree that the command
+	// may not rename or remove (the workspace, and the directories
+	// between it and the writable tree around it: an agent's clone in
+	// /tmp/a/ws): the helper makes each a mount of its own, which
+	// rename(2) and rmdir(2) refuse (EBUSY), before the seal, so they
+	// stay writable with their tree.
+	Pinned []string
 	// Tmp is the run's private temp dir, which guard removes after the
 	// run; should guard be gone (SIGKILLed), the helper removes it once
 	// it has killed and reaped everything the command started.
@@ -183,6 +190,7 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendUvarints(b, seal)
 	b = appendStrings(b, p.Writable)
+	b = appendStrings(b, p.Pinned)
 	b = appendUvarints(b, uint64(len(p.Tmp)))
 	b = append(b, p.Tmp...)
 	b = appendUvarints(b, uint64(len(p.Tmps)))
@@ -395,6 +403,7 @@ func decodePlan(b []byte) (*Plan, error) {
 	p.Seal = seal == 1
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
+	p.Pinned = d.strings()
 	p.Tmp = string(d.bytes(d.count(1)))
 	p.Tmps = string(d.bytes(d.count(1)))
 	p.Absent = d.strings()
