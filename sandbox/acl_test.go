@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ try:
     os.setxattr(sys.argv[1], "system.posix_acl_access", bytes.fromhex(sys.argv[2]))
     print("set")
 except OSError as e:
-    print(errno.errorcode[e.errno])`, p, hexOf(aclXattr(65534, map[string]uint16{hooks: 7, config: 6}[p])))
+    print(errno.errorcode[e.errno])`, p, hex.EncodeToString(aclXattr(65534, map[string]uint16{hooks: 7, config: 6}[p])))
 			switch strings.TrimSpace(o.stdout) {
 			case "set":
 				found := false
@@ -92,13 +93,4 @@ except OSError as e:
 			}
 		})
 	}
-}
-
-func hexOf(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 2*len(b))
-	for _, c := range b {
-		out = append(out, digits[c>>4], digits[c&15])
-	}
-	return string(out)
 }
