@@ -19,6 +19,13 @@ func TestAttackWorkspaceRenamed(t *testing.T) {
 	for _, c := range []struct{ name, move string }{
 		{"the workspace", `mv "$1/a/ws" "$1/a/ws-real"`},
 		{"its parent", `mv "$1/a" "$1/a-real"`},
+		// renameat2(RENAME_EXCHANGE) of the workspace and a tree of the
+		// command's: one call, nothing at the name in between.
+		{"exchanged", `mkdir -p "$1/a/fake" && python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+if libc.renameat2(AT_FDCWD, sys.argv[1].encode(), AT_FDCWD, sys.argv[2].encode(), RENAME_EXCHANGE) != 0:
+    sys.exit(1)' "$1/a/fake" "$1/a/ws" && rm -rf "$1/a/ws/.git" "$1/a/ws/main.go"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer emptyDir(t, tmp)
