@@ -192,7 +192,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 // doctorLimits are gaps no kernel feature closes; Support.Limits adds
 // the ones of this machine.
 var doctorLimits = []string{
-	"inside the writable trees, chmod, chown, utimes and extended attributes are not confined (protected paths are still checked after the run, mode included)",
+	"inside the writable trees, chmod, chown, utimes and extended attributes are not confined (protected paths are still checked after the run, mode and POSIX ACLs included)",
 	"stat(2) of any path, and reads of /proc files that are not per-process, are allowed",
 	"if guard is killed with SIGKILL, its sandbox helper kills everything the command started but the protected paths are not checked; if the command kills that helper and guard is SIGKILLed too, processes it started keep running (still confined); otherwise nothing the command started outlives it",
 }
