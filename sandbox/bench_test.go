@@ -2,7 +2,9 @@ package sandbox_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/guard-sh/guard/sandbox"
@@ -18,6 +20,38 @@ func BenchmarkRunTrue(b *testing.B) {
 		if err != nil || res.ExitCode != 0 {
 			b.Fatal(res.ExitCode, err)
 		}
+	}
+}
+
+// BenchmarkRunTrueLayered is a writing run of /bin/true through guard's
+// layer over ~/.cache: alone, and with the wide runs' layer below the
+// narrow one (a second lower layer in the overlay: layerClass).
+func BenchmarkRunTrueLayered(b *testing.B) {
+	for _, wideBelow := range []bool{false, true} {
+		name := "narrow layer only"
+		if wideBelow {
+			name = "wide layer below"
+		}
+		b.Run(name, func(b *testing.B) {
+			f := newFixture(b)
+			spec := f.spec()
+			spec.Layers = filepath.Join(f.home, ".local/state/guard/layers")
+			dirs := []string{filepath.Join(f.home, ".cache/go-build")}
+			if wideBelow {
+				dirs = append(dirs, filepath.Join(spec.Layers, "cache-wide/upper/go-build"))
+			}
+			for _, d := range dirs {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				res, err := sandbox.Run(context.Background(), spec, []string{"/bin/true"}, sandbox.Stdio{})
+				if err != nil || res.ExitCode != 0 {
+					b.Fatal(res.ExitCode, err)
+				}
+			}
+		})
 	}
 }
 

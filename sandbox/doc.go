@@ -25,12 +25,16 @@
 //     else under /dev is granted (no disks, no /dev/ptmx).
 //   - Network: without Spec.Net, TCP connect and bind are refused by
 //     Landlock; with it, TCP connect and UDP are allowed. TCP bind
-//     (listening) is refused either way. The seccomp filter refuses,
+//     is refused either way, and with Net the helper answers the
+//     command's listen(2) itself (confine: listen.go): refused on an
+//     inet socket (a TCP socket never bound would take an ephemeral
+//     port Landlock does not see). The seccomp filter refuses,
 //     with EPERM: io_uring_setup and MPTCP sockets always (Landlock's
 //     TCP rules do not see MPTCP; programs fall back to TCP); without
 //     Net every AF_INET/AF_INET6 socket (TCP Fast Open connects without
 //     connect(2)), with Net any but TCP and UDP/ICMP datagram sockets;
-//     all families but unix and netlink (packet, vsock, …); x32
+//     all families but unix and netlink (packet, vsock, …), netlink
+//     families but route, sock_diag and generic (usersock, …); x32
 //     syscalls. A syscall from a foreign architecture kills the process.
 //   - Guard itself: the seccomp filter refuses prlimit64, setpriority,
 //     ioprio_set and the sched_set* calls aimed at another process,

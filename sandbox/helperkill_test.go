@@ -88,3 +88,28 @@ func TestAttackHelperKilled(t *testing.T) {
 	}
 	w.wantKilled(t, o.String())
 }
+
+// TestAttackHelperMemory: one of the helper's threads is in the
+// command's Landlock domain (it confined itself to start the command),
+// so Landlock's ptrace rule lets the command at it, and that thread
+// shares its memory with the helper's others, which no domain confines:
+// ptrace (PTRACE_POKETEXT writes even code, which those threads then
+// run) or process_vm_writev by that thread's id would be the command's
+// code running outside the sandbox. Yama is no help on this project's
+// machine (none) or at ptrace_scope 0 (Fedora). What refuses them is the
+// helper's being undumpable (startWatched: PR_SET_DUMPABLE 0), which
+// asks CAP_SYS_PTRACE of any tracer; this pins it, at every thread. It
+// passes on 6ee89b7 too: a regression test, not a new closure.
+func TestAttackHelperMemory(t *testing.T) {
+	f := newFixture(t)
+	o := run(t, f.spec(), f.proc("reach-helper")...)
+	attempts := strings.Fields(strings.TrimSuffix(strings.TrimSpace(o.stdout), "ok"))
+	if len(attempts) < 3*2 {
+		t.Fatalf("the attempts did not run: %v", o)
+	}
+	for _, a := range attempts {
+		if !strings.HasSuffix(a, "=EPERM") {
+			t.Errorf("%s: want EPERM (%v)", a, o)
+		}
+	}
+}

@@ -61,6 +61,54 @@ var layerDirs = []struct{ rel, name string }{
 	{".cargo/git", "cargo-git"},
 }
 
+// A run's grant class decides which shared layer it writes and which it
+// sees. What a run wrote to the layer, later runs use: a go-build entry
+// an A build rewrote, a module it edited (it may not, without the
+// network, but a cache of code tools run is enough) runs again in the
+// next run's sandbox, with that run's grants. A run with the network, a
+// revealed secret or the daemons' sockets has more to give such code
+// (`npm install` runs every package's scripts with the network; a
+// `kubectl get` reads ~/.kube), so it must never use what a narrower run
+// planted: wide runs write and see their own layer ("cache-wide") over
+// the user's caches, and never the narrow one; narrow runs write theirs
+// ("cache", where every run wrote before the classes) and see the wide
+// layer below it, read-only, so that a build without the network still
+// finds what an approved download fetched (TestAttackLayerWidensRun).
+// Cost: a wide run starts from its own layer, without the narrow runs'
+// build outputs (a networked build compiles again what an offline one
+// already had). The wide runs share one layer among them: code an
+// approved install planted there runs in a later wide run.
+type layerClass bool
+
+const (
+	narrowLayer layerClass = false
+	wideLayer   layerClass = true
+)
+
+// layerNames are the shared layers' directories in Spec.Layers, narrow
+// first.
+var layerNames = [...]string{"cache", "cache-wide"}
+
+func classOf(s Spec) layerClass {
+	return layerClass(s.Net || len(s.Reveal) > 0 || s.Daemons)
+}
+
+// name is the class's shared layer.
+func (c layerClass) name() string {
+	if c == wideLayer {
+		return layerNames[1]
+	}
+	return layerNames[0]
+}
+
+// sees are the shared layers a run of the class sees, its own first.
+func (c layerClass) sees() []string {
+	if c == wideLayer {
+		return layerNames[1:]
+	}
+	return layerNames[:]
+}
+
 // layer is a run's cache overlay: the lock of the shared layer, held
 // until the run ends, or a layer of its own (and its lock) to remove
 // then.
@@ -101,6 +149,7 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 		path, name string
 		through    []string
 	}
+	class := classOf(s)
 	var dirs []laid
 	for _, d := range layerDirs {
 		c := s.res.canonical(filepath.Join(s.Home, d.rel))
@@ -113,9 +162,13 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 		}
 		if !slices.ContainsFunc(writable, func(w string) bool { return withinClean(c, w) }) {
 			// Read-only in this run (a download cache without the
-			// network): laid over only when the layer holds something
-			// of it, so that the run sees what a download put there.
-			if _, err := os.Lstat(filepath.Join(s.Layers, "cache", d.name, "upper")); err != nil {
+			// network): laid over only when a layer it sees holds
+			// something of it, so that the run sees what a download
+			// put there.
+			if !slices.ContainsFunc(class.sees(), func(n string) bool {
+				_, err := os.Lstat(filepath.Join(s.Layers, n, d.name, "upper"))
+				return err == nil
+			}) {
 				continue
 			}
 		}
@@ -127,11 +180,11 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 	if err := os.MkdirAll(s.Layers, 0o700); err != nil {
 		return nil, nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(s.Layers, "cache.lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	lock, err := os.OpenFile(filepath.Join(s.Layers, class.name()+".lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, nil, err
 	}
-	dir := filepath.Join(s.Layers, "cache")
+	dir := filepath.Join(s.Layers, class.name())
 	l = &layer{lock: lock}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		lock.Close()
@@ -148,6 +201,13 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 	for _, d := range dirs {
 		part := filepath.Join(dir, d.name)
 		o := confine.Overlay{Path: d.path, Upper: filepath.Join(part, "upper"), Work: filepath.Join(part, "work"), Through: d.through}
+		for _, n := range class.sees()[1:] {
+			// Another class's layer, read-only below this run's own.
+			lower := filepath.Join(s.Layers, n, d.name, "upper")
+			if st, err := os.Lstat(lower); err == nil && st.IsDir() {
+				o.Lower = append(o.Lower, lower)
+			}
+		}
 		for _, p := range []string{o.Upper, o.Work} {
 			if err := os.MkdirAll(p, 0o700); err != nil {
 				l.release()
@@ -281,24 +341,34 @@ func sweepLayers(layers string) {
 // is using is left as it is (ErrLayerInUse); so is one a run makes
 // meanwhile.
 func DropLayer(layers string) (int64, error) {
-	lock, err := os.OpenFile(filepath.Join(layers, "cache.lock"), os.O_RDWR|unix.O_NOFOLLOW, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Both classes' shared layers (layerClass), each under its lock:
+	// all taken before anything goes.
+	var drop []string
+	for _, n := range layerNames {
+		lock, err := os.OpenFile(filepath.Join(layers, n+".lock"), os.O_RDWR|unix.O_NOFOLLOW, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		defer lock.Close()
+		if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return 0, ErrLayerInUse
+			}
+			return 0, err
+		}
+		drop = append(drop, filepath.Join(layers, n))
+	}
+	if len(drop) == 0 {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return 0, ErrLayerInUse
-		}
-		return 0, err
-	}
-	dir := filepath.Join(layers, "cache")
 	_, before := LayerUsage(layers)
-	if err := confine.RemoveTree(dir); err != nil {
-		return 0, err
+	for _, dir := range drop {
+		if err := confine.RemoveTree(dir); err != nil {
+			return 0, err
+		}
 	}
 	// The runs' own layers that killed guards left go too; a run's
 	// that is in use stays.
@@ -308,9 +378,9 @@ func DropLayer(layers string) (int64, error) {
 }
 
 // LayerUsage counts the files and bytes of the cache layers in layers
-// (the shared one and any run's own), as guard doctor shows them.
+// (the shared ones and any run's own), as guard doctor shows them.
 func LayerUsage(layers string) (files, bytes int64) {
-	for _, pat := range []string{"cache", "run-*"} {
+	for _, pat := range append(layerNames[:], "run-*") {
 		dirs, _ := filepath.Glob(filepath.Join(layers, pat))
 		for _, d := range dirs {
 			if strings.HasSuffix(d, lockSuffix) {

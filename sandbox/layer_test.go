@@ -149,7 +149,8 @@ func TestCacheLayerForInstalls(t *testing.T) {
 	if got := readFile(t, p); got != "<absent>" {
 		t.Errorf("an install wrote the user's cache: %q", got)
 	}
-	if got := readFile(t, filepath.Join(spec.Layers, "cache/upper/tool/downloaded")); got != "pkg\n" {
+	// The wide runs' layer (the network grant): TestAttackLayerWidensRun.
+	if got := readFile(t, filepath.Join(spec.Layers, "cache-wide/upper/tool/downloaded")); got != "pkg\n" {
 		t.Errorf("the install's write is not in guard's layer: %q", got)
 	}
 	spec.ExtraWrite = []string{filepath.Join(f.home, ".cache")}

@@ -59,12 +59,12 @@ var features = []Feature{
 	{Name: "unix-sockets", Needs: "Landlock ABI 9", abi: 9,
 		Gap: "Landlock does not confine connecting to pathname unix sockets (docker.sock, ssh-agent, the session bus, tmux, screen, X11): the sandbox helper covers those outside the run in a mount namespace of its own where user namespaces are allowed (see mount namespace), except for daemon clients (docker, tmux, systemctl, …); the directories where daemons started later bind theirs (the runtime directory, tmux's and screen's) are covered whole; sockets bound after the run started elsewhere, and those of another network namespace that guard does not know of, stay reachable. SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, TMUX, STY, DISPLAY, WAYLAND_DISPLAY and XAUTHORITY are dropped from the environment unless kept"},
 	{Name: "udp", Needs: "Landlock ABI 10", abi: 10, netOnly: true,
-		Gap: "UDP is refused by the seccomp filter only"},
+		Gap: "UDP is refused by the seccomp filter only: with the network grant a command can bind a UDP port and receive from the network while it runs"},
 	// Not netOnly: the filter also keeps the command from the helper's
 	// watching thread, which a run with the network grant needs as
 	// much as one without (TestNoSeccompIsDegraded).
 	{Name: "seccomp", Needs: "seccomp filter for " + runtime.GOARCH, Required: true,
-		Gap: "the command can kill or stop the sandbox helper's watching thread by its thread id (tkill, tgkill), which signal scoping lets through, so what it started may outlive the run; prlimit on guard, TIOCSTI terminal injection, the kernel keyrings and files made set-user-ID are not refused; and without the network grant, UDP, raw, SCTP and MPTCP sockets, TCP Fast Open and io_uring are not refused (DNS and UDP still work)"},
+		Gap: "the command can kill or stop the sandbox helper's watching thread by its thread id (tkill, tgkill), which signal scoping lets through, so what it started may outlive the run; prlimit on guard, TIOCSTI terminal injection, the kernel keyrings and files made set-user-ID are not refused; netlink sockets of every family (NETLINK_USERSOCK messages other processes of yours) are allowed; without the network grant, UDP, raw, SCTP and MPTCP sockets, TCP Fast Open and io_uring are not refused (DNS and UDP still work); and with it, listen(2) on a TCP socket never bound serves an ephemeral port to every interface"},
 }
 
 // Probe asks the kernel what it supports. It has no side effect.
@@ -92,6 +92,7 @@ func supportFor(abi int, seccomp bool) Support {
 		"the command lines of other processes (/proc/PID/cmdline) can be read: never put a secret in a command's arguments",
 		"names inside a hidden directory can still be listed (contents cannot be read)",
 		"hard links and bind mounts of a hidden file elsewhere are not hidden",
+		"a command can bind an abstract unix socket name (one a daemon of yours binds later) and answer that daemon's clients outside the sandbox while it runs",
 		"protected paths are checked and restored after the run, not refused during it",
 	)
 	return s

@@ -83,6 +83,7 @@ type node struct {
 	uid    int
 	gid    int
 	target string // symlink target
+	acl    string // POSIX ACLs (aclOf), of a directory or a regular file
 	data   []byte // regular file content, when kept
 	kept   bool
 	// bad: the entry could not be examined (or, for a directory, listed).
@@ -111,6 +112,8 @@ func (a node) compare(b node, path string, taken time.Time) string {
 		return "mode changed"
 	case a.uid != b.uid || a.gid != b.gid:
 		return "mode changed"
+	case a.acl != b.acl:
+		return "ACL changed"
 	}
 	if a.mode.IsRegular() {
 		recent := taken.Sub(time.Unix(a.ctime.Unix())) < recentCtime
@@ -234,6 +237,9 @@ func scan(p string, f filter, b *budget) (entries map[string]node, over bool) {
 		n := statNode(&st)
 		record, descend := f(rel, n.mode.IsDir())
 		if record {
+			if n.mode.IsDir() || n.mode.IsRegular() {
+				n.acl = aclOf(path)
+			}
 			switch {
 			case n.mode.Type() == fs.ModeSymlink:
 				t, err := os.Readlink(path)

@@ -224,6 +224,12 @@ func putIn(root *os.Root, name string, n node, sameType bool) error {
 		if st, err := root.Lstat(name); err != nil || st.Mode().Type() != n.mode.Type() {
 			return fmt.Errorf("%s changed while it was restored", name)
 		}
+		// The ACLs before the mode: a chmod under an ACL sets its mask.
+		if n.mode.IsDir() || n.mode.IsRegular() {
+			if err := putACL(root, name, n.acl); err != nil {
+				return err
+			}
+		}
 		if err := root.Chmod(name, n.mode&chmodBits); err != nil {
 			return err
 		}

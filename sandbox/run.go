@@ -671,6 +671,9 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		if p.Filter, err = seccompProgram(s.Net); err != nil {
 			return nil, tmp, nil, err
 		}
+		// With the network the command may make TCP sockets, and
+		// Landlock does not see a listen(2) that binds one itself.
+		p.Listen = s.Net
 	}
 	p.Cover = coveredSockets(unixSockets(envValue(env, "XDG_RUNTIME_DIR")), s, tmp, env)
 	p.CoverDirs, p.Conceal = socketDirs(s, tmp, gs.grants.Write, keptSockets(s, env))
@@ -680,6 +683,9 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 	// Where the helper has a mount namespace, everything but the
 	// writable trees is read-only there as well.
 	p.Seal, p.Writable = true, gs.grants.Write
+	if s.Write {
+		p.Pinned = pinned(s.Workspace, gs.grants.Write)
+	}
 	if len(p.Cover) > maxSockets {
 		return nil, tmp, nil, fmt.Errorf("%d unix sockets to cover, more than %d", len(p.Cover), maxSockets)
 	}

@@ -89,6 +89,24 @@ var refusedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD, unix.T
 // run there needs is refused (TestAttackConsoleKeymap).
 var refusedIoctlTypes = []uint32{0x4B, 0x56}
 
+// netlinkProtocols are the netlink families a command may open a socket
+// of (socket(AF_NETLINK, …, protocol)), with or without the network
+// grant: the ones ordinary programs query the kernel through.
+// NETLINK_ROUTE: glibc's getaddrinfo (AI_ADDRCONFIG), if_nameindex, `ip
+// addr`; NETLINK_SOCK_DIAG: `ss`; NETLINK_GENERIC: `ethtool`, `iw`,
+// `wg show`, taskstats. Every other family is refused: above all
+// NETLINK_USERSOCK, whose only use is messages between user processes
+// (a sandboxed command could send to a process of the user's outside
+// the run that listens on one: netlink has no Landlock rule, and the
+// helper shares the network namespace), and the kernel families a user
+// has no business with (audit, netfilter, uevents, SELinux, crypto,
+// xfrm, …). A socket of an allowed family can still unicast to another
+// process's socket of that family (netlink checks no sender): the
+// programs that listen there take only the kernel's messages (sender
+// port 0), and that stays a stated limit (docs/threat-model.md;
+// TestAttackNetlink).
+var netlinkProtocols = []uint32{unix.NETLINK_ROUTE, unix.NETLINK_SOCK_DIAG, unix.NETLINK_GENERIC}
+
 // modeSyscall is a call that sets a file's mode: its mode argument, and
 // the flags argument that says whether it creates a file (-1: it
 // always sets the mode).
@@ -153,7 +171,8 @@ const (
 //     without it;
 //   - with net, any AF_INET/AF_INET6 socket but a TCP stream socket or a
 //     UDP/ICMP datagram socket;
-//   - any other family but AF_UNIX and AF_NETLINK (packet, vsock, …);
+//   - any other family but AF_UNIX and AF_NETLINK (packet, vsock, …),
+//     and AF_NETLINK but for netlinkProtocols (NETLINK_USERSOCK, …);
 //   - every x32 syscall.
 //
 // A syscall from a foreign architecture (32-bit compat mode) kills the
@@ -199,7 +218,7 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 
 	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	p.jeq(unix.AF_UNIX, "allow", "")
-	p.jeq(unix.AF_NETLINK, "allow", "")
+	p.jeq(unix.AF_NETLINK, "netlink", "")
 	if !net {
 		p.jeq(unix.AF_INET, "deny", "")
 		p.jeq(unix.AF_INET6, "deny", "deny")
@@ -217,6 +236,16 @@ func seccompFilter(a seccompArch, net bool) ([]bpf.RawInstruction, error) {
 		p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
 		p.jeq(0, "allow", "")
 		p.jeq(unix.IPPROTO_TCP, "allow", "deny")
+	}
+
+	p.label("netlink")
+	p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+	for i, proto := range netlinkProtocols {
+		if i == len(netlinkProtocols)-1 {
+			p.jeq(proto, "allow", "deny")
+		} else {
+			p.jeq(proto, "allow", "")
+		}
 	}
 
 	p.label("arg0-self")

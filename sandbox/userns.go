@@ -74,8 +74,14 @@ func namespaced(cmd *exec.Cmd) {
 		// CAP_DAC_OVERRIDE too: overlayfs wants it of whoever mounts
 		// guard's layer over the cache (layer.go). Both hold only in the
 		// helper's own namespace (over the user's own files there), and
-		// the helper drops them before the command runs.
-		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE}
+		// the helper drops them before the command runs. CAP_SYS_PTRACE
+		// stays with the helper's other threads (never the confined one,
+		// nor so the command): with the network grant the helper takes
+		// the socket of the command's listen(2) with pidfd_getfd
+		// (confine: listen.go), which a program that made itself
+		// undumpable (ssh-agent) refuses to a tracer without it
+		// (TestNetListenUndumpableWithoutUserns).
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_SYS_PTRACE}
 	}
 	cmd.Env = []string{confine.Env + "=" + confine.Namespaced}
 }

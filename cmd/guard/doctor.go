@@ -176,7 +176,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 		"filesystem":   {{"filesystem", "reading, writing and running files outside the grants is refused"}},
 		"refer":        {{"refer", "files move and link only between writable trees"}},
 		"truncate":     {{"truncate", "files outside the writable paths cannot be truncated"}},
-		"tcp":          {{"tcp", "TCP connect is refused without the network grant; binding a port always is (with the network grant, listen(2) on a socket never bound still takes an ephemeral port)"}},
+		"tcp":          {{"tcp", "TCP connect is refused without the network grant; binding a port always is (listen(2) on a TCP socket never bound is refused by the sandbox helper, with the seccomp filter)"}},
 		"ioctl-dev":    {{"ioctl", "ioctl on device files other than the terminals is refused"}},
 		"scopes":       {{"scopes", "signals and abstract unix socket connections to processes outside the sandbox are refused"}},
 		"unix-sockets": {{"unix-sockets", "connecting to pathname unix sockets outside the grants is refused"}},
@@ -192,7 +192,7 @@ var doctorFeatureRows = sync.OnceValue(func() map[string][]struct{ name, enforce
 // doctorLimits are gaps no kernel feature closes; Support.Limits adds
 // the ones of this machine.
 var doctorLimits = []string{
-	"inside the writable trees, chmod, chown, utimes and extended attributes are not confined (protected paths are still checked after the run, mode included)",
+	"inside the writable trees, chmod, chown, utimes and extended attributes are not confined (protected paths are still checked after the run, mode and POSIX ACLs included)",
 	"stat(2) of any path, and reads of /proc files that are not per-process, are allowed",
 	"if guard is killed with SIGKILL, its sandbox helper kills everything the command started but the protected paths are not checked; if the command kills that helper and guard is SIGKILLed too, processes it started keep running (still confined); otherwise nothing the command started outlives it",
 }

@@ -195,6 +195,17 @@ func confined(p *Plan, path, name string, stops chan<- struct{}, slot *watchdogS
 		if err := installSeccomp(guardThread(unix.Gettid())); err != nil {
 			return fail(CodeFailed, name, err.Error()), 0
 		}
+		if p.Listen {
+			notify, err := installListenFilter()
+			if err != nil {
+				return fail(CodeFailed, name, err.Error()), 0
+			}
+			// On a thread of the helper's other than this one (locked
+			// here), which the filter does not reach.
+			go superviseListen(notify)
+		}
+	} else if p.Listen {
+		return fail(CodeFailed, name, "the listen supervisor needs the seccomp filter"), 0
 	}
 	var goByte [1]byte
 	if err := readFull(PlanFD, goByte[:]); err != nil || goByte[0] != Go {

@@ -107,6 +107,13 @@ func mounts(p *Plan) error {
 				return errors.New("mount " + w + ": " + err.Error())
 			}
 		}
+		// Outermost first: each a mount of its own in the one above,
+		// writable with its tree once the seal has passed.
+		for _, d := range p.Pinned {
+			if err := bindSelf(d); err != nil && !gone(err) && !errors.Is(err, unix.ELOOP) {
+				return errors.New("pin " + d + ": " + err.Error())
+			}
+		}
 	}
 	if p.Tmp != "" && p.Tmps != "" {
 		// On the writable mount of the temp dir made above: the seal
@@ -262,7 +269,12 @@ func overlay(o Overlay) error {
 		return err
 	}
 	defer unix.Close(fd)
-	for _, kv := range [][2]string{{"lowerdir+", o.Path}, {"upperdir", o.Upper}, {"workdir", o.Work}} {
+	var opts [][2]string
+	for _, l := range o.Lower {
+		opts = append(opts, [2]string{"lowerdir+", l})
+	}
+	opts = append(opts, [2]string{"lowerdir+", o.Path}, [2]string{"upperdir", o.Upper}, [2]string{"workdir", o.Work})
+	for _, kv := range opts {
 		if err := unix.FsconfigSetString(fd, kv[0], kv[1]); err != nil {
 			return err
 		}

@@ -15,7 +15,7 @@ import (
 // The plan starts with the JSON object {"format":N} and a newline, which
 // the helpers of earlier builds (which decoded the whole plan as JSON)
 // also read as a format they do not know; a binary body follows.
-const Format = 15
+const Format = 16
 
 // formatPrefix opens every plan.
 const formatPrefix = `{"format":`
@@ -74,6 +74,13 @@ type Plan struct {
 	// chown, utimes or extended attributes.
 	Seal     bool
 	Writable []string
+	// Pinned are directories inside a writable tree that the command
+	// may not rename or remove (the workspace, and the directories
+	// between it and the writable tree around it: an agent's clone in
+	// /tmp/a/ws): the helper makes each a mount of its own, which
+	// rename(2) and rmdir(2) refuse (EBUSY), before the seal, so they
+	// stay writable with their tree.
+	Pinned []string
 	// Tmp is the run's private temp dir, which guard removes after the
 	// run; should guard be gone (SIGKILLed), the helper removes it once
 	// it has killed and reaped everything the command started.
@@ -96,6 +103,12 @@ type Plan struct {
 	// right to mount in it) runs the command without them and says so
 	// in its report (unmounted).
 	Require bool
+	// Listen: the command's listen(2) calls go to the helper, which
+	// refuses them on inet sockets and does them itself on the others
+	// (listen.go): set with the network grant, where the command may
+	// make TCP sockets and Landlock does not see a listen(2) that binds
+	// one to an ephemeral port. Needs the seccomp filter.
+	Listen bool
 
 	// unmounted is set by the helper when it could not make the mounts
 	// above (why): its report says so, and guard lists it in
@@ -107,14 +120,19 @@ type Plan struct {
 const (
 	flagLandlock = 1 << iota
 	flagRequire
+	flagListen
 )
 
 // Overlay shows Path with Upper (and its work directory Work, on the
 // same file system) laid over it. Through are paths below Path the run
 // was granted by name: they stay the real ones, bound over the overlay.
+// Lower are layers between Upper and Path, the first nearest Upper,
+// read-only in this run (another grant class's layer, which a run of
+// this class may use but never write: sandbox/layer.go).
 type Overlay struct {
 	Path, Upper, Work string
 	Through           []string
+	Lower             []string
 }
 
 // Rule grants Access (Landlock filesystem rights) beneath Path.
@@ -134,6 +152,9 @@ func (p *Plan) Encode() []byte {
 	}
 	if p.Require {
 		flags |= flagRequire
+	}
+	if p.Listen {
+		flags |= flagListen
 	}
 	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
 	b = appendUvarints(b, uint64(len(p.Dir)))
@@ -160,6 +181,7 @@ func (p *Plan) Encode() []byte {
 	b = appendStrings(b, ovs)
 	for _, o := range p.Overlays {
 		b = appendStrings(b, o.Through)
+		b = appendStrings(b, o.Lower)
 	}
 	b = appendStrings(b, p.ReadOnly)
 	seal := uint64(0)
@@ -168,6 +190,7 @@ func (p *Plan) Encode() []byte {
 	}
 	b = appendUvarints(b, seal)
 	b = appendStrings(b, p.Writable)
+	b = appendStrings(b, p.Pinned)
 	b = appendUvarints(b, uint64(len(p.Tmp)))
 	b = append(b, p.Tmp...)
 	b = appendUvarints(b, uint64(len(p.Tmps)))
@@ -334,12 +357,13 @@ func (d *decoder) strings() []string {
 func decodePlan(b []byte) (*Plan, error) {
 	d := &decoder{b: b}
 	p := &Plan{}
-	// Flags: Landlock, Require. An unknown bit is a plan this helper
+	// Flags: Landlock, Require, Listen. An unknown bit is a plan this helper
 	// does not understand, never a plan without Landlock.
 	flags := d.uvarint()
 	p.Landlock = flags&flagLandlock != 0
 	p.Require = flags&flagRequire != 0
-	d.bad = d.bad || flags&^(flagLandlock|flagRequire) != 0
+	p.Listen = flags&flagListen != 0
+	d.bad = d.bad || flags&^(flagLandlock|flagRequire|flagListen) != 0
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
 	p.Dir = string(d.bytes(d.count(1)))
 	p.Argv = d.strings()
@@ -370,12 +394,16 @@ func decodePlan(b []byte) (*Plan, error) {
 		if t := d.strings(); len(t) > 0 {
 			p.Overlays[i].Through = t
 		}
+		if l := d.strings(); len(l) > 0 {
+			p.Overlays[i].Lower = l
+		}
 	}
 	p.ReadOnly = d.strings()
 	seal := d.uvarint()
 	p.Seal = seal == 1
 	d.bad = d.bad || seal > 1
 	p.Writable = d.strings()
+	p.Pinned = d.strings()
 	p.Tmp = string(d.bytes(d.count(1)))
 	p.Tmps = string(d.bytes(d.count(1)))
 	p.Absent = d.strings()

@@ -35,14 +35,16 @@ func TestPlanRoundTrip(t *testing.T) {
 		Cover:     []string{"/run/user/1000/bus", "/tmp/tmux-1000/default"},
 		CoverDirs: []string{"/run/user/1000", "/tmp/tmux-1000"},
 		Conceal:   []string{"/home/u/.ssh", "/home/u/.gnupg"},
-		Overlays:  []Overlay{{Path: "/home/u/.cache", Upper: "/home/u/.local/state/guard/layers/cache/upper", Work: "/home/u/.local/state/guard/layers/cache/work", Through: []string{"/home/u/.cache/tool"}}, {Path: "/home/u/go/pkg/mod", Upper: "/l/go-pkg-mod/upper", Work: "/l/go-pkg-mod/work"}},
+		Overlays:  []Overlay{{Path: "/home/u/.cache", Upper: "/home/u/.local/state/guard/layers/cache/upper", Work: "/home/u/.local/state/guard/layers/cache/work", Through: []string{"/home/u/.cache/tool"}, Lower: []string{"/home/u/.local/state/guard/layers/cache-wide/upper"}}, {Path: "/home/u/go/pkg/mod", Upper: "/l/go-pkg-mod/upper", Work: "/l/go-pkg-mod/work"}},
 		ReadOnly:  []string{"/home/u/.cache/pre-commit"},
 		Seal:      true,
 		Writable:  []string{"/home/u/proj", "/tmp"},
+		Pinned:    []string{"/tmp/a", "/tmp/a/ws"},
 		Tmp:       "/tmp/guard-1000/run-1",
 		Tmps:      "/tmp/guard-1000",
 		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
 		Require:   true,
+		Listen:    true,
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)
@@ -82,9 +84,9 @@ func TestPlanStale(t *testing.T) {
 func TestPlanMalformed(t *testing.T) {
 	good := (&Plan{Argv: []string{"true"}, Rules: []Rule{{Path: "/", Access: 1}}}).Encode()
 	// The body starts after the header line and its 4-byte length with
-	// the flags; 5 is Landlock and a bit this helper does not know.
+	// the flags; 9 is Landlock and a bit this helper does not know.
 	unknownFlag := append([]byte(nil), good...)
-	unknownFlag[bytes.IndexByte(good, '\n')+5] = 5
+	unknownFlag[bytes.IndexByte(good, '\n')+5] = 9
 	for name, data := range map[string][]byte{
 		"unknown flag": unknownFlag,
 		"empty":        nil,

@@ -7,6 +7,7 @@ import ctypes
 import errno
 import os
 import socket
+import struct
 import sys
 import time
 
@@ -75,6 +76,27 @@ def attempt(op, arg):
         s.settimeout(2)
         s.connect(path)
         s.sendall(b"pwned")
+        s.close()
+    elif op == "netlink-send":
+        # ARG is "PROTOCOL PORTID": a process outside the run listens
+        # on a netlink socket of that family with that port id.
+        proto, portid = (int(x) for x in arg.split(" "))
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+        s.bind((0, 0))
+        # A netlink message header (length, type, flags, seq, pid) and
+        # its payload.
+        body = b"pwned-by-netlink"
+        s.sendto(struct.pack("=IHHII", 16 + len(body), 0x10, 0, 1, 0) + body, (portid, 0))
+        s.close()
+    elif op == "netlink-route":
+        # What getaddrinfo and `ip addr` do: dump the addresses
+        # (RTM_GETADDR, NLM_F_REQUEST|NLM_F_DUMP) and read the answer.
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+        s.settimeout(2)
+        s.bind((0, 0))
+        s.send(struct.pack("=IHHIIBBBBI", 24, 22, 0x301, 1, 0, socket.AF_UNSPEC, 0, 0, 0, 0))
+        if len(s.recv(65536)) < 16:
+            raise OSError(errno.EIO, "short netlink answer")
         s.close()
     elif op == "io-uring":
         libc = ctypes.CDLL(None, use_errno=True)

@@ -190,6 +190,42 @@ def attempt(op, args):
         libc.syscall.restype = ctypes.c_long
         pidfd = check(libc.syscall(434, target(args[0]), 0))  # pidfd_open
         check(libc.syscall(424, pidfd, 9, None, 0))  # pidfd_send_signal
+    elif op == "reach-helper":
+        # The sandbox helper's memory through each of its threads (one
+        # of them is in the command's Landlock domain, and shares its
+        # memory with the others, which no domain confines): ptrace
+        # attach, process_vm_readv, and process_vm_writev of the bytes
+        # just read (no change, should it pass). Prints NAME=RESULT for
+        # each.
+        class iovec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+        helper = os.getppid()
+        start = 0x10000
+        try:
+            with open("/proc/%d/maps" % helper) as f:
+                for line in f:
+                    if line.split()[1].startswith("rw"):
+                        start = int(line.split("-")[0], 16)
+                        break
+        except OSError:
+            pass
+        libc.process_vm_readv.restype = ctypes.c_ssize_t
+        libc.process_vm_writev.restype = ctypes.c_ssize_t
+        out = []
+        for tid in sorted(int(t) for t in os.listdir("/proc/%d/task" % helper)):
+            buf = ctypes.create_string_buffer(8)
+            local = iovec(ctypes.cast(buf, ctypes.c_void_p), 8)
+            remote = iovec(start, 8)
+            for name, f in (("attach", lambda: libc.ptrace(16, tid, None, None)),
+                            ("readv", lambda: libc.process_vm_readv(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)),
+                            ("writev", lambda: libc.process_vm_writev(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0))):
+                r = f()
+                if r < 0:
+                    e = ctypes.get_errno()
+                    out.append(name + "=" + errno.errorcode.get(e, str(e)))
+                else:
+                    out.append(name + "=ok")
+        print(" ".join(out))
     elif op == "kill-helper":
         # The sandbox helper (the parent) watches the command and kills
         # what it leaves; it shares the command's Landlock domain.
