@@ -30,6 +30,10 @@ func TestInitBudget(t *testing.T) {
 		"github.com/guard-sh/guard/checkpoint": 1 << 10,
 		"github.com/guard-sh/guard/approval":   1 << 10,
 		"github.com/guard-sh/guard/parse":      1 << 10,
+		// The copy of yaml.v3 in third_party (only guard scan decodes
+		// YAML; upstream compiles two regexps and fills its tables at
+		// init: 25.7 KB).
+		"gopkg.in/yaml%2ev3": 1 << 10,
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
@@ -45,7 +49,8 @@ func TestInitBudget(t *testing.T) {
 			continue
 		}
 		pkg := f[1]
-		if !strings.HasPrefix(pkg, "github.com/guard-sh/guard/") || strings.HasPrefix(pkg, "github.com/guard-sh/guard/cmd/") {
+		_, budgeted := budget[pkg]
+		if !budgeted && (!strings.HasPrefix(pkg, "github.com/guard-sh/guard/") || strings.HasPrefix(pkg, "github.com/guard-sh/guard/cmd/")) {
 			continue
 		}
 		seen++
