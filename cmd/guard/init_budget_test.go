@@ -22,7 +22,7 @@ func TestInitBudget(t *testing.T) {
 		"github.com/guard-sh/guard/profile":    12 << 10,
 		"github.com/guard-sh/guard/scan":       4 << 10,
 		"github.com/guard-sh/guard/sandbox":    4 << 10,
-		"github.com/guard-sh/guard/pin":        2 << 10,
+		"github.com/guard-sh/guard/pin":        1 << 10,
 		"github.com/guard-sh/guard/review":     1 << 10,
 		"github.com/guard-sh/guard/policy":     1 << 10,
 		"github.com/guard-sh/guard/audit":      1 << 10,
