@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/guard-sh/guard/internal/lazy"
 )
 
 // MinLength is the shortest PIN accepted, in characters.
@@ -20,7 +21,7 @@ var ErrWeak = errors.New("the PIN is too weak")
 // common are PINs and passwords near the top of every leaked-password list
 // that the structural checks below do not already catch. Lower case. Built
 // on first use: only setting a PIN asks, every guard process would build it.
-var common = sync.OnceValue(func() map[string]bool {
+var common = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"password": true, "passw0rd": true, "password1": true, "p@ssw0rd": true,
 		"qwerty": true, "qwertz": true, "azerty": true, "qwertyuiop": true,
@@ -35,7 +36,7 @@ var common = sync.OnceValue(func() map[string]bool {
 		"111222": true, "121314": true, "131313": true, "7777777": true,
 		"11223344": true, "12344321": true,
 	}
-})
+}}
 
 // Validate refuses PINs that are trivial to guess: too short, one repeated
 // character (000000), a sequence (123456, 654321, 890123, abcdef), a short
@@ -60,7 +61,7 @@ func Validate(pin string) error {
 		return fmt.Errorf("%w: a sequence", ErrWeak)
 	case period(rs) <= 3:
 		return fmt.Errorf("%w: a short pattern repeated", ErrWeak)
-	case common()[lower]:
+	case common.Get()[lower]:
 		return fmt.Errorf("%w: a common PIN", ErrWeak)
 	}
 	return nil
