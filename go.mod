@@ -30,3 +30,5 @@ require (
 replace gopkg.in/yaml.v3 => ./third_party/yaml.v3
 
 replace mvdan.cc/sh/v3 => ./third_party/mvdan-sh-v3
+
+replace golang.org/x/crypto => ./third_party/x-crypto
