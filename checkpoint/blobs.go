@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -240,7 +239,7 @@ func writeObject(w io.Writer, src io.Reader, size int64, oid [sha1.Size]byte) er
 		return err
 	}
 	h := objectHasher(sha1.New(), "blob", size)
-	zw, _ := zlib.NewWriterLevel(w, zlib.NoCompression)
+	zw := newStoredZlib(w)
 	n, err := io.Copy(io.MultiWriter(zw, h), io.LimitReader(src, size))
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
@@ -62,7 +61,7 @@ func buildPack(objs []gitObject) ([]byte, []packEntry, [sha1.Size]byte) {
 	}
 	var buf bytes.Buffer
 	buf.Write(packHeader(len(uniq)))
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.NoCompression)
+	zw := newStoredZlib(&buf)
 	ents := make([]packEntry, 0, len(uniq))
 	for _, o := range uniq {
 		start := buf.Len()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/guard-sh/guard/internal/lazy"
 )
 
 // MinLength is the shortest PIN accepted, in characters.
@@ -17,21 +19,24 @@ const MaxLength = 256
 var ErrWeak = errors.New("the PIN is too weak")
 
 // common are PINs and passwords near the top of every leaked-password list
-// that the structural checks below do not already catch. Lower case.
-var common = map[string]bool{
-	"password": true, "passw0rd": true, "password1": true, "p@ssw0rd": true,
-	"qwerty": true, "qwertz": true, "azerty": true, "qwertyuiop": true,
-	"qwerty123": true, "qwe123": true, "123qwe": true, "1q2w3e": true,
-	"1q2w3e4r": true, "1qaz2wsx": true, "qazwsx": true, "asdfgh": true,
-	"zxcvbn": true, "abc123": true, "iloveyou": true, "letmein": true,
-	"monkey": true, "dragon": true, "secret": true, "welcome": true,
-	"trustno1": true, "changeme": true, "admin123": true, "football": true,
-	"112233": true, "123321": true, "123654": true, "147258": true,
-	"147852": true, "159357": true, "159753": true, "102030": true,
-	"696969": true, "789456": true, "753951": true, "852456": true,
-	"111222": true, "121314": true, "131313": true, "7777777": true,
-	"11223344": true, "12344321": true,
-}
+// that the structural checks below do not already catch. Lower case. Built
+// on first use: only setting a PIN asks, every guard process would build it.
+var common = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"password": true, "passw0rd": true, "password1": true, "p@ssw0rd": true,
+		"qwerty": true, "qwertz": true, "azerty": true, "qwertyuiop": true,
+		"qwerty123": true, "qwe123": true, "123qwe": true, "1q2w3e": true,
+		"1q2w3e4r": true, "1qaz2wsx": true, "qazwsx": true, "asdfgh": true,
+		"zxcvbn": true, "abc123": true, "iloveyou": true, "letmein": true,
+		"monkey": true, "dragon": true, "secret": true, "welcome": true,
+		"trustno1": true, "changeme": true, "admin123": true, "football": true,
+		"112233": true, "123321": true, "123654": true, "147258": true,
+		"147852": true, "159357": true, "159753": true, "102030": true,
+		"696969": true, "789456": true, "753951": true, "852456": true,
+		"111222": true, "121314": true, "131313": true, "7777777": true,
+		"11223344": true, "12344321": true,
+	}
+}}
 
 // Validate refuses PINs that are trivial to guess: too short, one repeated
 // character (000000), a sequence (123456, 654321, 890123, abcdef), a short
@@ -56,7 +61,7 @@ func Validate(pin string) error {
 		return fmt.Errorf("%w: a sequence", ErrWeak)
 	case period(rs) <= 3:
 		return fmt.Errorf("%w: a short pattern repeated", ErrWeak)
-	case common[lower]:
+	case common.Get()[lower]:
 		return fmt.Errorf("%w: a common PIN", ErrWeak)
 	}
 	return nil

@@ -233,6 +233,7 @@ func runHook(s *streams, args []string, env hookEnv) (code int) {
 				done <- denyf("guard: error: %s; denied (this is a bug in guard, please report it)", msg)
 			}
 		}()
+		growStack(false) // the decision's stack in one step (main.go)
 		done <- h.decide()
 	}()
 	timer := time.NewTimer(env.deadline)

@@ -1,0 +1,3 @@
+module gopkg.in/yaml.v3
+
+go 1.21
