@@ -26,9 +26,3 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
-
-replace gopkg.in/yaml.v3 => ./third_party/yaml.v3
-
-replace mvdan.cc/sh/v3 => ./third_party/mvdan-sh-v3
-
-replace golang.org/x/crypto => ./third_party/x-crypto

@@ -30,18 +30,6 @@ func TestInitBudget(t *testing.T) {
 		"github.com/guard-sh/guard/checkpoint": 1 << 10,
 		"github.com/guard-sh/guard/approval":   1 << 10,
 		"github.com/guard-sh/guard/parse":      1 << 10,
-		// The copy of yaml.v3 in third_party (only guard scan decodes
-		// YAML; upstream compiles two regexps and fills its tables at
-		// init: 25.7 KB).
-		"gopkg.in/yaml%2ev3": 1 << 10,
-		// The copy of mvdan.cc/sh/v3 in third_party: upstream compiles
-		// two regexps in each at init (15.2 and 4.9 KB).
-		"mvdan.cc/sh/v3/fileutil": 1 << 10,
-		"mvdan.cc/sh/v3/expand":   1 << 10,
-		// confine's init is the process's first os.Getenv, which copies
-		// the environment into syscall's map (3.4 KB here): every Go
-		// program does that once, whoever asks first.
-		"github.com/guard-sh/guard/sandbox/confine": 4 << 10,
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
@@ -57,8 +45,7 @@ func TestInitBudget(t *testing.T) {
 			continue
 		}
 		pkg := f[1]
-		_, budgeted := budget[pkg]
-		if !budgeted && (!strings.HasPrefix(pkg, "github.com/guard-sh/guard/") || strings.HasPrefix(pkg, "github.com/guard-sh/guard/cmd/")) {
+		if !strings.HasPrefix(pkg, "github.com/guard-sh/guard/") || strings.HasPrefix(pkg, "github.com/guard-sh/guard/cmd/") {
 			continue
 		}
 		seen++
@@ -76,29 +63,5 @@ func TestInitBudget(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no init trace of guard's packages in:\n%s", out)
-	}
-}
-
-// TestUnlinkedPackages: the guard binary does not link packages whose
-// init did work at every start and that guard no longer needs. The test
-// binary links more (the testing package's own), so this asks the go
-// command for the binary's packages.
-func TestUnlinkedPackages(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH to list guard's packages")
-	}
-	out, err := exec.Command(goCmd, "list", "-deps", "github.com/guard-sh/guard/cmd/guard").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	unlinked := map[string]string{
-		"compress/flate":       "its init builds Huffman tables; checkpoint writes its stored zlib streams itself (storedZlib)",
-		"golang.org/x/sys/cpu": "its init asks the processor for every feature; third_party/x-crypto's argon2 asks for SSE4.1 on first use",
-	}
-	for pkg := range strings.Lines(string(out)) {
-		if why, ok := unlinked[strings.TrimSpace(pkg)]; ok {
-			t.Errorf("guard links %s again, whose init runs at every start: %s", strings.TrimSpace(pkg), why)
-		}
 	}
 }

@@ -1,3 +1,0 @@
-module golang.org/x/crypto
-
-go 1.26.0
