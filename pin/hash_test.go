@@ -1,11 +1,40 @@
 package pin
 
 import (
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 )
+
+// TestMatchKnownAnswers: Match gives x/crypto's own argon2id answers
+// (its argon2_test.go's vectors: password "password", salt "somesalt",
+// 64 KiB, one thread) for hashes in guard's encoding, and a wrong
+// password does not match (perf17's, kept when its copy of x/crypto was
+// reverted: it holds for any argon2 guard links).
+func TestMatchKnownAnswers(t *testing.T) {
+	for _, v := range []struct {
+		time uint32
+		hash string
+	}{
+		{1, "655ad15eac652dc59f7170a7332bf49b8469be1fdb9c28bb"},
+		{2, "068d62b26455936aa6ebe60060b0a65870dbfa3ddf8d41f7"},
+	} {
+		key, err := hex.DecodeString(v.hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := fmt.Sprintf("$argon2id$v=19$m=64,t=%d,p=1$%s$%s", v.time, b64.EncodeToString([]byte("somesalt")), b64.EncodeToString(key))
+		if ok, err := Match(enc, "password"); !ok || err != nil {
+			t.Errorf("Match(%q, password) = %v, %v; want true", enc, ok, err)
+		}
+		if ok, err := Match(enc, "passwore"); ok || err != nil {
+			t.Errorf("Match(%q, passwore) = %v, %v; want false", enc, ok, err)
+		}
+	}
+}
 
 func TestHashFormat(t *testing.T) {
 	enc, err := Hash("482916", DefaultParams)
