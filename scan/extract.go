@@ -106,6 +106,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.rakefile()
 	case Vagrant:
 		x.vagrantfile()
+	case Unreviewed:
+		x.unreviewedCode()
 	}
 	return x.out, err
 }
