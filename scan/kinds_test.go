@@ -325,7 +325,7 @@ func TestUnreviewedFiles(t *testing.T) {
 			t.Errorf("%s: finding %+v, want %s at line %d saying what guard does not review", name, in, RuleUnreviewed, c.line)
 		}
 	}
-	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", ".idea/workspace.xml", "pom.xml", "tilt.md", "renovate.md"} {
+	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", ".idea/workspace.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
 		if k := KindOf(name); k != "" {
 			t.Errorf("KindOf(%q) = %q, want nothing", name, k)
 		}

@@ -33,8 +33,9 @@ var unreviewedFiles = []unreviewedFile{
 	{match: func(_, lower, _ string) bool { return lower == "tiltfile" },
 		ref: "Tiltfile:", marker: "local",
 		how: "tilt up runs this Starlark file, and the commands its local() and local_resource() calls name; guard does not review Starlark"},
-	{match: func(_, lower, _ string) bool {
-		return lower == "renovate.json5" || lower == ".renovaterc.json5"
+	{match: func(_, lower, dir string) bool {
+		// Where Renovate reads its config (the JSON row of ciSystems).
+		return lower == "renovate.json5" && (dir == "." || dir == ".github" || dir == ".gitlab") || lower == ".renovaterc.json5" && dir == "."
 	}, ref: "Renovate config:", marker: "postUpgradeTasks",
 		how: "Renovate runs the postUpgradeTasks commands of this JSON5 file on its machine, with the repository's token; guard does not read JSON5"},
 	{match: func(name, lower, dir string) bool {
