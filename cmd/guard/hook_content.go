@@ -31,6 +31,9 @@ import (
 // asked where a person answers the agent's prompt and denied elsewhere;
 // C is denied, as a command under a command key is.
 func (h *hookCall) contentParts(content []contentText, dirs []string) ([]judged, error) {
+	if slices.Contains(h.p.textTools, h.ev.ToolName) {
+		return nil, nil // text for a model or a person (agentProtocol.textTools)
+	}
 	var parts []judged
 	for _, c := range content {
 		text := c.text

@@ -62,6 +62,15 @@ func TestHookUntaggedContent(t *testing.T) {
 		{name: "control_query_comment", agent: "codex", event: acme(`{"sql":"SELECT * FROM users WHERE id = 1","c":"/* a comment */","d":"owner/repo c"}`), want: hookNoOpinion},
 		{name: "control_mention", agent: "codex", event: acme(`{"text":"never run rm -rf ~","name":"python"}`), want: hookNoOpinion},
 		{name: "control_harmless", agent: "codex", event: acme(`{"q":"ls -la | wc -l","code":"print(len('a b'))"}`), want: hookNoOpinion},
+		// The agents' own text tools (a subagent's prompt, a plan, a
+		// to-do list) hold text for a model or a person: what it says
+		// is not read as a command (agentProtocol.textTools).
+		{name: "control_claude_task_prompt", agent: "claude", event: claudeEvent("Task", `{"description":"why","prompt":"Find out why git push --force origin main failed"}`, ""), want: hookNoOpinion},
+		{name: "control_claude_plan", agent: "claude", event: claudeEvent("ExitPlanMode", `{"plan":"1. rm -rf node_modules\n2. npm ci"}`, ""), want: hookNoOpinion},
+		{name: "control_claude_todo", agent: "claude", event: claudeEvent("TodoWrite", `{"todos":[{"content":"rm -rf build","status":"pending"}]}`, ""), want: hookNoOpinion},
+		{name: "control_codex_plan", agent: "codex", event: claudeEvent("update_plan", `{"plan":[{"step":"rm -rf build","status":"pending"}]}`, ""), want: hookNoOpinion},
+		// ... but their paths still count.
+		{name: "text_tool_secret_path", agent: "claude", event: claudeEvent("Task", `{"prompt":"summarize","file":"~/.ssh/id_rsa"}`, ""), want: hookDeny, says: ".ssh/id_rsa"},
 	})
 }
 
