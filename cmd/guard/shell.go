@@ -325,12 +325,58 @@ func realShell(flag string) (string, error) {
 	if err := bashSyntaxShell(path); err != nil {
 		return "", failf([]string{hint}, "%v", err)
 	}
+	if err := shellOutsideReach(path); err != nil {
+		return "", failf([]string{hint}, "%v", err)
+	}
 	// A command that starts $SHELL must reach the real shell, not the
 	// shim again from inside the sandbox.
 	if cur := os.Getenv("SHELL"); cur != "" && (filepath.Base(cur) == "guard-sh" || sameFile(cur, guardExecutable())) {
 		os.Setenv("SHELL", path)
 	}
 	return sh, nil
+}
+
+// shellOutsideReach refuses a real shell that the repository or a
+// reviewed command could have put there: one in the workspace or a
+// temporary directory, by its path or the file it resolves to. Every
+// text the shim reviews runs with that program, which need not run
+// the text at all: `export GUARD_SHELL=./bin/bash` in an .envrc (A to
+// the review), or ./bin first on PATH with the default bash, made a
+// repository's ./bin/bash run every command the agent sent.
+func shellOutsideReach(path string) error {
+	paths := []string{path}
+	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
+		paths = append(paths, r)
+	}
+	var roots []string
+	for _, d := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		roots = append(roots, d)
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			roots = append(roots, r)
+		}
+	}
+	e, err := newEngine()
+	if err != nil {
+		return err
+	}
+	ctx, err := e.Context("", "")
+	if err != nil {
+		return err
+	}
+	if ws := ctx.Workspace; ws != "" {
+		roots = append(roots, ws)
+		if r, err := filepath.EvalSymlinks(ws); err == nil {
+			roots = append(roots, r)
+		}
+	}
+	for _, p := range paths {
+		for _, root := range roots {
+			if root != "" && root != "/" && (p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")) {
+				return fmt.Errorf("the real shell %s is inside %s, where the repository or a command guard ran can change it: it would run every command the shim reviews", p, root)
+			}
+		}
+	}
+	return nil
 }
 
 // bashSyntaxShell refuses a real shell that does not read bash syntax
