@@ -165,16 +165,30 @@ func worstReading(a *assessment, rs []review.Reason, as string) *contentReading 
 	// a mention, as weak as the word itself. What the shell does around
 	// it (a redirect, a second command, a pipe into sh) has its own span
 	// and counts.
+	//
+	// A command substitution inside such a word's arguments (markdown's
+	// inline code in prose: "run `git push --force` if needed") does run
+	// under bash, whatever the word; in a chat message or an issue body
+	// it is a mention. It counts at most B: asked where a person answers
+	// the agent's prompt (and shown), denied where nobody can.
 	type span struct{ pos, end int }
 	unnamed := map[span]bool{}
+	var programs []span
 	for _, e := range a.Profile.Effects {
 		if e.Rule == "exec.program" || e.Rule == "exec.dynamic-name" {
 			unnamed[span{e.Pos, e.End}] = true
+		}
+		if e.Rule == "exec.program" {
+			programs = append(programs, span{e.Pos, e.End})
 		}
 	}
 	for _, r := range rs {
 		if slices.Contains(contentWeakRules, r.Rule) || unnamed[span{r.Pos, r.End}] {
 			continue
+		}
+		if r.Level > review.B && slices.ContainsFunc(programs, func(p span) bool { return p.pos <= r.Pos && r.End <= p.end }) {
+			r.Level = review.B
+			r.Message += " (in a substitution inside the words of a program guard does not know: a mention in prose, or a command if the tool runs it)"
 		}
 		rules = append(rules, r.Rule)
 		if out == nil || r.Level > out.reason.Level {

@@ -58,6 +58,12 @@ func TestHookUntaggedContent(t *testing.T) {
 		{name: "b_asked_claude", agent: "claude", event: acme(`{"q":"rm -rf build"}`), want: hookAsk, says: "level B: fs.delete"},
 		{name: "b_denied_codex", agent: "codex", event: acme(`{"q":"rm -rf build"}`), want: hookDeny, says: "level B: fs.delete"},
 		{name: "fenced_block_b", agent: "claude", event: acme(`{"body":"## Steps\n\n` + "```sh" + `\nrm -rf node_modules\n` + "```" + `\nIt's broken."}`), want: hookAsk, says: "level B: fs.delete"},
+		// A substitution inside the words of a program guard does not
+		// know runs under bash, but in prose it is markdown's inline
+		// code: at most B (asked, shown; denied where nobody answers).
+		{name: "inline_code_mention_asked", agent: "claude", event: claudeEvent("mcp__slack__post", `{"text":"Deploying now; run `+"`git push --force`"+` if needed"}`, ""), want: hookAsk, says: "level B: git.push-force"},
+		{name: "substitution_in_words_codex", agent: "codex", event: acme(`{"q":"x $(rm -rf ~)"}`), want: hookDeny, says: "level B: fs.delete"},
+		{name: "substitution_alone_c", agent: "claude", event: acme(`{"q":"` + "`rm -rf ~`" + `"}`), want: hookDeny, says: "level C: fs.delete"},
 		{name: "control_prose", agent: "codex", event: acme(`{"a":"What's the weather?","b":"Fix the parser (see #12); it's slow.","c":"delete old branch"}`), want: hookNoOpinion},
 		{name: "control_query_comment", agent: "codex", event: acme(`{"sql":"SELECT * FROM users WHERE id = 1","c":"/* a comment */","d":"owner/repo c"}`), want: hookNoOpinion},
 		{name: "control_mention", agent: "codex", event: acme(`{"text":"never run rm -rf ~","name":"python"}`), want: hookNoOpinion},
