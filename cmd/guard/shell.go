@@ -17,6 +17,7 @@ import (
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/hostexec"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/profile"
 )
@@ -348,13 +349,6 @@ func shellOutsideReach(path string) error {
 	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
 		paths = append(paths, r)
 	}
-	var roots []string
-	for _, d := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
-		roots = append(roots, d)
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			roots = append(roots, r)
-		}
-	}
 	e, err := newEngine()
 	if err != nil {
 		return err
@@ -363,17 +357,13 @@ func shellOutsideReach(path string) error {
 	if err != nil {
 		return err
 	}
-	if ws := ctx.Workspace; ws != "" {
-		roots = append(roots, ws)
-		if r, err := filepath.EvalSymlinks(ws); err == nil {
-			roots = append(roots, r)
-		}
-	}
+	// The trees a sandboxed command may write (the workspace, the
+	// temporary directories, the caches under home), as for the
+	// programs an elevated run may start (sandboxSpec).
+	trees := hostexec.CommandTrees(ctx.Home, ctx.Workspace)
 	for _, p := range paths {
-		for _, root := range roots {
-			if root != "" && root != "/" && (p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")) {
-				return fmt.Errorf("the real shell %s is inside %s, where the repository or a command guard ran can change it: it would run every command the shim reviews", p, root)
-			}
+		if !hostexec.Trusted(filepath.Dir(p), trees) {
+			return fmt.Errorf("the real shell %s is inside the workspace, a temporary directory or a cache, where the repository or a command guard ran can change it: it would run every command the shim reviews", p)
 		}
 	}
 	return nil
