@@ -175,7 +175,7 @@ func worstReading(a *assessment, rs []review.Reason, as string) *contentReading 
 	unnamed := map[span]bool{}
 	var programs []span
 	for _, e := range a.Profile.Effects {
-		if e.Rule == "exec.program" || e.Rule == "exec.dynamic-name" {
+		if e.Rule == "exec.program" || e.Rule == "exec.dynamic-name" && !namesProgramByPattern(e.Target) {
 			unnamed[span{e.Pos, e.End}] = true
 		}
 		if e.Rule == "exec.program" {
@@ -199,6 +199,19 @@ func worstReading(a *assessment, rs []review.Reason, as string) *contentReading 
 		out.rules = rules
 	}
 	return out
+}
+
+// namesProgramByPattern reports whether a first word guard cannot
+// compute still names a program: a path whose last part is a literal
+// name (/???/rm, $HOME/bin/rm, /usr/*/curl) is that program wherever the
+// pattern leads, not a comment (/*) or a variable ($X).
+func namesProgramByPattern(word string) bool {
+	i := strings.LastIndexByte(word, '/')
+	if i < 0 {
+		return false
+	}
+	last := word[i+1:]
+	return last != "" && !strings.ContainsAny(last, "*?[]{}$`\\'\"() \t")
 }
 
 // contentPart is the answer about one string: asked (B, where a person

@@ -63,6 +63,10 @@ func TestHookUntaggedContent(t *testing.T) {
 		// code: at most B (asked, shown; denied where nobody answers).
 		{name: "inline_code_mention_asked", agent: "claude", event: claudeEvent("mcp__slack__post", `{"text":"Deploying now; run `+"`git push --force`"+` if needed"}`, ""), want: hookAsk, says: "level B: git.push-force"},
 		{name: "substitution_in_words_codex", agent: "codex", event: acme(`{"q":"x $(rm -rf ~)"}`), want: hookDeny, says: "level B: fs.delete"},
+		// A first word guard cannot compute that still names a program
+		// by its path (/???/rm is /bin/rm) counts; /* a comment */ does
+		// not (control_query_comment).
+		{name: "globbed_program_path", agent: "codex", event: acme(`{"q":"/???/rm -rf ~"}`), want: hookDeny, says: "level C"},
 		{name: "substitution_alone_c", agent: "claude", event: acme(`{"q":"` + "`rm -rf ~`" + `"}`), want: hookDeny, says: "level C: fs.delete"},
 		{name: "control_prose", agent: "codex", event: acme(`{"a":"What's the weather?","b":"Fix the parser (see #12); it's slow.","c":"delete old branch"}`), want: hookNoOpinion},
 		{name: "control_query_comment", agent: "codex", event: acme(`{"sql":"SELECT * FROM users WHERE id = 1","c":"/* a comment */","d":"owner/repo c"}`), want: hookNoOpinion},
