@@ -341,6 +341,28 @@ func TestUnreviewedFiles(t *testing.T) {
 	}
 }
 
+// TestWorkflowCustomShellProgram: a step whose shell: is a program guard
+// has no command line for (a repository script, deno) gave nothing on
+// 6ee89b7: the runner starts that program on the step's script. The
+// program is reviewed as the command line it is, and the script is
+// code guard does not review (scan-unreviewed-code).
+func TestWorkflowCustomShellProgram(t *testing.T) {
+	src := "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ok\n        shell: ./tools/evil.sh {0}\n"
+	snips, err := Extract(".github/workflows/a.yml", []byte(src))
+	var texts []string
+	unreviewed := 0
+	for _, s := range snips {
+		if len(s.Injections) == 1 && s.Injections[0].Rule == RuleUnreviewed && s.Injections[0].Line == 6 {
+			unreviewed++
+			continue
+		}
+		texts = append(texts, s.Text)
+	}
+	if err != nil || !slices.Equal(texts, []string{"./tools/evil.sh {0}"}) || unreviewed != 1 {
+		t.Errorf("snippets %q, %d unreviewed findings (err %v); want the shell: command line and one %s at line 6", texts, unreviewed, err, RuleUnreviewed)
+	}
+}
+
 func TestExtractMakefile(t *testing.T) {
 	checkExtract(t, "Makefile", []struct {
 		name, src string
