@@ -100,6 +100,11 @@ var ciSystems = []struct {
 		},
 		[]string{"commands"},
 	},
+	{ // AWS CodeBuild: each phase's commands and finally commands
+		// (buildspec.yml, and buildspec-*.yml a project names).
+		func(name, lower, dir string) bool { return strings.HasPrefix(lower, "buildspec") && isYAML(lower) },
+		[]string{"commands", "finally"},
+	},
 	{ // Gitpod: a workspace's tasks run before, init and command when it
 		// starts.
 		func(name, lower, dir string) bool { return lower == ".gitpod.yml" || lower == ".gitpod.yaml" },

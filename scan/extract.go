@@ -43,6 +43,12 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	if kind == "" {
 		return nil, nil
 	}
+	// .npmrc's reader reports a value with a NUL byte where it is
+	// (scan-unreviewed-code); every other reader gets text without one.
+	src, msg := textOf(name, src, kind == NPMRC)
+	if msg != "" {
+		return nil, &SyntaxError{Path: name, Pos: Position{Line: 1, Col: 1}, Msg: msg}
+	}
 	x := &extractor{name: name, src: src, lines: newLineIndex(src), dir: path.Dir(name)}
 	var err error
 	switch kind {
@@ -106,6 +112,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.rakefile()
 	case Vagrant:
 		x.vagrantfile()
+	case Unreviewed:
+		x.unreviewedCode()
 	}
 	return x.out, err
 }

@@ -93,6 +93,8 @@ func KindOf(name string) Kind {
 		return Netlify
 	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
 		return DevContainer
+	case unreviewedKind(name) != nil:
+		return Unreviewed
 	}
 	return ""
 }

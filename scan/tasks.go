@@ -384,6 +384,16 @@ func (x *extractor) pyproject() error {
 	}
 	cmds = append(cmds, toxTOML(table(doc, "tool", "tox"))...)
 	x.emitAll(Pyproject, cmds)
+	if bs := table(doc, "build-system"); bs["backend-path"] != nil {
+		// An in-tree build backend: pip install (and every PEP 517
+		// frontend) imports the repository's own Python module to build.
+		backend, _ := bs["build-backend"].(string)
+		off := 0
+		if i := bytes.Index(x.src, []byte("backend-path")); i >= 0 {
+			off = x.lines.lineStart(x.lines.position(i).Line)
+		}
+		x.unreviewed(Pyproject, off, "build-backend "+backend+":", "pip install and every build frontend run this build backend from the repository (backend-path); guard does not review Python")
+	}
 	return nil
 }
 

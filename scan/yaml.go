@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"regexp"
@@ -116,6 +117,15 @@ func (x *extractor) yamlScalar(n *yaml.Node) *builder {
 	}
 	v := n.Value
 	var b builder
+	if n.Tag == "!!binary" {
+		// A loader that honours the tag hands the tool the decoded
+		// bytes: run: !!binary Y3VybCDigKYgfCBzaA== is curl … | sh, not a
+		// word of base64 (it was reviewed as that word, A).
+		if d, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(v), "")); err == nil {
+			b.put(string(d), start)
+			return &b
+		}
+	}
 	switch {
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		if x.blockScalar(&b, n, start) {

@@ -27,6 +27,13 @@ type agentProtocol struct {
 	shellTools []string
 	// fileTools are the tools that read or write the paths they carry.
 	fileTools map[string]fileAccess
+	// textTools are the agent's own tools whose free text goes to a
+	// model or a person and is never run (a subagent's prompt, a plan,
+	// a to-do list, a search query): its strings are not read as
+	// commands for what they would do if run (contentParts), which
+	// would ask about every plan that says "run `rm -rf build`". Their
+	// command keys, paths and metadata URLs are judged as any tool's.
+	textTools []string
 
 	// Answer encoding.
 
@@ -80,6 +87,15 @@ var claudeFileTools = map[string]fileAccess{
 	"apply_patch": accessPatch,
 }
 
+// Agents' text tools (agentProtocol.textTools): Claude Code's subagent
+// (Task, Agent), plan, to-do, question and web tools; Codex's plan,
+// image and search tools; Gemini CLI's search, memory and to-do tools.
+var (
+	claudeTextTools = []string{"Task", "Agent", "TodoWrite", "ExitPlanMode", "AskUserQuestion", "WebSearch", "WebFetch"}
+	codexTextTools  = []string{"update_plan", "view_image", "web_search"}
+	geminiTextTools = []string{"google_web_search", "web_fetch", "save_memory", "write_todos"}
+)
+
 // agentProtocols is the table of supported agents.
 var agentProtocols = []*agentProtocol{
 	// Claude Code: https://code.claude.com/docs/en/hooks ("PreToolUse",
@@ -94,7 +110,7 @@ var agentProtocols = []*agentProtocol{
 	// key). Hook timeout is in seconds.
 	{name: "claude", label: "Claude Code", docs: "https://code.claude.com/docs/en/hooks",
 		event: "PreToolUse", provenance: "hook:claude-code",
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools,
+		shellTools: []string{"Bash"}, fileTools: claudeFileTools, textTools: claudeTextTools,
 		canAsk: true, askRewrite: true,
 		matcher: "*", onFailure: "block", timeout: 10,
 		userDir: ".claude", userEnv: "CLAUDE_CONFIG_DIR", file: "settings.json", projectDir: ".claude",
@@ -107,7 +123,7 @@ var agentProtocols = []*agentProtocol{
 	// closed unmerged), so guard never answers ask to Codex.
 	{name: "codex", label: "Codex", docs: "https://developers.openai.com/codex/hooks",
 		event: "PreToolUse", provenance: "hook:codex",
-		shellTools: []string{"Bash"}, fileTools: claudeFileTools,
+		shellTools: []string{"Bash"}, fileTools: claudeFileTools, textTools: codexTextTools,
 		// "*": Codex sends PreToolUse for MCP tools too (mcp__server__tool),
 		// whose input can carry commands and paths; "Bash|apply_patch"
 		// never showed them to guard.
@@ -138,7 +154,7 @@ var agentProtocols = []*agentProtocol{
 	// which needs a terminal, shows it to a person: askNeedsTerminal.
 	{name: "gemini", label: "Gemini CLI", docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md",
 		event: "BeforeTool", provenance: "hook:gemini-cli",
-		shellTools: []string{"run_shell_command"},
+		shellTools: []string{"run_shell_command"}, textTools: geminiTextTools,
 		fileTools: map[string]fileAccess{
 			"read_file": accessRead, "read_many_files": accessRead,
 			"list_directory": accessList, "glob": accessList,

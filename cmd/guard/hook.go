@@ -952,6 +952,11 @@ func (h *hookCall) inputParts(skip ...string) (parts []judged, fail *hookAnswer)
 		}
 		parts = append(parts, judged{rec: rec, ans: denyf("%s\nguard cannot sandbox or queue commands that tool %s runs; use the shell tool, so the command can be reviewed and approved.", levelReason(a), h.ev.ToolName)})
 	}
+	content, err := h.contentParts(found.content, dirs)
+	if err != nil {
+		return failed(h.fail(h.ev.ToolName, "%v", err))
+	}
+	parts = append(parts, content...)
 	if len(found.paths) == 0 {
 		return parts, nil
 	}

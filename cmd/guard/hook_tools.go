@@ -33,6 +33,10 @@ type toolStrings struct {
 	shellProg string
 	// foreign is code in languages guard has no command line for.
 	foreign []foreignCode
+	// content is every other string that is written like a command line
+	// or code (shellLike), whatever its key: a tool guard does not know
+	// may run it, so what it would do if run is judged (contentParts).
+	content []contentText
 	n       int
 	classes map[string]keyClass // per key: input repeats its keys
 }
@@ -501,6 +505,11 @@ func (f *toolStrings) add(key, v string) error {
 	if f.class(key).command {
 		return f.addCode(f.shellArgv, v)
 	}
+	if shellLike(v) && !slices.ContainsFunc(f.content, func(c contentText) bool { return c.text == v }) {
+		// Whatever the key says (and whatever else the string is), a
+		// tool guard does not know may run it.
+		f.content = append(f.content, contentText{key: key, text: v})
+	}
 	if f.class(key).dir && !strings.ContainsAny(v, "\n\r") && !slices.Contains(f.dirs, v) {
 		f.dirs = append(f.dirs, v)
 	}
@@ -527,6 +536,18 @@ func (f *toolStrings) add(key, v string) error {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})
 	}
 	return nil
+}
+
+// contentText is a string of a tool's input that no key or tag says is
+// a command or code, and that is written like one.
+type contentText struct{ key, text string }
+
+// shellLike reports whether v is written like a command line or code
+// rather than a name: it holds a blank or a character shell or code
+// gives a meaning to. A bare name (main, python, open, docs/x.md) is
+// what tool inputs are full of and is left to the path judgement.
+func shellLike(v string) bool {
+	return strings.ContainsAny(v, " \t\n\r;|&$`<>(){}*?[]!#'\"\\")
 }
 
 // addTagged adds code of an object tagged t: code in a language guard

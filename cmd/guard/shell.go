@@ -17,6 +17,7 @@ import (
 
 	"github.com/guard-sh/guard/audit"
 	"github.com/guard-sh/guard/decision"
+	"github.com/guard-sh/guard/internal/hostexec"
 	"github.com/guard-sh/guard/parse"
 	"github.com/guard-sh/guard/profile"
 )
@@ -325,12 +326,47 @@ func realShell(flag string) (string, error) {
 	if err := bashSyntaxShell(path); err != nil {
 		return "", failf([]string{hint}, "%v", err)
 	}
+	if err := shellOutsideReach(path); err != nil {
+		return "", failf([]string{hint}, "%v", err)
+	}
 	// A command that starts $SHELL must reach the real shell, not the
 	// shim again from inside the sandbox.
 	if cur := os.Getenv("SHELL"); cur != "" && (filepath.Base(cur) == "guard-sh" || sameFile(cur, guardExecutable())) {
 		os.Setenv("SHELL", path)
 	}
 	return sh, nil
+}
+
+// shellOutsideReach refuses a real shell that the repository or a
+// reviewed command could have put there: one in the workspace or a
+// temporary directory, by its path or the file it resolves to. Every
+// text the shim reviews runs with that program, which need not run
+// the text at all: `export GUARD_SHELL=./bin/bash` in an .envrc (A to
+// the review), or ./bin first on PATH with the default bash, made a
+// repository's ./bin/bash run every command the agent sent.
+func shellOutsideReach(path string) error {
+	paths := []string{path}
+	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
+		paths = append(paths, r)
+	}
+	e, err := newEngine()
+	if err != nil {
+		return err
+	}
+	ctx, err := e.Context("", "")
+	if err != nil {
+		return err
+	}
+	// The trees a sandboxed command may write (the workspace, the
+	// temporary directories, the caches under home), as for the
+	// programs an elevated run may start (sandboxSpec).
+	trees := hostexec.CommandTrees(ctx.Home, ctx.Workspace)
+	for _, p := range paths {
+		if !hostexec.Trusted(filepath.Dir(p), trees) {
+			return fmt.Errorf("the real shell %s is inside the workspace, a temporary directory or a cache, where the repository or a command guard ran can change it: it would run every command the shim reviews", p)
+		}
+	}
+	return nil
 }
 
 // bashSyntaxShell refuses a real shell that does not read bash syntax
