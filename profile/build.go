@@ -109,6 +109,15 @@ type state struct {
 	// read -a, mapfile or unset sets another and the elements are
 	// unknown again.
 	arrays map[string]arrayVal
+	// assocs are the variables declared -A; assoc are the elements
+	// with static keys of those the line set (assoc.go), valid as
+	// arrays are.
+	assocs map[string]bool
+	assoc  map[string]assocVal
+	// volatile are the variables a trap's code assigns: it may run
+	// before any later command, so their value is never known again
+	// (trap.go).
+	volatile map[string]bool
 	// cases are the variables declared -l, -u or -c: bash converts
 	// every value assigned to them (caseattr.go).
 	cases map[string]byte
@@ -217,7 +226,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -273,7 +282,34 @@ func mentionsVar(text, name string) bool {
 }
 
 func (s *state) set(name string, v *string) {
+	if _, ref := s.refs[name]; ref {
+		// declare -n r=X; read r, printf -v r, mapfile r, for r in …,
+		// unset r: every write through the reference is X's.
+		if t := s.resolveRef(name); t != "" {
+			name = t
+		}
+	}
+	if base, _, _ := strings.Cut(name, "["); s.volatile[base] {
+		v = nil // a trap may change it before any command (trap.go)
+	}
 	v = s.convertCase(name, v)
+	if base, sub, ok := strings.Cut(name, "["); ok {
+		// NAME[SUB] (read 'a[1]', printf -v, unset, getopts, a
+		// reference to a[1]) changes an element of NAME: the elements
+		// the line set are no longer what it knows, nor is $NAME when
+		// SUB may be 0. Through a reference (declare -n r=a; read
+		// 'r[1]') it is the target's; one guard cannot see may be any.
+		if _, ref := s.refs[base]; ref {
+			if base = s.resolveRef(base); base == "" {
+				s.arrays, s.assoc = nil, nil
+			}
+		}
+		delete(s.arrays, base)
+		delete(s.assoc, base)
+		if n := strings.TrimSuffix(sub, "]"); strings.Trim(n, "0123456789") != "" || strings.Trim(n, "0") == "" {
+			s.vars[base] = nil
+		}
+	}
 	s.vars[name] = v
 	delete(s.taint, name)
 	delete(s.globs, name)
@@ -673,6 +709,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables (the sandbox does not pass secret-looking ones)"}, sp)
 		}
 	}
+	fresh := st.declareAssoc(opts, d.Assigns)
 	nameref, integer := false, false
 	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
@@ -709,6 +746,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 		b.assign(a, st, sp, true)
 	}
+	st.initAssoc(fresh)
 	st.exportDecl(d.Variant, opts, d.Assigns)
 	return stream{kind: streamText}
 }
@@ -972,13 +1010,20 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	if a.Append {
 		taint = st.taint[name]
 	}
+	prevAssoc, hadAssoc := st.assocElems(name)
 	// Any assignment changes what the array's elements were known to be.
 	delete(st.arrays, name)
 	var elems []field
 	elemsKnown := a.IsArray && !a.Append && len(a.Index) == 0
+	delete(st.assoc, name)
+	isAssoc := st.assocs[name]
+	elemsKnown = elemsKnown && !isAssoc // declare -A a=(k v): keys and values, not elements
+	var valFields []field
+	var wordFields [][]field
 	old, wasSet := st.vars[name]
 	if a.Value != nil {
 		fs := b.assignFields(a.Value, st, sp)
+		valFields = fs
 		for _, f := range fs {
 			taint = worse(taint, f.taint)
 		}
@@ -1024,6 +1069,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		var first []field
 		for i, w := range values {
 			fs := b.fields(w, st, sp)
+			wordFields = append(wordFields, fs)
 			if i == 0 {
 				first = fs
 			}
@@ -1075,6 +1121,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 				st.arrays = map[string]arrayVal{}
 			}
 			st.arrays[name] = arrayVal{first: val, elems: elems}
+		}
+		if isAssoc && !taint.tainted() {
+			st.setAssoc(a, name, prevAssoc, hadAssoc, valFields, wordFields)
 		}
 	}
 }

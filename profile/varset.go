@@ -201,6 +201,8 @@ func (b *builder) declAssign(f field, st *state, sp span) bool {
 	b.varEffects(name, &v, []field{f}, st, sp)
 	if base == name {
 		st.setTainted(name, &v, f.taint)
+	} else {
+		st.set(name, nil) // an element: NAME's elements are not what they were
 	}
 	return true
 }
