@@ -118,6 +118,9 @@ type state struct {
 	// before any later command, so their value is never known again
 	// (trap.go).
 	volatile map[string]bool
+	// inFds are input descriptors other than 0 a redirection filled
+	// (3<<<TEXT): what /dev/fd/3 reads (infd.go); copied on write.
+	inFds map[string]stream
 	// cases are the variables declared -l, -u or -c: bash converts
 	// every value assigned to them (caseattr.go).
 	cases map[string]byte
@@ -226,7 +229,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -456,18 +459,34 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			b.substituteIn(p.script, p.st, out, ">(…)", p.sp)
 		}
 	}()
+	// Descriptors a redirection fills are this command's (infd.go), or
+	// the rest of the line's after a bare exec.
+	if savedFds := st.inFds; !isBareExec(s) {
+		defer func() { st.inFds = savedFds }()
+	}
+	if d, ok := st.inFds["0"]; ok && in.kind == streamNone {
+		in = d // exec <<<TEXT: the shell's stdin for the rest of the line
+	}
+	stdinSet := false
 	var written []string
 	marks := make([]int, len(s.Redirs))
 	for i, r := range s.Redirs {
 		marks[i] = len(b.outProcs)
 		rin, wrote, paths := b.redirect(r, st, in, sp)
+		if fin, ok := st.inFdRedirect(r, rin); ok {
+			rin = fin
+		}
 		if rin.kind != streamNone {
 			in = rin
+			stdinSet = true
 		}
 		redirOut = redirOut || wrote
 		if wrote {
 			written = append(written, paths...)
 		}
+	}
+	if stdinSet && isBareExec(s) {
+		st.setInFd("0", in)
 	}
 	b.execStdin(s, st, in, sp)
 	if bare := isBareExec(s); bare {
@@ -642,6 +661,10 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	p, ok := b.ctx.Resolve(st.cwd, fs[0].val)
 	if !ok {
 		return stream{kind: streamUnknown}
+	}
+	if n, ok := inFdPath(p); ok {
+		// A descriptor: what the line put there, never guard's own.
+		return st.fdRead(n, stream{kind: streamUnknown})
 	}
 	if w, ok := st.files[p]; ok {
 		return w
