@@ -1062,7 +1062,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			// NAME+=VALUE onto a value guard does not know is unknown,
 			// and still reviewed below (PROMPT_COMMAND+=…, LD_PRELOAD+=…).
 		}
-		if st.ints[name] {
+		if st.isInt(name) {
 			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
 			if val != nil {
 				b.arithCode(*val, st, name+"=", sp)
@@ -1169,7 +1169,7 @@ func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
 		b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: c.prog, Target: name.display(), Msg: c.prog + " assigns a variable whose name is not static"}, c.sp)
 		return
 	}
-	if n, _, _ := strings.Cut(name.val, "["); c.st.ints[n] {
+	if n, _, _ := strings.Cut(name.val, "["); c.st.isInt(n) {
 		if val != nil {
 			b.arithCode(*val, c.st, c.prog+" "+n, c.sp)
 		}
@@ -1568,6 +1568,13 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 			b.varEffects(c.Var, &v, []field{it}, st, sp)
 		} else {
 			b.varEffects(c.Var, nil, []field{it}, st, sp)
+		}
+		if st.isInt(c.Var) {
+			// for n in 'a[$(cmd)]' with n declared -i (or OPTIND) runs cmd.
+			if usable {
+				b.arithCode(it.val, st, c.Var+"=", sp)
+			}
+			b.arithTainted(it, c.Var+"=", sp)
 		}
 		if usable {
 			v := it.val
