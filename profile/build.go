@@ -708,6 +708,24 @@ func joinStream(fs []field) stream {
 	return out
 }
 
+// declOutput is what a declaration prints. declare -f, typeset -f,
+// declare -p, export -p and a bare declare print shell code that
+// recreates functions and variables (f() { rm -rf ~; }; declare -f f >
+// x.sh; bash -c '. ./x.sh; f' runs rm): text guard does not rebuild, so
+// unknown to whoever runs it. Assignments print nothing.
+func declOutput(opts []string, assigns []*parse.Assign) stream {
+	prints := len(assigns) == 0
+	for _, o := range opts {
+		if strings.HasPrefix(o, "-") && strings.ContainsAny(o, "fFp") {
+			prints = true
+		}
+	}
+	if prints {
+		return stream{kind: streamUnknown}
+	}
+	return stream{kind: streamText}
+}
+
 func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	var opts []string
 	var optFields []field
@@ -771,7 +789,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	}
 	st.initAssoc(fresh)
 	st.exportDecl(d.Variant, opts, d.Assigns)
-	return stream{kind: streamText}
+	return declOutput(opts, d.Assigns)
 }
 
 // nameref records declare -n REF=TARGET: later reads and writes of REF
