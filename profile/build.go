@@ -1279,6 +1279,15 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 			}
 		}
 	}
+	if (c == CapDelete || c == CapWrite && rule == "fs.move") && f.glob {
+		switch class {
+		case ClassWorkspace, ClassSensitive, ClassOutside, ClassTemp:
+			// A glob that could name such a directory (.?it for .git).
+			if held := b.globHolds(f, st); held != "" {
+				class = held
+			}
+		}
+	}
 	if c == CapWrite && rule == "fs.move" && class == ClassHome {
 		// Moving the home directory itself away removes it from under
 		// everything, as deleting it would.

@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -212,8 +213,35 @@ var unresolvedPart = sync.OnceValue(func() *regexp.Regexp {
 // or when nothing in it is literal (a bare "$f" could be anything; reads
 // of it stay A because the sandbox hides secrets).
 func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
-	if f.proc || b.ctx.Remote {
+	pat, ok := b.globPattern(f, st)
+	if !ok {
 		return "", "", false
+	}
+	fold, dot := st.globOpts()
+	for _, cand := range b.ctx.candidates() {
+		if couldNameUnder(pat, cand.comps, fold, dot) {
+			return f.display(), cand.class, true
+		}
+	}
+	if b.ctx.globShadows(pat, fold) {
+		return f.display(), ClassPersistence, true
+	}
+	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
+		for _, cand := range othersPersist() {
+			if couldNameUnder(pat, cand.comps, fold, dot) {
+				return f.display(), cand.class, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// globPattern is a glob or a partly unresolved word as the absolute
+// path components it could name ("**" for an unresolved part); ok is
+// false when nothing in it is literal.
+func (b *builder) globPattern(f field, st *state) ([]string, bool) {
+	if f.proc || b.ctx.Remote {
+		return nil, false
 	}
 	v := f.val
 	if !f.known {
@@ -244,11 +272,12 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			if strings.Trim(c, "*?") != "" {
 				literal = true
 			}
-			pat = append(pat, c)
+			// bash's [!…] is path.Match's [^…] (.[!.]* names .git).
+			pat = append(pat, strings.ReplaceAll(c, "[!", "[^"))
 		}
 	}
 	if !literal {
-		return "", "", false
+		return nil, false
 	}
 	// P under a process's root link (/proc/PID/root) is P, and P under
 	// its cwd link is P under some directory, whatever process PID is.
@@ -260,23 +289,35 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			pat = append([]string{"**"}, pat[3:]...)
 		}
 	}
+	return pat, true
+}
+
+// globHolds is the class of what a glob deletes or moves with a
+// directory it could name: a protected location or guard's own files
+// below it (rm -rf .?it deletes .git/hooks, as rm -rf .git does;
+// HeldClass for a path). "" when it could name no such directory.
+func (b *builder) globHolds(f field, st *state) Class {
+	pat, ok := b.globPattern(f, st)
+	if !ok || slices.Contains(pat, "**") {
+		return ""
+	}
 	fold, dot := st.globOpts()
-	for _, cand := range b.ctx.candidates() {
-		if couldNameUnder(pat, cand.comps, fold, dot) {
-			return f.display(), cand.class, true
+	held := func(loc string) bool {
+		comps := strings.Split(strings.Trim(loc, "/"), "/")
+		return len(pat) < len(comps) && couldNameUnder(pat, comps[:len(pat)], fold, dot)
+	}
+	t := b.ctx.tables()
+	for _, d := range []string{t.cfg, t.state} {
+		if d != "" && held(d) {
+			return ClassGuard
 		}
 	}
-	if b.ctx.globShadows(pat, fold) {
-		return f.display(), ClassPersistence, true
-	}
-	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
-		for _, cand := range othersPersist() {
-			if couldNameUnder(pat, cand.comps, fold, dot) {
-				return f.display(), cand.class, true
-			}
+	for _, pr := range b.ctx.ProtectedLocations() {
+		if held(pr) && !b.ctx.isCredentialShadow(pr) {
+			return ClassPersistence
 		}
 	}
-	return "", "", false
+	return ""
 }
 
 // couldName reports whether some path that matches the pattern pat is
