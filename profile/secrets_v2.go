@@ -272,8 +272,7 @@ func (b *builder) globPattern(f field, st *state) ([]string, bool) {
 			if strings.Trim(c, "*?") != "" {
 				literal = true
 			}
-			// bash's [!…] is path.Match's [^…] (.[!.]* names .git).
-			pat = append(pat, strings.ReplaceAll(c, "[!", "[^"))
+			pat = append(pat, bashBrackets(c))
 		}
 	}
 	if !literal {
@@ -290,6 +289,72 @@ func (b *builder) globPattern(f field, st *state) ([]string, bool) {
 		}
 	}
 	return pat, true
+}
+
+// bashBrackets writes the bracket expressions of a glob component as
+// path.Match reads them, or wider: bash's [!…] is [^…] (.[!.]* names
+// .git), a ] first in the brackets is one of them, and a class path.Match
+// does not know ([[:alpha:]], [[=a=]], [[.a.]]) matches any one
+// character (.ss[[:alpha:]] names .ssh). A [ without its ] is itself.
+func bashBrackets(c string) string {
+	if !strings.Contains(c, "[") {
+		return c
+	}
+	var sb strings.Builder
+	for i := 0; i < len(c); i++ {
+		if c[i] == '\\' && i+1 < len(c) {
+			sb.WriteString(c[i : i+2])
+			i++
+			continue
+		}
+		if c[i] != '[' {
+			sb.WriteByte(c[i])
+			continue
+		}
+		j := i + 1
+		neg := j < len(c) && (c[j] == '!' || c[j] == '^')
+		if neg {
+			j++
+		}
+		start := j
+		if j < len(c) && c[j] == ']' {
+			j++ // a ] first is a member
+		}
+		posix := false
+		for j < len(c) && c[j] != ']' {
+			if c[j] == '[' && j+1 < len(c) && strings.IndexByte(":=.", c[j+1]) >= 0 {
+				end := strings.Index(c[j+2:], string(c[j+1])+"]")
+				if end < 0 {
+					break
+				}
+				posix = true
+				j += 2 + end + 2
+				continue
+			}
+			j++
+		}
+		if j >= len(c) {
+			sb.WriteString(`\[`) // no closing ]: a plain [
+			continue
+		}
+		body := c[start:j]
+		switch {
+		case posix:
+			sb.WriteByte('?')
+		default:
+			sb.WriteByte('[')
+			if neg {
+				sb.WriteByte('^')
+			}
+			if strings.HasPrefix(body, "]") {
+				body = `\]` + body[1:]
+			}
+			sb.WriteString(body)
+			sb.WriteByte(']')
+		}
+		i = j
+	}
+	return sb.String()
 }
 
 // globHolds is the class of what a glob deletes or moves with a
