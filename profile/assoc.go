@@ -107,7 +107,7 @@ func (s *state) setAssoc(a *parse.Assign, name string, prev map[string]string, h
 				}
 				v = fs[0].val
 			}
-			elems[e.Key] = v
+			elems[e.Key] = *s.convertCase(name, &v) // declare -lA, -uA convert values
 		}
 	case len(a.Index) == 1 && hadPrev && a.Value != nil:
 		key, ok := a.Index[0].Value()
@@ -119,7 +119,7 @@ func (s *state) setAssoc(a *parse.Assign, name string, prev map[string]string, h
 			v = prev[key] + v
 		}
 		elems = maps.Clone(prev)
-		elems[key] = v
+		elems[key] = *s.convertCase(name, &v)
 	default:
 		return
 	}
