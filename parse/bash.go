@@ -316,9 +316,16 @@ func (c *conv) assign(a *syntax.Assign) *Assign {
 		out.IsArray = true
 		var keys []*Word
 		for _, el := range a.Array.Elems {
+			var e ArrayElem
 			if el.Value != nil {
-				out.Array = append(out.Array, c.words([]*syntax.Word{el.Value})...)
+				e.Value = c.words([]*syntax.Word{el.Value})
+				out.Array = append(out.Array, e.Value...)
 			}
+			if el.Index != nil {
+				e.Keyed = true
+				e.Key, e.KeyStatic = c.staticKey(el.Index)
+			}
+			out.Elems = append(out.Elems, e)
 			if el.Index != nil {
 				// NAME=([INDEX]=x): bash evaluates INDEX as it does in
 				// NAME[INDEX]=x (an associative key is expanded), so
@@ -399,6 +406,36 @@ func (c *conv) raw(n syntax.Node) string {
 }
 
 func off(p syntax.Pos) int { return int(p.Offset()) }
+
+// staticKey is the text of an array element's key, [KEY]=…, when it is
+// the same string for every array: a plain word of name characters, or
+// one in quotes without expansions ([k], ["k"], ['k']; bash removes the
+// quotes). Blanks around the key, which bash keeps in an associative
+// key, or anything it expands are not static.
+func (c *conv) staticKey(idx syntax.ArithmExpr) (string, bool) {
+	a, b := off(idx.Pos()), off(idx.End())
+	if a < 1 || b >= len(c.text) || a >= b || c.text[a-1] != '[' || c.text[b] != ']' {
+		return "", false
+	}
+	raw := c.text[a:b]
+	plain := func(s string, space bool) bool {
+		for _, r := range s {
+			ok := r == '_' || r == '.' || r == ':' || r == '/' || r == '-' || r == '+' || r == ',' || r == '%' || r == '=' ||
+				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || space && r == ' '
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case plain(raw, false):
+		return raw, true
+	case len(raw) >= 2 && (raw[0] == '"' || raw[0] == '\'') && raw[len(raw)-1] == raw[0] && plain(raw[1:len(raw)-1], true):
+		return raw[1 : len(raw)-1], true
+	}
+	return "", false
+}
 
 func arithWords(e syntax.ArithmExpr, acc []*syntax.Word) []*syntax.Word {
 	switch x := e.(type) {

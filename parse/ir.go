@@ -36,6 +36,21 @@ type Assign struct {
 	Append  bool
 	// Index is NAME[INDEX]=…, an expression bash evaluates.
 	Index []*Word
+	// Elems are NAME=(…)'s elements in order, each with its key when
+	// it has one: an associative array's keys are strings, not the
+	// arithmetic Index holds.
+	Elems []ArrayElem
+}
+
+// ArrayElem is one element of NAME=(…): [KEY]=VALUE or VALUE.
+type ArrayElem struct {
+	Keyed bool
+	// Key is the key's text when it is a plain word or a quoted string
+	// without expansions ([k], ["k"], ['k']); KeyStatic says so.
+	Key       string
+	KeyStatic bool
+	// Value are the words the element's value gave (in Array too).
+	Value []*Word
 }
 
 // Decl is export/declare/local/readonly/typeset/nameref: options (as

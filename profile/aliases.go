@@ -2,6 +2,7 @@ package profile
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/guard-sh/guard/parse"
 )
@@ -45,16 +46,16 @@ func hUnalias(b *builder, c *call) stream {
 // argument guard cannot see stays one it cannot see.
 func (b *builder) runAlias(body string, argv []field, st *state, in stream, via string, sp span) stream {
 	name := argv[0].val
-	args := make([]string, 0, len(argv)-1)
+	text, rest := chainAliases(body, argv, st.aliases)
+	args := make([]string, 0, len(rest))
 	unknown := false
-	for _, f := range argv[1:] {
+	for _, f := range rest {
 		if !f.known {
 			unknown = true
 			break
 		}
 		args = append(args, f.val)
 	}
-	text := body
 	if len(args) > 0 {
 		q, err := parse.Quote(args)
 		if err != nil {
@@ -75,4 +76,45 @@ func (b *builder) runAlias(body string, argv []field, st *state, in stream, via 
 		st.defineAlias(name, body)
 	}
 	return out
+}
+
+// chainAliases applies bash's rule for an alias whose body ends in a
+// blank: the next word is checked for an alias too, and so on while the
+// bodies end in blanks. alias e='eval '; alias y='"rm -rf ~"'; e y runs
+// eval "rm -rf ~", and alias x='rm '; alias y='-rf ~'; x y runs rm -rf ~:
+// y's body is shell text, not the argument "y". As bash does, a word in
+// quotes is not expanded but keeps the check on for the word after it, a
+// word from an expansion ends the chain, and an alias already expanded
+// in the chain is a plain word. It returns the text and the arguments
+// left after it.
+func chainAliases(body string, argv []field, aliases map[string]string) (string, []field) {
+	text := body
+	seen := map[string]bool{argv[0].val: true}
+	rest := argv[1:]
+	for len(rest) > 0 && strings.TrimRight(text, " \t") != text {
+		f := rest[0]
+		if !f.known || f.exp || f.glob {
+			break
+		}
+		next, isAlias := aliases[f.val]
+		quoted := f.raw != "" && f.raw != f.val
+		if isAlias && !quoted && !seen[f.val] {
+			seen[f.val] = true
+			text += next
+			rest = rest[1:]
+			continue
+		}
+		if !quoted && !seen[f.val] {
+			break
+		}
+		// The check stays on past this word (bash's e 'a' z and e e z
+		// expand z): it goes in as a quoted argument.
+		q, err := parse.Quote([]string{f.val})
+		if err != nil {
+			break
+		}
+		text += q + " "
+		rest = rest[1:]
+	}
+	return text, rest
 }

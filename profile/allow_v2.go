@@ -149,13 +149,47 @@ func hDbus(b *builder, c *call) stream {
 	return stream{}
 }
 
+// systemdName is a row of systemdNames: a capitalised word (whole, or
+// every word it starts when prefix) and what it is in a D-Bus call to
+// systemd: an interface (rule ""), or a method and its rule.
+type systemdName struct {
+	name   string
+	prefix bool
+	rule   string
+}
+
+// systemdNames sorts the capitalised words of a D-Bus call to systemd's
+// manager. Over the bus, systemd is systemctl and systemd-run: its reads
+// are listed (principle 8, rule ipc.dbus: a message to another program)
+// and every other method (ReloadOrRestartUnit, LinkUnitFiles,
+// SetUnitProperties, Reexecute, a Properties Set…) changes units
+// (sys.power). Interface names are not methods.
+var systemdNames = sync.OnceValue(func() []systemdName {
+	rows := []systemdName{
+		{"Get", true, "ipc.dbus"}, {"List", true, "ipc.dbus"}, {"Lookup", true, "ipc.dbus"}, {"Dump", true, "ipc.dbus"},
+		{"Introspect", false, "ipc.dbus"}, {"Ping", false, "ipc.dbus"}, {"Subscribe", false, "ipc.dbus"}, {"Unsubscribe", false, "ipc.dbus"},
+	}
+	for _, iface := range []string{"Manager", "Unit", "Service", "Socket", "Timer", "Scope", "Slice", "Job", "Mount", "Automount", "Swap", "Target", "Device", "Path", "Properties", "Introspectable", "Peer"} {
+		rows = append(rows, systemdName{name: iface})
+	}
+	return rows
+})
+
+// systemdRule is the rule of a capitalised word of a call to systemd:
+// "" for an interface, sys.power for a method that is not a read.
+func systemdRule(word string) string {
+	for _, r := range systemdNames() {
+		if word == r.name || r.prefix && strings.HasPrefix(word, r.name) {
+			return r.rule
+		}
+	}
+	return "sys.power"
+}
+
 // systemdChange returns the method of a D-Bus call to systemd's manager
-// that is not one of its reads, or "". Over the bus, systemd is systemctl
-// and systemd-run: its reads are listed (principle 8) and every other
-// method (ReloadOrRestartUnit, LinkUnitFiles, SetUnitProperties,
-// Reexecute, a Properties Set…) changes units. A method is a word whose
+// that changes units (systemdNames), or "". A method is a word whose
 // last dotted part is capitalised (busctl's separate METHOD, dbus-send's
-// and gdbus's INTERFACE.METHOD); interface names are not methods.
+// and gdbus's INTERFACE.METHOD).
 func systemdChange(c *call) string {
 	toSystemd := false
 	for _, f := range c.a.all {
@@ -171,10 +205,7 @@ func systemdChange(c *call) string {
 			continue
 		}
 		m := re(`^(?:--method=)?(?:[A-Za-z_]\w*\.)*((?-i:[A-Z])\w*)$`).FindStringSubmatch(f.val)
-		if m == nil || re(`^(Manager|Unit|Service|Socket|Timer|Scope|Slice|Job|Mount|Automount|Swap|Target|Device|Path|Properties|Introspectable|Peer)$`).MatchString(m[1]) {
-			continue
-		}
-		if !re(`^(Get\w*|List\w*|Lookup\w*|Dump\w*|Introspect|Ping|Subscribe|Unsubscribe)$`).MatchString(m[1]) {
+		if m != nil && systemdRule(m[1]) == "sys.power" {
 			return m[1]
 		}
 	}

@@ -109,6 +109,18 @@ type state struct {
 	// read -a, mapfile or unset sets another and the elements are
 	// unknown again.
 	arrays map[string]arrayVal
+	// assocs are the variables declared -A; assoc are the elements
+	// with static keys of those the line set (assoc.go), valid as
+	// arrays are.
+	assocs map[string]bool
+	assoc  map[string]assocVal
+	// volatile are the variables a trap's code assigns: it may run
+	// before any later command, so their value is never known again
+	// (trap.go).
+	volatile map[string]bool
+	// inFds are input descriptors other than 0 a redirection filled
+	// (3<<<TEXT): what /dev/fd/3 reads (infd.go); copied on write.
+	inFds map[string]stream
 	// cases are the variables declared -l, -u or -c: bash converts
 	// every value assigned to them (caseattr.go).
 	cases map[string]byte
@@ -217,7 +229,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -273,7 +285,34 @@ func mentionsVar(text, name string) bool {
 }
 
 func (s *state) set(name string, v *string) {
+	if _, ref := s.refs[name]; ref {
+		// declare -n r=X; read r, printf -v r, mapfile r, for r in …,
+		// unset r: every write through the reference is X's.
+		if t := s.resolveRef(name); t != "" {
+			name = t
+		}
+	}
+	if base, _, _ := strings.Cut(name, "["); s.volatile[base] {
+		v = nil // a trap may change it before any command (trap.go)
+	}
 	v = s.convertCase(name, v)
+	if base, sub, ok := strings.Cut(name, "["); ok {
+		// NAME[SUB] (read 'a[1]', printf -v, unset, getopts, a
+		// reference to a[1]) changes an element of NAME: the elements
+		// the line set are no longer what it knows, nor is $NAME when
+		// SUB may be 0. Through a reference (declare -n r=a; read
+		// 'r[1]') it is the target's; one guard cannot see may be any.
+		if _, ref := s.refs[base]; ref {
+			if base = s.resolveRef(base); base == "" {
+				s.arrays, s.assoc = nil, nil
+			}
+		}
+		delete(s.arrays, base)
+		delete(s.assoc, base)
+		if n := strings.TrimSuffix(sub, "]"); strings.Trim(n, "0123456789") != "" || strings.Trim(n, "0") == "" {
+			s.vars[base] = nil
+		}
+	}
 	s.vars[name] = v
 	delete(s.taint, name)
 	delete(s.globs, name)
@@ -420,18 +459,34 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			b.substituteIn(p.script, p.st, out, ">(…)", p.sp)
 		}
 	}()
+	// Descriptors a redirection fills are this command's (infd.go), or
+	// the rest of the line's after a bare exec.
+	if savedFds := st.inFds; !isBareExec(s) {
+		defer func() { st.inFds = savedFds }()
+	}
+	if d, ok := st.inFds["0"]; ok && in.kind == streamNone {
+		in = d // exec <<<TEXT: the shell's stdin for the rest of the line
+	}
+	stdinSet := false
 	var written []string
 	marks := make([]int, len(s.Redirs))
 	for i, r := range s.Redirs {
 		marks[i] = len(b.outProcs)
 		rin, wrote, paths := b.redirect(r, st, in, sp)
+		if fin, ok := st.inFdRedirect(r, rin); ok {
+			rin = fin
+		}
 		if rin.kind != streamNone {
 			in = rin
+			stdinSet = true
 		}
 		redirOut = redirOut || wrote
 		if wrote {
 			written = append(written, paths...)
 		}
+	}
+	if stdinSet && isBareExec(s) {
+		st.setInFd("0", in)
 	}
 	b.execStdin(s, st, in, sp)
 	if bare := isBareExec(s); bare {
@@ -607,6 +662,10 @@ func (b *builder) fileStream(fs []field, st *state) stream {
 	if !ok {
 		return stream{kind: streamUnknown}
 	}
+	if n, ok := inFdPath(p); ok {
+		// A descriptor: what the line put there, never guard's own.
+		return st.fdRead(n, stream{kind: streamUnknown})
+	}
 	if w, ok := st.files[p]; ok {
 		return w
 	}
@@ -649,6 +708,24 @@ func joinStream(fs []field) stream {
 	return out
 }
 
+// declOutput is what a declaration prints. declare -f, typeset -f,
+// declare -p, export -p and a bare declare print shell code that
+// recreates functions and variables (f() { rm -rf ~; }; declare -f f >
+// x.sh; bash -c '. ./x.sh; f' runs rm): text guard does not rebuild, so
+// unknown to whoever runs it. Assignments print nothing.
+func declOutput(opts []string, assigns []*parse.Assign) stream {
+	prints := len(assigns) == 0
+	for _, o := range opts {
+		if strings.HasPrefix(o, "-") && strings.ContainsAny(o, "fFp") {
+			prints = true
+		}
+	}
+	if prints {
+		return stream{kind: streamUnknown}
+	}
+	return stream{kind: streamText}
+}
+
 func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	var opts []string
 	var optFields []field
@@ -673,6 +750,7 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			b.add(Effect{Cap: CapRead, Rule: "env.print-all", Program: d.Variant, Msg: "prints environment variables (the sandbox does not pass secret-looking ones)"}, sp)
 		}
 	}
+	fresh := st.declareAssoc(opts, d.Assigns)
 	nameref, integer := false, false
 	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
@@ -709,8 +787,9 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 		}
 		b.assign(a, st, sp, true)
 	}
+	st.initAssoc(fresh)
 	st.exportDecl(d.Variant, opts, d.Assigns)
-	return stream{kind: streamText}
+	return declOutput(opts, d.Assigns)
 }
 
 // nameref records declare -n REF=TARGET: later reads and writes of REF
@@ -972,13 +1051,20 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 	if a.Append {
 		taint = st.taint[name]
 	}
+	prevAssoc, hadAssoc := st.assocElems(name)
 	// Any assignment changes what the array's elements were known to be.
 	delete(st.arrays, name)
 	var elems []field
 	elemsKnown := a.IsArray && !a.Append && len(a.Index) == 0
+	delete(st.assoc, name)
+	isAssoc := st.assocs[name]
+	elemsKnown = elemsKnown && !isAssoc // declare -A a=(k v): keys and values, not elements
+	var valFields []field
+	var wordFields [][]field
 	old, wasSet := st.vars[name]
 	if a.Value != nil {
 		fs := b.assignFields(a.Value, st, sp)
+		valFields = fs
 		for _, f := range fs {
 			taint = worse(taint, f.taint)
 		}
@@ -994,7 +1080,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			// NAME+=VALUE onto a value guard does not know is unknown,
 			// and still reviewed below (PROMPT_COMMAND+=…, LD_PRELOAD+=…).
 		}
-		if st.ints[name] {
+		if st.isInt(name) {
 			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
 			if val != nil {
 				b.arithCode(*val, st, name+"=", sp)
@@ -1024,6 +1110,7 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		var first []field
 		for i, w := range values {
 			fs := b.fields(w, st, sp)
+			wordFields = append(wordFields, fs)
 			if i == 0 {
 				first = fs
 			}
@@ -1076,6 +1163,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 			st.arrays[name] = arrayVal{first: val, elems: elems}
 		}
+		if isAssoc && !taint.tainted() {
+			st.setAssoc(a, name, prevAssoc, hadAssoc, valFields, wordFields)
+		}
 	}
 }
 
@@ -1097,7 +1187,7 @@ func (b *builder) builtinSet(c *call, name field, val *string, in stream) {
 		b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Program: c.prog, Target: name.display(), Msg: c.prog + " assigns a variable whose name is not static"}, c.sp)
 		return
 	}
-	if n, _, _ := strings.Cut(name.val, "["); c.st.ints[n] {
+	if n, _, _ := strings.Cut(name.val, "["); c.st.isInt(n) {
 		if val != nil {
 			b.arithCode(*val, c.st, c.prog+" "+n, c.sp)
 		}
@@ -1185,6 +1275,15 @@ func (b *builder) pathEffect(c Cap, rule, prog string, f field, st *state, sp sp
 				held = b.ctx.writeHeldClass(target)
 			}
 			if held != "" {
+				class = held
+			}
+		}
+	}
+	if (c == CapDelete || c == CapWrite && rule == "fs.move") && f.glob {
+		switch class {
+		case ClassWorkspace, ClassSensitive, ClassOutside, ClassTemp:
+			// A glob that could name such a directory (.?it for .git).
+			if held := b.globHolds(f, st); held != "" {
 				class = held
 			}
 		}
@@ -1496,6 +1595,13 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 			b.varEffects(c.Var, &v, []field{it}, st, sp)
 		} else {
 			b.varEffects(c.Var, nil, []field{it}, st, sp)
+		}
+		if st.isInt(c.Var) {
+			// for n in 'a[$(cmd)]' with n declared -i (or OPTIND) runs cmd.
+			if usable {
+				b.arithCode(it.val, st, c.Var+"=", sp)
+			}
+			b.arithTainted(it, c.Var+"=", sp)
 		}
 		if usable {
 			v := it.val

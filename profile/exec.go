@@ -240,7 +240,16 @@ func (b *builder) runNamed(prog string, byPath, shell bool, name field, argv []f
 			b.runnerOutside(prog, c)
 			b.runnerCheck(prog, c)
 		}
-		return worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
+		out := worse(b.unknownProgram(prog, argv[1:], st, in, sp2), taintOf(in))
+		if body, ok := st.funcs["command_not_found_handle"]; ok && shell && !byPath {
+			// A program guard does not know may not exist: bash then
+			// calls the handler, in a separate environment, with the
+			// command and its arguments as $1, $2… (a handler that runs
+			// "$@" or eval "$1" runs what the line wrote as a name).
+			hargv := append([]field{staticField("command_not_found_handle", sp)}, argv...)
+			out = worse(out, b.callFunc("command_not_found_handle", body, hargv, st.clone(), in, via, sp))
+		}
+		return out
 	}
 	c := &call{prog: prog, fs: argv[1:], args: argv[1:], st: st, in: in, sp: sp2, via: via}
 	if runnerInputs()[prog] != nil && !helpOnly(s, c) {

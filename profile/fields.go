@@ -318,6 +318,10 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				appendText(v, p.Quoted)
 				continue
 			}
+			if v, ok := st.assocElem(p); ok {
+				appendText(v, p.Quoted)
+				continue
+			}
 			cur.known = false
 			cur.val += p.Raw
 			started = true

@@ -374,17 +374,23 @@ func (b *builder) dynamicCode(f field, c *call, via string) stream {
 
 // stdinCode profiles code a shell reads from its stdin.
 func (b *builder) stdinCode(c *call, via string) stream {
-	switch c.in.kind {
+	return b.codeIn(c, c.in, c.st.clone(), via, "piped into "+c.prog, "its input")
+}
+
+// codeIn profiles code a shell reads from data (its stdin, a descriptor)
+// in inner; piped and input say where it comes from in messages.
+func (b *builder) codeIn(c *call, data stream, inner *state, via, piped, input string) stream {
+	switch data.kind {
 	case streamText:
-		return b.text(c.in.text, c.st.clone(), stream{}, via, c.sp)
+		return b.text(data.text, inner, stream{}, via, c.sp)
 	case streamNetwork, streamDecoded:
-		b.add(Effect{Cap: CapNetCode, Rule: "exec.pipe-to-shell", Program: c.prog, Msg: fmt.Sprintf("runs data from the network or from decoding as code (piped into %s) that nobody has reviewed", c.prog)}, c.sp)
+		b.add(Effect{Cap: CapNetCode, Rule: "exec.pipe-to-shell", Program: c.prog, Msg: fmt.Sprintf("runs data from the network or from decoding as code (%s) that nobody has reviewed", piped)}, c.sp)
 	case streamNone:
 		b.interactive(c, fmt.Sprintf("starts an interactive %s; what it will run cannot be reviewed", c.prog))
 	default:
-		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from its input, which guard cannot see", c.prog)}, c.sp)
-		if c.in.near != "" {
-			b.text(c.in.near, c.st.clone(), stream{}, via, c.sp)
+		b.add(Effect{Cap: CapDynamic, Rule: "exec.stdin-code", Program: c.prog, Msg: fmt.Sprintf("runs code that %s reads from %s, which guard cannot see", c.prog, input)}, c.sp)
+		if data.near != "" {
+			b.text(data.near, c.st.clone(), stream{}, via, c.sp)
 		}
 	}
 	return stream{kind: streamUnknown}
@@ -392,8 +398,11 @@ func (b *builder) stdinCode(c *call, via string) stream {
 
 // scriptOperand reviews a script file handed to a shell or source.
 func (b *builder) scriptOperand(f field, c *call, source bool) stream {
-	if f.known && isStdinPath(f.val) {
-		return b.stdinCode(c, c.prog+" "+f.val)
+	if n, ok := inFdPath(f.val); f.known && (ok || isStdinPath(f.val)) {
+		if !ok {
+			n = "0"
+		}
+		return b.fdCode(n, c, c.prog+" "+f.val, source)
 	}
 	if !f.known || f.proc {
 		if f.taint.kind == streamText {

@@ -42,6 +42,7 @@ func hShell(b *builder, c *call) stream {
 		return stream{}
 	}
 	c = b.startupFile(c)
+	c = b.shellStartOpts(c)
 	c = b.shellKeyword(c)
 	b.otherSyntax(c)
 	rest := c.a.rest

@@ -3,6 +3,7 @@ package profile
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -212,8 +213,35 @@ var unresolvedPart = sync.OnceValue(func() *regexp.Regexp {
 // or when nothing in it is literal (a bare "$f" could be anything; reads
 // of it stay A because the sandbox hides secrets).
 func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
-	if f.proc || b.ctx.Remote {
+	pat, ok := b.globPattern(f, st)
+	if !ok {
 		return "", "", false
+	}
+	fold, dot := st.globOpts()
+	for _, cand := range b.ctx.candidates() {
+		if couldNameUnder(pat, cand.comps, fold, dot) {
+			return f.display(), cand.class, true
+		}
+	}
+	if b.ctx.globShadows(pat, fold) {
+		return f.display(), ClassPersistence, true
+	}
+	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
+		for _, cand := range othersPersist() {
+			if couldNameUnder(pat, cand.comps, fold, dot) {
+				return f.display(), cand.class, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// globPattern is a glob or a partly unresolved word as the absolute
+// path components it could name ("**" for an unresolved part); ok is
+// false when nothing in it is literal.
+func (b *builder) globPattern(f field, st *state) ([]string, bool) {
+	if f.proc || b.ctx.Remote {
+		return nil, false
 	}
 	v := f.val
 	if !f.known {
@@ -244,11 +272,11 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			if strings.Trim(c, "*?") != "" {
 				literal = true
 			}
-			pat = append(pat, c)
+			pat = append(pat, bashBrackets(c))
 		}
 	}
 	if !literal {
-		return "", "", false
+		return nil, false
 	}
 	// P under a process's root link (/proc/PID/root) is P, and P under
 	// its cwd link is P under some directory, whatever process PID is.
@@ -260,23 +288,101 @@ func (b *builder) worstCase(f field, st *state) (string, Class, bool) {
 			pat = append([]string{"**"}, pat[3:]...)
 		}
 	}
-	fold, dot := st.globOpts()
-	for _, cand := range b.ctx.candidates() {
-		if couldNameUnder(pat, cand.comps, fold, dot) {
-			return f.display(), cand.class, true
+	return pat, true
+}
+
+// bashBrackets writes the bracket expressions of a glob component as
+// path.Match reads them, or wider: bash's [!…] is [^…] (.[!.]* names
+// .git), a ] first in the brackets is one of them, and a class path.Match
+// does not know ([[:alpha:]], [[=a=]], [[.a.]]) matches any one
+// character (.ss[[:alpha:]] names .ssh). A [ without its ] is itself.
+func bashBrackets(c string) string {
+	if !strings.Contains(c, "[") {
+		return c
+	}
+	var sb strings.Builder
+	for i := 0; i < len(c); i++ {
+		if c[i] == '\\' && i+1 < len(c) {
+			sb.WriteString(c[i : i+2])
+			i++
+			continue
 		}
-	}
-	if b.ctx.globShadows(pat, fold) {
-		return f.display(), ClassPersistence, true
-	}
-	if mayBeOtherHome(pat) || fold && mayBeOtherHome(lowerAll(pat)) {
-		for _, cand := range othersPersist() {
-			if couldNameUnder(pat, cand.comps, fold, dot) {
-				return f.display(), cand.class, true
+		if c[i] != '[' {
+			sb.WriteByte(c[i])
+			continue
+		}
+		j := i + 1
+		neg := j < len(c) && (c[j] == '!' || c[j] == '^')
+		if neg {
+			j++
+		}
+		start := j
+		if j < len(c) && c[j] == ']' {
+			j++ // a ] first is a member
+		}
+		posix := false
+		for j < len(c) && c[j] != ']' {
+			if c[j] == '[' && j+1 < len(c) && strings.IndexByte(":=.", c[j+1]) >= 0 {
+				end := strings.Index(c[j+2:], string(c[j+1])+"]")
+				if end < 0 {
+					break
+				}
+				posix = true
+				j += 2 + end + 2
+				continue
 			}
+			j++
+		}
+		if j >= len(c) {
+			sb.WriteString(`\[`) // no closing ]: a plain [
+			continue
+		}
+		body := c[start:j]
+		switch {
+		case posix:
+			sb.WriteByte('?')
+		default:
+			sb.WriteByte('[')
+			if neg {
+				sb.WriteByte('^')
+			}
+			if strings.HasPrefix(body, "]") {
+				body = `\]` + body[1:]
+			}
+			sb.WriteString(body)
+			sb.WriteByte(']')
+		}
+		i = j
+	}
+	return sb.String()
+}
+
+// globHolds is the class of what a glob deletes or moves with a
+// directory it could name: a protected location or guard's own files
+// below it (rm -rf .?it deletes .git/hooks, as rm -rf .git does;
+// HeldClass for a path). "" when it could name no such directory.
+func (b *builder) globHolds(f field, st *state) Class {
+	pat, ok := b.globPattern(f, st)
+	if !ok || slices.Contains(pat, "**") {
+		return ""
+	}
+	fold, dot := st.globOpts()
+	held := func(loc string) bool {
+		comps := strings.Split(strings.Trim(loc, "/"), "/")
+		return len(pat) < len(comps) && couldNameUnder(pat, comps[:len(pat)], fold, dot)
+	}
+	t := b.ctx.tables()
+	for _, d := range []string{t.cfg, t.state} {
+		if d != "" && held(d) {
+			return ClassGuard
 		}
 	}
-	return "", "", false
+	for _, pr := range b.ctx.ProtectedLocations() {
+		if held(pr) && !b.ctx.isCredentialShadow(pr) {
+			return ClassPersistence
+		}
+	}
+	return ""
 }
 
 // couldName reports whether some path that matches the pattern pat is

@@ -24,7 +24,9 @@ func hTrap(b *builder, c *call) stream {
 		return stream{}
 	}
 	b.add(Effect{Cap: CapExec, Rule: "shell.trap-body", Program: "trap", Target: shorten(body.val), Msg: "sets a trap: code the shell runs later on a signal or exit"}, c.sp)
-	b.text(body.val, c.st.clone(), stream{}, "trap", span{body.pos, body.end})
+	alt := c.st.clone()
+	b.text(body.val, alt, stream{}, "trap", span{body.pos, body.end})
+	c.st.afterTrap(alt)
 	return stream{}
 }
 

@@ -54,6 +54,50 @@ func hShopt(b *builder, c *call) stream {
 	return stream{}
 }
 
+// shellStartOpts: bash -O NAME and a BASHOPTS in its environment turn
+// shopt options on before the shell reads anything, as shopt -s would in
+// its text (bash -O dotglob -c 'rm -rf *' deletes .git). A BASHOPTS guard
+// cannot see may turn any of them on. It returns c with a state for the
+// new shell that has them on.
+func (b *builder) shellStartOpts(c *call) *call {
+	if path.Base(c.prog) != "bash" && path.Base(c.prog) != "rbash" {
+		return c
+	}
+	var on []string
+	unknown := false
+	for _, f := range c.a.values("-O") {
+		if !f.known {
+			unknown = true
+			continue
+		}
+		on = append(on, f.val)
+	}
+	if v, set := b.getenv(c.st, "BASHOPTS"); set {
+		if v == nil {
+			unknown = true
+		} else {
+			on = append(on, strings.Split(*v, ":")...)
+		}
+	}
+	if unknown {
+		on = append(on, shoptTracked...)
+	}
+	if len(on) == 0 {
+		return c
+	}
+	opts := make(map[string]bool, len(c.st.shopts)+len(on))
+	for k, v := range c.st.shopts {
+		opts[k] = v
+	}
+	for _, n := range on {
+		opts[n] = true
+	}
+	nc := *c
+	nc.st = c.st.clone()
+	nc.st.shopts = opts
+	return &nc
+}
+
 // globOpts are the options a glob is matched under: nocaseglob, and
 // dotglob (shopt -s dotglob, or GLOBIGNORE set to anything, or to a
 // value guard cannot see).

@@ -494,6 +494,11 @@ func runnerFileFlag(d field, c *call) bool {
 func (b *builder) runnerFile(prog, p string, c *call) {
 	if w, ok := c.st.written(p); ok {
 		b.runnerFound(prog, p, w, c)
+		// The file an option names is prog's build file whatever its
+		// name (make -f mk reads mk as a Makefile): reviewed as one.
+		if pats := runnerInputs()[prog]; len(pats) > 0 && pats[0] != path.Base(p) && w.kind == streamText {
+			b.writtenCode(pats[0], w.text, c)
+		}
 	}
 }
 

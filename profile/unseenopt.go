@@ -152,7 +152,7 @@ func (b *builder) mayBeOption(f field, st *state) bool {
 			continue
 		}
 		if name := path.Base(p); strings.HasPrefix(name, "-") {
-			if m, _ := path.Match(path.Base(f.val), name); m {
+			if m, _ := path.Match(bashBrackets(path.Base(f.val)), name); m {
 				return true
 			}
 		}

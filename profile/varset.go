@@ -198,9 +198,14 @@ func (b *builder) declAssign(f field, st *state, sp span) bool {
 	if !validName(base) {
 		return false
 	}
+	if st.isInt(base) {
+		b.arithCode(v, st, name+"=", sp)
+	}
 	b.varEffects(name, &v, []field{f}, st, sp)
 	if base == name {
 		st.setTainted(name, &v, f.taint)
+	} else {
+		st.set(name, nil) // an element: NAME's elements are not what they were
 	}
 	return true
 }
