@@ -202,6 +202,36 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			push()
 		}
 	}
+	// positional adds positional parameters as bash expands them: quoted
+	// @, one field each; quoted *, one field, joined by a blank (the
+	// callers leave IFS other than blanks dynamic); unquoted, each a word
+	// of its own, split by IFS (IFS=, then $@ of "rm" "-rf" "~" is still
+	// three words: rm -rf ~).
+	positional := func(elems []field, quoted, all bool) {
+		for i, a := range elems {
+			cur.taint = worse(cur.taint, a.taint)
+			cur.known = cur.known && a.known
+			switch {
+			case quoted && !all:
+				if i > 0 {
+					cur.val += " "
+				}
+				cur.val += a.val
+				started = true
+			case quoted:
+				if i > 0 {
+					push()
+				}
+				cur.val += a.val
+				started = true
+			default:
+				if i > 0 && started {
+					push()
+				}
+				appendText(a.val, false)
+			}
+		}
+	}
 	for _, p := range w.Parts {
 		switch p.Kind {
 		case parse.Lit:
@@ -245,17 +275,9 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				cur.glob = true
 			}
 			cur.taint = worse(cur.taint, st.taint[name])
-			if name == "@" && p.Quoted && st.argv != nil {
-				// "$@": one field per positional parameter.
-				for i, a := range st.argv {
-					if i > 0 {
-						push()
-					}
-					cur.taint = worse(cur.taint, a.taint)
-					cur.val += a.val
-					cur.known = cur.known && a.known
-					started = true
-				}
+			if st.argv != nil && (name == "@" || name == "*" && !p.Quoted) {
+				// "$@", $@ and $*: one word per positional parameter.
+				positional(st.argv, p.Quoted, name == "@")
 				continue
 			}
 			v, ok := st.vars[name]
@@ -322,6 +344,10 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				appendText(v, p.Quoted)
 				continue
 			}
+			if elems, all, ok := st.positionalSlice(p.Raw, p.Quoted); ok {
+				positional(elems, p.Quoted, all)
+				continue
+			}
 			cur.known = false
 			cur.val += p.Raw
 			started = true
@@ -333,6 +359,52 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 		out = append(out, cur)
 	}
 	return out
+}
+
+// positionalSlice evaluates ${@:N}, ${@:N:M}, ${*:N}, ${*:N:M} and ${!#}
+// over the positional parameters the line set (bash -c TEXT NAME ARGS…,
+// a function's arguments), as bash does: the parameters from the Nth
+// (N ≥ 1, or -N from the end; M of them), or the last one. all is true
+// for @, whose quoted form makes one field per parameter. ok is false
+// when the parameters are not all known, for an offset of 0 (which takes
+// $0 too), arithmetic or a variable in the offset, or with IFS set (which
+// joins ${*…} otherwise) to anything but blanks. Before, these were
+// dynamic names (B):
+// bash -c '${@:1}' x rm -rf ~ runs rm -rf ~.
+func (s *state) positionalSlice(raw string, quoted bool) (elems []field, all, ok bool) {
+	if s.argv == nil {
+		return nil, false, false
+	}
+	if raw == "${!#}" {
+		if len(s.argv) == 0 {
+			return nil, false, false
+		}
+		return s.argv[len(s.argv)-1:], false, true
+	}
+	m := re(`^\$\{([@*]):\s*(-?[1-9][0-9]{0,5})(?::\s*([0-9]{1,6}))?\}$`).FindStringSubmatch(raw)
+	if m == nil {
+		return nil, false, false
+	}
+	if ifs := s.vars["IFS"]; quoted && m[1] == "*" && (ifs == nil || *ifs != " \t\n") {
+		return nil, false, false
+	}
+	off, _ := strconv.Atoi(m[2])
+	n := len(s.argv)
+	start := off - 1
+	if off < 0 {
+		start = n + off
+	}
+	if start < 0 || start > n {
+		// bash gives nothing for an offset past the end, and nothing
+		// for a negative one before the start.
+		return []field{}, m[1] == "@", true
+	}
+	end := n
+	if m[3] != "" {
+		l, _ := strconv.Atoi(m[3])
+		end = min(n, start+l)
+	}
+	return s.argv[start:end], m[1] == "@", true
 }
 
 // substitute profiles a command or process substitution: it runs in a
