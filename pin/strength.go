@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/guard-sh/guard/internal/lazy"
 )
 
 // MinLength is the shortest PIN accepted, in characters.
@@ -19,24 +17,27 @@ const MaxLength = 256
 var ErrWeak = errors.New("the PIN is too weak")
 
 // common are PINs and passwords near the top of every leaked-password list
-// that the structural checks below do not already catch. Lower case. Built
-// on first use: only setting a PIN asks, every guard process would build it.
-var common = lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{
-		"password": true, "passw0rd": true, "password1": true, "p@ssw0rd": true,
-		"qwerty": true, "qwertz": true, "azerty": true, "qwertyuiop": true,
-		"qwerty123": true, "qwe123": true, "123qwe": true, "1q2w3e": true,
-		"1q2w3e4r": true, "1qaz2wsx": true, "qazwsx": true, "asdfgh": true,
-		"zxcvbn": true, "abc123": true, "iloveyou": true, "letmein": true,
-		"monkey": true, "dragon": true, "secret": true, "welcome": true,
-		"trustno1": true, "changeme": true, "admin123": true, "football": true,
-		"112233": true, "123321": true, "123654": true, "147258": true,
-		"147852": true, "159357": true, "159753": true, "102030": true,
-		"696969": true, "789456": true, "753951": true, "852456": true,
-		"111222": true, "121314": true, "131313": true, "7777777": true,
-		"11223344": true, "12344321": true,
+// that the structural checks below do not already catch; s is lower case.
+// A switch, not a map: nothing is built at start (every guard process would
+// pay for a list only setting a PIN asks).
+func common(s string) bool {
+	switch s {
+	case "password", "passw0rd", "password1", "p@ssw0rd",
+		"qwerty", "qwertz", "azerty", "qwertyuiop",
+		"qwerty123", "qwe123", "123qwe", "1q2w3e",
+		"1q2w3e4r", "1qaz2wsx", "qazwsx", "asdfgh",
+		"zxcvbn", "abc123", "iloveyou", "letmein",
+		"monkey", "dragon", "secret", "welcome",
+		"trustno1", "changeme", "admin123", "football",
+		"112233", "123321", "123654", "147258",
+		"147852", "159357", "159753", "102030",
+		"696969", "789456", "753951", "852456",
+		"111222", "121314", "131313", "7777777",
+		"11223344", "12344321":
+		return true
 	}
-}}
+	return false
+}
 
 // Validate refuses PINs that are trivial to guess: too short, one repeated
 // character (000000), a sequence (123456, 654321, 890123, abcdef), a short
@@ -61,7 +62,7 @@ func Validate(pin string) error {
 		return fmt.Errorf("%w: a sequence", ErrWeak)
 	case period(rs) <= 3:
 		return fmt.Errorf("%w: a short pattern repeated", ErrWeak)
-	case common.Get()[lower]:
+	case common(lower):
 		return fmt.Errorf("%w: a common PIN", ErrWeak)
 	}
 	return nil
