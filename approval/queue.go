@@ -388,22 +388,11 @@ func writeRequest(dir string, r Request, install func(tmp, dst string) error) er
 		return fmt.Errorf("encode approval request: %w", err)
 	}
 	b = append(b, '\n')
-	f, err := os.CreateTemp(dir, ".tmp-")
+	tmp, err := safefile.WriteTemp(dir, ".tmp-", b)
 	if err != nil {
 		return fmt.Errorf("write approval request: %w", err)
 	}
-	tmp := f.Name()
 	defer os.Remove(tmp)
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write approval request: %w", err)
-	}
 	if err := install(tmp, filepath.Join(dir, r.ID+".json")); err != nil {
 		return fmt.Errorf("install approval request %s: %w", r.ID, err)
 	}

@@ -93,21 +93,12 @@ func (l *Log) storeSet(list []string) (string, error) {
 	if err := tighten(dir, 0o700); err != nil {
 		return "", fmt.Errorf("store sandbox set: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	tmp, err := safefile.WriteTemp(dir, ".tmp-*", data)
 	if err != nil {
 		return "", fmt.Errorf("store sandbox set: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	defer os.Remove(tmp)
+	err = os.Rename(tmp, path)
 	if err == nil {
 		err = syncDir(dir)
 	}

@@ -67,3 +67,27 @@ func ReadAll(f *os.File, path string, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// WriteTemp writes data to a new file in dir (os.CreateTemp's pattern),
+// syncs it and closes it, and returns its path for the caller to install
+// in one step (a rename to replace, a link to create) and then remove.
+// On an error nothing is left behind. The file's mode is CreateTemp's
+// 0600.
+func WriteTemp(dir, pattern string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

@@ -9,6 +9,32 @@ import (
 	"testing"
 )
 
+// TestWriteTemp: the file holds the data, is 0600 and lies in dir; a dir
+// that does not exist is an error and leaves nothing.
+func TestWriteTemp(t *testing.T) {
+	dir := t.TempDir()
+	tmp, err := WriteTemp(dir, ".tmp-*", []byte("data\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(tmp) != dir {
+		t.Errorf("WriteTemp made %s, not in %s", tmp, dir)
+	}
+	st, err := os.Stat(tmp)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("stat %s: %v, mode %v; want 0600", tmp, err, st.Mode())
+	}
+	if b, _ := os.ReadFile(tmp); string(b) != "data\n" {
+		t.Errorf("WriteTemp wrote %q", b)
+	}
+	if _, err := WriteTemp(filepath.Join(dir, "missing"), ".tmp-*", []byte("x")); err == nil {
+		t.Error("WriteTemp into a missing directory: no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("dir holds %d entries, want the one temp file", len(ents))
+	}
+}
+
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "reg")
