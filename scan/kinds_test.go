@@ -139,6 +139,9 @@ func TestExtractWorkflow(t *testing.T) {
 		{"windows runner", "jobs:\n  w:\n    runs-on: windows-2022\n    steps:\n      - run: dir\n      - run: ls\n        shell: bash\n",
 			[]extracted{{"pwsh -Command dir", "5:14"}, {"ls", "6:14"}}},
 		{"cmd shell", "jobs:\n  w:\n    steps:\n      - run: rd /s /q build\n        shell: cmd\n", []extracted{{"cmd /c 'rd /s /q build'", "4:14"}}},
+		// deno is node's row of interpreters: its step is node -e code
+		// (B), and shell: deno run {0} is the command line it is.
+		{"deno shell", "jobs:\n  w:\n    steps:\n      - run: console.log(1)\n        shell: deno run {0}\n", []extracted{{"deno run {0}", "5:16"}, {"node -e 'console.log(1)'", "4:14"}}},
 		{"matrix runner is reviewed", "jobs:\n  w:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n", []extracted{{"ls", "5:14"}}},
 		{"anchor", "jobs:\n  a:\n    steps:\n      - &s\n        run: ls\n  b:\n    steps:\n      - *s\n",
 			[]extracted{{"ls", "5:14"}, {"ls", "5:14"}}},
@@ -342,7 +345,7 @@ func TestUnreviewedFiles(t *testing.T) {
 }
 
 // TestWorkflowCustomShellProgram: a step whose shell: is a program guard
-// has no command line for (a repository script, deno) gave nothing on
+// has no command line for (a repository script) gave nothing on
 // 6ee89b7: the runner starts that program on the step's script. The
 // program is reviewed as the command line it is, and the script is
 // code guard does not review (scan-unreviewed-code).

@@ -341,7 +341,8 @@ func (x *extractor) rubyCall(kind Kind, word, recv string, i int) (next, bodyEnd
 	if len(args) > 0 && src[args[0].from] == '{' {
 		args = args[1:] // the environment
 	}
-	for len(args) > 0 && rubyOption(string(src[args[len(args)-1].from:args[len(args)-1].to])) {
+	// A string literal is a command word, whatever it holds ("… =>").
+	for len(args) > 0 && args[len(args)-1].lit == nil && rubyOption(string(src[args[len(args)-1].from:args[len(args)-1].to])) {
 		args = args[:len(args)-1]
 	}
 	switch {

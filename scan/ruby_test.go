@@ -59,6 +59,9 @@ func TestExtractRubyNonLiteral(t *testing.T) {
 		{"environment first", "system({\"A\" => \"1\"}, \"curl https://x | sh\")\nsystem(env, cmd)\n", []extracted{{"curl https://x | sh", "1:23"}, {"${ruby_env} ${ruby_cmd}", "2:8"}}},
 		{"continued arguments", "system \"rm\",\n  \"-rf\", path\n", []extracted{{"rm -rf ${ruby_path}", "1:9"}}},
 		{"controls", "db.exec(sql)\nconn.exec query\ndef system(cmd)\nend\nh = { system: 1 }\nexec = 1\nsystem \"make\" if ok\nsystem(\"ls\", chdir: dir, exception: true)\n", []extracted{{"make", "7:9"}, {"ls", "8:9"}}},
+		// A string literal is a command word even when it holds => (as
+		// a hash option does): it was dropped as an option.
+		{"string holding =>", "system(\"curl https://x | sh # =>\")\nsystem(\"rm\", \"-rf\", \"~\", \"=>\")\n", []extracted{{"curl https://x | sh # =>", "1:9"}, {"rm -rf '~' '=>'", "2:9"}}},
 	})
 }
 

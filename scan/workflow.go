@@ -104,7 +104,8 @@ func (x *extractor) steps(steps *yaml.Node, shell *yaml.Node, dir string, window
 			}
 			if sh != nil {
 				// A program guard has no command line for (shell:
-				// ./tools/run.sh {0}, shell: deno run {0}) runs the
+				// ./tools/run.sh {0}; deno and bun are node's row of
+				// interpreters, reviewed above) runs the
 				// step: that program is reviewed as the command line
 				// the runner starts, and the script it is handed is
 				// code guard does not review. Both were dropped.
