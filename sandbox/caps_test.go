@@ -57,7 +57,7 @@ func TestAttackCapabilitiesAfterExec(t *testing.T) {
 	script := `for b in cat "$1/capcat" "$1/suidcat"; do echo "== $b"; out=$("$b" /proc/self/status 2>&1) || { echo "refused $b: $out"; continue; }; printf '%s\n' "$out" | grep -E '^(Uid|Cap(Inh|Prm|Eff|Bnd|Amb)):'; done`
 	spec := f.spec()
 	kept := uint64(1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_FOWNER |
-		1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
+		1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
 		1<<unix.CAP_SETPCAP | 1<<unix.CAP_NET_BIND_SERVICE | 1<<unix.CAP_SYS_CHROOT |
 		1<<unix.CAP_AUDIT_WRITE)
 

@@ -136,7 +136,7 @@ var modeSyscalls = []modeSyscall{
 }
 
 const (
-	setUIDBit   = 0o4000             // S_ISUID| S_ISGID
+	setUIDBit   = 0o4000             // S_ISUID (S_ISGID is left alone, above)
 	createFlags = 0o100 | 0o20000000 // O_CREAT | __O_TMPFILE (asm-generic, x86 alike)
 )
 

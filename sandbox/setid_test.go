@@ -3,6 +3,8 @@ package sandbox_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,5 +63,51 @@ func TestAttackSetIDPlant(t *testing.T) {
 		if err == nil && st.Mode()&os.ModeSetuid != 0 {
 			t.Errorf("%s is left with mode %v", n, st.Mode())
 		}
+	}
+}
+
+// setGIDOtherGroup gives a copy of python3 in the directory it is given
+// the group it is given, then the set-group-ID bit, and prints what it
+// is left with.
+const setGIDOtherGroup = `import os, shutil, sys
+py = os.path.join(sys.argv[1], "py")
+shutil.copy("/usr/bin/python3", py)
+try:
+    os.chown(py, -1, int(sys.argv[2]))
+    os.chmod(py, 0o2755)
+except OSError as e:
+    print("refused", e)
+st = os.stat(py)
+print(oct(st.st_mode & 0o7777), st.st_gid)
+`
+
+// TestAttackSetGIDOtherGroupAsRoot: run as root, the command keeps
+// CAP_CHOWN, and with CAP_FSETID it could then make a program
+// set-group-ID for any group it named (chgrp disk; chmod g+s): whoever
+// ran it afterwards had that group (disk: every disk, raw). The filter
+// leaves set-group-ID alone (shared directories), so root's command runs
+// without CAP_FSETID: the kernel clears the bit for a group the command
+// is not in.
+func TestAttackSetGIDOtherGroupAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("root only: a user cannot give a file a group it is not in")
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	groups, _ := os.Getgroups()
+	gid := 54321
+	for slices.Contains(groups, gid) || os.Getgid() == gid {
+		gid++
+	}
+	f := newFixture(t)
+	o := run(t, f.spec(), "/usr/bin/python3", "-c", setGIDOtherGroup, f.ws, strconv.Itoa(gid))
+	st, err := os.Stat(filepath.Join(f.ws, "py"))
+	if err != nil {
+		t.Fatal(err, o)
+	}
+	t.Log(o.stdout)
+	if st.Mode()&os.ModeSetgid != 0 {
+		t.Errorf("py is left set-group-ID (%v) for a group of the command's choice: %s", st.Mode(), o.stdout)
 	}
 }

@@ -99,14 +99,16 @@ func installSeccomp(filter []unix.SockFilter) error {
 }
 
 // keptCapabilities are the capabilities a command run as root keeps
-// (a container runtime's usual set, less mknod, raw sockets and
-// setfcap: a file capability set on a program it writes would outlast
-// the run, TestAttackSetIDPlant). The
+// (a container runtime's usual set, less mknod, raw sockets, setfcap
+// and fsetid: a file capability set on a program it writes, or with
+// CAP_FSETID the set-group-ID bit on one it gave any group (chgrp disk),
+// would outlast the run, TestAttackSetIDPlant and
+// TestAttackSetGIDOtherGroupAsRoot). The
 // others are dropped from the bounding set, so the exec cannot grant
 // them: with CAP_SYS_PTRACE, for one, root could read the environment
 // of processes outside the sandbox, which Landlock otherwise refuses.
 const keptCapabilities = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_FOWNER |
-	1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
+	1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
 	1<<unix.CAP_SETPCAP | 1<<unix.CAP_NET_BIND_SERVICE | 1<<unix.CAP_SYS_CHROOT |
 	1<<unix.CAP_AUDIT_WRITE
 
