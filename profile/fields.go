@@ -381,14 +381,16 @@ func (s *state) positionalSlice(raw string, quoted bool) (elems []field, all, ok
 		}
 		return s.argv[len(s.argv)-1:], false, true
 	}
-	m := re(`^\$\{([@*]):\s*(-?[1-9][0-9]{0,5})(?::\s*([0-9]{1,6}))?\}$`).FindStringSubmatch(raw)
+	// A negative offset needs a blank after the colon: ${@:-1} is the
+	// default-value operator, all of $@ when it is set.
+	m := re(`^\$\{([@*]):(\s*[1-9][0-9]{0,5}|\s+-[1-9][0-9]{0,5})(?::\s*([0-9]{1,6}))?\}$`).FindStringSubmatch(raw)
 	if m == nil {
 		return nil, false, false
 	}
 	if ifs := s.vars["IFS"]; quoted && m[1] == "*" && (ifs == nil || *ifs != " \t\n") {
 		return nil, false, false
 	}
-	off, _ := strconv.Atoi(m[2])
+	off, _ := strconv.Atoi(strings.TrimSpace(m[2]))
 	n := len(s.argv)
 	start := off - 1
 	if off < 0 {

@@ -63,6 +63,36 @@ func (s *state) afterTrap(alt *state) {
 	if alt.cwd != s.cwd {
 		s.cwd = ""
 	}
+	// Options and attributes it sets hold from then on: a glob option
+	// it turns on matches more, an integer attribute makes later values
+	// arithmetic, and a variable it makes a reference (declare -n) or
+	// gives a case attribute is unknown.
+	for k, on := range alt.shopts {
+		if on && !s.shopts[k] {
+			opts := maps.Clone(s.shopts)
+			if opts == nil {
+				opts = map[string]bool{}
+			}
+			opts[k] = true
+			s.shopts = opts
+		}
+	}
+	for k := range alt.ints {
+		if s.ints == nil {
+			s.ints = map[string]bool{}
+		}
+		s.ints[k] = true
+	}
+	for k, r := range alt.refs {
+		if s.refs[k] != r {
+			s.markVolatile(k)
+		}
+	}
+	for k, c := range alt.cases {
+		if s.cases[k] != c {
+			s.markVolatile(k)
+		}
+	}
 }
 
 func (s *state) markVolatile(name string) {
