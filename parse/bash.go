@@ -270,7 +270,15 @@ func (c *conv) command(cmd syntax.Command) Node {
 				d.Opts = append(d.Opts, c.words([]*syntax.Word{a.Value})...)
 				continue
 			}
-			d.Assigns = append(d.Assigns, c.assign(a))
+			as := c.assign(a)
+			if as.Value != nil && declBraces(c.raw(a), c.limits.MaxWords) {
+				// declare p={.,/} is declare p=. p=/: bash brace-expands
+				// a declaration's arguments, where a plain p={.,/} is
+				// taken as written. The value is the last (or, for
+				// readonly, the first) word's: unknown here.
+				as.Value = &Word{Pos: as.Value.Pos, End: as.Value.End, Parts: []Part{{Kind: Dynamic, Raw: c.raw(a.Value)}}}
+			}
+			d.Assigns = append(d.Assigns, as)
 		}
 		return d
 	case *syntax.TimeClause:

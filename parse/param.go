@@ -1,9 +1,11 @@
 package parse
 
 import (
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -51,7 +53,7 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ExtGlob:
 			good = false
 		case *syntax.ParamExp:
-			if !simpleParamOp(x) || x.Param == nil || !syntax.ValidName(x.Param.Value) {
+			if !simpleParamOp(x, x == top) || x.Param == nil || !syntax.ValidName(x.Param.Value) {
 				good = false
 				return false
 			}
@@ -61,6 +63,16 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 				return false
 			}
 			env[x.Param.Value] = v
+			if x.Repl != nil && x.Repl.With != nil {
+				// bash removes the backslashes of a replacement, quoted
+				// or not (${x/o/\/} puts a /); mvdan/sh's expand keeps
+				// them. This word is ExpandParam's own copy.
+				for _, p := range x.Repl.With.Parts {
+					if l, ok := p.(*syntax.Lit); ok {
+						l.Value = dropEscapes(l.Value)
+					}
+				}
+			}
 			if x.Excl {
 				// ${!y}: y's value names the variable whose value it is.
 				tv, known := lookup(v)
@@ -77,6 +89,9 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		return "", false
 	}
 	cfg := &expand.Config{Env: env}
+	if a := replAnchor(top.Repl); a != 0 {
+		return anchoredReplace(cfg, env[top.Param.Value], top.Repl, a)
+	}
 	out, err := expand.Literal(cfg, w)
 	if err != nil {
 		return "", false
@@ -88,9 +103,13 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 // (^ ^^ , ,,), the @E @U @u @L transformations (not @Q: bash and
 // mvdan/sh quote differently), # ## % %%
 // patterns, / // /# /% replacements and the default and alternative
-// values (- :- + :+).
-func simpleParamOp(x *syntax.ParamExp) bool {
+// values (- :- + :+). An anchored replacement (/# /%) only at the top
+// (ExpandParam does it itself); none whose replacement holds an &.
+func simpleParamOp(x *syntax.ParamExp, top bool) bool {
 	if x.Length || x.Width || x.IsSet || x.Index != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
+		return false
+	}
+	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With)) {
 		return false
 	}
 	if x.Slice != nil && (x.Exp != nil || !literalInt(x.Slice.Offset) || x.Slice.Length != nil && !literalInt(x.Slice.Length)) {
@@ -103,6 +122,13 @@ func simpleParamOp(x *syntax.ParamExp) bool {
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix,
 			syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll,
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			if operand := x.Exp.Op != syntax.RemSmallPrefix && x.Exp.Op != syntax.RemLargePrefix &&
+				x.Exp.Op != syntax.RemSmallSuffix && x.Exp.Op != syntax.RemLargeSuffix; operand && escapes(x.Exp.Word) {
+				// A value (- :- + :+), not a pattern: bash removes its
+				// backslashes (${x:-\/} is /), mvdan/sh's expand keeps
+				// them.
+				return false
+			}
 		case syntax.OtherParamOps:
 			switch x.Exp.Word.Lit() {
 			case "E", "U", "u", "L":
@@ -114,6 +140,124 @@ func simpleParamOp(x *syntax.ParamExp) bool {
 		}
 	}
 	return true
+}
+
+// replAnchor is the anchor of ${x/#p/r} ('#', a prefix) or ${x/%p/r}
+// ('%', a suffix), 0 for none. mvdan/sh reads the # or % as the first
+// character of the pattern, so its expand looks for "#p" and leaves the
+// value as it was where bash replaces: x=ok; rm -rf ${x/%ok/..} deletes
+// .., not ok. After // bash too takes them for pattern characters.
+func replAnchor(r *syntax.Replace) byte {
+	if r == nil || r.All || r.Orig == nil || len(r.Orig.Parts) == 0 {
+		return 0
+	}
+	l, ok := r.Orig.Parts[0].(*syntax.Lit)
+	if !ok || l.Value == "" || l.Value[0] != '#' && l.Value[0] != '%' {
+		return 0
+	}
+	return l.Value[0]
+}
+
+// escapes: w holds a backslash outside single quotes, which bash removes
+// from a replacement or a default value and mvdan/sh's expand keeps
+// (x=ok; "${x/#o/\/}" is /k).
+func escapes(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if l, ok := n.(*syntax.Lit); ok && strings.Contains(l.Value, `\`) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// quotedEscapes: a backslash inside quotes or a nested expansion of w
+// (those of w's own literal parts ExpandParam removes).
+func quotedEscapes(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, p := range w.Parts {
+		if _, lit := p.(*syntax.Lit); !lit && escapes(&syntax.Word{Parts: []syntax.WordPart{p}}) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEscapes removes backslashes: \X is X.
+func dropEscapes(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// replAmp: the replacement holds an &, which bash (patsub_replacement,
+// on by default since 5.2) replaces with the text matched unless quoted
+// in ways mvdan/sh does not tell apart: ${x/m/r&} is rm.
+func replAmp(r *syntax.Replace) bool {
+	if r.With == nil {
+		return false
+	}
+	amp := false
+	syntax.Walk(r.With, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Lit:
+			amp = amp || strings.Contains(x.Value, "&")
+		case *syntax.SglQuoted:
+			amp = amp || strings.Contains(x.Value, "&")
+		}
+		return !amp
+	})
+	return amp
+}
+
+// anchoredReplace does ${v/#pat/with} and ${v/%pat/with} as bash does:
+// the longest prefix (or suffix) of v that pat matches is replaced.
+func anchoredReplace(cfg *expand.Config, v string, r *syntax.Replace, anchor byte) (string, bool) {
+	first := r.Orig.Parts[0].(*syntax.Lit)
+	orig := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: first.Value[1:]}}, r.Orig.Parts[1:]...)}
+	pat, err := expand.Pattern(cfg, orig)
+	if err != nil {
+		return "", false
+	}
+	with := ""
+	if r.With != nil {
+		if with, err = expand.Literal(cfg, r.With); err != nil {
+			return "", false
+		}
+	}
+	expr, err := pattern.Regexp(pat, 0)
+	if err != nil {
+		return "", false
+	}
+	if anchor == '#' {
+		expr = "^(?:" + expr + ")"
+	} else {
+		expr = "(?:" + expr + ")$"
+	}
+	rx, err := regexp.Compile(expr)
+	if err != nil {
+		return "", false
+	}
+	rx.Longest()
+	loc := rx.FindStringIndex(v)
+	if loc == nil {
+		return v, true
+	}
+	return v[:loc[0]] + with + v[loc[1]:], true
 }
 
 // literalInt: an arithmetic expression that is a number written out, or

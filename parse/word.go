@@ -35,13 +35,28 @@ func (c *conv) word(w *syntax.Word, assign bool) []*Word {
 	pos, end := off(w.Pos()), off(w.End())
 	if !assign && hasBraceCandidate(w) {
 		cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-		if syntax.SplitBraces(cp) {
-			alts, ok := c.expandBraces(cp.Parts)
-			if !ok {
-				return []*Word{{Pos: pos, End: end, Parts: []Part{{Kind: Dynamic, Raw: c.raw(w)}}}}
-			}
+		split := syntax.SplitBraces(cp)
+		alts := [][]syntax.WordPart{w.Parts}
+		ok := true
+		if split {
+			alts, ok = c.expandBraces(cp.Parts)
+		}
+		if raw := c.raw(w); ok && braceCheckable(raw) {
+			bash, bok := bashBraces(raw, c.limits.MaxWords)
+			ok = bok && bracesAgree(alts, bash)
+		}
+		if !ok {
+			return []*Word{{Pos: pos, End: end, Parts: []Part{{Kind: Dynamic, Raw: c.raw(w)}}}}
+		}
+		if split {
 			var out []*Word
 			for _, parts := range alts {
+				if emptyLits(parts) {
+					// An alternative with nothing in it is an unquoted
+					// empty word, which bash removes: {,} rm runs rm,
+					// and a {x,} b has three words, not four.
+					continue
+				}
 				w := c.convWord(parts, pos, end, false)
 				w.Brace = true
 				out = append(out, w)
@@ -50,6 +65,15 @@ func (c *conv) word(w *syntax.Word, assign bool) []*Word {
 		}
 	}
 	return []*Word{c.convWord(w.Parts, pos, end, assign)}
+}
+
+func emptyLits(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); !ok || l.Value != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func hasBraceCandidate(w *syntax.Word) bool {
@@ -502,8 +526,18 @@ func unescapeDouble(v string) string {
 	return b.String()
 }
 
-// decodeANSIC decodes the body of $'…' as bash does.
+// decodeANSIC decodes the body of $'…' as bash does. Bash keeps words as
+// C strings: a NUL the escapes make (\0, \x00, \c@) ends the quoted text
+// there, so $'\0x'm is "m" and r$'\x00…'m is rm.
 func decodeANSIC(v string) string {
+	s := decodeEscapes(v)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func decodeEscapes(v string) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		ch := v[i]
@@ -534,7 +568,15 @@ func decodeANSIC(v string) string {
 		case 'c':
 			if i+1 < len(v) {
 				i++
-				b.WriteByte(v[i] & 0x1f)
+				c := v[i]
+				if c == '\\' && i+1 < len(v) && v[i+1] == '\\' {
+					i++ // \c\\ is control-backslash
+				}
+				if c == '?' {
+					b.WriteByte(0x7f)
+				} else {
+					b.WriteByte(c & 0x1f)
+				}
 			}
 		case 'x', 'u', 'U':
 			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]

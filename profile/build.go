@@ -1084,6 +1084,10 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
 			if val != nil {
 				b.arithCode(*val, st, name+"=", sp)
+			} else if len(fs) == 1 && fs[0].known {
+				// n+=TEXT onto a value guard does not know: bash adds
+				// TEXT, evaluated, all the same.
+				b.arithCode(fs[0].val, st, name+"+=", sp)
 			}
 			for _, f := range fs {
 				b.arithTainted(f, name+"=", sp)
@@ -1138,11 +1142,10 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 		}
 		b.arrayTable(a, name, elems, st, sp)
 	} else {
-		v := ""
-		if old != nil {
-			v = *old
-		}
-		val = &v
+		// A name without a value (declare x, export x, local x) keeps
+		// the value it had; one that had none stays unset, not empty:
+		// declare x; rm -rf ${x-~} deletes your home.
+		val = old
 	}
 	rest := a.Array
 	if a.IsArray {
