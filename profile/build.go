@@ -172,6 +172,12 @@ func (s *state) setArgs(args []field) {
 	taint := stream{}
 	for i, a := range args {
 		name := strconv.Itoa(i)
+		if a.glob {
+			// What a pattern matches is not known here (under nullglob
+			// it may be nothing): set -- x* rm; "$@" may run rm.
+			a.known = false
+			args[i] = a
+		}
 		if a.known {
 			v := a.val
 			s.setTainted(name, &v, a.taint)

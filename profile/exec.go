@@ -97,12 +97,19 @@ var binDirs = sync.OnceValue(func() []string {
 	return []string{"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/go/bin", "/opt/homebrew/bin", "/snap/bin"}
 })
 
+// execSeen, set only by tests (TestBashAgrees), sees every argument list
+// exec is given, as guard expanded it.
+var execSeen func(argv []field)
+
 // exec profiles running argv (already expanded) with stdin in.
 func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) stream {
 	shell := b.shellWord // see shellExec
 	b.shellWord = false
 	if len(argv) == 0 {
 		return stream{}
+	}
+	if execSeen != nil {
+		execSeen(argv)
 	}
 	b.calls++
 	if b.calls > maxCalls {

@@ -176,30 +176,36 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 		}
 		if ifs == "" {
 			cur.val += s
-			started = true
+			started = started || s != ""
 			return
 		}
-		isSep := func(r rune) bool { return strings.ContainsRune(ifs, r) }
-		parts := strings.FieldsFunc(s, isSep)
-		if len(parts) == 0 {
-			if s != "" && started {
-				push()
-			}
-			return
-		}
-		leading := isSep(rune(s[0]))
-		trailing := isSep(rune(s[len(s)-1]))
+		// As bash splits: IFS blanks (space, tab, newline) run together
+		// and end a field only before more text; any other IFS
+		// character ends the field before it, even an empty one
+		// (IFS=, and a,,b is a, "" and b; ,a is "" and a).
 		taint := cur.taint // every field split from a tainted value is tainted
-		for i, p := range parts {
-			if i > 0 || (leading && started) {
+		blank := false     // IFS blanks since the last text
+		for _, r := range s {
+			switch {
+			case !strings.ContainsRune(ifs, r):
+				if blank && started {
+					push()
+					cur.taint = taint
+				}
+				blank = false
+				cur.val += string(r)
+				started = true
+			case r == ' ' || r == '\t' || r == '\n':
+				blank = true
+			default:
 				push()
 				cur.taint = taint
+				blank = false
 			}
-			cur.val += p
-			started = true
 		}
-		if trailing {
+		if blank && started {
 			push()
+			cur.taint = taint
 		}
 	}
 	// positional adds positional parameters as bash expands them: quoted
