@@ -306,7 +306,7 @@ func (c *conv) flattenPipe(x *syntax.BinaryCmd, p *Pipeline) {
 }
 
 func (c *conv) assign(a *syntax.Assign) *Assign {
-	out := &Assign{Pos: off(a.Pos()), Append: a.Append}
+	out := &Assign{Pos: off(a.Pos()), Append: a.Append, Naked: a.Naked}
 	if a.Name != nil {
 		out.Name = a.Name.Value
 	}

@@ -341,6 +341,40 @@ func bracesAgree(alts [][]syntax.WordPart, bash []string) bool {
 		if a.String() != b.String() {
 			return false
 		}
+		// The same text must also be the same parts: bash expands the
+		// braces of $IFS{1,2} into $IFS1 and $IFS2, other variables,
+		// where mvdan/sh's parts stay $IFS then 1.
+		if a.Len() > 0 {
+			w, err := syntax.NewParser().Document(strings.NewReader(a.String()))
+			if err != nil || partsSig(p, w.Parts) != partsSig(p, parts) {
+				return false
+			}
+		}
 	}
 	return true
+}
+
+// partsSig is a word's parts as text, one entry a part, adjacent
+// literals joined.
+func partsSig(p *syntax.Printer, parts []syntax.WordPart) string {
+	var out, lit strings.Builder
+	for _, part := range parts {
+		if l, ok := part.(*syntax.Lit); ok {
+			lit.WriteString(l.Value)
+			continue
+		}
+		if lit.Len() > 0 {
+			out.WriteString("L" + lit.String() + "\x00")
+			lit.Reset()
+		}
+		var b strings.Builder
+		if p.Print(&b, part) != nil {
+			return "\x01"
+		}
+		out.WriteString("P" + b.String() + "\x00")
+	}
+	if lit.Len() > 0 {
+		out.WriteString("L" + lit.String() + "\x00")
+	}
+	return out.String()
 }

@@ -34,6 +34,9 @@ type Assign struct {
 	// element, not a value of its own.
 	IsArray bool
 	Append  bool
+	// Naked is a name without '=' (declare x, export x): its value
+	// stays what it was. NAME= (Value nil too) sets it empty.
+	Naked bool
 	// Index is NAME[INDEX]=…, an expression bash evaluates.
 	Index []*Word
 	// Elems are NAME=(…)'s elements in order, each with its key when

@@ -109,7 +109,11 @@ func simpleParamOp(x *syntax.ParamExp, top bool) bool {
 	if x.Length || x.Width || x.IsSet || x.Index != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
 		return false
 	}
-	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With)) {
+	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig)) {
+		return false
+	}
+	if x.Exp != nil && (x.Exp.Op == syntax.RemSmallPrefix || x.Exp.Op == syntax.RemLargePrefix ||
+		x.Exp.Op == syntax.RemSmallSuffix || x.Exp.Op == syntax.RemLargeSuffix) && extPattern(x.Exp.Word) {
 		return false
 	}
 	if x.Slice != nil && (x.Exp != nil || !literalInt(x.Slice.Offset) || x.Slice.Length != nil && !literalInt(x.Slice.Length)) {
@@ -169,6 +173,28 @@ func escapes(w *syntax.Word) bool {
 	syntax.Walk(w, func(n syntax.Node) bool {
 		if l, ok := n.(*syntax.Lit); ok && strings.Contains(l.Value, `\`) {
 			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// extPattern: a pattern holds ?( *( +( @( or !(, an extended glob under
+// shopt -s extglob (which guard does not follow here) and plain
+// characters without it.
+func extPattern(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ExtGlob:
+			found = true
+		case *syntax.Lit:
+			for _, op := range []string{"?(", "*(", "+(", "@(", "!("} {
+				found = found || strings.Contains(x.Value, op)
+			}
 		}
 		return !found
 	})

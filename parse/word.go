@@ -185,10 +185,20 @@ func (c *conv) convWord(parts []syntax.WordPart, pos, end int, assign bool) *Wor
 	w := &Word{Pos: pos, End: end}
 	// Brace expansion can leave empty literals around an element; they
 	// would hide a tilde at the end of the word.
+	// Adjacent literals (brace expansion leaves ~u and /x of ~u{/x,y},
+	// or a[b and %] of a[b{^,%]}) are one text for tilde and pattern
+	// reading, as in bash, which expands braces first.
 	kept := parts[:0:0]
 	for _, p := range parts {
-		if l, ok := p.(*syntax.Lit); ok && l.Value == "" {
+		l, ok := p.(*syntax.Lit)
+		if ok && l.Value == "" {
 			continue
+		}
+		if n := len(kept); ok && n > 0 {
+			if prev, ok := kept[n-1].(*syntax.Lit); ok {
+				kept[n-1] = &syntax.Lit{ValuePos: prev.ValuePos, ValueEnd: l.ValueEnd, Value: prev.Value + l.Value}
+				continue
+			}
 		}
 		kept = append(kept, p)
 	}

@@ -178,10 +178,13 @@ func (s *state) setArgs(args []field) {
 			a.known = false
 			args[i] = a
 		}
-		if a.known {
+		if a.known && known {
 			v := a.val
 			s.setTainted(name, &v, a.taint)
 		} else {
+			// A word guard does not know may have been any number of
+			// words: every parameter after it is unknown too
+			// (set -- $u ok ~; rm -rf "$2" deletes ~ when u is empty).
 			s.setTainted(name, nil, a.taint)
 			known = false
 		}
@@ -194,8 +197,12 @@ func (s *state) setArgs(args []field) {
 	if known && len(args) > 0 {
 		s.argv = append([]field{}, args[1:]...)
 	}
-	n := strconv.Itoa(max(len(args)-1, 0))
-	s.set("#", &n)
+	var count *string
+	if known {
+		n := strconv.Itoa(max(len(args)-1, 0))
+		count = &n
+	}
+	s.set("#", count)
 	var j *string
 	if known {
 		v := strings.Join(all, " ")
@@ -791,6 +798,12 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			}
 			st.ints[a.Name] = true // bash does not evaluate a value n had before
 		}
+		if a.Naked && (d.Variant == "export" || d.Variant == "readonly") {
+			// export x, readonly x: the value is what it was, not
+			// converted by a case attribute given with them
+			// (x=rm; declare -u x; $x still runs rm).
+			continue
+		}
 		b.assign(a, st, sp, true)
 	}
 	st.initAssoc(fresh)
@@ -1147,11 +1160,15 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			}
 		}
 		b.arrayTable(a, name, elems, st, sp)
+	} else if a.Naked {
+		// A name without a value (declare x, local x) is unset, not
+		// empty, in a function (a new local) and keeps what it had
+		// outside one: unknown here. declare x; rm -rf ${x-~} deletes
+		// your home. (export x and readonly x do not come here: decl.)
+		val = nil
 	} else {
-		// A name without a value (declare x, export x, local x) keeps
-		// the value it had; one that had none stays unset, not empty:
-		// declare x; rm -rf ${x-~} deletes your home.
-		val = old
+		v := "" // NAME=
+		val = &v
 	}
 	rest := a.Array
 	if a.IsArray {

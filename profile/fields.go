@@ -174,6 +174,12 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			}
 			ifs = *v
 		}
+		// An unquoted expansion is a pattern when it holds * ? or [:
+		// x='/???/r?'; $x -rf ~ runs rm, x='/h*/*/.ssh'; rm -rf $x
+		// deletes every user's keys.
+		if strings.ContainsAny(s, "*?[") {
+			cur.glob = true
+		}
 		if ifs == "" {
 			cur.val += s
 			started = started || s != ""
@@ -220,7 +226,19 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 			switch {
 			case quoted && !all:
 				if i > 0 {
-					cur.val += " "
+					// "$*" joins with IFS's first character: none
+					// when IFS is empty.
+					sep := " "
+					if v, set := st.vars["IFS"]; set {
+						if v == nil {
+							cur.known = false
+						} else if r := []rune(*v); len(r) > 0 {
+							sep = string(r[0])
+						} else {
+							sep = ""
+						}
+					}
+					cur.val += sep
 				}
 				cur.val += a.val
 				started = true
