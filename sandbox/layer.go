@@ -102,9 +102,11 @@ const (
 // first.
 var layerNames = [...]string{"cache", "cache-wide"}
 
+// classOf is the class of the validated run s: guard's own settings
+// (Spec.Settings) revealed count for nothing.
 func classOf(s Spec) layerClass {
 	switch {
-	case len(s.Reveal) > 0 || s.Daemons:
+	case s.secret || s.Daemons:
 		return sealedLayer
 	case s.Net:
 		return wideLayer
