@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,7 +40,11 @@ print("fresh", "bound" if fresh else "unbound", "disconnected", "bound" if c.get
 d = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 d.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
 d.bind(("", 0))
-print("any-port", "ok" if d.getsockname()[1] else "unbound")`
+print("any-port", "ok" if d.getsockname()[1] else "unbound")
+g = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+g.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+g.connect(("::ffff:127.0.0.1", int(sys.argv[3])))
+g.send(b"dialed")`
 
 // TestNetUDPBind: with the network grant a command could bind a UDP
 // socket to a port of its choosing and serve it while it ran (`nc -lu
@@ -69,9 +74,13 @@ func TestNetUDPBind(t *testing.T) {
 	if err := unix.Mkfifo(report, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A client as Go dials (an inet6 socket, IPV6_V6ONLY set, connected)
+	// still sends: to a v4-mapped address, where the system's default
+	// leaves inet6 sockets dual-stack.
+	sink := newUDPSink(t)
 	done := make(chan outcome, 1)
 	go func() {
-		done <- run(t, spec, "/usr/bin/python3", "-c", udpScript, strconv.Itoa(port), report)
+		done <- run(t, spec, "/usr/bin/python3", "-c", udpScript, strconv.Itoa(port), report, sink.port)
 		if w, err := os.OpenFile(report, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
 			w.Close()
 		}
@@ -97,5 +106,8 @@ func TestNetUDPBind(t *testing.T) {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("want %q: %v", want, o)
 		}
+	}
+	if got := sink.wait(5 * time.Second); got != "dialed" {
+		t.Errorf("a dual-stack client's datagram: got %q, want %q", got, "dialed")
 	}
 }
