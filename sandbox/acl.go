@@ -23,29 +23,60 @@ import (
 // in it inherits.
 var aclNames = [...]string{"system.posix_acl_access", "system.posix_acl_default"}
 
-// maxACL bounds an ACL guard records (the kernel's own limit is 64 KiB
-// of xattr value; an ACL past this is recorded as such, and so compared
-// by that mark).
-const maxACL = 4096
+// firstACL is the buffer an ACL is read into first: most fit (an entry
+// is 8 bytes). A bigger one is read again at its size, up to maxACL.
+const firstACL = 4096
+
+// maxACL is the kernel's limit of an extended attribute's value
+// (XATTR_SIZE_MAX), so of an ACL: every ACL is recorded whole. Before,
+// one past 4 KiB was recorded as a mark of its size class, so a command
+// that changed a big ACL (one more user with write, as root, or on a
+// file system that holds them: tmpfs) left the mark, and the check,
+// unchanged, and a restore of a path with one failed
+// (TestAttackProtectedBigACL).
+const maxACL = 64 << 10
 
 // aclOf returns path's ACLs as one string, "" for none (or where the
 // file system has none), without following a symbolic link: for each
 // of aclNames it holds, its index byte, its value's length (4 bytes)
-// and the value.
+// and the value. One that cannot be read whole is recorded with a
+// length past maxACL: a mark that differs from every ACL read, and
+// that putACL refuses to put back.
 func aclOf(path string) string {
 	var out []byte
-	buf := make([]byte, maxACL)
+	buf := make([]byte, firstACL)
 	for i, name := range aclNames {
-		n, err := unix.Lgetxattr(path, name, buf)
+		v, err := getACL(path, name, &buf)
 		switch {
 		case err == nil:
-			out = append(binary.LittleEndian.AppendUint32(append(out, byte(i)), uint32(n)), buf[:n]...)
+			out = append(binary.LittleEndian.AppendUint32(append(out, byte(i)), uint32(len(v))), v...)
 		case errors.Is(err, unix.ERANGE):
-			// Compared by this mark; never put back (putACL fails).
 			out = binary.LittleEndian.AppendUint32(append(out, byte(i)), maxACL+1)
 		}
 	}
 	return string(out)
+}
+
+// getACL reads the extended attribute name of path, without following
+// a symbolic link, into *buf, which it grows (to maxACL at most) for a
+// value that does not fit.
+func getACL(path, name string, buf *[]byte) ([]byte, error) {
+	for {
+		n, err := unix.Lgetxattr(path, name, *buf)
+		if err == nil {
+			return (*buf)[:n], nil
+		}
+		if !errors.Is(err, unix.ERANGE) || len(*buf) >= maxACL {
+			return nil, err
+		}
+		// Its size now; it may grow before the next read, so the
+		// buffer at least doubles each time.
+		size, err := unix.Lgetxattr(path, name, nil)
+		if err != nil {
+			return nil, err
+		}
+		*buf = make([]byte, min(max(size, 2*len(*buf)), maxACL))
+	}
 }
 
 // parseACL splits aclOf's form into its values by name; ok is false for

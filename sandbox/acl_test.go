@@ -17,15 +17,25 @@ import (
 // perm without write: on a directory of mode 0775 (perm 7) or a file of
 // 0664 (perm 6), a umask of 002, the mode does not change.
 func aclXattr(uid uint32, perm uint16) []byte {
-	const (
-		userObj, user, groupObj, mask, other = 0x01, 0x02, 0x04, 0x10, 0x20
-		undefined                            = 0xffffffff
-	)
+	return posixACL([]aclEntry{{aclUserObj, perm, aclUndefined}, {aclUser, perm, uid}, {aclGroupObj, perm, aclUndefined}, {aclMask, perm, aclUndefined}, {aclOther, perm &^ 2, aclUndefined}})
+}
+
+// The tags of a POSIX ACL's entries, and the id of those that name no one.
+const (
+	aclUserObj, aclUser, aclGroupObj, aclMask, aclOther = 0x01, 0x02, 0x04, 0x10, 0x20
+	aclUndefined                                        = 0xffffffff
+)
+
+type aclEntry struct {
+	tag, perm uint16
+	id        uint32
+}
+
+// posixACL is the value of a system.posix_acl_* extended attribute
+// holding es.
+func posixACL(es []aclEntry) []byte {
 	b := binary.LittleEndian.AppendUint32(nil, 2) // version
-	for _, e := range []struct {
-		tag, perm uint16
-		id        uint32
-	}{{userObj, perm, undefined}, {user, perm, uid}, {groupObj, perm, undefined}, {mask, perm, undefined}, {other, perm &^ 2, undefined}} {
+	for _, e := range es {
 		b = binary.LittleEndian.AppendUint16(b, e.tag)
 		b = binary.LittleEndian.AppendUint16(b, e.perm)
 		b = binary.LittleEndian.AppendUint32(b, e.id)

@@ -25,17 +25,19 @@ func BenchmarkRunTrue(b *testing.B) {
 
 // BenchmarkRunTrueLayered is a writing run of /bin/true through guard's
 // layer over ~/.cache: alone, and with the wide runs' layer below the
-// narrow one (a second lower layer in the overlay: layerClass).
+// narrow one (a second lower layer in the overlay: layerClass), and a
+// run with a revealed secret, which makes and removes a layer of its own
+// each time (sealed).
 func BenchmarkRunTrueLayered(b *testing.B) {
-	for _, wideBelow := range []bool{false, true} {
-		name := "narrow layer only"
-		if wideBelow {
-			name = "wide layer below"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, class := range []string{"narrow layer only", "wide layer below", "sealed"} {
+		wideBelow := class == "wide layer below"
+		b.Run(class, func(b *testing.B) {
 			f := newFixture(b)
 			spec := f.spec()
 			spec.Layers = filepath.Join(f.home, ".local/state/guard/layers")
+			if class == "sealed" {
+				spec.Reveal = []string{filepath.Join(f.home, ".aws")}
+			}
 			dirs := []string{filepath.Join(f.home, ".cache/go-build")}
 			if wideBelow {
 				dirs = append(dirs, filepath.Join(spec.Layers, "cache-wide/upper/go-build"))

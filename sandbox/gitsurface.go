@@ -125,16 +125,35 @@ func gitSurfaces(r *resolver, dotgit, home string) []protectRoot {
 	for _, d := range dirs {
 		configs = append(configs, filepath.Join(d, "config"), filepath.Join(d, "config.worktree"))
 	}
-	for i := 0; i < len(configs) && i < 2*len(dirs)+maxIncludes; i++ {
+	for _, r := range configRoots(configs, home, func(hooks string) []string {
+		return []string{expandGitPath(hooks, worktree, home)}
+	}) {
+		add(r)
+	}
+	return out
+}
+
+// configRoots follows git config files (configs) and the files they
+// include, in turn, up to maxIncludes more: each included file is a
+// root, and so is each hooks directory one names (hooksAt: the
+// directories a core.hooksPath value means). The repository's config
+// (gitSurfaces) and the user's (globalGitRefs) are followed alike.
+func configRoots(configs []string, home string, hooksAt func(string) []string) []protectRoot {
+	configs = slices.Clone(configs)
+	var out []protectRoot
+	n := len(configs)
+	for i := 0; i < len(configs) && i < n+maxIncludes; i++ {
 		hooks, includes := configRefs(configs[i])
 		if hooks != "" {
-			add(protectRoot{path: expandGitPath(hooks, worktree, home), filter: everything})
+			for _, h := range hooksAt(hooks) {
+				out = append(out, protectRoot{path: h, filter: everything})
+			}
 		}
 		for _, inc := range includes {
 			// Relative to the directory of the file that includes it.
 			p := expandGitPath(inc, filepath.Dir(configs[i]), home)
 			if !slices.Contains(configs, p) {
-				add(protectRoot{path: p, filter: everything})
+				out = append(out, protectRoot{path: p, filter: everything})
 				configs = append(configs, p)
 			}
 		}
@@ -167,33 +186,21 @@ func globalGitConfigs(home string, env []string) []string {
 // command free to plant a fsmonitor or a hook that git ran outside
 // guard (TestAttackGlobalGitConfigRefs).
 func globalGitRefs(configs []string, home string, worktrees []string) []protectRoot {
-	configs = slices.Clone(configs)
 	var out []protectRoot
-	n := len(configs)
 	for _, c := range configs {
 		// GIT_CONFIG_GLOBAL may name a file of the workspace.
 		out = append(out, protectRoot{path: c, filter: everything})
 	}
-	for i := 0; i < len(configs) && i < n+maxIncludes; i++ {
-		hooks, includes := configRefs(configs[i])
-		switch {
-		case hooks == "":
-		case filepath.IsAbs(hooks) || strings.HasPrefix(hooks, "~/"):
-			out = append(out, protectRoot{path: expandGitPath(hooks, home, home), filter: everything})
-		default:
-			for _, w := range worktrees {
-				out = append(out, protectRoot{path: expandGitPath(hooks, w, home), filter: everything})
-			}
+	return append(out, configRoots(configs, home, func(hooks string) []string {
+		if filepath.IsAbs(hooks) || strings.HasPrefix(hooks, "~/") {
+			return []string{expandGitPath(hooks, home, home)}
 		}
-		for _, inc := range includes {
-			p := expandGitPath(inc, filepath.Dir(configs[i]), home)
-			if !slices.Contains(configs, p) {
-				out = append(out, protectRoot{path: p, filter: everything})
-				configs = append(configs, p)
-			}
+		var dirs []string
+		for _, w := range worktrees {
+			dirs = append(dirs, expandGitPath(hooks, w, home))
 		}
-	}
-	return out
+		return dirs
+	})...)
 }
 
 // maxPointer bounds how much of a "gitdir:" or commondir file is read.

@@ -76,37 +76,74 @@ var layerDirs = []struct{ rel, name string }{
 // finds what an approved download fetched (TestAttackLayerWidensRun).
 // Cost: a wide run starts from its own layer, without the narrow runs'
 // build outputs (a networked build compiles again what an offline one
-// already had). The wide runs share one layer among them: code an
-// approved install planted there runs in a later wide run.
-type layerClass bool
+// already had).
+//
+// The rule: code one run planted may run in another only if that one
+// has nothing to give it the planter did not have. The runs with the
+// network alone share "cache-wide": an approved install's scripts had
+// the network already. A run with a revealed secret or the daemons'
+// sockets has what no other run had (a `kubectl get` reads ~/.kube, a
+// `docker ps; go run .` reaches docker.sock, root on the machine): it
+// sees no shared layer at all, only the user's caches, and writes a
+// layer of its own, removed after it. Before, these shared cache-wide
+// with the network runs, so what an approved `npm install` planted in
+// ~/.cache ran in a later `aws s3 ls` with ~/.aws readable, and in a
+// later docker run with the socket (TestAttackLayerReachesSecret).
+// Cost: such runs start cold, and what they build is not kept.
+type layerClass int
 
 const (
-	narrowLayer layerClass = false
-	wideLayer   layerClass = true
+	narrowLayer layerClass = iota
+	wideLayer
+	sealedLayer
 )
 
 // layerNames are the shared layers' directories in Spec.Layers, narrow
 // first.
 var layerNames = [...]string{"cache", "cache-wide"}
 
+// classOf is the class of the validated run s: guard's own settings
+// (Spec.Settings) revealed count for nothing.
 func classOf(s Spec) layerClass {
-	return layerClass(s.Net || len(s.Reveal) > 0 || s.Daemons)
+	switch {
+	case s.secret || s.Daemons:
+		return sealedLayer
+	case s.Net:
+		return wideLayer
+	}
+	return narrowLayer
 }
 
-// name is the class's shared layer.
+// name is the class's shared layer ("" for none: a sealed run's layer
+// is its own).
 func (c layerClass) name() string {
-	if c == wideLayer {
+	switch c {
+	case narrowLayer:
+		return layerNames[0]
+	case wideLayer:
 		return layerNames[1]
 	}
-	return layerNames[0]
+	return ""
 }
 
 // sees are the shared layers a run of the class sees, its own first.
 func (c layerClass) sees() []string {
-	if c == wideLayer {
+	switch c {
+	case narrowLayer:
+		return layerNames[:]
+	case wideLayer:
 		return layerNames[1:]
 	}
-	return layerNames[:]
+	return nil
+}
+
+// below are the shared layers a run of the class sees read-only, below
+// its own.
+func (c layerClass) below() []string {
+	if s := c.sees(); len(s) > 1 {
+		return s[1:]
+	}
+	return nil
 }
 
 // layer is a run's cache overlay: the lock of the shared layer, held
@@ -180,28 +217,14 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 	if err := os.MkdirAll(s.Layers, 0o700); err != nil {
 		return nil, nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(s.Layers, class.name()+".lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	l, dir, err := takeLayer(s.Layers, class)
 	if err != nil {
 		return nil, nil, err
-	}
-	dir := filepath.Join(s.Layers, class.name())
-	l = &layer{lock: lock}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lock.Close()
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, nil, err
-		}
-		// Another run uses the shared layer: two overlays may not
-		// share one.
-		if l, err = privateLayer(s.Layers); err != nil {
-			return nil, nil, err
-		}
-		dir = l.private
 	}
 	for _, d := range dirs {
 		part := filepath.Join(dir, d.name)
 		o := confine.Overlay{Path: d.path, Upper: filepath.Join(part, "upper"), Work: filepath.Join(part, "work"), Through: d.through}
-		for _, n := range class.sees()[1:] {
+		for _, n := range class.below() {
 			// Another class's layer, read-only below this run's own.
 			lower := filepath.Join(s.Layers, n, d.name, "upper")
 			if st, err := os.Lstat(lower); err == nil && st.IsDir() {
@@ -217,6 +240,35 @@ func cacheLayer(s Spec, writable []string) (ovs []confine.Overlay, l *layer, err
 		ovs = append(ovs, o)
 	}
 	return ovs, l, nil
+}
+
+// takeLayer takes the layer a run of class writes, in layers: its
+// class's shared one, locked, or one of the run's own when another run
+// uses that (two overlays may not share one) or the class has none.
+func takeLayer(layers string, class layerClass) (*layer, string, error) {
+	if class.name() == "" {
+		l, err := privateLayer(layers)
+		if err != nil {
+			return nil, "", err
+		}
+		return l, l.private, nil
+	}
+	lock, err := os.OpenFile(filepath.Join(layers, class.name()+".lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, "", err
+		}
+		l, err := privateLayer(layers)
+		if err != nil {
+			return nil, "", err
+		}
+		return l, l.private, nil
+	}
+	return &layer{lock: lock}, filepath.Join(layers, class.name()), nil
 }
 
 // layered reports whether the run of s sees the cache c through guard's

@@ -7,6 +7,53 @@ import (
 	"github.com/guard-sh/guard/sandbox"
 )
 
+// TestAttackLayerReachesSecret: an approved install (the network
+// granted: `npm install` runs every package's scripts) plants a program
+// in ~/.cache, which lands in guard's layer. A later run with a
+// revealed secret (`aws s3 ls` reads ~/.aws) or the daemons' sockets
+// that runs it hands it what the install never had: on eed3eff the
+// network runs and these shared one layer, and the planted program
+// copied ~/.aws/credentials into the workspace. Now such runs see no
+// shared layer (a layer of their own, removed after them); the control:
+// a later network run still sees the download, and nothing reached the
+// user's cache.
+func TestAttackLayerReachesSecret(t *testing.T) {
+	c := newCacheCase(t)
+	tool := filepath.Join(c.f.home, ".cache/tool/helper.sh")
+	loot := c.f.p("ws/loot")
+	withNet := c.spec
+	withNet.Net = true
+	mustSucceed(t, run(t, withNet, "sh", "-c", `printf '#!/bin/sh\ncat "$HOME/.aws/credentials" > "$1" 2>/dev/null\necho ran\n' > "$0"`, tool))
+	secret := c.spec
+	secret.Reveal = []string{filepath.Join(c.f.home, ".aws")}
+	secret.Env = append(secret.Env, "HOME="+c.f.home)
+	daemons := c.spec
+	daemons.Daemons = true
+	for _, w := range []struct {
+		name string
+		spec sandbox.Spec
+	}{{"revealed secret", secret}, {"daemons", daemons}} {
+		t.Run(w.name, func(t *testing.T) {
+			o := run(t, w.spec, "sh", "-c", `sh "$0" "$1" 2>/dev/null || echo no-tool; echo made > "$2"`, tool, loot, filepath.Join(c.f.home, ".cache/tool/own"))
+			if o.stdout != "no-tool\n" {
+				t.Errorf("a run with more to give ran what a network run planted in the cache: %q", o.stdout)
+			}
+			if got := readFile(t, loot); got != "<absent>" {
+				t.Errorf("the planted program copied the revealed secret into the workspace: %q", got)
+			}
+		})
+	}
+	t.Run("control: a network run sees the download, the user's cache does not", func(t *testing.T) {
+		o := run(t, withNet, "sh", "-c", `test -f "$0" && echo seen; test -f "$1" || echo own-gone`, tool, filepath.Join(c.f.home, ".cache/tool/own"))
+		if o.stdout != "seen\nown-gone\n" {
+			t.Errorf("a later network run reads %q, want the download and none of the sealed runs' writes", o.stdout)
+		}
+		if got := readFile(t, tool); got != "<absent>" {
+			t.Errorf("the download reached the user's cache: %q", got)
+		}
+	})
+}
+
 // TestAttackLayerWidensRun: what a sandboxed run writes to ~/.cache
 // lands in guard's layer, and later sandboxed runs use it. A level A
 // build (no network, nothing revealed) rewrites a go-build entry there;

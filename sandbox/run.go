@@ -661,7 +661,7 @@ func prepare(s Spec, sup Support, argv []string, stdio Stdio, res *Result) (p *c
 		return nil, tmp, nil, err
 	}
 	res.Grants = gs.grants
-	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: coveredTmps(s, tmps, tmp, gs.grants.Write), Require: s.Require}
+	p = &confine.Plan{Dir: s.Dir, Argv: argv, Env: env, Rules: make([]confine.Rule, len(gs.rules)), Tmp: tmp, Tmps: coveredTmps(s, tmps, tmp, gs.grants.Write), Require: s.Require, OwnNet: !s.Net}
 	for i, r := range gs.rules {
 		p.Rules[i] = confine.Rule{Path: r.Path, Access: r.Access}
 	}

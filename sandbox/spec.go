@@ -47,6 +47,14 @@ type Spec struct {
 	// tool's credentials the command was approved to use. A revealed
 	// path whose real location lies in another hidden path is refused.
 	Reveal []string
+	// Settings lists guard's own files this run may read, revealed as
+	// Reveal's are (its policy and settings, for guard's read-only
+	// subcommands inside the sandbox). Unlike Reveal's they are no
+	// secret of the user's, so they do not put the run in the class of
+	// runs with more to give (layer.go): every run through guard's CLI
+	// reveals them, and while they were in Reveal every such run was
+	// wide, its offline builds writing the layer the network runs see.
+	Settings []string
 	// Protect lists absolute paths that must not change, even inside a
 	// writable tree. They are checked after the run, restored when
 	// changed, and each change is reported as a Violation.
@@ -78,6 +86,9 @@ type Spec struct {
 	Env []string
 
 	res *resolver // set by validate: this run's path resolutions
+	// secret is set by validate: Reveal held a path before Settings
+	// joined it.
+	secret bool
 }
 
 // Stdio are the child's standard streams. A nil reader or writer is
@@ -104,6 +115,7 @@ func (s Spec) clone() Spec {
 	s.ExtraWrite = slices.Clone(s.ExtraWrite)
 	s.Hide = slices.Clone(s.Hide)
 	s.Reveal = slices.Clone(s.Reveal)
+	s.Settings = slices.Clone(s.Settings)
 	s.Protect = slices.Clone(s.Protect)
 	s.KeepEnv = slices.Clone(s.KeepEnv)
 	s.Env = slices.Clone(s.Env)
@@ -120,7 +132,7 @@ func (s Spec) Same(o Spec) bool {
 // normal is s with its empty path lists nil, for comparing requests
 // (Env keeps its nil: it means os.Environ(), an empty one none).
 func (s Spec) normal() Spec {
-	for _, l := range []*[]string{&s.ExtraWrite, &s.Hide, &s.Reveal, &s.Protect, &s.KeepEnv} {
+	for _, l := range []*[]string{&s.ExtraWrite, &s.Hide, &s.Reveal, &s.Settings, &s.Protect, &s.KeepEnv} {
 		if len(*l) == 0 {
 			*l = nil
 		}
@@ -162,7 +174,7 @@ func (s Spec) validate() (Spec, error) {
 	if !filepath.IsAbs(s.Dir) {
 		return s, fmt.Errorf("working directory %q is not an absolute path", s.Dir)
 	}
-	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Reveal, s.Protect} {
+	for _, list := range [][]string{s.ExtraWrite, s.Hide, s.Reveal, s.Settings, s.Protect} {
 		for i, p := range list {
 			if !filepath.IsAbs(p) {
 				return s, fmt.Errorf("path %q is not absolute", p)
@@ -170,6 +182,8 @@ func (s Spec) validate() (Spec, error) {
 			list[i] = filepath.Clean(p)
 		}
 	}
+	s.secret = len(s.Reveal) > 0
+	s.Reveal = append(s.Reveal, s.Settings...)
 	s.Hide = append(s.Hide, s.envSecretFiles(ws)...)
 	if s.Write {
 		s.Protect = append(s.Protect, sharedTmpProtect(ws)...)

@@ -549,7 +549,7 @@ func sandboxSpec(ctx *profile.Context, sb review.Sandbox, o *runOptions, keep []
 	}
 	return sandbox.Spec{
 		Workspace: ctx.Workspace, Home: ctx.Home, Dir: ctx.Cwd,
-		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: runReveal(ctx, sb), Protect: sb.Protect,
+		Write: sb.Write, ExtraWrite: sb.ExtraWrite, Net: sb.Net, Daemons: sb.Daemons, Hide: sb.Hide, Reveal: slices.Clone(sb.Reveal), Settings: runSettings(ctx, sb), Protect: sb.Protect,
 		KeepEnv: append(append([]string(nil), o.keepEnv...), keep...), Require: o.requireSandbox,
 		Runs: runs, Layers: layers, Env: env,
 	}
@@ -642,13 +642,16 @@ func checkWorkspace(a *assessment) error {
 		"refusing to run with %s as the workspace: it is / or contains your home directory, so the sandbox would make all of it writable", a.Ctx.Workspace)
 }
 
-// runReveal is what the command may read inside hidden locations: what its
-// review granted (a known client's credential for a read-only query) and,
-// for every command, guard's own policy and settings, so that guard's
-// read-only subcommands (a pre-commit hook running guard scan) work inside
-// the sandbox. The PIN, approvals and audit log stay hidden.
-func runReveal(ctx *profile.Context, sb review.Sandbox) []string {
-	out := append([]string(nil), sb.Reveal...)
+// runSettings is what every command may read inside hidden locations
+// besides what its review revealed (sb.Reveal: a known client's
+// credential for a read-only query): guard's own policy and settings, so
+// that guard's read-only subcommands (a pre-commit hook running guard
+// scan) work inside the sandbox. The PIN, approvals and audit log stay
+// hidden. Passed apart from sb.Reveal (Spec.Settings): they are no
+// secret, and must not make every run one with more to give (the cache
+// layer's class, sandbox/layer.go).
+func runSettings(ctx *profile.Context, sb review.Sandbox) []string {
+	var out []string
 	for _, r := range ctx.RevealedLocations() {
 		if slices.ContainsFunc(sb.Hide, func(h string) bool { return r == h || strings.HasPrefix(r, h+"/") }) {
 			out = append(out, r)

@@ -180,6 +180,9 @@ func confined(p *Plan, path, name string, stops chan<- struct{}, slot *watchdogS
 	// confines this thread only: Landlock domains, no_new_privs, the
 	// seccomp filter and the bounding set belong to a thread, and the
 	// fork copies the calling thread's to the command.
+	if err := ownNet(p); err != nil {
+		return fail(CodeFailed, name, err.Error()), 0
+	}
 	if p.Landlock {
 		if err := restrict(p); err != nil {
 			return fail(CodeFailed, name, "landlock: "+err.Error()), 0
@@ -234,6 +237,25 @@ func confined(p *Plan, path, name string, stops chan<- struct{}, slot *watchdogS
 	w.stops, w.slot = stops, slot
 	// The command runs; the status pipe stays open for the report.
 	return w.watch()
+}
+
+// ownNet moves the calling thread (the one the command is forked from)
+// into a network namespace of its own when the plan says so
+// (Plan.OwnNet) and the helper made its mounts, so has namespaces of
+// its own (with CAP_SYS_ADMIN in them, still held here). Only this
+// thread's: the Go runtime starts its other threads from a template
+// thread, never from one locked and changed. A helper without
+// namespaces of its own already says so in its report (unmounted),
+// and makes none; one that has them and cannot make this one (the
+// user's limit of network namespaces reached) fails the run.
+func ownNet(p *Plan) error {
+	if !p.OwnNet || p.unmounted != "" {
+		return nil
+	}
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return errors.New("a network namespace of the command's own: " + err.Error())
+	}
+	return nil
 }
 
 // covered reports whether path (relative to the plan's directory) lies

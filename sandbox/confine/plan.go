@@ -109,6 +109,15 @@ type Plan struct {
 	// make TCP sockets and Landlock does not see a listen(2) that binds
 	// one to an ephemeral port. Needs the seccomp filter.
 	Listen bool
+	// OwnNet: the command runs in a network namespace of its own (set
+	// without the network grant, where the helper has namespaces of its
+	// own): abstract unix socket names are a network namespace's, and
+	// Landlock's scope refuses connecting to one outside the sandbox, not
+	// binding one, so in the machine's namespace a command could take a
+	// name a program of the user's binds later and answer that program's
+	// clients (TestAbstractSocketSquat). Without the grant no inet socket
+	// is made at all, so an empty namespace takes nothing else away.
+	OwnNet bool
 
 	// unmounted is set by the helper when it could not make the mounts
 	// above (why): its report says so, and guard lists it in
@@ -121,6 +130,7 @@ const (
 	flagLandlock = 1 << iota
 	flagRequire
 	flagListen
+	flagOwnNet
 )
 
 // Overlay shows Path with Upper (and its work directory Work, on the
@@ -155,6 +165,9 @@ func (p *Plan) Encode() []byte {
 	}
 	if p.Listen {
 		flags |= flagListen
+	}
+	if p.OwnNet {
+		flags |= flagOwnNet
 	}
 	b = appendUvarints(b, flags, p.HandledFS, p.HandledNet, p.Scoped)
 	b = appendUvarints(b, uint64(len(p.Dir)))
@@ -357,13 +370,14 @@ func (d *decoder) strings() []string {
 func decodePlan(b []byte) (*Plan, error) {
 	d := &decoder{b: b}
 	p := &Plan{}
-	// Flags: Landlock, Require, Listen. An unknown bit is a plan this helper
-	// does not understand, never a plan without Landlock.
+	// Flags: Landlock, Require, Listen, OwnNet. An unknown bit is a plan
+	// this helper does not understand, never a plan without Landlock.
 	flags := d.uvarint()
 	p.Landlock = flags&flagLandlock != 0
 	p.Require = flags&flagRequire != 0
 	p.Listen = flags&flagListen != 0
-	d.bad = d.bad || flags&^(flagLandlock|flagRequire|flagListen) != 0
+	p.OwnNet = flags&flagOwnNet != 0
+	d.bad = d.bad || flags&^(flagLandlock|flagRequire|flagListen|flagOwnNet) != 0
 	p.HandledFS, p.HandledNet, p.Scoped = d.uvarint(), d.uvarint(), d.uvarint()
 	p.Dir = string(d.bytes(d.count(1)))
 	p.Argv = d.strings()

@@ -45,6 +45,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		Absent:    []string{"/tmp/.git", "/tmp/node_modules"},
 		Require:   true,
 		Listen:    true,
+		OwnNet:    true,
 	}
 	// Whatever follows the plan (the lifeline stays open) is not read.
 	data := append(p.Encode(), "more"...)
@@ -86,7 +87,7 @@ func TestPlanMalformed(t *testing.T) {
 	// The body starts after the header line and its 4-byte length with
 	// the flags; 9 is Landlock and a bit this helper does not know.
 	unknownFlag := append([]byte(nil), good...)
-	unknownFlag[bytes.IndexByte(good, '\n')+5] = 9
+	unknownFlag[bytes.IndexByte(good, '\n')+5] = 17
 	for name, data := range map[string][]byte{
 		"unknown flag": unknownFlag,
 		"empty":        nil,

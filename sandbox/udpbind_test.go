@@ -1,0 +1,113 @@
+package sandbox_test
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// udpScript binds a UDP socket to the port argv[1] names, writes what
+// came of it to the report fifo (argv[2]: "bound" or the errno's name)
+// and, bound, prints the first datagram that reaches it. Then it says
+// what a client of a UDP socket sees: the port a fresh socket has (a
+// born-bound one's), that port after connect(AF_UNSPEC) (which unbinds
+// a socket bound to port 0), and whether bind(port 0) succeeds.
+const udpScript = `import ctypes, errno, socket, sys
+port, report = int(sys.argv[1]), sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.bind(("127.0.0.1", port))
+    said = "bound"
+except OSError as e:
+    said = errno.errorcode[e.errno]
+with open(report, "w") as f:
+    f.write(said)
+if said == "bound":
+    s.settimeout(10)
+    print("got", s.recvfrom(64)[0].decode())
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+fresh = c.getsockname()[1]
+c.connect(("127.0.0.1", 9))
+libc = ctypes.CDLL(None, use_errno=True)
+unspec = ctypes.create_string_buffer(16)
+libc.connect(c.fileno(), unspec, 16)
+print("fresh", "bound" if fresh else "unbound", "disconnected", "bound" if c.getsockname()[1] else "unbound")
+d = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+d.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+d.bind(("", 0))
+print("any-port", "ok" if d.getsockname()[1] else "unbound")
+g = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+g.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+g.connect(("::ffff:127.0.0.1", int(sys.argv[3])))
+g.send(b"dialed")`
+
+// TestNetUDPBind: with the network grant a command could bind a UDP
+// socket to a port of its choosing and serve it while it ran (`nc -lu
+// PORT`): Landlock (ABI 7) confines TCP only, and the seccomp filter
+// lets inet sockets be made once the network is granted. On eed3eff the
+// datagram the test sent to that port reached the command. Now every
+// inet datagram socket is born bound to an ephemeral port (made by the
+// helper, which hands it over), so no bind of one can reach the kernel
+// and succeed, even one whose descriptor a racing thread swapped in; a
+// bind to another port is refused (EACCES), one to port 0 (a client's)
+// succeeds; a connect(AF_UNSPEC) leaves the socket bound (it unbinds
+// one bound to port 0 by that number).
+func TestNetUDPBind(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Net = true
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	pc.Close()
+	report := f.p("ws/report")
+	if err := unix.Mkfifo(report, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A client as Go dials (an inet6 socket, IPV6_V6ONLY set, connected)
+	// still sends: to a v4-mapped address, where the system's default
+	// leaves inet6 sockets dual-stack.
+	sink := newUDPSink(t)
+	done := make(chan outcome, 1)
+	go func() {
+		done <- run(t, spec, "/usr/bin/python3", "-c", udpScript, strconv.Itoa(port), report, sink.port)
+		if w, err := os.OpenFile(report, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	}()
+	said, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(said) == "bound" {
+		c, err := net.Dial("udp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("ping"))
+		c.Close()
+	}
+	o := <-done
+	mustSucceed(t, o)
+	if strings.Contains(o.stdout, "got ping") || string(said) != "EACCES" {
+		t.Errorf("a command with the network grant served UDP port %d (its bind: %q): %v", port, said, o)
+	}
+	for _, want := range []string{"fresh bound disconnected bound", "any-port ok"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("want %q: %v", want, o)
+		}
+	}
+	if got := sink.wait(5 * time.Second); got != "dialed" {
+		t.Errorf("a dual-stack client's datagram: got %q, want %q", got, "dialed")
+	}
+}
