@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	// Its init makes, for a run, the check the helper's start needs.
+	_ "github.com/guard-sh/guard/internal/forkcheck"
 	"github.com/guard-sh/guard/sandbox"
 )
 
