@@ -93,7 +93,9 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		return anchoredReplace(cfg, env[top.Param.Value], top.Repl, a)
 	}
 	out, err := expand.Literal(cfg, w)
-	if err != nil {
+	if err != nil || strings.IndexByte(out, 0) >= 0 {
+		// A NUL (${y@E} of \0) ends bash's string where it stands,
+		// inside whatever expansion made it: y='r\0x'; ${y@E}m is rm.
 		return "", false
 	}
 	return out, true
