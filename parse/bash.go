@@ -181,6 +181,12 @@ func (c *conv) command(cmd syntax.Command) Node {
 	case *syntax.CallExpr:
 		call := &Call{}
 		for _, a := range x.Assigns {
+			if a.Name != nil && !syntax.ValidName(a.Name.Value) {
+				// mvdan/sh takes probe{x=[,y} for an assignment to
+				// "probe{x"; bash, for no name, runs it as a command
+				// (after brace expansion: probex=[ probey).
+				return &Unsupported{Pos: off(a.Pos()), What: "an assignment to " + a.Name.Value + ", which is not a name"}
+			}
 			call.Assigns = append(call.Assigns, c.assign(a))
 		}
 		call.Args = c.words(x.Args)
