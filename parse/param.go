@@ -111,7 +111,12 @@ func simpleParamOp(x *syntax.ParamExp, top bool) bool {
 	if x.Length || x.Width || x.IsSet || x.Index != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
 		return false
 	}
-	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig)) {
+	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig) || ansiQuoted(x.Repl.With)) {
+		return false
+	}
+	if x.Exp != nil && ansiQuoted(x.Exp.Word) {
+		// $'…' in an operand: mvdan/sh decodes it otherwise than bash
+		// (\cA, a NUL), so the value is not known here.
 		return false
 	}
 	if x.Exp != nil && (x.Exp.Op == syntax.RemSmallPrefix || x.Exp.Op == syntax.RemLargePrefix ||
@@ -181,9 +186,9 @@ func escapes(w *syntax.Word) bool {
 	return found
 }
 
-// extPattern: a pattern holds ?( *( +( @( or !(, an extended glob under
-// shopt -s extglob (which guard does not follow here) and plain
-// characters without it.
+// extPattern: a pattern guard does not evaluate here: it holds ?( *( +(
+// @( or !(, an extended glob under shopt -s extglob (which guard does not
+// follow here) and plain characters without it, or quotes.
 func extPattern(w *syntax.Word) bool {
 	if w == nil {
 		return false
@@ -191,7 +196,10 @@ func extPattern(w *syntax.Word) bool {
 	found := false
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch x := n.(type) {
-		case *syntax.ExtGlob:
+		case *syntax.ExtGlob, *syntax.SglQuoted, *syntax.DblQuoted:
+			// Quoted pattern characters are plain ones in bash
+			// (${x##'*'} removes a *); mvdan/sh's expand does not
+			// always keep them so.
 			found = true
 		case *syntax.Lit:
 			for _, op := range []string{"?(", "*(", "+(", "@(", "!("} {
@@ -200,6 +208,20 @@ func extPattern(w *syntax.Word) bool {
 		}
 		return !found
 	})
+	return found
+}
+
+// ansiQuoted: w holds a $'…' string.
+func ansiQuoted(w *syntax.Word) bool {
+	found := false
+	if w != nil {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			if q, ok := n.(*syntax.SglQuoted); ok && q.Dollar {
+				found = true
+			}
+			return !found
+		})
+	}
 	return found
 }
 

@@ -230,10 +230,11 @@ func (c *conv) unquotedLit(v string, first, last, assign bool) []Part {
 		}
 	}
 	tildeAt := func(i int) bool {
-		// A tilde prefix: ~ or ~name up to '/' (or ':' in assignments),
-		// ending inside this literal or at the end of the word.
+		// A tilde prefix: ~ or ~name up to '/' or ':' (bash expands
+		// ~:x in any word, ~ after ':' only in assignments), ending
+		// inside this literal or at the end of the word.
 		j := i + 1
-		for j < len(v) && v[j] != '/' && !(assign && v[j] == ':') {
+		for j < len(v) && v[j] != '/' && v[j] != ':' {
 			if v[j] == '\\' || strings.ContainsRune("*?[]{}$'\"", rune(v[j])) {
 				return false
 			}
@@ -265,8 +266,15 @@ func (c *conv) unquotedLit(v string, first, last, assign bool) []Part {
 		case ch == '~' && tildeStart(v, i, first, assign) && tildeAt(i):
 			flush()
 			j := i + 1
-			for j < len(v) && v[j] != '/' && !(assign && v[j] == ':') {
+			for j < len(v) && v[j] != '/' && v[j] != ':' {
 				j++
+			}
+			if !assign && j < len(v) && v[j] == ':' {
+				// ~:x outside an assignment: bash expands it in some
+				// words and not in others (~+:"…"); not known here.
+				parts = append(parts, Part{Kind: Dynamic, Raw: v[i:j]})
+				i = j - 1
+				continue
 			}
 			parts = append(parts, Part{Kind: Tilde, Text: v[i+1 : j], Raw: v[i:j]})
 			i = j - 1

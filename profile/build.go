@@ -1103,6 +1103,9 @@ func (b *builder) assign(a *parse.Assign, st *state, sp span, persist bool) {
 			// Declared -i: bash evaluates the value (declare -i n; n='a[$(cmd)]').
 			if val != nil {
 				b.arithCode(*val, st, name+"=", sp)
+				if v := *val; v == "" || strings.Trim(v, "0123456789") != "" {
+					val = nil // bash stores what it evaluates to (x='' is 0)
+				}
 			} else if len(fs) == 1 && fs[0].known {
 				// n+=TEXT onto a value guard does not know: bash adds
 				// TEXT, evaluated, all the same.

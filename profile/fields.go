@@ -354,7 +354,9 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				b.promptParam(p.Raw, st, span{w.Pos, w.End})
 			}
 			b.paramAssigns(p, st, span{w.Pos, w.End})
-			if v, ok := st.expandParam(p); ok {
+			// Inside double quotes a ${…}'s single quotes are characters
+			// ("${x:+'y'}" is 'y'), which mvdan/sh's expand removes.
+			if v, ok := st.expandParam(p); ok && (p.Quoted && !strings.Contains(p.Raw, "'") || !p.Quoted && !quotedOperandSplits(p.Raw, v, st)) {
 				// ${x,,}, ${x@E}, ${x#pat} of known values: what bash
 				// makes of them (x=RM; eval "${x,,} -rf /" is rm).
 				appendText(v, p.Quoted)
@@ -463,3 +465,19 @@ func (b *builder) substituteIn(s *parse.Script, st *state, in stream, via string
 
 // sourceText is the top-level text, for raw word text in messages.
 func (b *builder) sourceText() string { return b.src }
+
+// quotedOperandSplits: an unquoted ${…} whose operand quotes some of its
+// text (${x:+' -rf'}, ${x:+$'a\tb'}) has a value whose IFS and pattern
+// characters bash splits or globs only where they were not quoted, which
+// the flat value no longer tells: it is reviewed as unknown when it holds
+// any.
+func quotedOperandSplits(raw, v string, st *state) bool {
+	if len(raw) < 3 || !strings.ContainsAny(raw[2:], `'"`) {
+		return false
+	}
+	ifs := " \t\n"
+	if x, ok := st.vars["IFS"]; ok && x != nil {
+		ifs = *x
+	}
+	return strings.ContainsAny(v, ifs+"*?[")
+}
