@@ -123,15 +123,19 @@ func gitListed(root, dir string) ([]string, error) {
 
 // Staged returns the files a commit would add or change, with their
 // content as staged in the index (not as in the working tree): the added,
-// copied, modified and renamed regular files of git diff --cached. With
-// paths, only those files (or the files under those directories) are
-// kept. root must be the top level of the work tree.
+// copied, modified, renamed and retyped (T: a link that became a file, a
+// file that became a link) regular files and links of git diff --cached.
+// With paths, only those files (or the files under those directories)
+// are kept. root must be the top level of the work tree.
 func Staged(root string, paths []string) ([]File, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	args := []string{"diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=ACMR", "--no-abbrev", "--"}
+	// Every change but a deletion (d excludes D): a list of the statuses
+	// to keep left out T (a link that became a file, eed3eff), and would
+	// leave out any status a later git adds.
+	args := []string{"diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=d", "--no-abbrev", "--"}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
