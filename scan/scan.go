@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/guard-sh/guard/internal/paths"
@@ -514,12 +515,16 @@ func readCandidate(osPath, name, root string, known bool) ([]byte, error) {
 	}
 	defer fh.Close()
 	if !known && KindOf(name) == "" {
-		head := make([]byte, 256)
+		size := 256
+		if isYAML(strings.ToLower(path.Base(name))) {
+			size = kubeHeadSize // a Tekton or Argo apiVersion, after a licence
+		}
+		head := make([]byte, size)
 		n, err := io.ReadFull(fh, head)
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if !isShebangShell(head[:n]) {
+		if !isShebangShell(head[:n]) && !isKubeWorkflow(name, head[:n]) {
 			if isLFSPointer(head[:n]) && executable(fh) {
 				// An executable stored in LFS: a program whose content
 				// the repository does not hold.
