@@ -261,6 +261,30 @@ func TestHookContentNULParts(t *testing.T) {
 	})
 }
 
+// TestHookCommandDirUnderAnyKey: a tool that takes a command and a
+// directory under a key guard does not read as one (path, location, in,
+// base) may run the command there. eed3eff judged it in the event's cwd
+// only: rm -rf * was a delete in the workspace (asked), and the tool
+// deleted the home directory. Every value written as a path that names
+// an existing directory is a directory the command may run in now.
+// Controls: a path that is a file, or a directory that does not exist,
+// changes nothing.
+func TestHookCommandDirUnderAnyKey(t *testing.T) {
+	runHookAttacks(t, []hookAttack{
+		{name: "path_home", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf *","path":"$HOME"}`, ""), want: hookDeny, says: "your whole home directory"},
+		{name: "location_tilde", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf *","location":"~"}`, ""), want: hookDeny, says: "your whole home directory"},
+		{name: "nested_in", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf ./*","opts":{"in":"$HOME/"}}`, ""), want: hookDeny, says: "your whole home directory"},
+		{name: "gemini_base", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"mcp_x_run","tool_input":{"cmd":"rm -rf *","base":"$HOME"}}`, want: hookDeny, says: "your whole home directory"},
+		{name: "control_file_path", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf build","path":"$PROJ/README.md"}`, ""), want: hookAsk, says: "in the workspace",
+			setup: func(t *testing.T, w *hookWorld) {
+				if err := os.WriteFile(filepath.Join(w.proj, "README.md"), []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "control_missing_dir", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf build","path":"/nonexistent/dir"}`, ""), want: hookAsk, says: "in the workspace"},
+	})
+}
+
 // TestReadAsCodeUnquotable: text readAsCode cannot write as the python3
 // -c command line it reviews is an error (the hook denies), not nil (no
 // opinion, on eed3eff).

@@ -20,6 +20,9 @@ type toolStrings struct {
 	// dirs are the values of keys that name a directory (cwd, workdir,
 	// dir_path), anywhere in the input: a tool may run its commands there.
 	dirs []string
+	// pathDirs are the other values written as paths: when one names a
+	// directory, a tool with a command may run it there (toolDirs).
+	pathDirs []string
 	// terminal: the tool's name says it types into a shell.
 	terminal bool
 	// shellArgv runs a command of the tool's shell when it is not bash
@@ -531,6 +534,9 @@ func (f *toolStrings) add(key, v string) error {
 	}
 	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !f.class(key).path {
 		return nil
+	}
+	if !f.class(key).dir && !slices.Contains(f.pathDirs, v) {
+		f.pathDirs = append(f.pathDirs, v)
 	}
 	if pre := globPrefix(v); pre != "" {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})
