@@ -285,6 +285,26 @@ func TestHookCommandDirUnderAnyKey(t *testing.T) {
 	})
 }
 
+// TestHookCommandShellUnderAnyKey: a tool's command beside a value that
+// names a shell whose syntax is not bash's, under a key guard does not
+// read (executor, engine, using, shell_type, or one level up), was read
+// as bash only on eed3eff: PowerShell's Remove-Item -Recurse -Force ~ is
+// an unknown program there, and Codex got no opinion. The command is
+// read in that shell too (pwsh -Command …, fish -c …: code guard does
+// not review, B), the worst reading counts. Control: a command with no
+// such value, and one whose bash reading is worse (rm -rf ~, C), keep
+// their answers.
+func TestHookCommandShellUnderAnyKey(t *testing.T) {
+	runHookAttacks(t, []hookAttack{
+		{name: "executor_powershell", agent: "codex", event: claudeEvent("mcp__x__run", `{"command":"Remove-Item -Recurse -Force ~","executor":"powershell"}`, ""), want: hookDeny, says: "interp.inline-code"},
+		{name: "engine_pwsh_exe", agent: "codex", event: claudeEvent("mcp__x__run", `{"command":"Remove-Item -Recurse -Force ~","engine":"C:\\Program Files\\PowerShell\\7\\pwsh.exe"}`, ""), want: hookDeny, says: "interp.inline-code"},
+		{name: "outer_shell_type", agent: "claude", event: claudeEvent("mcp__x__run", `{"shell_type":"pwsh","steps":[{"command":"Remove-Item -Recurse -Force ~"}]}`, ""), want: hookAsk, says: "interp.inline-code"},
+		{name: "gemini_using", agent: "gemini", event: `{"session_id":"s","cwd":"$PROJ","hook_event_name":"BeforeTool","tool_name":"mcp_x_run","tool_input":{"cmd":"Remove-Item -Recurse -Force ~","using":"pwsh"}}`, want: hookAsk, says: "interp.inline-code"},
+		{name: "control_no_shell", agent: "codex", event: claudeEvent("mcp__x__run", `{"command":"ls -la","executor":"local"}`, ""), want: hookNoOpinion},
+		{name: "control_bash_reading_worse", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf ~","executor":"powershell"}`, ""), want: hookDeny, says: "fs.delete"},
+	})
+}
+
 // TestReadAsCodeUnquotable: text readAsCode cannot write as the python3
 // -c command line it reviews is an error (the hook denies), not nil (no
 // opinion, on eed3eff).
