@@ -24,7 +24,8 @@ const kubeHeadSize = 4096
 // kubeAPIVersion matches the apiVersion line of a Tekton or Argo
 // resource.
 var kubeAPIVersion = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^[ \t-]*["']?apiVersion["']?[ \t]*:[ \t]*["']?(tekton\.dev|[a-z0-9.-]*tekton\.dev|argoproj\.io)/`)
+	// At a line's start, in a list item, or in flow style ({apiVersion: …}).
+	return regexp.MustCompile(`(?m)(?:^|[{,])[ \t-]*["']?apiVersion["']?[ \t]*:[ \t]*["']?(?:[a-z0-9.-]*tekton\.dev|argoproj\.io)/`)
 })
 
 // isKubeWorkflow reports whether a YAML file's head declares a Tekton or
@@ -224,24 +225,23 @@ func kubeExprs(s *Snippet) {
 			break
 		}
 		j += i
-		open, end := "", -1
+		// Both open with two bytes; "$(" closes with one, "{{" with two.
+		end, closeLen := -1, 0
 		switch {
 		case strings.HasPrefix(t[j:], "$(") && tektonRef(t[j+2:]):
-			open = "$("
 			if k := strings.IndexByte(t[j+2:], ')'); k >= 0 {
-				end = j + 2 + k + 1
+				end, closeLen = j+2+k+1, 1
 			}
 		case strings.HasPrefix(t[j:], "{{"):
-			open = "{{"
 			if k := strings.Index(t[j+2:], "}}"); k >= 0 && !strings.ContainsAny(t[j+2:j+2+k], "\n{") {
-				end = j + 2 + k + 2
+				end, closeLen = j+2+k+2, 2
 			}
 		}
 		if end < 0 {
 			i = j + 1
 			continue
 		}
-		inner := strings.TrimSpace(t[j+len(open) : end-len(open)])
+		inner := strings.TrimSpace(t[j+2 : end-closeLen])
 		edits = append(edits, edit{from: j, to: end, with: placeholder(inner)})
 		i = end
 	}
