@@ -117,6 +117,8 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.vagrantfile()
 	case KubeWorkflow:
 		err = x.kubeWorkflow()
+	case AgentConfig:
+		err = x.agentConfig()
 	case Unreviewed:
 		x.unreviewedCode()
 	}

@@ -71,6 +71,8 @@ func KindOf(name string) Kind {
 		return Vagrant
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
+	case isAgentConfig(name):
+		return AgentConfig
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
 	case lower == "settings.json" && path.Base(dir) == ".vscode":

@@ -43,6 +43,12 @@ var ownRules = []RuleInfo{
 			"from elsewhere (a GitLab include of a URL, project or component, an Azure Pipelines template from another repository, a CircleCI orb, a Tekton task from a resolver). " +
 			"guard cannot review what that code does.",
 		Fix: "Read the code it runs; if it is what you expect, allow the finding with a reason (# guard:allow scan-unreviewed-code -- why)."},
+	{ID: RuleAgentHooksOff, Level: review.C, Topic: "ci", Tags: []string{"security"},
+		Short: "A coding agent's project settings turn its hooks off",
+		Full: "The repository's settings for a coding agent turn the agent's hooks off: Claude Code's disableAllHooks, Gemini CLI's hooksConfig.enabled false " +
+			"or hooksConfig.disabled, Codex's [features] hooks = false. guard's hook is one of them: in this repository every command the agent runs " +
+			"would run unreviewed, outside guard's sandbox.",
+		Fix: "Remove the setting. A repository has no reason to turn its contributors' hooks off."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},
 		Short: "A level without a reason at that level",
 		Full:  "The engine reviewed a command at a level above every reason it gave. This should not happen; the finding keeps the level honest.",

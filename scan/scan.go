@@ -60,6 +60,10 @@ const (
 	// reviewer for (a .yarnrc.yml yarnPath, a cargo-make script of
 	// another runner). It is B: it is reported, never dropped.
 	RuleUnreviewed = "scan-unreviewed-code"
+	// RuleAgentHooksOff: a coding agent's project settings turn its
+	// hooks off (disableAllHooks, hooksConfig.enabled false): guard's
+	// hook would not run in the repository. It is C.
+	RuleAgentHooksOff = "scan-agent-hooks-off"
 )
 
 // Options configure a scan.

@@ -67,7 +67,10 @@ and the commands git runs from configuration kept in the
 repository (.gitmodules, .lfsconfig, config templates: the drivers
 .gitattributes names, ! aliases, pagers). CI configuration fetched from
 elsewhere (remote GitLab includes, Azure templates of another repository,
-CircleCI orbs) is reported as code guard cannot see. A committed symbolic link with
+CircleCI orbs) is reported as code guard cannot see. Coding agents' project
+settings (.claude/, .gemini/, .codex/, .mcp.json) are read for the hooks,
+MCP servers, helpers and env they run, and a setting that turns the
+agent's hooks off is C. A committed symbolic link with
 such a name is read through when it leads inside the repository. A
 Dockerfile RUN changes the image, not this machine: its packages and system
 paths are B there (code from the network stays C).
