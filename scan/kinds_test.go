@@ -163,7 +163,10 @@ func TestExtractCompositeAction(t *testing.T) {
 	}{
 		{"composite", "runs:\n  using: composite\n  steps:\n    - run: ls\n      shell: bash\n    - run: Get-Item\n      shell: pwsh\n",
 			[]extracted{{"ls", "4:12"}, {"pwsh -Command Get-Item", "6:12"}}},
-		{"node action", "runs:\n  using: node20\n  main: index.js\n", nil},
+		// JavaScript guard does not review: reported, not dropped (it
+		// was dropped on eed3eff).
+		{"node action", "runs:\n  using: node20\n  main: index.js\n", []extracted{{"scan-unreviewed-code JavaScript action main:", "3:9"}}},
+		{"docker action", "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /bin/sh\n  args: [-c, make]\n", []extracted{{"/bin/sh -c make", "4:15"}}},
 	})
 }
 
