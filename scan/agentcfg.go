@@ -190,36 +190,47 @@ func stringsOf(v any) ([]string, bool) {
 // agentHooksOff reports the settings that turn an agent's hooks off:
 // Claude Code's disableAllHooks, Gemini CLI's hooksConfig.enabled false
 // or hooksConfig.disabled (and the older hooks.enabled false), Codex's
-// [features] hooks = false (or codex_hooks).
+// [features] hooks = false (or codex_hooks); and a PermissionRequest
+// hook, which answers the agent's permission prompts (guard's asks among
+// them) in the user's place (RuleAgentAutoApprove).
 func (x *extractor) agentHooksOff(doc any) {
 	m, _ := doc.(map[string]any)
 	member := func(m map[string]any, k string) map[string]any {
 		sub, _ := m[k].(map[string]any)
 		return sub
 	}
-	report := func(marker, what string) {
+	report := func(marker, what, rule string) {
 		off := max(bytes.Index(x.src, []byte(marker)), 0)
+		how := "turns the agent's hooks off, guard's among them: every command the agent runs in this repository would go unreviewed and unsandboxed"
+		if rule == RuleAgentAutoApprove {
+			how = "runs at each of the agent's permission prompts and can answer it: guard's asks would be approved without the user"
+		}
 		x.out = append(x.out, Snippet{Path: x.name, Kind: AgentConfig, Dir: x.dir, NotShell: true, lines: x.lines,
-			segs: []segment{{src: off}},
-			Injections: []Injection{{Position: x.lines.position(off), Rule: RuleAgentHooksOff, Ref: what,
-				How: "turns the agent's hooks off, guard's among them: every command the agent runs in this repository would go unreviewed and unsandboxed"}}})
+			segs:       []segment{{src: off}},
+			Injections: []Injection{{Position: x.lines.position(off), Rule: rule, Ref: what, How: how}}})
 	}
 	if b, ok := m["disableAllHooks"].(bool); ok && b {
-		report("disableAllHooks", "disableAllHooks:")
+		report("disableAllHooks", "disableAllHooks:", RuleAgentHooksOff)
 	}
 	hc := member(m, "hooksConfig")
 	if b, ok := hc["enabled"].(bool); ok && !b {
-		report("hooksConfig", "hooksConfig.enabled false:")
+		report("hooksConfig", "hooksConfig.enabled false:", RuleAgentHooksOff)
 	}
 	if d, ok := hc["disabled"].([]any); ok && len(d) > 0 {
-		report("disabled", "hooksConfig.disabled:")
+		report("disabled", "hooksConfig.disabled:", RuleAgentHooksOff)
 	}
 	if b, ok := member(m, "hooks")["enabled"].(bool); ok && !b {
-		report("enabled", "hooks.enabled false:")
+		report("enabled", "hooks.enabled false:", RuleAgentHooksOff)
 	}
 	for _, k := range []string{"hooks", "codex_hooks"} {
 		if b, ok := member(m, "features")[k].(bool); ok && !b {
-			report(k, "[features] "+k+" = false:")
+			report(k, "[features] "+k+" = false:", RuleAgentHooksOff)
 		}
+	}
+	if _, ok := member(m, "hooks")["PermissionRequest"]; ok {
+		// Whatever its command, it runs at the permission prompt and
+		// may answer it (an echo of {"behavior": "allow"} is A to the
+		// review): guard's asks would be approved without the user.
+		report("PermissionRequest", "PermissionRequest hook:", RuleAgentAutoApprove)
 	}
 }

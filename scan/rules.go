@@ -49,6 +49,11 @@ var ownRules = []RuleInfo{
 			"or hooksConfig.disabled, Codex's [features] hooks = false. guard's hook is one of them: in this repository every command the agent runs " +
 			"would run unreviewed, outside guard's sandbox.",
 		Fix: "Remove the setting. A repository has no reason to turn its contributors' hooks off."},
+	{ID: RuleAgentAutoApprove, Level: review.C, Topic: "ci", Tags: []string{"security"},
+		Short: "A coding agent's project settings answer its permission prompts",
+		Full: "The repository's settings for a coding agent hold a PermissionRequest hook: it runs whenever the agent is about to ask the user for " +
+			"permission and may answer in the user's place. The prompts it answers include guard's asks (level B): they would be approved without the user seeing them.",
+		Fix: "Remove the hook. Approvals belong to the person at the keyboard, not to the repository."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},
 		Short: "A level without a reason at that level",
 		Full:  "The engine reviewed a command at a level above every reason it gave. This should not happen; the finding keeps the level honest.",

@@ -64,6 +64,10 @@ const (
 	// hooks off (disableAllHooks, hooksConfig.enabled false): guard's
 	// hook would not run in the repository. It is C.
 	RuleAgentHooksOff = "scan-agent-hooks-off"
+	// RuleAgentAutoApprove: a coding agent's project settings hold a
+	// PermissionRequest hook, which answers the agent's permission
+	// prompts: guard's asks would be approved without the user. It is C.
+	RuleAgentAutoApprove = "scan-agent-auto-approve"
 )
 
 // Options configure a scan.
