@@ -215,6 +215,50 @@ func Staged(root string, paths []string) ([]File, error) {
 			}
 		}
 	}
+	return stagedContext(root, files)
+}
+
+// stagedContext adds to the commit's files the staged files it does not
+// change that may include others or be included (a kind by name, or
+// YAML), as context: a file is often CI code only because another
+// includes it (.gitlab-ci.yml's include: local: ci/jobs.yml), and
+// eed3eff's --staged, which read only the changed files, passed a
+// commit changing ci/jobs.yml alone to curl | sh. Run decides which
+// context files are scanned (withoutContext).
+func stagedContext(root string, files []File) ([]File, error) {
+	out, err := git(root, nil, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	changed := map[string]bool{}
+	for _, f := range files {
+		changed[f.Path] = true
+	}
+	var names, shas []string
+	for _, rec := range splitNUL(out) {
+		// "mode sha stage\tpath"
+		meta, name, ok := strings.Cut(rec, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) < 3 || changed[name] || fields[0] != "100644" && fields[0] != "100755" {
+			continue
+		}
+		if !slices.Contains(includerKinds, KindOf(name)) && !isYAML(strings.ToLower(path.Base(name))) {
+			continue
+		}
+		names, shas = append(names, name), append(shas, fields[1])
+	}
+	if len(names) == 0 {
+		return files, nil
+	}
+	blobs, err := catFiles(root, shas)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		if blobs[i] != nil {
+			files = append(files, File{Path: n, Src: blobs[i], context: true})
+		}
+	}
 	return files, nil
 }
 

@@ -113,6 +113,10 @@ type File struct {
 	// kind, when set, is the file's kind as another file says it (a
 	// GitLab CI include); KindOf(Path) otherwise.
 	kind Kind
+	// context: a file the commit does not change, read (as staged) only
+	// for what it includes (Staged). It is scanned only when a file of
+	// the commit makes it a kind it is not by name (see Run).
+	context bool
 }
 
 // Kind is the file's kind: as another file says it, or by its name.
@@ -221,6 +225,7 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
 	files = included(opts.Root, files, GitConfig, gitIncludes)
 	files = included(opts.Root, files, CI, ciIncludes)
+	files = withoutContext(files)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -272,6 +277,32 @@ func Run(opts Options, files []File) (*Report, error) {
 	}
 	return r, nil
 }
+
+// withoutContext drops the context files (Staged) that are not to be
+// scanned: one is kept when an include made it a kind it is not by its
+// name and the commit changes a file of a kind that includes others (a
+// .gitlab-ci.yml that now includes an old docs/x.yml makes that file CI
+// code). The rest only said what the commit's files are.
+func withoutContext(files []File) []File {
+	includer := false
+	for _, f := range files {
+		if !f.context && slices.Contains(includerKinds, f.Kind()) {
+			includer = true
+			break
+		}
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if !f.context || includer && f.kind != "" && f.kind != KindOf(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// includerKinds are the kinds whose files include others by path (Run's
+// included and includedAs calls).
+var includerKinds = []Kind{GitLab, Makefile, Compose, Vagrant, Mise, CargoMake, GitConfig, CI}
 
 type reviewKey struct{ text, cwd string }
 
