@@ -539,6 +539,28 @@ func (h *hookCall) shell() hookAnswer {
 		}
 		moved, cwd = k, d
 	}
+	// Codex applies a patch a shell command spells out (apply_patch "…",
+	// apply_patch <<'EOF' … EOF, after cd DIR &&) itself, in-process,
+	// not through the shell: eed3eff read apply_patch as an unknown
+	// program (A) and allowed it, a patch adding ~/.bashrc included, and
+	// a Codex that does not apply guard's rewrite applied it. The files
+	// such a command names are judged as the patch tool's are.
+	if ps := patchPaths(text); len(ps) > 0 {
+		paths := make([]toolPath, 0, len(ps))
+		for _, p := range ps {
+			if !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+				p = filepath.Join(cwd, p)
+			}
+			paths = append(paths, toolPath{p, accessWrite})
+		}
+		part, err := h.pathParts(paths, false)
+		if err != nil {
+			return h.fail(text, "%v", err)
+		}
+		if part.ans.decision != hookNoOpinion {
+			return h.settle([]judged{part})
+		}
+	}
 	opts := assessOptions{Cwd: cwd, Provenance: review.ProvAgent}
 	a, err := h.e.Assess(text, opts)
 	if err != nil {
