@@ -17,7 +17,8 @@ import (
 
 // gitlabRemoteIncludes reports the includes of a GitLab CI file that are
 // not in the repository: include: (at the top or under trigger:) of a
-// URL, or of a mapping with remote, project or component. GitLab's own
+// URL, or of a mapping with remote, project, component or artifact (a
+// child pipeline a job of the pipeline generates). GitLab's own
 // templates (template:) are GitLab's code, not the repository's author's.
 func (x *extractor) gitlabRemoteIncludes(docs []*yaml.Node) {
 	var visit func(n *yaml.Node, depth int)
@@ -36,7 +37,8 @@ func (x *extractor) gitlabRemoteIncludes(docs []*yaml.Node) {
 				x.remote(GitLab, n, "GitLab includes "+printableList([]string{n.Value}))
 			}
 		case yaml.MappingNode:
-			for _, k := range []string{"remote", "project", "component"} {
+			// artifact: a child pipeline a job generates while it runs.
+			for _, k := range []string{"remote", "project", "component", "artifact"} {
 				if v := resolve(lookup(n, k)); v != nil {
 					x.remote(GitLab, v, "GitLab includes the "+k+" "+printableList([]string{scalarString(v)}))
 					return
