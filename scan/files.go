@@ -32,7 +32,8 @@ func Files(root string, paths []string, useGit bool) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	if len(paths) == 0 {
+	named := len(paths) > 0
+	if !named {
 		paths = []string{root}
 	}
 	var out []File
@@ -70,6 +71,23 @@ func Files(root string, paths []string, useGit bool) ([]File, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	if named && useGit {
+		// The files named may be code only because a file not named
+		// includes them (the pre-commit framework passes the changed
+		// files: ci/jobs.yml alone, which .gitlab-ci.yml includes, was
+		// scanned as no kind on eed3eff). The repository's includers
+		// and YAML files are read as context, as for Staged.
+		all, err := gitListed(root, root)
+		if err != nil {
+			return nil, err
+		}
+		for _, abs := range all {
+			name := relPath(root, abs)
+			if !seen[abs] && (slices.Contains(includerKinds, KindOf(name)) || isYAML(strings.ToLower(path.Base(name)))) {
+				out = append(out, File{Path: name, OSPath: abs, context: true})
+			}
+		}
+	}
 	return out, nil
 }
 
