@@ -3,6 +3,7 @@ package scan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,12 +76,36 @@ func (x *extractor) kubeWorkflow() error {
 		}
 	}
 	for _, d := range docs {
-		walk(d, 0)
+		if x.kubeRuns(d) {
+			walk(d, 0)
+		}
 	}
 	for i := range x.out {
 		kubeExprs(&x.out[i])
 	}
 	return err
+}
+
+// argoWorkflowKinds are the Argo resources that run steps as a workflow
+// (Argo CD's Application, Rollouts and Events share argoproj.io: their
+// containers run in a cluster as a deployment does, and are not read).
+var argoWorkflowKinds = []string{"Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"}
+
+// kubeRuns reports whether a document of the file is one whose steps
+// kubeWorkflow reads: a Tekton resource, an Argo workflow, or, in
+// .tekton/, a document that names no apiVersion. Another resource in
+// the same file (a Deployment beside a Task) is not.
+func (x *extractor) kubeRuns(doc *yaml.Node) bool {
+	api := scalarString(lookup(doc, "apiVersion"))
+	switch {
+	case api == "":
+		return tektonDir(x.dir)
+	case strings.Contains(api, "tekton.dev/"):
+		return true
+	case strings.HasPrefix(api, "argoproj.io/"):
+		return slices.Contains(argoWorkflowKinds, scalarString(lookup(doc, "kind")))
+	}
+	return false
 }
 
 // kubeCommands emits the commands of one mapping (kubeWorkflow).

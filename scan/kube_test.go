@@ -51,4 +51,18 @@ func TestKubeWorkflowCommands(t *testing.T) {
 	if !slices.Equal(texts, want) {
 		t.Errorf("commands %q, want %q", texts, want)
 	}
+
+	// Other resources beside them, and Argo's that are not workflows (a
+	// Rollout's containers run in a cluster), are not read.
+	src = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec:\n  template:\n    spec:\n      containers:\n        - command: [sh, -c, rm -rf /cache]\n---\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  containers:\n    - command: [rm, -rf, /]\n---\n" +
+		"apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nspec:\n  workflowSpec:\n    templates:\n      - container:\n          command: [make]\n"
+	snips, err = Extract("deploy.yaml", []byte(src))
+	texts = nil
+	for _, s := range snips {
+		texts = append(texts, s.Text)
+	}
+	if err != nil || !slices.Equal(texts, []string{"make"}) {
+		t.Errorf("mixed file: %q (err %v), want the CronWorkflow's make only", texts, err)
+	}
 }
