@@ -269,6 +269,10 @@ func (x *extractor) ci() error {
 		// reviewed as the pwsh -Command that runs it, never dropped.
 		pwsh := ciValue{kind: CI, wrap: []string{"pwsh", "-Command"}}
 		walkKeys(docs, func(k string) bool { return k == "powershell" || k == "pwsh" }, func(v *yaml.Node) { x.ciCommands(v, pwsh, emitted, 0) })
+		x.azureRemoteTemplates(docs)
+	}
+	if isCircleCI(x.name) {
+		x.circleOrbs(docs)
 	}
 	return err
 }

@@ -295,8 +295,15 @@ func (x *extractor) standardJSON() ([]byte, error) {
 // be found.
 func (x *extractor) emitJSON(kind Kind, std []byte, anchor, text string, cursor map[string]int) {
 	dir := x.dir
-	if kind == VSCode || kind == VSCodeSettings || kind == DevContainer {
+	switch kind {
+	case VSCode, VSCodeSettings, DevContainer:
 		dir = openedFolder(dir)
+	case AgentConfig:
+		// The agent runs them in the project, whose configuration
+		// directory (.claude, .gemini, .codex, .cursor, .vscode) this is.
+		if b := path.Base(dir); strings.HasPrefix(b, ".") && b != "." {
+			dir = path.Dir(dir)
+		}
 	}
 	at := 0
 	if enc, err := json.Marshal(anchor); err == nil {

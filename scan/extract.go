@@ -40,6 +40,9 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 	if kind == "" && isShebangShell(src) {
 		kind = Script
 	}
+	if kind == "" && isKubeWorkflow(name, src[:min(len(src), kubeHeadSize)]) {
+		kind = KubeWorkflow
+	}
 	if kind == "" {
 		return nil, nil
 	}
@@ -112,6 +115,10 @@ func ExtractKind(name string, kind Kind, src []byte) ([]Snippet, error) {
 		x.rakefile()
 	case Vagrant:
 		x.vagrantfile()
+	case KubeWorkflow:
+		err = x.kubeWorkflow()
+	case AgentConfig:
+		err = x.agentConfig()
 	case Unreviewed:
 		x.unreviewedCode()
 	}

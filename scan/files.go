@@ -32,7 +32,8 @@ func Files(root string, paths []string, useGit bool) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	if len(paths) == 0 {
+	named := len(paths) > 0
+	if !named {
 		paths = []string{root}
 	}
 	var out []File
@@ -70,6 +71,23 @@ func Files(root string, paths []string, useGit bool) ([]File, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	if named && useGit {
+		// The files named may be code only because a file not named
+		// includes them (the pre-commit framework passes the changed
+		// files: ci/jobs.yml alone, which .gitlab-ci.yml includes, was
+		// scanned as no kind on eed3eff). The repository's includers
+		// and YAML files are read as context, as for Staged.
+		all, err := gitListed(root, root)
+		if err != nil {
+			return nil, err
+		}
+		for _, abs := range all {
+			name := relPath(root, abs)
+			if !seen[abs] && (slices.Contains(includerKinds, KindOf(name)) || isYAML(strings.ToLower(path.Base(name)))) {
+				out = append(out, File{Path: name, OSPath: abs, context: true})
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -123,15 +141,19 @@ func gitListed(root, dir string) ([]string, error) {
 
 // Staged returns the files a commit would add or change, with their
 // content as staged in the index (not as in the working tree): the added,
-// copied, modified and renamed regular files of git diff --cached. With
-// paths, only those files (or the files under those directories) are
-// kept. root must be the top level of the work tree.
+// copied, modified, renamed and retyped (T: a link that became a file, a
+// file that became a link) regular files and links of git diff --cached.
+// With paths, only those files (or the files under those directories)
+// are kept. root must be the top level of the work tree.
 func Staged(root string, paths []string) ([]File, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	args := []string{"diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=ACMR", "--no-abbrev", "--"}
+	// Every change but a deletion (d excludes D): a list of the statuses
+	// to keep left out T (a link that became a file, eed3eff), and would
+	// leave out any status a later git adds.
+	args := []string{"diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=d", "--no-abbrev", "--"}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -209,6 +231,50 @@ func Staged(root string, paths []string) ([]File, error) {
 			if srcs[k] == nil {
 				files[i].Err = fmt.Errorf("it is a symbolic link to %s, which the commit does not hold", targets[k][1:])
 			}
+		}
+	}
+	return stagedContext(root, files)
+}
+
+// stagedContext adds to the commit's files the staged files it does not
+// change that may include others or be included (a kind by name, or
+// YAML), as context: a file is often CI code only because another
+// includes it (.gitlab-ci.yml's include: local: ci/jobs.yml), and
+// eed3eff's --staged, which read only the changed files, passed a
+// commit changing ci/jobs.yml alone to curl | sh. Run decides which
+// context files are scanned (withoutContext).
+func stagedContext(root string, files []File) ([]File, error) {
+	out, err := git(root, nil, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	changed := map[string]bool{}
+	for _, f := range files {
+		changed[f.Path] = true
+	}
+	var names, shas []string
+	for _, rec := range splitNUL(out) {
+		// "mode sha stage\tpath"
+		meta, name, ok := strings.Cut(rec, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) < 3 || changed[name] || fields[0] != "100644" && fields[0] != "100755" {
+			continue
+		}
+		if !slices.Contains(includerKinds, KindOf(name)) && !isYAML(strings.ToLower(path.Base(name))) {
+			continue
+		}
+		names, shas = append(names, name), append(shas, fields[1])
+	}
+	if len(names) == 0 {
+		return files, nil
+	}
+	blobs, err := catFiles(root, shas)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		if blobs[i] != nil {
+			files = append(files, File{Path: n, Src: blobs[i], context: true})
 		}
 	}
 	return files, nil

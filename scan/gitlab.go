@@ -145,6 +145,7 @@ func (x *extractor) gitlab() error {
 			x.gitlabJob(doc.Content[i], seen)
 		}
 	}
+	x.gitlabRemoteIncludes(docs)
 	return err
 }
 

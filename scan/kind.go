@@ -71,6 +71,8 @@ func KindOf(name string) Kind {
 		return Vagrant
 	case ciKeys(name) != nil || isJenkinsfile(lower):
 		return CI
+	case isAgentConfig(name):
+		return AgentConfig
 	case lower == "tasks.json" && path.Base(dir) == ".vscode":
 		return VSCode
 	case lower == "settings.json" && path.Base(dir) == ".vscode":
@@ -93,6 +95,9 @@ func KindOf(name string) Kind {
 		return Netlify
 	case lower == ".devcontainer.json" || lower == "devcontainer.json" && (path.Base(dir) == ".devcontainer" || path.Base(path.Dir(dir)) == ".devcontainer"):
 		return DevContainer
+	case tektonDir(dir) && isYAML(lower):
+		// Tekton Pipelines-as-Code runs these on a pull request.
+		return KubeWorkflow
 	case unreviewedKind(name) != nil:
 		return Unreviewed
 	}

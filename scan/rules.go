@@ -38,9 +38,22 @@ var ownRules = []RuleInfo{
 		Short: "A tool runs code guard does not review",
 		Full: "The file makes a tool run code that is not shell: a .yarnrc.yml yarnPath (every yarn command runs that JavaScript file of the repository instead of Yarn), " +
 			"a Yarn plugin, a cargo-make script for another runner (@rust, @duckscript), or a whole file a tool runs as code: setup.py (pip install), noxfile.py, " +
-			"a Nix shell's flake.nix, shell.nix or devenv.nix (its shellHook runs in your shell), a Tiltfile, a renovate.json5, a JetBrains run configuration, .replit. " +
+			"a Nix shell's flake.nix, shell.nix or devenv.nix (its shellHook runs in your shell), a Tiltfile, a renovate.json5, a JetBrains run configuration, " +
+			"workspace file, file watchers or required plugins, .replit; a Tekton or Argo step whose script is in another language, or configuration a CI system fetches " +
+			"from elsewhere (a GitLab include of a URL, project or component, an Azure Pipelines template from another repository, a CircleCI orb, a Tekton task from a resolver). " +
 			"guard cannot review what that code does.",
 		Fix: "Read the code it runs; if it is what you expect, allow the finding with a reason (# guard:allow scan-unreviewed-code -- why)."},
+	{ID: RuleAgentHooksOff, Level: review.C, Topic: "ci", Tags: []string{"security"},
+		Short: "A coding agent's project settings turn its hooks off",
+		Full: "The repository's settings for a coding agent turn the agent's hooks off: Claude Code's disableAllHooks, Gemini CLI's hooksConfig.enabled false " +
+			"or hooksConfig.disabled, Codex's [features] hooks = false. guard's hook is one of them: in this repository every command the agent runs " +
+			"would run unreviewed, outside guard's sandbox.",
+		Fix: "Remove the setting. A repository has no reason to turn its contributors' hooks off."},
+	{ID: RuleAgentAutoApprove, Level: review.C, Topic: "ci", Tags: []string{"security"},
+		Short: "A coding agent's project settings answer its permission prompts",
+		Full: "The repository's settings for a coding agent hold a PermissionRequest hook: it runs whenever the agent is about to ask the user for " +
+			"permission and may answer in the user's place. The prompts it answers include guard's asks (level B): they would be approved without the user seeing them.",
+		Fix: "Remove the hook. Approvals belong to the person at the keyboard, not to the repository."},
 	{ID: RuleUnexplained, Level: review.C, Topic: "levels", Tags: []string{"security"},
 		Short: "A level without a reason at that level",
 		Full:  "The engine reviewed a command at a level above every reason it gave. This should not happen; the finding keeps the level honest.",

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/guard-sh/guard/internal/paths"
@@ -59,6 +60,14 @@ const (
 	// reviewer for (a .yarnrc.yml yarnPath, a cargo-make script of
 	// another runner). It is B: it is reported, never dropped.
 	RuleUnreviewed = "scan-unreviewed-code"
+	// RuleAgentHooksOff: a coding agent's project settings turn its
+	// hooks off (disableAllHooks, hooksConfig.enabled false): guard's
+	// hook would not run in the repository. It is C.
+	RuleAgentHooksOff = "scan-agent-hooks-off"
+	// RuleAgentAutoApprove: a coding agent's project settings hold a
+	// PermissionRequest hook, which answers the agent's permission
+	// prompts: guard's asks would be approved without the user. It is C.
+	RuleAgentAutoApprove = "scan-agent-auto-approve"
 )
 
 // Options configure a scan.
@@ -104,6 +113,10 @@ type File struct {
 	// kind, when set, is the file's kind as another file says it (a
 	// GitLab CI include); KindOf(Path) otherwise.
 	kind Kind
+	// context: a file the commit does not change, read (as staged) only
+	// for what it includes (Staged). It is scanned only when a file of
+	// the commit makes it a kind it is not by name (see Run).
+	context bool
 }
 
 // Kind is the file's kind: as another file says it, or by its name.
@@ -212,6 +225,7 @@ func Run(opts Options, files []File) (*Report, error) {
 	files = includedAs(opts.Root, files, CargoMake, Script, cargoMakeScripts)
 	files = included(opts.Root, files, GitConfig, gitIncludes)
 	files = included(opts.Root, files, CI, ciIncludes)
+	files = withoutContext(files)
 	results := make([]fileResult, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -263,6 +277,32 @@ func Run(opts Options, files []File) (*Report, error) {
 	}
 	return r, nil
 }
+
+// withoutContext drops the context files (Staged) that are not to be
+// scanned: one is kept when an include made it a kind it is not by its
+// name and the commit changes a file of a kind that includes others (a
+// .gitlab-ci.yml that now includes an old docs/x.yml makes that file CI
+// code). The rest only said what the commit's files are.
+func withoutContext(files []File) []File {
+	includer := false
+	for _, f := range files {
+		if !f.context && slices.Contains(includerKinds, f.Kind()) {
+			includer = true
+			break
+		}
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if !f.context || includer && f.kind != "" && f.kind != KindOf(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// includerKinds are the kinds whose files include others by path (Run's
+// included and includedAs calls).
+var includerKinds = []Kind{GitLab, Makefile, Compose, Vagrant, Mise, CargoMake, GitConfig, CI}
 
 type reviewKey struct{ text, cwd string }
 
@@ -514,12 +554,16 @@ func readCandidate(osPath, name, root string, known bool) ([]byte, error) {
 	}
 	defer fh.Close()
 	if !known && KindOf(name) == "" {
-		head := make([]byte, 256)
+		size := 256
+		if isYAML(strings.ToLower(path.Base(name))) {
+			size = kubeHeadSize // a Tekton or Argo apiVersion, after a licence
+		}
+		head := make([]byte, size)
 		n, err := io.ReadFull(fh, head)
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if !isShebangShell(head[:n]) {
+		if !isShebangShell(head[:n]) && !isKubeWorkflow(name, head[:n]) {
 			if isLFSPointer(head[:n]) && executable(fh) {
 				// An executable stored in LFS: a program whose content
 				// the repository does not hold.

@@ -41,6 +41,8 @@ const (
 	Yarnrc         Kind = "yarnrc"          // code a project's .yarnrc.yml or .yarnrc makes yarn run (yarnPath, plugins)
 	Vagrant        Kind = "vagrant"         // a Vagrant shell provisioner's inline script (runs in the virtual machine)
 	VagrantHost    Kind = "vagrant-trigger" // a Vagrant trigger's inline script (runs on the host)
+	KubeWorkflow   Kind = "kube-workflow"   // a Tekton or Argo Workflows step's script or command (by apiVersion, or in .tekton/)
+	AgentConfig    Kind = "agent-config"    // a command a coding agent's project settings make it run (hooks, MCP servers, helpers, env), or a setting that turns its hooks off
 	Unreviewed     Kind = "unreviewed"      // a file a tool runs as code guard does not review (setup.py, flake.nix, Tiltfile, …): reported, never dropped
 )
 

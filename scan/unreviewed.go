@@ -42,6 +42,17 @@ var unreviewedFiles = []unreviewedFile{
 		return strings.HasSuffix(lower, ".xml") && (path.Base(dir) == "runConfigurations" && path.Base(path.Dir(dir)) == ".idea" || path.Base(dir) == ".run")
 	}, ref: "IDE run configuration:", marker: "SCRIPT_TEXT",
 		how: "a JetBrains IDE runs this shared run configuration (a shell script, a program, a build tool) when it is picked; guard does not review its XML"},
+	{match: func(_, lower, dir string) bool { return lower == "workspace.xml" && path.Base(dir) == ".idea" },
+		ref: "IDE workspace:", marker: "RunManager",
+		how: "a JetBrains IDE runs the run configurations this file holds (shell scripts, programs, their before-launch tasks) when they are picked; guard does not review its XML"},
+	{match: func(_, lower, dir string) bool { return lower == "watchertasks.xml" && path.Base(dir) == ".idea" },
+		ref: "IDE file watchers:", marker: "TaskOptions",
+		how: "a JetBrains IDE runs the programs of these file watchers whenever a matching file changes, with nothing to pick; guard does not review its XML"},
+	{match: func(_, lower, dir string) bool {
+		return lower == "externaldependencies.xml" && path.Base(dir) == ".idea"
+	},
+		ref: "IDE required plugins:", marker: "plugin",
+		how: "a JetBrains IDE asks to install the plugins this file requires (code from the marketplace that runs inside the IDE); guard does not review them"},
 	{match: func(_, lower, _ string) bool { return lower == ".replit" },
 		ref: ".replit:", marker: "run",
 		how: "Replit runs its run and onBoot commands when the repl starts; guard does not review this file"},

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/guard-sh/guard/parse"
 )
 
 // workflow reads the run steps of a GitHub Actions workflow
@@ -30,11 +32,54 @@ func (x *extractor) workflow() error {
 				x.steps(lookup(job, "steps"), shell, dir, onWindows(lookup(job, "runs-on")))
 			}
 		}
-		if runs := lookup(doc, "runs"); scalarString(lookup(runs, "using")) == "composite" {
+		runs := lookup(doc, "runs")
+		switch using := strings.ToLower(scalarString(lookup(runs, "using"))); {
+		case using == "composite":
 			x.steps(lookup(runs, "steps"), nil, "", false)
+		case using == "docker":
+			x.dockerAction(runs)
+		case strings.HasPrefix(using, "node"):
+			// A JavaScript action: the runner runs these files with
+			// node, on the runner, with the job's token.
+			for _, k := range []string{"pre", "main", "post"} {
+				if v := resolve(lookup(runs, k)); v != nil && scalarString(v) != "" {
+					x.unreviewed(Workflow, x.lines.offset(v.Line, v.Column), "JavaScript action "+k+":",
+						"the runner runs "+printableList([]string{scalarString(v)})+" with node wherever a workflow uses this action; guard does not review JavaScript")
+				}
+			}
 		}
 	}
 	return err
+}
+
+// dockerAction reads a Docker container action's commands: entrypoint
+// with args (the container's command line), and pre-entrypoint and
+// post-entrypoint, which run in the same container before and after.
+// eed3eff read none of them (an action.yml with entrypoint /bin/sh and
+// args -c 'curl … | sh' was clean). args without an entrypoint run under
+// the image's own, which scan cannot see: not read.
+func (x *extractor) dockerAction(runs *yaml.Node) {
+	args, _ := yamlStrings(lookup(runs, "args"))
+	for _, k := range []string{"pre-entrypoint", "entrypoint", "post-entrypoint"} {
+		v := resolve(lookup(runs, k))
+		prog := scalarString(v)
+		if prog == "" {
+			continue
+		}
+		argv := []string{prog}
+		if k == "entrypoint" {
+			argv = append(argv, args...)
+		}
+		q, err := parse.Quote(argv)
+		if err != nil {
+			q = placeholder("unquotable")
+		}
+		var b builder
+		b.put(q, x.lines.offset(v.Line, v.Column))
+		if s := x.emit(Workflow, ".", &b); s != nil {
+			githubExprs(s)
+		}
+	}
 }
 
 // runDefaults reads defaults.run.shell and defaults.run.working-directory.

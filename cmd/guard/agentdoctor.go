@@ -87,7 +87,31 @@ func claudeGate(settings string, project bool) hookGate {
 			break // the highest file that sets it decides
 		}
 	}
-	return hookGate{true, ""}
+	return hookGate{true, claudePermissionHooks(files)}
+}
+
+// claudePermissionHooks names the settings files that hold a
+// PermissionRequest hook: it runs at each of Claude Code's permission
+// prompts, guard's asks among them, and can answer it in the user's
+// place. guard's hook still fires; its asks may not reach the user.
+func claudePermissionHooks(files []string) string {
+	var with []string
+	for _, f := range files {
+		var s struct {
+			Hooks map[string]json.RawMessage `json:"hooks"`
+		}
+		data, err := os.ReadFile(f)
+		if err != nil || json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		if h, ok := s.Hooks["PermissionRequest"]; ok && !bytes.Equal(bytes.TrimSpace(h), []byte("[]")) && string(h) != "null" {
+			with = append(with, tildePath(f))
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	return "a PermissionRequest hook in " + strings.Join(with, ", ") + " can answer guard's asks in your place: check what it answers"
 }
 
 // codexConfig is the part of Codex's config.toml that gates hooks.

@@ -539,6 +539,28 @@ func (h *hookCall) shell() hookAnswer {
 		}
 		moved, cwd = k, d
 	}
+	// Codex applies a patch a shell command spells out (apply_patch "…",
+	// apply_patch <<'EOF' … EOF, after cd DIR &&) itself, in-process,
+	// not through the shell: eed3eff read apply_patch as an unknown
+	// program (A) and allowed it, a patch adding ~/.bashrc included, and
+	// a Codex that does not apply guard's rewrite applied it. The files
+	// such a command names are judged as the patch tool's are.
+	if ps := patchPaths(text); len(ps) > 0 {
+		paths := make([]toolPath, 0, len(ps))
+		for _, p := range ps {
+			if !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+				p = filepath.Join(cwd, p)
+			}
+			paths = append(paths, toolPath{p, accessWrite})
+		}
+		part, err := h.pathParts(paths, false)
+		if err != nil {
+			return h.fail(text, "%v", err)
+		}
+		if part.ans.decision != hookNoOpinion {
+			return h.settle([]judged{part})
+		}
+	}
 	opts := assessOptions{Cwd: cwd, Provenance: review.ProvAgent}
 	a, err := h.e.Assess(text, opts)
 	if err != nil {
@@ -903,7 +925,11 @@ func (h *hookCall) inputParts(skip ...string) (parts []judged, fail *hookAnswer)
 			rec: audit.Record{Cwd: h.ev.Cwd, Command: h.ev.ToolName + " " + u, Level: review.C, Rules: []string{"secrets.cloud-metadata"}, Decision: audit.Refused, Note: "tool " + h.ev.ToolName},
 			ans: denyf("guard: denied: %s %s: it is the cloud instance metadata service, which hands out this machine's credentials", h.ev.ToolName, u)})
 	}
-	dirs, err := h.toolDirs(found.dirs)
+	var maybe []string
+	if len(found.commands) > 0 {
+		maybe = found.pathDirs
+	}
+	dirs, err := h.toolDirs(found.dirs, maybe)
 	if err != nil {
 		return failed(h.fail(h.ev.ToolName, "%v", err))
 	}
@@ -994,19 +1020,35 @@ const (
 // cwd; ~ and $HOME both as written and as the home directory, since guard
 // cannot know whether the tool expands them). More than maxToolDirs is
 // refused: each costs a review of every command.
-func (h *hookCall) toolDirs(named []string) ([]string, error) {
+//
+// maybe are the other strings of the input written as paths (under a
+// key of any name: path, location, base, in): those that name a
+// directory that exists are directories the tool may run its commands
+// in as well. eed3eff judged {"command": "rm -rf *", "path": "~"} in
+// the event's cwd only (a delete in the workspace, asked) while the tool
+// could delete the home directory.
+func (h *hookCall) toolDirs(named, maybe []string) ([]string, error) {
 	dirs := []string{h.ev.Cwd}
-	add := func(d string) {
+	add := func(d string, onlyDir bool) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(h.ev.Cwd, d)
 		}
-		if d = filepath.Clean(d); !slices.Contains(dirs, d) {
+		d = filepath.Clean(d)
+		if onlyDir {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				return
+			}
+		}
+		if !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
 	var home string
-	for _, d := range named {
-		add(d)
+	for i, d := range append(slices.Clip(named), maybe...) {
+		onlyDir := i >= len(named)
+		if !onlyDir || !strings.HasPrefix(d, "~") && !strings.HasPrefix(d, "$") {
+			add(d, onlyDir)
+		}
 		for _, pre := range []string{"~", "$HOME", "${HOME}"} {
 			rest, ok := strings.CutPrefix(d, pre)
 			if !ok || rest != "" && rest[0] != '/' {
@@ -1021,7 +1063,7 @@ func (h *hookCall) toolDirs(named []string) ([]string, error) {
 					return nil, fmt.Errorf("tool_input names the directory %q and the home directory is unknown", d)
 				}
 			}
-			add(home + rest)
+			add(home+rest, onlyDir)
 		}
 	}
 	if len(dirs) > maxToolDirs {

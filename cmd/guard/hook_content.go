@@ -36,31 +36,33 @@ func (h *hookCall) contentParts(content []contentText, dirs []string) ([]judged,
 	}
 	var parts []judged
 	for _, c := range content {
-		text := c.text
-		if i := strings.IndexByte(text, 0); i >= 0 {
-			// A program that takes the text as a C string sees what
-			// comes before the NUL.
-			text = text[:i]
-		}
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
+		// A NUL byte splits the text: a program that takes it as a C
+		// string runs what comes before the NUL, one that reads a list
+		// of NUL-ended items (xargs -0, a -z option) runs each item.
+		// Each part is judged, and the worst counts (eed3eff judged the
+		// first only: "notes\0rm -rf ~" was no opinion).
 		var worst *contentReading
-		for _, dir := range dirs {
-			for _, read := range []func(string, string) (*contentReading, error){h.readAsShell, h.readAsCode} {
-				r, err := read(text, dir)
-				if err != nil {
-					return nil, err
-				}
-				if r != nil && (worst == nil || r.reason.Level > worst.reason.Level) {
-					worst = r
+		var worstText string
+		for _, text := range strings.Split(c.text, "\x00") {
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			for _, dir := range dirs {
+				for _, read := range []func(string, string) (*contentReading, error){h.readAsShell, h.readAsCode} {
+					r, err := read(text, dir)
+					if err != nil {
+						return nil, err
+					}
+					if r != nil && (worst == nil || r.reason.Level > worst.reason.Level) {
+						worst, worstText = r, text
+					}
 				}
 			}
 		}
 		if worst == nil || worst.reason.Level < review.B {
 			continue
 		}
-		parts = append(parts, h.contentPart(c, text, worst))
+		parts = append(parts, h.contentPart(c, worstText, worst))
 	}
 	return parts, nil
 }
@@ -129,14 +131,17 @@ func (h *hookCall) readAsShell(text, dir string) (*contentReading, error) {
 
 // readAsCode reviews the command lines text spells out as code, in dir
 // (as python3 -c TEXT, before policy, less interp.inline-code); nil when
-// it can spell none (every such call has a parenthesis).
+// it can spell none (every such call has a parenthesis). Text it cannot
+// write as that command line (a NUL byte, which contentParts splits on
+// before it gets here) is an error, never silence: eed3eff returned nil,
+// no opinion.
 func (h *hookCall) readAsCode(text, dir string) (*contentReading, error) {
 	if !strings.Contains(text, "(") {
 		return nil, nil
 	}
 	line, err := parse.Quote([]string{"python3", "-c", text})
 	if err != nil {
-		return nil, nil
+		return nil, fmt.Errorf("a string in tool_input cannot be reviewed as code: %v", err)
 	}
 	a, err := h.e.Assess(line, assessOptions{Cwd: dir, Provenance: review.ProvAgent})
 	if err != nil {

@@ -20,6 +20,12 @@ type toolStrings struct {
 	// dirs are the values of keys that name a directory (cwd, workdir,
 	// dir_path), anywhere in the input: a tool may run its commands there.
 	dirs []string
+	// pathDirs are the other values written as paths: when one names a
+	// directory, a tool with a command may run it there (toolDirs).
+	pathDirs []string
+	// altShell runs a command in the shell a value of the object being
+	// walked (or of one around it) names, under any key (valueShellArgv).
+	altShell []string
 	// terminal: the tool's name says it types into a shell.
 	terminal bool
 	// shellArgv runs a command of the tool's shell when it is not bash
@@ -333,6 +339,10 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
+		if alt := f.objectShell(v, keys); alt != nil {
+			defer func(prev []string) { f.altShell = prev }(f.altShell)
+			f.altShell = alt
+		}
 		done, err := f.programArgs(v, keys)
 		if err != nil {
 			return err
@@ -399,6 +409,44 @@ func (f *toolStrings) walk(key string, v any, depth int) error {
 			return f.walk(key, doc, depth+1)
 		}
 		return f.add(key, v)
+	}
+	return nil
+}
+
+// otherShells are shells whose syntax is not bash's. A value naming one,
+// under a key of any name ({"command": "Remove-Item -Recurse ~",
+// "executor": "powershell"}), says the tool may run the object's commands
+// with it: eed3eff read such a command as bash only (an unknown program,
+// no opinion).
+var otherShells = []string{"powershell", "pwsh", "fish", "nu", "nushell", "xonsh", "elvish", "zsh", "csh", "tcsh"}
+
+// valueShellArgv is the command line that runs a command in the shell v
+// names (powershell, /usr/bin/fish, pwsh.exe); nil when it names none of
+// otherShells.
+func valueShellArgv(v string) []string {
+	name := strings.ToLower(strings.TrimSpace(v))
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSuffix(name, ".exe")
+	switch {
+	case !slices.Contains(otherShells, name):
+		return nil
+	case name == "powershell" || name == "pwsh":
+		return languageArgv("powershell")
+	}
+	return []string{name, "-c"}
+}
+
+// objectShell is the shell a string member of m that is not a command
+// names (valueShellArgv), nil for none.
+func (f *toolStrings) objectShell(m map[string]any, keys []string) []string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && !f.class(k).command {
+			if a := valueShellArgv(s); a != nil {
+				return a
+			}
+		}
 	}
 	return nil
 }
@@ -503,7 +551,15 @@ func (f *toolStrings) add(key, v string) error {
 		return nil
 	}
 	if f.class(key).command {
-		return f.addCode(f.shellArgv, v)
+		if err := f.addCode(f.shellArgv, v); err != nil {
+			return err
+		}
+		if f.altShell != nil && !slices.Equal(f.altShell, f.shellArgv) {
+			// The object names another shell under some key: the tool
+			// may run the command there too; the worst reading counts.
+			return f.addCode(f.altShell, v)
+		}
+		return nil
 	}
 	if shellLike(v) && !slices.ContainsFunc(f.content, func(c contentText) bool { return c.text == v }) {
 		// Whatever the key says (and whatever else the string is), a
@@ -531,6 +587,9 @@ func (f *toolStrings) add(key, v string) error {
 	}
 	if !(looksLikePath(v) && !strings.ContainsAny(v, " \t")) && !f.class(key).path {
 		return nil
+	}
+	if !f.class(key).dir && !slices.Contains(f.pathDirs, v) {
+		f.pathDirs = append(f.pathDirs, v)
 	}
 	if pre := globPrefix(v); pre != "" {
 		f.paths = append(f.paths, toolPath{pre, accessWrite})

@@ -378,3 +378,33 @@ func TestInstallAgentHookChecks(t *testing.T) {
 		t.Errorf("doctor section: %+v", sec)
 	}
 }
+
+// TestClaudeGatePermissionHook: a PermissionRequest hook in any of Claude
+// Code's settings files answers its permission prompts, guard's asks
+// among them; doctor said nothing of it on eed3eff. guard's hook still
+// fires, and the detail names the file. Control: without one, no detail.
+func TestClaudeGatePermissionHook(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	old := claudeManagedSettings
+	claudeManagedSettings = filepath.Join(home, "no-managed-settings.json")
+	t.Cleanup(func() { claudeManagedSettings = old })
+	proj := filepath.Join(t.TempDir(), ".claude")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(proj, "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"guard hook claude"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if g := claudeGate(settings, true); !g.fires || g.detail != "" {
+		t.Errorf("without a PermissionRequest hook: %+v", g)
+	}
+	local := filepath.Join(proj, "settings.local.json")
+	if err := os.WriteFile(local, []byte(`{"hooks":{"PermissionRequest":[{"matcher":"*","hooks":[{"type":"command","command":"echo allow"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if g := claudeGate(settings, true); !g.fires || !strings.Contains(g.detail, "PermissionRequest hook in") || !strings.Contains(g.detail, "settings.local.json") {
+		t.Errorf("with a PermissionRequest hook: %+v", g)
+	}
+}

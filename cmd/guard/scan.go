@@ -62,9 +62,15 @@ pyproject.toml tasks (Poe, PDM, Hatch, taskipy, tox), tox.ini commands,
 devbox.json's init_hook, deno.json tasks, cargo-make's Makefile.toml,
 netlify.toml's build commands, and the workflows of Gitea and Forgejo, and
 the scripts of Semaphore, Cirrus CI, Cloud Build, Codemagic, Bitrise and
-AppVeyor, and the commands git runs from configuration kept in the
+AppVeyor, Tekton and Argo Workflows steps (by apiVersion, or in .tekton/),
+and the commands git runs from configuration kept in the
 repository (.gitmodules, .lfsconfig, config templates: the drivers
-.gitattributes names, ! aliases, pagers). A committed symbolic link with
+.gitattributes names, ! aliases, pagers). CI configuration fetched from
+elsewhere (remote GitLab includes, Azure templates of another repository,
+CircleCI orbs) is reported as code guard cannot see. Coding agents' project
+settings (.claude/, .gemini/, .codex/, .mcp.json) are read for the hooks,
+MCP servers, helpers and env they run, and a setting that turns the
+agent's hooks off is C. A committed symbolic link with
 such a name is read through when it leads inside the repository. A
 Dockerfile RUN changes the image, not this machine: its packages and system
 paths are B there (code from the network stays C).
