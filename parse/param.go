@@ -51,7 +51,7 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ExtGlob:
 			good = false
 		case *syntax.ParamExp:
-			if !simpleParamOp(x) || x.Param == nil || !syntax.ValidName(x.Param.Value) {
+			if !simpleParamOp(x) || !plainReplace(x, raw) || x.Param == nil || !syntax.ValidName(x.Param.Value) {
 				good = false
 				return false
 			}
@@ -73,6 +73,9 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		}
 		return true
 	})
+	if top.Param != nil && top.Repl != nil && !plainReplace(top, raw) {
+		return anchoredReplace(top, raw, lookup)
+	}
 	if !good || top.Param == nil {
 		return "", false
 	}
@@ -114,6 +117,79 @@ func simpleParamOp(x *syntax.ParamExp) bool {
 		}
 	}
 	return true
+}
+
+// plainReplace: a ${x/PAT/REP} mvdan/sh computes as bash does. It does
+// not anchor: ${x/#PAT/REP} and ${x/%PAT/REP} (an empty PAT inserts
+// REP at the start or the end: x=rf; ${x/#/rm -} is "rm -rf") it takes
+// as a literal # or %; and bash 5.2 (patsub_replacement) puts the
+// matched text in place of an & in REP, which it leaves.
+func plainReplace(x *syntax.ParamExp, raw string) bool {
+	if x.Repl == nil {
+		return true
+	}
+	text := func(w *syntax.Word) string {
+		if w == nil {
+			return ""
+		}
+		from, to := int(w.Pos().Offset()), int(w.End().Offset())
+		if from < 0 || to > len(raw) || from > to {
+			return "#" // not where raw says: do not guess
+		}
+		return raw[from:to]
+	}
+	orig := text(x.Repl.Orig)
+	if strings.HasPrefix(orig, "#") || strings.HasPrefix(orig, "%") || strings.Contains(text(x.Repl.With), "&") {
+		return false
+	}
+	// The anchor may also stand alone before an empty pattern, outside
+	// the word: ${x/#/REP}.
+	if x.Repl.Orig == nil || x.Repl.Orig.Pos().Offset() == 0 {
+		return !strings.Contains(raw, "/#") && !strings.Contains(raw, "/%")
+	}
+	if at := int(x.Repl.Orig.Pos().Offset()); at > 0 && (raw[at-1] == '#' || raw[at-1] == '%') {
+		return false
+	}
+	return true
+}
+
+// anchoredReplace computes ${NAME/PAT/REP}, with // /# /% (also //#
+// and //%, which bash anchors too) and an & in REP, as bash 5.2 does,
+// when NAME is known and PAT and REP are plain literal text (no
+// quoting, expansion or pattern character): an & stands for the text
+// matched (patsub_replacement, on by default).
+func anchoredReplace(x *syntax.ParamExp, raw string, lookup func(string) (string, bool)) (string, bool) {
+	if x.Excl || !syntax.ValidName(x.Param.Value) || x.Slice != nil || x.Exp != nil || x.Index != nil || x.Length || x.Width || x.IsSet || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
+		return "", false
+	}
+	val, ok := lookup(x.Param.Value)
+	if !ok || x.Repl.Orig == nil {
+		return "", false
+	}
+	word := func(w *syntax.Word) (string, bool) {
+		if w == nil {
+			return "", true
+		}
+		s := raw[w.Pos().Offset():w.End().Offset()]
+		return s, !strings.ContainsAny(s, "\\'\"$`*?[]()!@+{}")
+	}
+	pat, ok1 := word(x.Repl.Orig)
+	rep, ok2 := word(x.Repl.With)
+	if !ok1 || !ok2 || pat == "" {
+		return "", false
+	}
+	with := func(m string) string { return strings.ReplaceAll(rep, "&", m) }
+	switch anchor, p := pat[0], pat[1:]; {
+	case anchor == '#' && strings.HasPrefix(val, p):
+		return with(p) + val[len(p):], true
+	case anchor == '%' && strings.HasSuffix(val, p):
+		return val[:len(val)-len(p)] + with(p), true
+	case anchor == '#' || anchor == '%':
+		return val, true
+	case x.Repl.All:
+		return strings.ReplaceAll(val, pat, with(pat)), true
+	}
+	return strings.Replace(val, pat, with(pat), 1), true
 }
 
 // literalInt: an arithmetic expression that is a number written out, or

@@ -17,6 +17,20 @@ func TestExpandParam(t *testing.T) {
 		{"${p#*/}", "b/c", true},
 		{"${p%%/*}", "a", true},
 		{"${p//\\//-}", "a-b-c", true},
+		{"${p/b/x}", "a/x/c", true},
+		// mvdan/sh does not anchor /# and /%, nor put the match for &
+		// (bash 5.2): not computed.
+		{"${x/#/rm -}", "rm -RM", true},
+		{"${x/%/ ~}", "RM ~", true},
+		{"${p/#a/x}", "x/b/c", true},
+		{"${p/#b/x}", "a/b/c", true},
+		{"${p/%c/x}", "a/b/x", true},
+		{"${p/%*/x}", "", false},
+		{"${p//#a/x}", "x/b/c", true},
+		{"${p/b/&&}", "a/bb/c", true},
+		{"${p//\\//&&}", "", false}, // a quoted pattern: not computed
+		{"${p/#a/[&]}", "", false},
+		{"${p/*/&}", "", false},
 		{"${empty:-rm}", "rm", true},
 		{"${x:+y}", "y", true},
 		{"${q@Q}", "", false},
