@@ -1,6 +1,9 @@
 package profile
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/guard-sh/guard/parse"
 )
 
@@ -36,10 +39,19 @@ func branchy(c *parse.Block) bool {
 	switch c.Kind {
 	case "if", "case", "while":
 		return true
+	case "for":
+		return c.Var == "" // for ((…)); a for … in loop is loop's
 	case "list":
 		return !c.And || len(c.Stmts) == 0 || !dirChange(c.Stmts[0])
 	}
 	return false
+}
+
+// loopy reports whether a block's statements may run again after
+// they ran: a later pass sees what an earlier one left
+// (X=echo; while c; do eval "$X"; X='rm -rf ~'; done).
+func loopy(c *parse.Block) bool {
+	return c.Kind == "while" || c.Kind == "for" && c.Var == ""
 }
 
 // dirChange reports whether s is a plain cd, pushd or popd.
@@ -137,6 +149,21 @@ func (s *state) mergeBranches(ways []*state) bool {
 	for k, t := range taint {
 		if v, ok := s.vars[k]; ok && v == nil {
 			s.setTainted(k, nil, worse(t, s.taint[k]))
+		}
+	}
+	// Elements set on one way only (a[1]=x, m[k]=x) are unknown after.
+	for _, w := range ways {
+		for k, av := range s.arrays {
+			if wv, ok := w.arrays[k]; !ok || wv.first != av.first || !slices.Equal(wv.elems, av.elems) {
+				delete(s.arrays, k)
+				changed = true
+			}
+		}
+		for k, av := range s.assoc {
+			if wv, ok := w.assoc[k]; !ok || wv.first != av.first || !maps.Equal(wv.elems, av.elems) {
+				delete(s.assoc, k)
+				changed = true
+			}
 		}
 	}
 	f := s.mergeFuncs(ways)

@@ -577,6 +577,13 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		if !c.Subshell && branchy(c) {
 			var ways []*state
 			out = b.stmts(c.Stmts, inner, in, via, &ways)
+			if cost := max(s.End-s.Pos, 1); loopy(c) && len(ways) > 0 && !sameShell(ways[0], st) && b.forkBytes+cost <= maxForkBytes {
+				// A second pass, on what the first left (branches.go).
+				b.forkBytes += cost
+				again := st.clone()
+				out = then(out, b.stmts(c.Stmts, again, in, via, nil))
+				ways = append(ways, again)
+			}
 			b.branched(s, st, ways)
 			break
 		}
