@@ -1641,18 +1641,36 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 	}
 	usable := len(items) > 0 && len(items) <= maxLoopItems
 	all := stream{}
+	globbed := false
 	for _, it := range items {
 		if !it.known {
 			usable = false
 		}
+		globbed = globbed || it.glob
 		all = worse(all, it.taint)
 	}
 	if !usable {
 		items = []field{{taint: all}}
-		// Items guard does not know may be none: the loop may leave the
-		// shell as it found it (branches.go).
+	}
+	if !usable || globbed {
+		// Items guard does not know (a glob's names among them) may be
+		// none or many: the loop may leave the shell as it found it,
+		// or run again on what a pass left (branches.go).
 		before := st.clone()
-		defer func() { b.branched(nil, st, []*state{before}) }()
+		defer func() {
+			ways := []*state{before}
+			if cost := max(sp.end-sp.pos, 1); !sameShell(before, st) && b.forkBytes+cost <= maxForkBytes {
+				// As many items as it may have: a second pass, on what
+				// the first left (branches.go).
+				b.forkBytes += cost
+				again := st.clone()
+				for _, x := range body {
+					b.stmt(x, again, in, via)
+				}
+				ways = append(ways, again)
+			}
+			b.branched(nil, st, ways)
+		}()
 	}
 	out := stream{}
 	for _, it := range items {
