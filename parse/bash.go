@@ -202,7 +202,7 @@ func (c *conv) command(cmd syntax.Command) Node {
 			c.flattenPipe(x, p)
 			return p
 		default: // && and ||: both sides may run, in this shell
-			return &Block{Kind: "list", Stmts: []*Stmt{c.stmt(x.X), c.stmt(x.Y)}}
+			return &Block{Kind: "list", Stmts: []*Stmt{c.stmt(x.X), c.stmt(x.Y)}, And: x.Op == syntax.AndStmt}
 		}
 	case *syntax.IfClause:
 		b := &Block{Kind: "if"}

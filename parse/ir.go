@@ -74,6 +74,9 @@ type Block struct {
 	Stmts    []*Stmt
 	// Var is the loop variable of for/select; its value is unknown.
 	Var string
+	// And is set on a list joined by && (its second statement runs
+	// only when the first succeeds); a || list has it unset.
+	And bool
 }
 
 // Pipeline is a | b | c. Each element runs in its own subshell and its

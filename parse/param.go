@@ -63,7 +63,7 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 				return false
 			}
 			env[x.Param.Value] = v
-			if x.Repl != nil && x.Repl.With != nil {
+			if x.Repl != nil && x.Repl.With != nil && !(x == top && bashReplaces(x.Repl)) {
 				// bash removes the backslashes of a replacement, quoted
 				// or not (${x/o/\/} puts a /); mvdan/sh's expand keeps
 				// them. This word is ExpandParam's own copy.
@@ -89,8 +89,8 @@ func ExpandParam(raw string, lookup func(name string) (string, bool)) (val strin
 		return "", false
 	}
 	cfg := &expand.Config{Env: env}
-	if a := replAnchor(top.Repl); a != 0 {
-		return anchoredReplace(cfg, env[top.Param.Value], top.Repl, a)
+	if top.Repl != nil && bashReplaces(top.Repl) {
+		return bashReplace(cfg, env[top.Param.Value], top.Repl, replAnchor(top.Repl))
 	}
 	out, err := expand.Literal(cfg, w)
 	if err != nil || strings.IndexByte(out, 0) >= 0 {
@@ -111,7 +111,7 @@ func simpleParamOp(x *syntax.ParamExp, top bool) bool {
 	if x.Length || x.Width || x.IsSet || x.Index != nil || x.Names != 0 || x.NestedParam != nil || x.Flags != nil || len(x.Modifiers) != 0 {
 		return false
 	}
-	if x.Repl != nil && (replAmp(x.Repl) || !top && replAnchor(x.Repl) != 0 || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig) || ansiQuoted(x.Repl.With)) {
+	if x.Repl != nil && (!top && bashReplaces(x.Repl) || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig) || ansiQuoted(x.Repl.With)) {
 		return false
 	}
 	if x.Exp != nil && ansiQuoted(x.Exp.Word) {
@@ -274,28 +274,69 @@ func replAmp(r *syntax.Replace) bool {
 	return amp
 }
 
-// anchoredReplace does ${v/#pat/with} and ${v/%pat/with} as bash does:
-// the longest prefix (or suffix) of v that pat matches is replaced.
-func anchoredReplace(cfg *expand.Config, v string, r *syntax.Replace, anchor byte) (string, bool) {
-	first := r.Orig.Parts[0].(*syntax.Lit)
-	orig := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: first.Value[1:]}}, r.Orig.Parts[1:]...)}
-	pat, err := expand.Pattern(cfg, orig)
-	if err != nil {
-		return "", false
+// bashReplaces: a replacement ExpandParam does itself (bashReplace), at
+// the top only: an anchored one or one with an &.
+func bashReplaces(r *syntax.Replace) bool {
+	return replAnchor(r) != 0 || replAmp(r)
+}
+
+// bashReplace does ${v/pat/with}, ${v//pat/with}, ${v/#pat/with} and
+// ${v/%pat/with} as bash 5.2 does, for the forms mvdan/sh's expand gets
+// wrong: an anchor replaces the longest prefix (or suffix) pat matches,
+// and an & in with is the text matched (patsub_replacement), \& an &.
+// An & is only read in a replacement of plain unquoted text.
+func bashReplace(cfg *expand.Config, v string, r *syntax.Replace, anchor byte) (string, bool) {
+	orig := r.Orig
+	if anchor != 0 {
+		first := r.Orig.Parts[0].(*syntax.Lit)
+		orig = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: first.Value[1:]}}, r.Orig.Parts[1:]...)}
 	}
-	with := ""
-	if r.With != nil {
-		if with, err = expand.Literal(cfg, r.With); err != nil {
+	pat := ""
+	if orig != nil {
+		var err error
+		if pat, err = expand.Pattern(cfg, orig); err != nil {
 			return "", false
+		}
+	}
+	if pat == "" && anchor == 0 {
+		return v, true // ${v/} and ${v//}: nothing to replace
+	}
+	with := func(string) string { return "" }
+	if r.With != nil {
+		var tmpl strings.Builder
+		for _, p := range r.With.Parts {
+			l, ok := p.(*syntax.Lit)
+			if !ok {
+				if replAmp(r) {
+					return "", false
+				}
+				for _, p := range r.With.Parts {
+					if l, ok := p.(*syntax.Lit); ok {
+						l.Value = dropEscapes(l.Value)
+					}
+				}
+				s, err := expand.Literal(cfg, r.With)
+				if err != nil {
+					return "", false
+				}
+				with = func(string) string { return s }
+				tmpl.Reset()
+				break
+			}
+			tmpl.WriteString(l.Value)
+		}
+		if t := tmpl.String(); t != "" {
+			with = func(m string) string { return ampersand(t, m) }
 		}
 	}
 	expr, err := pattern.Regexp(pat, 0)
 	if err != nil {
 		return "", false
 	}
-	if anchor == '#' {
+	switch anchor {
+	case '#':
 		expr = "^(?:" + expr + ")"
-	} else {
+	case '%':
 		expr = "(?:" + expr + ")$"
 	}
 	rx, err := regexp.Compile(expr)
@@ -303,11 +344,40 @@ func anchoredReplace(cfg *expand.Config, v string, r *syntax.Replace, anchor byt
 		return "", false
 	}
 	rx.Longest()
-	loc := rx.FindStringIndex(v)
-	if loc == nil {
-		return v, true
+	n := 1
+	if r.All && anchor == 0 {
+		n = -1
 	}
-	return v[:loc[0]] + with + v[loc[1]:], true
+	var b strings.Builder
+	last := 0
+	for _, loc := range rx.FindAllStringIndex(v, n) {
+		if loc[0] == loc[1] && anchor == 0 {
+			return "", false // an empty match of a global pattern: not followed here
+		}
+		b.WriteString(v[last:loc[0]])
+		b.WriteString(with(v[loc[0]:loc[1]]))
+		last = loc[1]
+	}
+	b.WriteString(v[last:])
+	return b.String(), true
+}
+
+// ampersand renders a replacement's plain text: & is the text matched,
+// \& an &, \X is X.
+func ampersand(t, match string) string {
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		switch {
+		case t[i] == '\\' && i+1 < len(t):
+			i++
+			b.WriteByte(t[i])
+		case t[i] == '&':
+			b.WriteString(match)
+		default:
+			b.WriteByte(t[i])
+		}
+	}
+	return b.String()
 }
 
 // literalInt: an arithmetic expression that is a number written out, or

@@ -17,6 +17,26 @@ func TestExpandParam(t *testing.T) {
 		{"${p#*/}", "b/c", true},
 		{"${p%%/*}", "a", true},
 		{"${p//\\//-}", "a-b-c", true},
+		{"${p/b/x}", "a/x/c", true},
+		// mvdan/sh does not anchor /# and /%: guard does (each row as
+		// bash 5.2 prints it); an & in the replacement (the text
+		// matched, bash 5.2) is not computed.
+		{"${x/#/rm -}", "rm -RM", true},
+		{"${x/%/ ~}", "RM ~", true},
+		{"${p/#a/x}", "x/b/c", true},
+		{"${p/#b/x}", "a/b/c", true},
+		{"${p/%c/x}", "a/b/x", true},
+		{"${p/%*/x}", "x", true},
+		{"${p//#a/x}", "a/b/c", true}, // after //, # is a pattern character
+		{"${p//%c/x}", "a/b/c", true},
+		{"${p/b/&&}", "a/bb/c", true},
+		{"${p//[ac]/<&>}", "<a>/b/<c>", true},
+		{"${p/b/\\&}", "a/&/c", true},
+		{"${p/%?/&&}", "a/b/cc", true},
+		{"${p//\\//&&}", "a//b//c", true},
+		{"${p/#a/[&]}", "[a]/b/c", true},
+		{"${p/*/&}", "a/b/c", true},
+		{"${p/b/'&'}", "", false}, // a quoted &: not computed
 		{"${empty:-rm}", "rm", true},
 		{"${x:+y}", "y", true},
 		{"${q@Q}", "", false},

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -59,6 +60,12 @@ type builder struct {
 	// lcds are the local directories a transfer client's lcd set, by
 	// call (ftpcmds.go).
 	lcds map[*call]string
+	// fork is the other ways out of the branches just reviewed, for the
+	// statements after them (branches.go); forks counts the reviews
+	// spent on them.
+	fork      *pendingFork
+	forks     int
+	forkBytes int
 }
 
 // outProc is a >(…) body waiting for the output it is given.
@@ -441,9 +448,37 @@ func (b *builder) text(text string, st *state, in stream, via string, sp span) s
 }
 
 func (b *builder) script(s *parse.Script, st *state, in stream, via string) stream {
+	return b.stmts(s.Stmts, st, in, via, nil)
+}
+
+// stmts reviews a sequence of statements on st. After branches that
+// leave the shell in more than one state, the rest of the sequence is
+// reviewed once more in each of those (branches.go). ways, when not
+// nil, collects the state before each statement: the statements are
+// alternatives (the branches of an if, a case, a && or || list).
+func (b *builder) stmts(list []*parse.Stmt, st *state, in stream, via string, ways *[]*state) stream {
 	out := stream{}
-	for _, stmt := range s.Stmts {
-		out = then(out, b.stmt(stmt, st, in, via))
+	for i, x := range list {
+		if ways != nil {
+			*ways = append(*ways, st.clone())
+		}
+		b.fork = nil
+		out = then(out, b.stmt(x, st, in, via))
+		f := b.fork
+		b.fork = nil
+		if f == nil || f.stmt != x || i == len(list)-1 {
+			continue
+		}
+		rest := list[i+1:]
+		cost := max(rest[len(rest)-1].End-rest[0].Pos, 1)
+		for _, alt := range f.alts {
+			if b.forks >= maxForks || b.forkBytes+cost > maxForkBytes {
+				break // the merged state alone counts
+			}
+			b.forks++
+			b.forkBytes += cost
+			out = then(out, b.stmts(rest, alt, in, via, nil))
+		}
 	}
 	return out
 }
@@ -475,7 +510,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 	// Descriptors a redirection fills are this command's (infd.go), or
 	// the rest of the line's after a bare exec.
 	if savedFds := st.inFds; !isBareExec(s) {
-		defer func() { st.inFds = savedFds }()
+		// Only those: an exec inside a group, a function or a branch
+		// sets them for the rest of the line.
+		defer func() { st.inFds = restoreFds(st.inFds, savedFds, s.Redirs) }()
 	}
 	if d, ok := st.inFds["0"]; ok && in.kind == streamNone {
 		in = d // exec <<<TEXT: the shell's stdin for the rest of the line
@@ -486,7 +523,7 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 	for i, r := range s.Redirs {
 		marks[i] = len(b.outProcs)
 		rin, wrote, paths := b.redirect(r, st, in, sp)
-		if fin, ok := st.inFdRedirect(r, rin); ok {
+		if fin, ok := st.inFdRedirect(r, rin, in); ok {
 			rin = fin
 		}
 		if rin.kind != streamNone {
@@ -538,6 +575,9 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 		}
 		if c.Var != "" {
 			out = b.loop(c, inner, in, via, sp)
+			if b.fork != nil && b.fork.stmt == nil {
+				b.fork.stmt = s // the loop may not have run
+			}
 			break
 		}
 		if c.Kind == "coproc" {
@@ -545,9 +585,22 @@ func (b *builder) stmtCmd(s *parse.Stmt, st *state, in stream, via string, sp sp
 			b.fdProcs = append(b.fdProcs, &fdProc{proc: outProc{script: &parse.Script{Stmts: c.Stmts}, st: inner, sp: sp}})
 			break
 		}
-		for _, x := range c.Stmts {
-			out = then(out, b.stmt(x, inner, in, via))
+		// Alternatives leave the worse of every way through them
+		// (branches.go).
+		if !c.Subshell && branchy(c) {
+			var ways []*state
+			out = b.stmts(c.Stmts, inner, in, via, &ways)
+			if cost := max(s.End-s.Pos, 1); loopy(c) && len(ways) > 0 && !sameShell(ways[0], st) && b.forkBytes+cost <= maxForkBytes {
+				// A second pass, on what the first left (branches.go).
+				b.forkBytes += cost
+				again := st.clone()
+				out = then(out, b.stmts(c.Stmts, again, in, via, nil))
+				ways = append(ways, again)
+			}
+			b.branched(s, st, ways)
+			break
 		}
+		out = b.stmts(c.Stmts, inner, in, via, nil)
 	case *parse.Pipeline:
 		cur := in
 		for i, x := range c.Stmts {
@@ -1267,7 +1320,18 @@ func (b *builder) finish() {
 
 // readFile reads a file the review depends on and records it, with the
 // SHA-256 of what was read, among the profile's inputs.
+//
+// It never reads the kernel's files: /dev/fd/N, /proc/self/… and the
+// like are guard's own descriptors and process, not the command's
+// (/dev//fd/3 is not guard's business to open), and they change from
+// one read to the next.
 func (b *builder) readFile(p string) ([]byte, error) {
+	switch cp := path.Clean(p); {
+	case cp == "/dev/null":
+		return nil, nil
+	case cp == "/dev" || cp == "/proc" || cp == "/sys" || strings.HasPrefix(cp, "/dev/") || strings.HasPrefix(cp, "/proc/") || strings.HasPrefix(cp, "/sys/"):
+		return nil, fs.ErrPermission
+	}
 	data, err := b.ctx.ReadFile(p)
 	b.recordInput(p, data, err)
 	return data, err
@@ -1606,14 +1670,36 @@ func (b *builder) loop(c *parse.Block, st *state, in stream, via string, sp span
 	}
 	usable := len(items) > 0 && len(items) <= maxLoopItems
 	all := stream{}
+	globbed := false
 	for _, it := range items {
 		if !it.known {
 			usable = false
 		}
+		globbed = globbed || it.glob
 		all = worse(all, it.taint)
 	}
 	if !usable {
 		items = []field{{taint: all}}
+	}
+	if !usable || globbed {
+		// Items guard does not know (a glob's names among them) may be
+		// none or many: the loop may leave the shell as it found it,
+		// or run again on what a pass left (branches.go).
+		before := st.clone()
+		defer func() {
+			ways := []*state{before}
+			if cost := max(sp.end-sp.pos, 1); !sameShell(before, st) && b.forkBytes+cost <= maxForkBytes {
+				// As many items as it may have: a second pass, on what
+				// the first left (branches.go).
+				b.forkBytes += cost
+				again := st.clone()
+				for _, x := range body {
+					b.stmt(x, again, in, via)
+				}
+				ways = append(ways, again)
+			}
+			b.branched(nil, st, ways)
+		}()
 	}
 	out := stream{}
 	for _, it := range items {

@@ -194,9 +194,35 @@ func (b *builder) exec(argv []field, st *state, in stream, via string, sp span) 
 // runs rm). shell: the shell runs the word itself, so a function or a
 // hashed path of the name stands in (not under env, xargs or command:
 // shellExec).
+// posixSpecial reports whether name is a POSIX special builtin, which
+// bash in POSIX mode finds before a function of the same name.
+func posixSpecial(name string) bool {
+	switch name {
+	case "break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift", "times", "trap", "unset":
+		return true
+	}
+	return false
+}
+
 func (b *builder) runNamed(prog string, byPath, shell bool, name field, argv []field, st *state, in stream, via string, sp span) stream {
 	if body, ok := st.funcs[prog]; ok && !byPath && shell {
-		return b.callFunc(prog, body, argv, st, in, via, sp)
+		if !posixSpecial(prog) {
+			return b.callFunc(prog, body, argv, st, in, via, sp)
+		}
+		// In POSIX mode (set -o posix, POSIXLY_CORRECT, bash run as
+		// sh) bash finds a special builtin before a function of its
+		// name: unset() { :; }; set -o posix; unset -f rm runs unset.
+		// Whether the mode is on is not always on the line: both run.
+		fn := st.clone()
+		out := b.callFunc(prog, body, argv, fn, in, via, sp)
+		st.funcs = cloneMap(st.funcs)
+		delete(st.funcs, prog)
+		out = then(out, b.runNamed(prog, byPath, shell, name, argv, st, in, via, sp))
+		if _, ok := st.funcs[prog]; !ok {
+			st.funcs[prog] = body // still defined, for the mode off
+		}
+		st.mergeBranches([]*state{fn})
+		return out
 	}
 	if p, ok := st.hashed[prog]; ok && !byPath && shell {
 		// hash -p PATH NAME: NAME runs PATH.

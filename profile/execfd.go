@@ -2,6 +2,7 @@ package profile
 
 import (
 	"maps"
+	"path"
 	"strings"
 
 	"github.com/guard-sh/guard/parse"
@@ -141,7 +142,13 @@ func outFds(r *parse.Redirect) []string {
 // fdPathNum is the descriptor a path names (/dev/stdout, /dev/stderr,
 // /dev/fd/N, /proc/self/fd/N): writing it writes that descriptor. ""
 // for any other path.
+//
+// The path is taken as the kernel takes it: /dev//fd/3, /dev/fd/./03
+// and /proc/self/../self/fd/3 are descriptor 3 too.
 func fdPathNum(p string) string {
+	if strings.HasPrefix(p, "/") {
+		p = path.Clean(p)
+	}
 	switch p {
 	case "/dev/stdout":
 		return "1"
@@ -150,7 +157,10 @@ func fdPathNum(p string) string {
 	}
 	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
 		if n, ok := strings.CutPrefix(p, dir); ok && isDigits(n) {
-			return n
+			if t := strings.TrimLeft(n, "0"); t != "" {
+				return t
+			}
+			return "0"
 		}
 	}
 	return ""

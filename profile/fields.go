@@ -315,6 +315,10 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 		case parse.CmdSubst:
 			cur.exp = true
 			out := b.substitute(p.Script, st, "$(…)", span{w.Pos, w.End})
+			if r := readOnlySubst(p.Script); r != nil {
+				// $(<FILE) is FILE's text, as $(cat FILE) is.
+				out = b.fileStream(b.fields(r.Target, st, span{w.Pos, w.End}), st)
+			}
 			cur.taint = worse(cur.taint, out)
 			if out.kind == streamText {
 				appendText(strings.TrimRight(out.text, "\n"), p.Quoted)
@@ -445,6 +449,23 @@ func (b *builder) substitute(s *parse.Script, st *state, via string, sp span) st
 		st = &cp
 	}
 	return b.substituteIn(s, st, stream{}, via, sp)
+}
+
+// readOnlySubst is the redirection of a command substitution that is
+// only `< FILE` ($(<FILE), $( < FILE )): bash replaces it with FILE's
+// text.
+func readOnlySubst(s *parse.Script) *parse.Redirect {
+	if s == nil || len(s.Stmts) != 1 || len(s.Stmts[0].Redirs) != 1 {
+		return nil
+	}
+	x := s.Stmts[0]
+	if c, ok := x.Cmd.(*parse.Call); x.Cmd != nil && (!ok || len(c.Args) > 0 || len(c.Assigns) > 0) {
+		return nil
+	}
+	if r := x.Redirs[0]; r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Target != nil {
+		return r
+	}
+	return nil
 }
 
 // substituteIn is substitute with stdin in (a >(…) reads what it is

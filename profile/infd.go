@@ -2,6 +2,8 @@ package profile
 
 import (
 	"maps"
+	"path"
+	"strings"
 
 	"github.com/guard-sh/guard/parse"
 )
@@ -19,7 +21,13 @@ import (
 // inFdRedirect handles a redirection of an input descriptor other than
 // 0, given what it reads (data): it records it and reports true. <&N and
 // M<&N copy a descriptor the line filled.
-func (s *state) inFdRedirect(r *parse.Redirect, data stream) (stdin stream, handled bool) {
+//
+// Any other opening of descriptor N makes what /dev/fd/N reads unknown:
+// on Linux opening /dev/fd/N opens anew the file N refers to, so
+// exec 3<>x or exec 3>x; . /dev/fd/3 runs x. N>&M copies M as N<&M
+// does (bash dup2s both), N<&M- moves it, and N<&0 copies the stdin
+// in.
+func (s *state) inFdRedirect(r *parse.Redirect, data, in stream) (stdin stream, handled bool) {
 	fd := r.Fd
 	switch r.Op {
 	case "<", "<<", "<<-", "<<<":
@@ -28,13 +36,22 @@ func (s *state) inFdRedirect(r *parse.Redirect, data stream) (stdin stream, hand
 		}
 		s.setInFd(fd, data)
 		return stream{}, true
-	case "<&":
+	case "<&", ">&":
 		n, ok := targetValue(r.Target)
-		if !ok || !isDigits(n) || n == "0" {
-			return stream{}, false
+		n = strings.TrimSuffix(n, "-")
+		if !ok || !isDigits(n) || (r.Op == ">&" && (fd == "" || fd == "1" || fd == "2")) {
+			break
 		}
 		from, have := s.inFds[n]
-		if !have {
+		switch {
+		case n == "0" && fd != "" && fd != "0":
+			from = in
+			if from.kind == streamNone {
+				from = stream{kind: streamUnknown}
+			}
+		case n == "0":
+			return stream{}, false
+		case !have:
 			from = stream{kind: streamUnknown}
 		}
 		if fd == "" || fd == "0" {
@@ -43,7 +60,43 @@ func (s *state) inFdRedirect(r *parse.Redirect, data stream) (stdin stream, hand
 		s.setInFd(fd, from)
 		return stream{}, true
 	}
+	if isDigits(fd) && fd != "0" {
+		s.setInFd(fd, stream{kind: streamUnknown})
+	}
 	return stream{}, false
+}
+
+// restoreFds is the descriptors after a command that is not a bare
+// exec: those its own redirections name are what they were before
+// (saved), as bash restores them; the others are what its body left
+// (cur): { exec 3<<<'rm -rf ~'; }; . /dev/fd/3 reads rm.
+func restoreFds(cur, saved map[string]stream, redirs []*parse.Redirect) map[string]stream {
+	var m map[string]stream
+	for _, r := range redirs {
+		fd := r.Fd
+		if fd == "" {
+			fd = "0"
+			if len(r.Op) == 0 || r.Op[0] != '<' {
+				continue // an output descriptor
+			}
+		}
+		d, was := saved[fd]
+		if now, ok := cur[fd]; ok == was && now == d {
+			continue
+		}
+		if m == nil {
+			m = cloneMap(cur)
+		}
+		if was {
+			m[fd] = d
+		} else {
+			delete(m, fd)
+		}
+	}
+	if m == nil {
+		return cur
+	}
+	return m
 }
 
 func (s *state) setInFd(fd string, data stream) {
@@ -61,7 +114,7 @@ func (s *state) setInFd(fd string, data stream) {
 // inFdPath is the input descriptor a path names: "0" for /dev/stdin,
 // N for /dev/fd/N, /proc/self/fd/N and /proc/thread-self/fd/N.
 func inFdPath(p string) (string, bool) {
-	if p == "/dev/stdin" {
+	if strings.HasPrefix(p, "/") && path.Clean(p) == "/dev/stdin" {
 		return "0", true
 	}
 	if n := fdPathNum(p); isDigits(n) {

@@ -20,7 +20,21 @@ import (
 // inlineRes are the patterns that find the command lines inline code
 // spells out, compiled together on first use (one value at init, not
 // one per pattern).
-var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall, appleShell, appleType *regexp.Regexp }) {
+var inlineRes = sync.OnceValue(func() (r struct{ shellCall, backtickCall, listItem, tclCall, appleShell, appleType, deleteCall, homeRef, pathLit, dynamicCall, anyLit *regexp.Regexp }) {
+	// deleteCall finds the languages' calls that delete files, and the
+	// calls that reach a function by a name built at run time (which
+	// may be any of them, or system): getattr(os, "sys"+"tem"), Ruby's
+	// send and method, JavaScript's globalThis[…] and Reflect, eval.
+	// A name inside a string ("rm" handed to a program) is not a call.
+	r.deleteCall = regexp.MustCompile(`(?:^|[^"'\w])(?:rmtree|remove_tree|rm_rf|rm_r|rm_f|rm|rmdir|remove_dir|remove_entry(?:_secure)?|rmSync|rmdirSync|unlinkSync|unlink|rimraf|remove|removedirs|delete|truncate|getattr|__import__|import_module|send|public_send|__send__|method|instance_method|globalThis|Reflect|Function|eval|exec|compile)\b\s*[\[\(\s:]`)
+	// homeRef finds the languages' names for the home directory.
+	r.homeRef = regexp.MustCompile(`os\.homedir\s*\(|Dir\.home\b|\$ENV\s*\{\s*['"]?HOME['"]?\s*\}|ENV\s*\[\s*['"]HOME['"]\s*\]|environ(?:\.get)?\s*[\[\(]\s*['"]HOME['"]|getenv\s*\(\s*['"]HOME['"]|expanduser\s*\(|Path\.home\s*\(|env\.HOME\b|env\s*\[\s*['"]HOME['"]\s*\]|File\.expand_path\s*\(\s*['"]~|\bhomedir\b`)
+	// pathLit finds string literals that are absolute or ~ paths.
+	r.pathLit = regexp.MustCompile(`["'](~[^"'\s]*|/[^"'\s]*)["']`)
+	// dynamicCall finds a call of a function by a name built at run
+	// time; anyLit any string literal.
+	r.dynamicCall = regexp.MustCompile(`\b(?:getattr|__import__|import_module|send|public_send|__send__|method|instance_method|globalThis|Reflect|Function|eval|exec|compile)\b\s*[\[\(\s:]`)
+	r.anyLit = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
 	r.appleShell = regexp.MustCompile(`(?i)\bdo\s+shell\s+script\s+("(?:[^"\\]|\\.)*")`)
 	r.appleType = regexp.MustCompile(`(?i)\b(do\s+script|write\s+text|keystroke|key\s+code)\b`)
 	// shellCall finds a call that runs its string argument through the
@@ -188,6 +202,52 @@ func (b *builder) inlineShellCalls(code string, c *call) {
 	}
 	if codeLangs(c.prog).appleScript {
 		b.appleScript(code, c, via)
+	}
+	b.inlineTargets(code, c)
+}
+
+// inlineTargets: inline code that deletes files (shutil.rmtree, unlink,
+// FileUtils.rm_rf, fs.rmSync …) or calls a function by a name built
+// at run time is, for the paths it names (string literals, the home
+// directory by any of the languages' names), a program guard cannot
+// see given those paths: each is a target it may delete (principle 10,
+// as for `$X -rf ~`). perl -e 'unlink glob "~/*"' is C; code that
+// names no such path keeps the code's own B.
+//
+// A function called by a name built at run time may be the language's
+// system: each string literal of such code that is a shell command line
+// is reviewed as one (getattr(os, "sys"+"tem")("rm -rf ~") is C).
+func (b *builder) inlineTargets(code string, c *call) {
+	if !inlineRes().deleteCall.MatchString(code) {
+		return
+	}
+	if inlineRes().dynamicCall.MatchString(code) {
+		for _, lit := range inlineRes().anyLit.FindAllString(code, 32) {
+			if s, ok := unquoteLit(lit); ok && strings.ContainsAny(s, " \t;|&") && parseOK(s) {
+				b.text(s, c.st.clone(), stream{}, c.prog+" inline code", c.sp)
+			}
+		}
+	}
+	var targets []string
+	if inlineRes().homeRef.MatchString(code) && b.ctx.Home != "" {
+		targets = append(targets, b.ctx.Home)
+	}
+	for _, m := range inlineRes().pathLit.FindAllStringSubmatch(code, 16) {
+		p := m[1]
+		if rest, ok := strings.CutPrefix(p, "~"); ok {
+			if b.ctx.Home == "" || rest != "" && rest[0] != '/' || !strings.Contains(code, "glob") && !strings.Contains(code, "expand") {
+				// ~user, or a ~ nothing expands (python's
+				// shutil.rmtree("~") names ./~): not the home here.
+				continue
+			}
+			p = b.ctx.Home + rest
+		}
+		targets = append(targets, p)
+	}
+	for _, t := range targets {
+		f := staticField(t, c.sp)
+		f.glob = strings.ContainsAny(t, "*?[")
+		b.pathEffect(CapDelete, "exec.dynamic-target", c.prog, f, c.st, c.sp, "may delete")
 	}
 }
 

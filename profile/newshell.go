@@ -111,8 +111,17 @@ func hUnset(b *builder, c *call) stream {
 	funcs, vars := !c.a.has("-v"), !c.a.has("-f")
 	for _, f := range c.a.ops {
 		if !f.known {
+			// It may be any function or none: each runs its body or,
+			// taken away, the program (taking them all away made
+			// ls() { rm -rf ~; }; unset -f "$X"; ls the program ls).
+			// And any variable may now be unset.
 			if funcs {
-				c.st.funcs = map[string]*parse.Stmt{}
+				c.st.mergeFuncs([]*state{{funcs: map[string]*parse.Stmt{}}})
+			}
+			if vars {
+				for name := range c.st.vars {
+					c.st.set(name, nil)
+				}
 			}
 			continue
 		}

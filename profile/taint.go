@@ -635,6 +635,11 @@ func hDeno(b *builder, c *call) stream {
 	case "eval":
 		b.add(Effect{Cap: CapDynamic, Rule: "interp.inline-code", Program: "deno", Msg: "runs inline deno code, which guard does not review"}, c.sp)
 	case "run", "install", "compile", "test", "bench", "x", "serve":
+		if len(ops) > 1 && !ops[1].known {
+			// A script guard cannot see may be a URL: code it cannot
+			// review, from the network when the word is.
+			b.dynamicCode(ops[1], c, "deno "+ops[0].val)
+		}
 		for _, op := range ops[1:] {
 			if op.known && isURL(op.val) {
 				b.add(Effect{Cap: CapNetCode, Rule: "exec.remote-code", Program: "deno", Target: op.val, Msg: "downloads code from " + op.val + " and runs it, unreviewed"}, c.sp)

@@ -41,11 +41,10 @@ func (s *state) afterTrap(alt *state) {
 			s.markVolatile(k)
 		}
 	}
-	for k, f := range alt.funcs {
-		if s.funcs[k] != f {
-			s.funcs[k] = f
-		}
-	}
+	// A function it defines or unsets runs either body (or the
+	// program); a descriptor it fills holds either text (branches.go).
+	s.mergeFuncs([]*state{alt})
+	s.mergeFds([]*state{alt})
 	if len(alt.aliases) > 0 && !maps.Equal(alt.aliases, s.aliases) {
 		a := maps.Clone(s.aliases)
 		if a == nil {

@@ -473,7 +473,7 @@ func TestHookForeignCode(t *testing.T) {
 		{name: "codex_powershell_tool", agent: "codex", event: claudeEvent("PowerShell", rmHome, ""), want: hookDeny, says: "interp.inline-code: runs inline pwsh code"},
 		{name: "claude_powershell_tool", agent: "claude", event: claudeEvent("PowerShell", rmHome, ""), want: hookAsk, says: "interp.inline-code"},
 		{name: "mcp_pwsh_terminal_input", agent: "codex", event: claudeEvent("mcp__pwsh__send_input", `{"input":"Remove-Item -Recurse -Force ~"}`, ""), want: hookDeny, says: "pwsh"},
-		{name: "claude_python_tagged_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"language":"python","code":"import shutil; shutil.rmtree('/home')"}`, ""), want: hookAsk, says: "python3"},
+		{name: "claude_python_tagged_code", agent: "claude", event: claudeEvent("mcp__jupyter__execute", `{"language":"python","code":"import shutil; shutil.rmtree('/home')"}`, ""), want: hookDeny, says: "python3 may delete /home"}, // C since session 15: inline code that deletes, for the paths it names
 		{name: "gemini_kernel_python3_cell", agent: "gemini", event: gem("notebook_run", `{"cell":{"kernel":"Python3","source":"import os; os.remove('x')"}}`), want: hookAsk, says: "python3"},
 		{name: "codex_powershell_tagged_command", agent: "codex", event: claudeEvent("mcp__shell__run", `{"language":"powershell","command":"Remove-Item -Recurse -Force ~"}`, ""), want: hookDeny, says: "pwsh"},
 		{name: "codex_node_tagged_snippet", agent: "codex", event: claudeEvent("mcp__eval__run", `{"runtime":"node","snippet":"require('fs').rmSync('/', {recursive: true})"}`, ""), want: hookDeny, says: "node"},
