@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guard-sh/guard/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,18 +59,7 @@ g.send(b"dialed")`
 // succeeds; a connect(AF_UNSPEC) leaves the socket bound (it unbinds
 // one bound to port 0 by that number).
 func TestNetUDPBind(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("needs python3")
-	}
-	f := newFixture(t)
-	spec := f.spec()
-	spec.Net = true
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	pc.Close()
+	f, spec, port := udpCase(t)
 	report := f.p("ws/report")
 	if err := unix.Mkfifo(report, 0o600); err != nil {
 		t.Fatal(err)
@@ -110,6 +100,25 @@ func TestNetUDPBind(t *testing.T) {
 	if got := sink.wait(5 * time.Second); got != "dialed" {
 		t.Errorf("a dual-stack client's datagram: got %q, want %q", got, "dialed")
 	}
+}
+
+// udpCase is a fixture, a spec of it with the network grant, and a UDP
+// port free a moment ago, for a python3 script to try to bind.
+func udpCase(t *testing.T) (*fixture, sandbox.Spec, int) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Net = true
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	pc.Close()
+	return f, spec, port
 }
 
 // aroundScript tries the ways around a born-bound socket to the UDP
@@ -165,18 +174,7 @@ print("race", "bound" if "bound" in got or d.getsockname()[1] == port else "refu
 // the descriptor between the helper's check and the kernel's bind. On
 // eed3eff the first bind took the port.
 func TestNetUDPBindAround(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("needs python3")
-	}
-	f := newFixture(t)
-	spec := f.spec()
-	spec.Net = true
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	pc.Close()
+	_, spec, port := udpCase(t)
 	o := run(t, spec, "/usr/bin/python3", "-c", aroundScript, strconv.Itoa(port))
 	mustSucceed(t, o)
 	if want := "reuseport EACCES\ninet6 EACCES\nunspec EACCES\npktinfo ephemeral\nrace refused\n"; o.stdout != want {
