@@ -92,7 +92,7 @@ func supportFor(abi int, seccomp bool) Support {
 		"the command lines of other processes (/proc/PID/cmdline) can be read: never put a secret in a command's arguments",
 		"names inside a hidden directory can still be listed (contents cannot be read)",
 		"hard links and bind mounts of a hidden file elsewhere are not hidden",
-		"with the network grant, a command can bind an abstract unix socket name (one a daemon of yours binds later) and answer that daemon's clients outside the sandbox while it runs (without the grant it has a network namespace of its own)",
+		"with the network grant, a command can bind an abstract unix socket name (one a daemon of yours binds later) and answer that daemon's clients outside the sandbox while it runs (without the grant it has a network namespace of its own, where user namespaces are allowed)",
 		"protected paths are checked and restored after the run, not refused during it",
 	)
 	return s

@@ -625,8 +625,10 @@ func coveredTmps(s Spec, tmps, tmp string, writable []string) string {
 }
 
 // unmountedGap is Result.Degraded's line for a run whose helper could
-// not mount: what the mounts would have done.
-const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the other runs' temp dirs out of view, the read-only code caches, and the covers over daemons' sockets and hidden directories"
+// not mount: what the mounts would have done, and the network namespace
+// a run without the network grant gets only from a helper with
+// namespaces of its own (ownNet).
+const unmountedGap = "the helper's mounts: guard's layer over ~/.cache and the download caches (the command wrote them), the read-only file system outside the writable trees (chmod, chown, attributes), a /dev/shm of its own, the other runs' temp dirs out of view, the read-only code caches, the covers over daemons' sockets and hidden directories, and, without the network grant, a network namespace of its own (an abstract unix socket name the command binds reaches your programs' clients)"
 
 // prepare computes the plan (and the private temp dir, to remove once
 // the run is over, even on error) and takes the snapshot of the

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guard-sh/guard/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,18 +59,7 @@ g.send(b"dialed")`
 // succeeds; a connect(AF_UNSPEC) leaves the socket bound (it unbinds
 // one bound to port 0 by that number).
 func TestNetUDPBind(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("needs python3")
-	}
-	f := newFixture(t)
-	spec := f.spec()
-	spec.Net = true
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	pc.Close()
+	f, spec, port := udpCase(t)
 	report := f.p("ws/report")
 	if err := unix.Mkfifo(report, 0o600); err != nil {
 		t.Fatal(err)
@@ -109,5 +99,85 @@ func TestNetUDPBind(t *testing.T) {
 	}
 	if got := sink.wait(5 * time.Second); got != "dialed" {
 		t.Errorf("a dual-stack client's datagram: got %q, want %q", got, "dialed")
+	}
+}
+
+// udpCase is a fixture, a spec of it with the network grant, and a UDP
+// port free a moment ago, for a python3 script to try to bind.
+func udpCase(t *testing.T) (*fixture, sandbox.Spec, int) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Net = true
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	pc.Close()
+	return f, spec, port
+}
+
+// aroundScript tries the ways around a born-bound socket to the UDP
+// port argv[1] names, each on its own line: SO_REUSEADDR and
+// SO_REUSEPORT set before the bind, an inet6 socket, a bind after
+// connect(AF_UNSPEC), a source address given in sendmsg (IP_PKTINFO),
+// and a bind of one descriptor that another thread keeps switching
+// between a unix socket (a bind the kernel does) and a UDP one.
+const aroundScript = `import ctypes, errno, os, socket, struct, sys, threading
+port = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+def bind(fd, fam=socket.AF_INET):
+    if fam == socket.AF_INET:
+        a = struct.pack("<H", fam) + struct.pack(">H", port) + socket.inet_aton("127.0.0.1") + bytes(8)
+    else:
+        a = struct.pack("<H", fam) + struct.pack(">H", port) + bytes(24)
+    if libc.bind(fd, a, len(a)) == 0:
+        return "bound"
+    return errno.errorcode[ctypes.get_errno()]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+print("reuseport", bind(s.fileno()))
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+print("inet6", bind(s6.fileno(), socket.AF_INET6))
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+c.connect(("127.0.0.1", 9))
+libc.connect(c.fileno(), bytes(16), 16)
+print("unspec", bind(c.fileno()))
+p = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+info = struct.pack("@i4s4s", 0, socket.inet_aton("127.0.0.1"), socket.inet_aton("127.0.0.1"))
+p.sendmsg([b"x"], [(socket.IPPROTO_IP, 8, info)], 0, ("127.0.0.1", 9)) # IP_PKTINFO
+print("pktinfo", "chosen" if p.getsockname()[1] == port else "ephemeral")
+u = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+n, stop, got = os.dup(u.fileno()), [], set()
+def swap():
+    while not stop:
+        os.dup2(u.fileno(), n)
+        os.dup2(d.fileno(), n)
+t = threading.Thread(target=swap)
+t.start()
+for _ in range(3000):
+    got.add(bind(n))
+stop.append(1)
+t.join()
+print("race", "bound" if "bound" in got or d.getsockname()[1] == port else "refused")`
+
+// TestNetUDPBindAround: the born-bound sockets of TestNetUDPBind hold
+// against the ways around a bind check a command with the network grant
+// has: socket options set first, the other family, an unbinding
+// connect, a source address in sendmsg, and a racing thread that swaps
+// the descriptor between the helper's check and the kernel's bind. On
+// eed3eff the first bind took the port.
+func TestNetUDPBindAround(t *testing.T) {
+	_, spec, port := udpCase(t)
+	o := run(t, spec, "/usr/bin/python3", "-c", aroundScript, strconv.Itoa(port))
+	mustSucceed(t, o)
+	if want := "reuseport EACCES\ninet6 EACCES\nunspec EACCES\npktinfo ephemeral\nrace refused\n"; o.stdout != want {
+		t.Errorf("a command with the network grant got around the born-bound sockets to UDP port %d:\n%s\nwant:\n%s", port, o.stdout, want)
 	}
 }

@@ -244,12 +244,12 @@ func doctorSandbox(env *doctorEnv) doctorSection {
 	// where user namespaces allow one.
 	c := doctorCheck{Name: "mount namespace", OK: env.userns == nil, Optional: true}
 	if c.OK {
-		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach)"
+		c.Detail = "read-only outside the writable trees (chmod, chown, utimes and extended attributes are confined too); the code in ~/.cache read-only without the network; System V IPC and POSIX message queues of its own (other processes' shared memory and queues out of reach); without the network grant, a network namespace of its own (an abstract unix socket name the command binds is out of your programs' reach)"
 		if sup.ABI < 9 {
 			c.Detail += "; pathname unix sockets outside the run (docker.sock, tmux, the session bus, ssh-agent), and the directories where daemons started later bind theirs, covered, except for daemon clients (docker, tmux, systemctl, …)"
 		}
 	} else {
-		c.Detail = fmt.Sprintf("none: the sandbox helper cannot confine runs with a mount namespace of its own here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, and the System V shared memory and message queues of your other processes are reachable", env.userns)
+		c.Detail = fmt.Sprintf("none: the sandbox helper cannot confine runs with a mount namespace of its own here (%v): chmod and kin are not confined, a program that knows a socket's path reaches its daemon, ~/.cache and the code in it are writable, the System V shared memory and message queues of your other processes are reachable, and every run shares the machine's network namespace (an abstract unix socket name a program of yours binds later can be taken, and its clients answered)", env.userns)
 	}
 	sec.Checks = append(sec.Checks, c)
 	if env.userns == nil {

@@ -16,27 +16,7 @@ import (
 // as the sandbox package's filter tests do.)
 func TestGuardThreadFilter(t *testing.T) {
 	const tid, other = 4242, 4243
-	raw := guardThread(tid)
-	ins := make([]bpf.RawInstruction, len(raw))
-	for i, r := range raw {
-		ins[i] = bpf.RawInstruction{Op: r.Code, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog, ok := bpf.Disassemble(ins)
-	if !ok {
-		t.Fatal("the filter does not disassemble")
-	}
-	vm, err := bpf.NewVM(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := func(nr uint32, args ...uint32) []byte {
-		b := make([]byte, 64)
-		binary.BigEndian.PutUint32(b[0:], nr)
-		for i, a := range args {
-			binary.BigEndian.PutUint32(b[16+8*i:], a)
-		}
-		return b
-	}
+	vm, data := filterVM(t, guardThread(tid)), seccompData
 	const allow, deny = unix.SECCOMP_RET_ALLOW, unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	for _, c := range []struct {
 		name string
@@ -71,4 +51,34 @@ func TestGuardThreadFilter(t *testing.T) {
 			t.Errorf("%s: got %#x, %v; want %#x", c.name, got, err, c.want)
 		}
 	}
+}
+
+// filterVM is a BPF machine running the filter raw, as the kernel takes
+// it.
+func filterVM(t *testing.T, raw []unix.SockFilter) *bpf.VM {
+	t.Helper()
+	ins := make([]bpf.RawInstruction, len(raw))
+	for i, r := range raw {
+		ins[i] = bpf.RawInstruction{Op: r.Code, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog, ok := bpf.Disassemble(ins)
+	if !ok {
+		t.Fatal("the filter does not disassemble")
+	}
+	vm, err := bpf.NewVM(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vm
+}
+
+// seccompData is struct seccomp_data for a call nr with the low halves
+// of its arguments, laid out for filterVM.
+func seccompData(nr uint32, args ...uint32) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[0:], nr)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(b[16+8*i:], a)
+	}
+	return b
 }
