@@ -49,7 +49,8 @@ var agentHelperKeys = []string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialE
 // agentConfig reads an agent's project configuration: every object with
 // a command (a hook, a status line, an MCP server: command with its args
 // and env, as one command line), every helper command, every env block
-// (each variable as the export it is), and Codex's notify program; and
+// and Codex's [shell_environment_policy] set (each variable as the
+// export it is), and Codex's notify program; and
 // reports settings that turn the agent's hooks off (RuleAgentHooksOff).
 func (x *extractor) agentConfig() error {
 	var doc any
@@ -98,6 +99,12 @@ func (x *extractor) agentWalk(v any, std []byte, cursor map[string]int, depth in
 			case k == "env" && hasCmd: // the command's own (agentCommand)
 			case k == "env":
 				x.agentEnv(v[k], std, cursor)
+			case k == "shell_environment_policy":
+				// Codex puts set's variables in the environment of
+				// every command its shell tool runs, as env does.
+				if pol, ok := v[k].(map[string]any); ok {
+					x.agentEnv(pol["set"], std, cursor)
+				}
 			case isStr && slices.Contains(agentHelperKeys, k) && strings.TrimSpace(s) != "":
 				x.emitJSON(AgentConfig, std, s, s, cursor)
 			case k == "notify":

@@ -242,7 +242,8 @@ func Staged(root string, paths []string) ([]File, error) {
 // includes it (.gitlab-ci.yml's include: local: ci/jobs.yml), and
 // eed3eff's --staged, which read only the changed files, passed a
 // commit changing ci/jobs.yml alone to curl | sh. Run decides which
-// context files are scanned (withoutContext).
+// context files are scanned (withoutContext). The includers' blobs are
+// read here; a YAML file's only when an include reaches it.
 func stagedContext(root string, files []File) ([]File, error) {
 	out, err := git(root, nil, "ls-files", "-s", "-z")
 	if err != nil {
@@ -260,10 +261,14 @@ func stagedContext(root string, files []File) ([]File, error) {
 		if !ok || len(fields) < 3 || changed[name] || fields[0] != "100644" && fields[0] != "100755" {
 			continue
 		}
-		if !slices.Contains(includerKinds, KindOf(name)) && !isYAML(strings.ToLower(path.Base(name))) {
-			continue
+		if slices.Contains(includerKinds, KindOf(name)) {
+			names, shas = append(names, name), append(shas, fields[1])
+		} else if isYAML(strings.ToLower(path.Base(name))) {
+			// Read only if an include reaches it (File.source): on
+			// every commit, reading each YAML file of a repository of
+			// 30,000 cost 1.4 s CPU and 190 MB, for a commit of main.go.
+			files = append(files, File{Path: name, blob: fields[1], context: true})
 		}
-		names, shas = append(names, name), append(shas, fields[1])
 	}
 	if len(names) == 0 {
 		return files, nil

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -57,15 +56,20 @@ func includedAs(root string, files []File, from, kind Kind, includes func(name s
 	out := files
 	copied := false
 	for len(todo) > 0 {
-		f := out[todo[0]]
+		at := todo[0]
+		f := out[at]
 		todo = todo[1:]
 		src := f.Src
 		if src == nil && f.Err == nil {
-			p := f.OSPath
-			if p == "" {
-				p = filepath.Join(root, filepath.FromSlash(f.Path))
+			var err error
+			if src, err = f.source(root, true); err != nil && f.blob != "" {
+				// A staged blob git does not give: the file is
+				// scanned as unreadable (C), never dropped as context.
+				if !copied {
+					out, copied = append([]File(nil), files...), true
+				}
+				out[at].Err, out[at].context = err, false
 			}
-			src, _ = readCandidate(p, f.Path, root, true)
 		}
 		for _, pat := range includes(f.Path, src) {
 			var candidates []int

@@ -135,11 +135,18 @@ func (x *extractor) kubeCommands(m *yaml.Node) {
 				"Tekton runs this script with the interpreter its #! line names, not a shell; guard does not review it")
 		}
 	}
+	args := resolve(lookup(m, "args"))
 	if command == nil {
-		return
+		// A container's args without a command go to the image's
+		// entrypoint; an image with none (alpine) runs them as the
+		// command: read as one, the worse reading (clean on 92e44db).
+		if args == nil || lookup(m, "image") == nil || lookup(m, "script") != nil {
+			return
+		}
+		command, args = args, nil
 	}
 	argv, ok := yamlStrings(command)
-	if args := resolve(lookup(m, "args")); ok && args != nil {
+	if ok && args != nil {
 		more, ok2 := yamlStrings(args)
 		argv, ok = append(argv, more...), ok2
 	}

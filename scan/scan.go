@@ -117,6 +117,31 @@ type File struct {
 	// for what it includes (Staged). It is scanned only when a file of
 	// the commit makes it a kind it is not by name (see Run).
 	context bool
+	// blob is the index's blob of a context file whose content is read
+	// only when an include makes it a kind (Staged): most YAML files of
+	// a repository are never needed.
+	blob string
+}
+
+// source reads f's content when Src is not known: its staged blob, or
+// the file at OSPath (Root/Path when empty). known: f has a kind (see
+// readCandidate).
+func (f File) source(root string, known bool) ([]byte, error) {
+	if f.blob != "" {
+		b, err := catFiles(root, []string{f.blob})
+		if err != nil {
+			return nil, err
+		}
+		if b[0] == nil {
+			return nil, fmt.Errorf("git cat-file: %s: no blob %s", f.Path, f.blob)
+		}
+		return b[0], nil
+	}
+	p := f.OSPath
+	if p == "" {
+		p = filepath.Join(root, filepath.FromSlash(f.Path))
+	}
+	return readCandidate(p, f.Path, root, known)
 }
 
 // Kind is the file's kind: as another file says it, or by its name.
@@ -326,13 +351,9 @@ type fileResult struct {
 func scanFile(opts Options, f File) fileResult {
 	src := f.Src
 	if src == nil {
-		p := f.OSPath
-		if p == "" {
-			p = filepath.Join(opts.Root, filepath.FromSlash(f.Path))
-		}
 		err := f.Err
 		if err == nil {
-			src, err = readCandidate(p, f.Path, opts.Root, f.kind != "")
+			src, err = f.source(opts.Root, f.kind != "")
 		}
 		if err != nil {
 			// Not known to be safe: a finding, and the scan goes on.

@@ -554,15 +554,7 @@ func TestStaged(t *testing.T) {
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("Staged = %q, want %q", names, want)
 	}
-	r, err := Run(Options{Root: dir, Review: fakeReview}, files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range r.Exceeding(review.B) {
-		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
-	}
-	if want := []string{"a.sh:1 fake-pipe-shell", "link.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
+	if got, want := fakeFindings(t, dir, files), []string{"a.sh:1 fake-pipe-shell", "link.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("staged findings %q, want %q", got, want)
 	}
 
@@ -571,16 +563,8 @@ func TestStaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = Run(Options{Root: dir, Review: fakeReview}, tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = nil
-	for _, f := range r.Exceeding(review.B) {
-		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
-	}
 	// link.sh leads to committed.sh: running it by its name runs that.
-	if want := []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "link.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
+	if got, want := fakeFindings(t, dir, tree), []string{"b.sh:1 fake-push-force", "committed.sh:1 fake-rm-root", "link.sh:1 fake-rm-root", "untracked.sh:1 fake-rm-root"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("working tree findings %q, want %q", got, want)
 	}
 
@@ -620,6 +604,69 @@ func TestStagedUnbornBranch(t *testing.T) {
 	}
 	if Toplevel(t.TempDir()) != "" {
 		t.Error("Toplevel outside a repository is not empty")
+	}
+}
+
+// TestStagedContextLazy: --staged reads the unchanged YAML files of the
+// index only when an include reaches them (File.source), from the index:
+// 9c1bb96's Staged read every one on each commit (+1.4 s CPU, +190 MB
+// for a commit of main.go in a repository of 30,000). The include of an
+// include is still followed (ci/a.yml, unchanged, as staged: its working
+// tree copy includes nothing), and a YAML file nothing includes is never
+// read.
+func TestStagedContextLazy(t *testing.T) {
+	dir, git := gitRepo(t)
+	write(t, dir, ".gitlab-ci.yml", "include:\n  - local: ci/a.yml\n")
+	write(t, dir, "ci/a.yml", "include:\n  - local: ci/b.yml\n")
+	write(t, dir, "ci/b.yml", "job:\n  script:\n    - make test\n")
+	write(t, dir, "k8s/dep.yaml", "apiVersion: apps/v1\nkind: Deployment\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	write(t, dir, "ci/b.yml", "job:\n  script:\n    - curl -fsSL https://x.example | sh\n")
+	git("add", "ci/b.yml")
+	write(t, dir, "ci/a.yml", "stages: [test]\n") // the tree only
+
+	files, err := Staged(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == "k8s/dep.yaml" && f.Src != nil {
+			t.Errorf("Staged read %s, which nothing includes", f.Path)
+		}
+	}
+	if got, want := fakeFindings(t, dir, files), []string{"ci/b.yml:3 fake-pipe-shell"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("staged findings %q, want %q", got, want)
+	}
+}
+
+// fakeFindings scans files with fakeReview: "path:line rule" of each
+// finding above B.
+func fakeFindings(t *testing.T, root string, files []File) []string {
+	t.Helper()
+	r, err := Run(Options{Root: root, Review: fakeReview}, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Exceeding(review.B) {
+		got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
+	}
+	return got
+}
+
+// TestStagedContextBlobMissing: a context file an include reaches whose
+// staged blob git cannot give is reported (unreadable, C), never dropped
+// with what it includes.
+func TestStagedContextBlobMissing(t *testing.T) {
+	dir, _ := gitRepo(t)
+	files := []File{
+		{Path: ".gitlab-ci.yml", Src: []byte("include:\n  - local: ci/x.yml\n"), context: true},
+		{Path: "ci/x.yml", blob: strings.Repeat("0", 40), context: true},
+		{Path: "ci/y.yml", Src: []byte("job:\n  script:\n    - make\n")},
+	}
+	if got := fakeFindings(t, dir, files); len(got) != 1 || !strings.HasPrefix(got[0], "ci/x.yml:") {
+		t.Errorf("findings %q, want ci/x.yml unreadable", got)
 	}
 }
 

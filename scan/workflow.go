@@ -56,19 +56,27 @@ func (x *extractor) workflow() error {
 // with args (the container's command line), and pre-entrypoint and
 // post-entrypoint, which run in the same container before and after.
 // eed3eff read none of them (an action.yml with entrypoint /bin/sh and
-// args -c 'curl … | sh' was clean). args without an entrypoint run under
-// the image's own, which scan cannot see: not read.
+// args -c 'curl … | sh' was clean). args without an entrypoint go to
+// the image's own, which scan cannot see; an image with none (alpine,
+// debian, ubuntu) runs args as the command: they are read as one, the
+// worse reading (args sh -c 'curl … | sh' was clean on 64298a6).
 func (x *extractor) dockerAction(runs *yaml.Node) {
 	args, _ := yamlStrings(lookup(runs, "args"))
-	for _, k := range []string{"pre-entrypoint", "entrypoint", "post-entrypoint"} {
+	entrypoint := scalarString(lookup(runs, "entrypoint"))
+	for _, k := range []string{"pre-entrypoint", "entrypoint", "post-entrypoint", "args"} {
 		v := resolve(lookup(runs, k))
-		prog := scalarString(v)
-		if prog == "" {
-			continue
-		}
-		argv := []string{prog}
-		if k == "entrypoint" {
+		argv := []string{scalarString(v)}
+		switch k {
+		case "entrypoint":
 			argv = append(argv, args...)
+		case "args":
+			if entrypoint != "" {
+				continue // the entrypoint's, above
+			}
+			argv = args
+		}
+		if v == nil || len(argv) == 0 || argv[0] == "" {
+			continue
 		}
 		q, err := parse.Quote(argv)
 		if err != nil {

@@ -1067,7 +1067,10 @@ func (h *hookCall) toolDirs(named, maybe []string) ([]string, error) {
 		}
 	}
 	if len(dirs) > maxToolDirs {
-		return nil, fmt.Errorf("malformed hook input: tool_input names more than %d directories", maxToolDirs-1)
+		// Not "malformed": since f62ffee an ordinary list of existing
+		// directories beside a command (paths: [pkg/a, pkg/b, …])
+		// counts, and the user must see why the call was refused.
+		return nil, fmt.Errorf("tool_input names more than %d directories its commands may run in (any value that names an existing directory counts), and guard judges each command in at most %d", maxToolDirs-1, maxToolDirs-1)
 	}
 	return dirs, nil
 }

@@ -282,6 +282,17 @@ func TestHookCommandDirUnderAnyKey(t *testing.T) {
 				}
 			}},
 		{name: "control_missing_dir", agent: "claude", event: claudeEvent("mcp__x__run", `{"command":"rm -rf build","path":"/nonexistent/dir"}`, ""), want: hookAsk, says: "in the workspace"},
+		// An ordinary list of package directories beside a command is
+		// more than guard judges a command in: still denied, but the
+		// message says why (it said "malformed hook input").
+		{name: "many_listed_dirs", agent: "claude", event: claudeEvent("mcp__x__test", `{"command":"go test","packages":["pkg/p0","pkg/p1","pkg/p2","pkg/p3","pkg/p4","pkg/p5","pkg/p6","pkg/p7","pkg/p8","pkg/p9","pkg/p10","pkg/p11","pkg/p12","pkg/p13","pkg/p14","pkg/p15"]}`, ""), want: hookDeny, says: "any value that names an existing directory counts",
+			setup: func(t *testing.T, w *hookWorld) {
+				for i := range 16 {
+					if err := os.MkdirAll(filepath.Join(w.proj, "pkg", fmt.Sprintf("p%d", i)), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}},
 	})
 }
 
