@@ -147,6 +147,11 @@ type state struct {
 	// -x) or put in a command's environment: a new shell inherits them
 	// (newshell.go).
 	exported map[string]bool
+	// readonly are the variables declared readonly (readonly, declare
+	// -r): bash refuses every later assignment, local or unset of them
+	// and keeps the value, so a value guard took from one is not what
+	// the variable holds: any write makes it unknown (set).
+	readonly map[string]bool
 }
 
 type arrayVal struct {
@@ -242,7 +247,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported), readonly: maps.Clone(s.readonly)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -307,6 +312,11 @@ func (s *state) set(name string, v *string) {
 	}
 	if base, _, _ := strings.Cut(name, "["); s.volatile[base] {
 		v = nil // a trap may change it before any command (trap.go)
+	} else if s.readonly[base] {
+		// bash refuses the write: readonly p=~; export p=./b; rm -rf
+		// $p deletes ~. Unknown rather than modelled (for, local,
+		// read and x=… cmd each fail in their own way).
+		v = nil
 	}
 	v = s.convertCase(name, v)
 	if base, sub, ok := strings.Cut(name, "["); ok {
@@ -332,6 +342,20 @@ func (s *state) set(name string, v *string) {
 	if name == "PWD" && v != nil {
 		s.cwd = *v
 	}
+}
+
+// markReadonly records readonly NAME (through a reference, its target's).
+func (s *state) markReadonly(name string) {
+	if _, ref := s.refs[name]; ref {
+		name = s.resolveRef(name)
+	}
+	if name == "" {
+		return
+	}
+	if s.readonly == nil {
+		s.readonly = map[string]bool{}
+	}
+	s.readonly[name] = true
 }
 
 // streamKind is what flows through a pipe or comes out of a substitution.
@@ -765,6 +789,10 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	}
 	fresh := st.declareAssoc(opts, d.Assigns)
 	nameref, integer := false, false
+	ro := d.Variant == "readonly"
+	for _, o := range opts {
+		ro = ro || strings.HasPrefix(o, "-") && strings.Contains(o, "r")
+	}
 	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
 			nameref = true // export -n takes the export attribute away (exportDecl)
@@ -785,6 +813,9 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			if !nameref {
 				b.declAssign(optFields[i], st, sp)
 			}
+			if name, _, _ := strings.Cut(strings.SplitN(o, "=", 2)[0], "["); ro {
+				st.markReadonly(strings.TrimSuffix(name, "+"))
+			}
 		}
 	}
 	for _, a := range d.Assigns {
@@ -798,13 +829,15 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			}
 			st.ints[a.Name] = true // bash does not evaluate a value n had before
 		}
-		if a.Naked && (d.Variant == "export" || d.Variant == "readonly") {
-			// export x, readonly x: the value is what it was, not
+		if !a.Naked || d.Variant != "export" && d.Variant != "readonly" {
+			// export x, readonly x leave the value what it was, not
 			// converted by a case attribute given with them
 			// (x=rm; declare -u x; $x still runs rm).
-			continue
+			b.assign(a, st, sp, true)
 		}
-		b.assign(a, st, sp, true)
+		if ro {
+			st.markReadonly(a.Name) // after its own value: readonly p=~ p=./b keeps ~
+		}
 	}
 	st.initAssoc(fresh)
 	st.exportDecl(d.Variant, opts, d.Assigns)
