@@ -217,6 +217,22 @@ func (s *state) setArgs(args []field) {
 	s.setTainted("*", j, taint)
 }
 
+// setParams sets $1… (set --, shift, a function's call) and leaves $0,
+// which none of them changes: f() { "$0" -c "$1"; } runs the shell.
+func (s *state) setParams(params []field) {
+	zero, set := s.vars["0"]
+	t, bad := s.taint["0"]
+	s.setArgs(append([]field{{known: true}}, params...))
+	delete(s.vars, "0")
+	delete(s.taint, "0")
+	if set {
+		s.vars["0"] = zero
+	}
+	if bad {
+		s.taint["0"] = t
+	}
+}
+
 func (b *builder) initialState() *state {
 	st := &state{cwd: b.ctx.Cwd, vars: map[string]*string{}, globs: map[string]bool{}, funcs: map[string]*parse.Stmt{}, files: map[string]stream{}, links: map[string]string{}}
 	for k, v := range b.ctx.Env {
