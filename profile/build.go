@@ -198,6 +198,17 @@ func (s *state) setArgs(args []field) {
 			taint = worse(taint, a.taint)
 		}
 	}
+	for k := range s.vars {
+		// The parameters past the new ones are unset, or unknown after
+		// a word guard does not know: not what they were (set -- x ok;
+		// set -- $u; rm -rf "$2" was "ok").
+		if n, err := strconv.Atoi(k); err == nil && isDigits(k) && n > 0 && n >= len(args) {
+			delete(s.taint, k)
+			if delete(s.vars, k); !known {
+				s.vars[k] = nil
+			}
+		}
+	}
 	s.argv = nil
 	if known && len(args) > 0 {
 		s.argv = append([]field{}, args[1:]...)
