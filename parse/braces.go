@@ -135,12 +135,17 @@ func braceScan(text string, i int, want byte) (int, bool, int) {
 			i++
 			continue
 		}
-		if i+1 < len(text) && text[i+1] == '(' && (c == '$' && quote != '\'' || (c == '<' || c == '>') && quote == 0) {
+		if i+1 < len(text) && text[i+1] == '(' && (c == '$' && quote != '\'' && quote != 'E' || (c == '<' || c == '>') && quote == 0) {
 			// $(…), $((…)), <(…) and >(…) pass whole.
 			i = closeParen(text, i+1)
 			continue
 		}
-		if c == '$' && i+1 < len(text) && text[i+1] == '{' && quote != '\'' {
+		if c == '$' && i+1 < len(text) && text[i+1] == '\'' && quote == 0 {
+			// $'…', where a backslash escapes ('E' until its ').
+			i, quote = i+1, 'E'
+			continue
+		}
+		if c == '$' && i+1 < len(text) && text[i+1] == '{' && quote != '\'' && quote != 'E' {
 			i++
 			if quote == 0 {
 				level++
@@ -148,7 +153,7 @@ func braceScan(text string, i int, want byte) (int, bool, int) {
 			continue
 		}
 		if quote != 0 {
-			if c == quote {
+			if c == quote || quote == 'E' && c == '\'' {
 				quote = 0
 			}
 			continue

@@ -37,6 +37,11 @@ type Assign struct {
 	// Naked is a name without '=' (declare x, export x): its value
 	// stays what it was. NAME= (Value nil too) sets it empty.
 	Naked bool
+	// Maybe is an assignment of a ${…} (Part.Assigns) nested in
+	// another's operand, which bash expands only when that operator
+	// uses it (${x:+${NAME:=VALUE}} when x is set). IfUnset is
+	// ${NAME=VALUE}, which leaves an empty NAME alone.
+	Maybe, IfUnset bool
 	// Index is NAME[INDEX]=…, an expression bash evaluates.
 	Index []*Word
 	// Elems are NAME=(…)'s elements in order, each with its key when

@@ -114,6 +114,11 @@ func simpleParamOp(x *syntax.ParamExp, top bool) bool {
 	if x.Repl != nil && (!top && bashReplaces(x.Repl) || quotedEscapes(x.Repl.With) || extPattern(x.Repl.Orig) || ansiQuoted(x.Repl.With)) {
 		return false
 	}
+	if x.Exp != nil && leadingTilde(x.Exp.Word) || x.Repl != nil && (leadingTilde(x.Repl.Orig) || leadingTilde(x.Repl.With)) {
+		// bash tilde-expands an operand (x=; rm -rf ${x:-~} deletes
+		// your home); mvdan/sh's expand leaves the ~.
+		return false
+	}
 	if x.Exp != nil && ansiQuoted(x.Exp.Word) {
 		// $'…' in an operand: mvdan/sh decodes it otherwise than bash
 		// (\cA, a NUL), so the value is not known here.
@@ -209,6 +214,15 @@ func extPattern(w *syntax.Word) bool {
 		return !found
 	})
 	return found
+}
+
+// leadingTilde: w begins with an unquoted ~.
+func leadingTilde(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) == 0 {
+		return false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	return ok && strings.HasPrefix(l.Value, "~")
 }
 
 // ansiQuoted: w holds a $'…' string.

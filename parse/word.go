@@ -371,7 +371,7 @@ func (c *conv) paramAssigns(x *syntax.ParamExp) []*Assign {
 			if e.Exp == nil || e.Exp.Op != syntax.AssignUnset && e.Exp.Op != syntax.AssignUnsetOrNull {
 				return true
 			}
-			a := &Assign{Pos: off(e.Pos())}
+			a := &Assign{Pos: off(e.Pos()), Maybe: e != x, IfUnset: e.Exp.Op == syntax.AssignUnset}
 			if e.Param != nil && !e.Excl && e.Index == nil && syntax.ValidName(e.Param.Value) {
 				a.Name = e.Param.Value
 			}

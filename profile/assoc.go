@@ -79,6 +79,9 @@ func (s *state) initAssoc(names []string) {
 // static key onto elements guard knows. valFields are VALUE's fields,
 // wordFields those of each word of NAME=(…).
 func (s *state) setAssoc(a *parse.Assign, name string, prev map[string]string, hadPrev bool, valFields []field, wordFields [][]field) {
+	if s.readonly[name] {
+		return // bash refuses the write; its elements stay unknown (set)
+	}
 	var elems map[string]string
 	switch {
 	case a.IsArray:

@@ -28,7 +28,10 @@ import (
 // temporary directory and home, and every generated line is refused
 // unless it holds no command substitution, process substitution or
 // backquote: the only program it can reach is the probe, which bash hands
-// to a command_not_found_handle (from BASH_ENV) that prints its arguments.
+// to a command_not_found_handle (from BASH_ENV) that prints its arguments
+// (builtins remain, restricted: no output redirection, cd, exec or
+// command names with a slash). A quarter of the lines call the probe in
+// a function, with local declarations and arguments of its own.
 //
 // GUARD_BASH_AGREE=N runs N lines (default 1500); GUARD_BASH_AGREE_SEED
 // moves the seeds.
@@ -98,6 +101,11 @@ func TestBashAgrees(t *testing.T) {
 	close(seeds)
 	wg.Wait()
 	t.Logf("%d lines, %d compared", n, compared)
+	if compared < n/4 {
+		// Bash reached the probe on too few lines (no BASH_ENV, a
+		// handler that prints nothing): the test would compare nothing.
+		t.Errorf("only %d of %d lines compared", compared, n)
+	}
 	for i, r := range bad {
 		if i == 40 {
 			t.Errorf("… and %d more", len(bad)-40)
@@ -225,6 +233,17 @@ func genLine(r *rand.Rand) string {
 	for i, n := 0, r.Intn(4); i < n; i++ {
 		call += " " + g.word(true)
 	}
+	if r.Intn(4) == 0 {
+		// The same in a function called with arguments, where local
+		// declares and $@ are the call's.
+		var before []string
+		for i, n := 0, r.Intn(3); i < n; i++ {
+			before = append(before, g.prelude())
+		}
+		body := append([]string{g.pick("local x", "local y", "local x="+g.word(false), "local -r y="+g.word(false), "shift", "set -- "+g.word(true))}, stmts...)
+		before = append(before, "f() { "+strings.Join(append(body, call), "; ")+"; }")
+		return strings.Join(append(before, "f "+g.word(true)+" "+g.word(true)), "; ")
+	}
 	return strings.Join(append(stmts, call), "; ")
 }
 
@@ -244,7 +263,13 @@ func (g *wordGen) maybe(n int, f func() string) string {
 }
 
 func (g *wordGen) prelude() string {
-	switch g.r.Intn(14) {
+	switch g.r.Intn(16) {
+	case 14:
+		// Assignments a ${…} makes, or not.
+		open := g.pick("${x:=", "${y=", "${u:+${x:=", "${y:-${x=", "${u/a/${y:=", "${x#${y:=")
+		return ": " + open + g.word(false) + strings.Repeat("}", strings.Count(open, "{"))
+	case 15:
+		return g.pick("declare -r", "typeset -r", "readonly") + " " + g.pick("x", "y") + g.pick("", "="+g.word(false))
 	case 0, 1:
 		return g.pick("x", "y") + "=" + g.word(false)
 	case 2:

@@ -154,6 +154,11 @@ type state struct {
 	// -x) or put in a command's environment: a new shell inherits them
 	// (newshell.go).
 	exported map[string]bool
+	// readonly are the variables declared readonly (readonly, declare
+	// -r): bash refuses every later assignment, local or unset of them
+	// and keeps the value, so a value guard took from one is not what
+	// the variable holds: any write makes it unknown (set).
+	readonly map[string]bool
 }
 
 type arrayVal struct {
@@ -200,6 +205,17 @@ func (s *state) setArgs(args []field) {
 			taint = worse(taint, a.taint)
 		}
 	}
+	for k := range s.vars {
+		// The parameters past the new ones are unset, or unknown after
+		// a word guard does not know: not what they were (set -- x ok;
+		// set -- $u; rm -rf "$2" was "ok").
+		if n, err := strconv.Atoi(k); err == nil && isDigits(k) && n > 0 && n >= len(args) {
+			delete(s.taint, k)
+			if delete(s.vars, k); !known {
+				s.vars[k] = nil
+			}
+		}
+	}
 	s.argv = nil
 	if known && len(args) > 0 {
 		s.argv = append([]field{}, args[1:]...)
@@ -217,6 +233,22 @@ func (s *state) setArgs(args []field) {
 	}
 	s.setTainted("@", j, taint)
 	s.setTainted("*", j, taint)
+}
+
+// setParams sets $1… (set --, shift, a function's call) and leaves $0,
+// which none of them changes: f() { "$0" -c "$1"; } runs the shell.
+func (s *state) setParams(params []field) {
+	zero, set := s.vars["0"]
+	t, bad := s.taint["0"]
+	s.setArgs(append([]field{{known: true}}, params...))
+	delete(s.vars, "0")
+	delete(s.taint, "0")
+	if set {
+		s.vars["0"] = zero
+	}
+	if bad {
+		s.taint["0"] = t
+	}
 }
 
 func (b *builder) initialState() *state {
@@ -249,7 +281,7 @@ func (s *state) clone() *state {
 	// stay nil until something sets them.
 	return &state{cwd: s.cwd, files: s.files, links: s.links, argv: s.argv,
 		vars: cloneMap(s.vars), globs: cloneMap(s.globs), funcs: cloneMap(s.funcs),
-		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported)}
+		hashed: maps.Clone(s.hashed), refs: maps.Clone(s.refs), ints: maps.Clone(s.ints), taint: maps.Clone(s.taint), arrays: maps.Clone(s.arrays), assocs: maps.Clone(s.assocs), assoc: maps.Clone(s.assoc), volatile: maps.Clone(s.volatile), inFds: s.inFds, cases: maps.Clone(s.cases), dirs: slices.Clone(s.dirs), shopts: s.shopts, aliases: s.aliases, pathDirs: s.pathDirs, fds: s.fds, exported: maps.Clone(s.exported), readonly: maps.Clone(s.readonly)}
 }
 
 // cloneMap is maps.Clone that never returns nil.
@@ -314,6 +346,11 @@ func (s *state) set(name string, v *string) {
 	}
 	if base, _, _ := strings.Cut(name, "["); s.volatile[base] {
 		v = nil // a trap may change it before any command (trap.go)
+	} else if s.readonly[base] {
+		// bash refuses the write: readonly p=~; export p=./b; rm -rf
+		// $p deletes ~. Unknown rather than modelled (for, local,
+		// read and x=… cmd each fail in their own way).
+		v = nil
 	}
 	v = s.convertCase(name, v)
 	if base, sub, ok := strings.Cut(name, "["); ok {
@@ -339,6 +376,20 @@ func (s *state) set(name string, v *string) {
 	if name == "PWD" && v != nil {
 		s.cwd = *v
 	}
+}
+
+// markReadonly records readonly NAME (through a reference, its target's).
+func (s *state) markReadonly(name string) {
+	if _, ref := s.refs[name]; ref {
+		name = s.resolveRef(name)
+	}
+	if name == "" {
+		return
+	}
+	if s.readonly == nil {
+		s.readonly = map[string]bool{}
+	}
+	s.readonly[name] = true
 }
 
 // streamKind is what flows through a pipe or comes out of a substitution.
@@ -818,6 +869,10 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 	}
 	fresh := st.declareAssoc(opts, d.Assigns)
 	nameref, integer := false, false
+	ro := d.Variant == "readonly"
+	for _, o := range opts {
+		ro = ro || strings.HasPrefix(o, "-") && strings.Contains(o, "r")
+	}
 	for i, o := range opts {
 		if strings.HasPrefix(o, "-") && strings.Contains(o, "n") && d.Variant != "export" {
 			nameref = true // export -n takes the export attribute away (exportDecl)
@@ -838,6 +893,9 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			if !nameref {
 				b.declAssign(optFields[i], st, sp)
 			}
+			if name, _, _ := strings.Cut(strings.SplitN(o, "=", 2)[0], "["); ro {
+				st.markReadonly(strings.TrimSuffix(name, "+"))
+			}
 		}
 	}
 	for _, a := range d.Assigns {
@@ -851,13 +909,15 @@ func (b *builder) decl(d *parse.Decl, st *state, sp span) stream {
 			}
 			st.ints[a.Name] = true // bash does not evaluate a value n had before
 		}
-		if a.Naked && (d.Variant == "export" || d.Variant == "readonly") {
-			// export x, readonly x: the value is what it was, not
+		if !a.Naked || d.Variant != "export" && d.Variant != "readonly" {
+			// export x, readonly x leave the value what it was, not
 			// converted by a case attribute given with them
 			// (x=rm; declare -u x; $x still runs rm).
-			continue
+			b.assign(a, st, sp, true)
 		}
-		b.assign(a, st, sp, true)
+		if ro {
+			st.markReadonly(a.Name) // after its own value: readonly p=~ p=./b keeps ~
+		}
 	}
 	st.initAssoc(fresh)
 	st.exportDecl(d.Variant, opts, d.Assigns)

@@ -642,7 +642,7 @@ func isShellScript(text string) bool {
 func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *state, in stream, via string, sp span) stream {
 	// The call binds the positional parameters ("$@", $1…) for the body;
 	// the caller's come back afterwards.
-	positional := func(k string) bool { return k == "@" || k == "*" || k == "#" || isDigits(k) }
+	positional := func(k string) bool { return k == "@" || k == "*" || k == "#" || isDigits(k) && k != "0" }
 	saved := map[string]*string{}
 	savedTaint := map[string]stream{}
 	for k, v := range st.vars {
@@ -659,7 +659,7 @@ func (b *builder) callFunc(name string, body *parse.Stmt, argv []field, st *stat
 	for k := range saved {
 		delete(st.vars, k)
 	}
-	st.setArgs(append([]field{staticField(name, sp)}, argv[1:]...))
+	st.setParams(argv[1:]) // $0 stays the shell's (found by TestBashAgrees)
 	defer func() {
 		for k := range st.vars {
 			if positional(k) {

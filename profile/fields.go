@@ -215,8 +215,8 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 		}
 	}
 	// positional adds positional parameters as bash expands them: quoted
-	// @, one field each; quoted *, one field, joined by a blank (the
-	// callers leave IFS other than blanks dynamic); unquoted, each a word
+	// @, one field each; quoted *, one field, joined by IFS's first
+	// character; unquoted, each a word
 	// of its own, split by IFS (IFS=, then $@ of "rm" "-rf" "~" is still
 	// three words: rm -rf ~).
 	positional := func(elems []field, quoted, all bool) {
@@ -299,8 +299,10 @@ func (b *builder) expand(w *parse.Word, st *state, sp span, split bool) []field 
 				cur.glob = true
 			}
 			cur.taint = worse(cur.taint, st.taint[name])
-			if st.argv != nil && (name == "@" || name == "*" && !p.Quoted) {
-				// "$@", $@ and $*: one word per positional parameter.
+			if st.argv != nil && (name == "@" || name == "*" && (!p.Quoted || len(st.argv) > 0)) {
+				// "$@", $@ and $*: one word per positional parameter;
+				// "$*" joined by IFS as it is now, not as set -- left
+				// $* (IFS=/; set -- '' etc; rm -rf "$*" deletes /etc).
 				positional(st.argv, p.Quoted, name == "@")
 				continue
 			}

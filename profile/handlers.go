@@ -315,11 +315,7 @@ func hSet(b *builder, c *call) stream {
 	if i >= len(fs) && !dashes {
 		return stream{} // options only: the parameters stay as they are
 	}
-	zero := staticField("bash", c.sp)
-	if v := c.st.vars["0"]; v != nil {
-		zero = staticField(*v, c.sp)
-	}
-	c.st.setArgs(append([]field{zero}, fs[min(i, len(fs)):]...))
+	c.st.setParams(fs[min(i, len(fs)):])
 	return stream{}
 }
 

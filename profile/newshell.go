@@ -155,17 +155,12 @@ func hShift(b *builder, c *call) stream {
 			n = v
 		}
 	}
-	zero := c.st.vars["0"]
-	z := field{}
-	if zero != nil {
-		z = staticField(*zero, c.sp)
-	}
 	switch {
 	case c.st.argv != nil && n >= 0:
 		if n > len(c.st.argv) {
 			return stream{} // shift fails: nothing changes
 		}
-		c.st.setArgs(append([]field{z}, c.st.argv[n:]...))
+		c.st.setParams(c.st.argv[n:])
 	case n == 0:
 	default:
 		// Unknown: every parameter may now be any of them.

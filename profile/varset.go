@@ -177,8 +177,20 @@ func (b *builder) paramAssigns(p parse.Part, st *state, sp span) {
 			b.add(Effect{Cap: CapDynamic, Rule: "shell.decl-dynamic", Target: p.Raw, Msg: "assigns a variable whose name is not static (" + p.Raw + ")"}, sp)
 			continue
 		}
-		if v := st.vars[st.resolveRef(a.Name)]; v != nil && *v != "" {
+		name := st.resolveRef(a.Name)
+		v, set := st.vars[name]
+		if v != nil && (*v != "" || a.IfUnset) {
 			continue // set: the expansion assigns nothing
+		}
+		if a.Maybe || set && v == nil {
+			// Assigned or not, or onto a value guard does not know
+			// (c=$(cat f); : ${c:=ls}; $c may run rm): reviewed, and
+			// unknown after.
+			b.assign(a, st, sp, false)
+			if name != "" {
+				st.set(name, nil)
+			}
+			continue
 		}
 		b.assign(a, st, sp, true)
 	}
