@@ -280,23 +280,33 @@ func (x *extractor) ci() error {
 // walkKeys calls visit with the value of every mapping key, at any depth
 // of docs, whose name isKey says (anchors resolved, each node once).
 func walkKeys(docs []*yaml.Node, isKey func(string) bool, visit func(*yaml.Node)) {
+	walkMaps(docs, func(m *yaml.Node) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i]; k.Kind == yaml.ScalarNode && isKey(k.Value) {
+				if v := resolve(m.Content[i+1]); v != nil {
+					visit(v)
+				}
+			}
+		}
+	})
+}
+
+// walkMaps calls visit with every mapping of docs, at any depth up to 48
+// (anchors resolved, each node once), a mapping before what it holds.
+func walkMaps(docs []*yaml.Node, visit func(m *yaml.Node)) {
 	seen := map[*yaml.Node]bool{}
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
 		n = resolve(n)
-		if n == nil || seen[n] || depth > 32 {
+		if n == nil || seen[n] || depth > 48 {
 			return
 		}
 		seen[n] = true
 		switch n.Kind {
 		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := n.Content[i]; k.Kind == yaml.ScalarNode && isKey(k.Value) {
-					if v := resolve(n.Content[i+1]); v != nil {
-						visit(v)
-					}
-				}
-				walk(n.Content[i+1], depth+1)
+			visit(n)
+			for i := 1; i < len(n.Content); i += 2 {
+				walk(n.Content[i], depth+1)
 			}
 		case yaml.SequenceNode, yaml.DocumentNode:
 			for _, c := range n.Content {

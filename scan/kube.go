@@ -55,29 +55,9 @@ func tektonDir(dir string) bool {
 // before anything runs: they are words guard cannot know.
 func (x *extractor) kubeWorkflow() error {
 	docs, err := x.yamlDocs()
-	seen := map[*yaml.Node]bool{}
-	var walk func(n *yaml.Node, depth int)
-	walk = func(n *yaml.Node, depth int) {
-		n = resolve(n)
-		if n == nil || seen[n] || depth > 48 {
-			return
-		}
-		seen[n] = true
-		switch n.Kind {
-		case yaml.MappingNode:
-			x.kubeCommands(n)
-			for i := 1; i < len(n.Content); i += 2 {
-				walk(n.Content[i], depth+1)
-			}
-		case yaml.SequenceNode, yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(c, depth+1)
-			}
-		}
-	}
 	for _, d := range docs {
 		if x.kubeRuns(d) {
-			walk(d, 0)
+			walkMaps([]*yaml.Node{d}, x.kubeCommands)
 		}
 	}
 	for i := range x.out {
