@@ -110,9 +110,11 @@ func (x *extractor) agentWalk(v any, std []byte, cursor map[string]int, depth in
 			case k == "notify":
 				// Codex runs this program (an argv) after each turn.
 				if argv, ok := stringsOf(v[k]); ok && len(argv) > 0 {
-					if q, err := parse.Quote(argv); err == nil {
-						x.emitJSON(AgentConfig, std, argv[0], q, cursor)
+					q, err := parse.Quote(argv)
+					if err != nil {
+						q = placeholder("unquotable") // reviewed as unknown, not left out
 					}
+					x.emitJSON(AgentConfig, std, argv[0], q, cursor)
 				}
 			default:
 				x.agentWalk(v[k], std, cursor, depth+1)
@@ -133,23 +135,12 @@ func (x *extractor) agentCommand(obj map[string]any, cmd string, std []byte, cur
 		}
 		text = q
 	}
-	if env, ok := obj["env"].(map[string]any); ok {
-		names := make([]string, 0, len(env))
-		for n := range env {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		var pre []string
-		for _, n := range names {
-			if s, ok := env[n].(string); ok && validEnvName(n) {
-				if q, err := parse.Quote([]string{s}); err == nil {
-					pre = append(pre, n+"="+q)
-				}
-			}
-		}
-		if len(pre) > 0 {
-			text = strings.Join(pre, " ") + " " + text
-		}
+	var pre []string
+	for _, a := range envAssigns(obj["env"]) {
+		pre = append(pre, a[1])
+	}
+	if len(pre) > 0 {
+		text = strings.Join(pre, " ") + " " + text
 	}
 	x.emitJSON(AgentConfig, std, cmd, text, cursor)
 }
@@ -157,24 +148,38 @@ func (x *extractor) agentCommand(obj map[string]any, cmd string, std []byte, cur
 // agentEnv emits an env block as the exports it amounts to: the agent
 // puts these variables in the environment of every command it runs.
 func (x *extractor) agentEnv(v any, std []byte, cursor map[string]int) {
+	for _, a := range envAssigns(v) {
+		x.emitJSON(AgentConfig, std, a[0], "export "+a[1], cursor)
+	}
+}
+
+// envAssigns is an env block (a JSON object of strings) as NAME=VALUE
+// shell assignments, quoted, by name: {name, assignment} pairs. A value
+// that cannot be quoted (a NUL) is a placeholder, a word guard does not
+// know, not left out.
+func envAssigns(v any) [][2]string {
 	env, ok := v.(map[string]any)
 	if !ok {
-		return
+		return nil
 	}
 	names := make([]string, 0, len(env))
 	for n := range env {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	var out [][2]string
 	for _, n := range names {
 		s, ok := env[n].(string)
 		if !ok || !validEnvName(n) {
 			continue
 		}
-		if q, err := parse.Quote([]string{s}); err == nil {
-			x.emitJSON(AgentConfig, std, n, "export "+n+"="+q, cursor)
+		q, err := parse.Quote([]string{s})
+		if err != nil {
+			q = placeholder("unquotable")
 		}
+		out = append(out, [2]string{n, n + "=" + q})
 	}
+	return out
 }
 
 // stringsOf is v as a list of strings, when it is one.
